@@ -119,8 +119,8 @@ pub fn test_to_ron(test: &Test) -> String {
 
 /// A suite as RON, one test per block.
 pub fn suite_to_ron(suite: &Suite) -> String {
-    let mut s = ron::ser::to_string_pretty(suite, pretty().depth_limit(4))
-        .expect("a suite serializes");
+    let mut s =
+        ron::ser::to_string_pretty(suite, pretty().depth_limit(4)).expect("a suite serializes");
     s.push('\n');
     s
 }
@@ -146,7 +146,8 @@ pub fn load_document(path: &Path) -> Result<Document, FileError> {
             ),
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| FileError::whole(path, format!("cannot read: {e}")))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| FileError::whole(path, format!("cannot read: {e}")))?;
     let src = String::from_utf8(bytes)
         .map_err(|e| FileError::whole(path, format!("not UTF-8 text: {e}")))?;
     let doc = if ext == "ron" {
@@ -204,7 +205,10 @@ fn walk(dir: &Path, out: &mut Vec<Result<PathBuf, FileError>>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) => {
-            out.push(Err(FileError::whole(dir, format!("cannot read directory: {e}"))));
+            out.push(Err(FileError::whole(
+                dir,
+                format!("cannot read directory: {e}"),
+            )));
             return;
         }
     };
@@ -246,7 +250,8 @@ mod tests {
 
     #[test]
     fn suite_round_trips() {
-        let t = text::parse("THREAD0\natomic_exch_branch(0,1,1,0)\nTHREAD1\natomic_store(0,1)\n").unwrap();
+        let t = text::parse("THREAD0\natomic_exch_branch(0,1,1,0)\nTHREAD1\natomic_store(0,1)\n")
+            .unwrap();
         let suite = Suite {
             name: "s".into(),
             note: String::new(),

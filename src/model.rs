@@ -56,7 +56,10 @@ impl Model {
 
     /// Position in [`Model::ALL`].
     pub fn index(self) -> usize {
-        Model::ALL.iter().position(|&m| m == self).expect("a known model")
+        Model::ALL
+            .iter()
+            .position(|&m| m == self)
+            .expect("a known model")
     }
 
     /// The CSV column name, e.g. `HSA_STRONG`, `WEAK_FAIR`, `UNFAIR`.
@@ -107,7 +110,13 @@ impl Model {
             .trim()
             .to_ascii_uppercase()
             .chars()
-            .map(|c| if c == '-' || c == ' ' || c == '+' { '_' } else { c })
+            .map(|c| {
+                if c == '-' || c == ' ' || c == '+' {
+                    '_'
+                } else {
+                    c
+                }
+            })
             .collect();
         let mut parts: Vec<&str> = norm.split('_').filter(|p| !p.is_empty()).collect();
         let mut fairness = Fairness::Weak;

@@ -14,10 +14,7 @@ pub fn instr(i: &Instr, pc: usize, len: usize) -> String {
     let body = match (i.exch, i.is_store_like(pc, len)) {
         (Some(x), true) => format!("Mem[{}] = {x};", i.loc),
         (None, true) => format!("load(Mem[{}]);", i.loc),
-        (Some(x), false) => format!(
-            "if (Exch(Mem[{}],{x}) == {}) goto {goto};",
-            i.loc, i.check
-        ),
+        (Some(x), false) => format!("if (Exch(Mem[{}],{x}) == {}) goto {goto};", i.loc, i.check),
         (None, false) => format!("if (Mem[{}] == {}) goto {goto};", i.loc, i.check),
     };
     format!("{pc}: {body}")

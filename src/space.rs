@@ -57,7 +57,11 @@ where
 }
 
 /// Like [`explore`], but gives up once more than `max_states` states exist.
-pub fn explore_bounded<S, L, F>(init: S, max_states: usize, mut succ: F) -> Result<Lts<S, L>, TooLarge>
+pub fn explore_bounded<S, L, F>(
+    init: S,
+    max_states: usize,
+    mut succ: F,
+) -> Result<Lts<S, L>, TooLarge>
 where
     S: Copy + Eq + Hash,
     F: FnMut(S, &mut dyn FnMut(L, S)),
@@ -108,9 +112,14 @@ pub fn program_space(test: &Test) -> Lts<PState, Step> {
 }
 
 /// [`program_space`] with a bound on the number of states.
-pub fn program_space_bounded(test: &Test, max_states: usize) -> Result<Lts<PState, Step>, TooLarge> {
+pub fn program_space_bounded(
+    test: &Test,
+    max_states: usize,
+) -> Result<Lts<PState, Step>, TooLarge> {
     let m = Machine::new(test);
-    explore_bounded(m.initial(), max_states, |s, emit| program_successors(&m, s, emit))
+    explore_bounded(m.initial(), max_states, |s, emit| {
+        program_successors(&m, s, emit)
+    })
 }
 
 fn program_successors(m: &Machine, s: PState, emit: &mut dyn FnMut(Step, PState)) {
@@ -162,7 +171,10 @@ pub fn to_dot<N, E>(
     edge_label: impl Fn(&E) -> String,
 ) -> String {
     let esc = |s: String| s.replace('\\', "\\\\").replace('"', "\\\"");
-    let mut out = format!("digraph \"{}\" {{\n  node [shape=box, fontname=\"monospace\"];\n", esc(name.to_string()));
+    let mut out = format!(
+        "digraph \"{}\" {{\n  node [shape=box, fontname=\"monospace\"];\n",
+        esc(name.to_string())
+    );
     for n in g.node_indices() {
         out.push_str(&format!(
             "  s{} [label=\"{}\"{}];\n",
@@ -191,7 +203,8 @@ mod tests {
     #[test]
     fn producer_consumer_space() {
         // T0 waits for T1's flag: one-way producer-consumer.
-        let t = text::parse("THREAD0\natomic_chk_branch(0,0,0)\nTHREAD1\natomic_store(0,1)\n").unwrap();
+        let t =
+            text::parse("THREAD0\natomic_chk_branch(0,0,0)\nTHREAD1\natomic_store(0,1)\n").unwrap();
         let lts = program_space(&t);
         // (pc0, pc1, mem): (0,0,0) (0,1,1) (1,1,1) and T0 spinning on (0,0,0)
         assert_eq!(lts.num_states(), 3);
@@ -203,8 +216,12 @@ mod tests {
 
     #[test]
     fn bounded_exploration_stops() {
-        let t = text::parse("THREAD0\natomic_chk_branch(0,0,0)\nTHREAD1\natomic_store(0,1)\n").unwrap();
-        assert_eq!(program_space_bounded(&t, 2).unwrap_err(), TooLarge { bound: 2 });
+        let t =
+            text::parse("THREAD0\natomic_chk_branch(0,0,0)\nTHREAD1\natomic_store(0,1)\n").unwrap();
+        assert_eq!(
+            program_space_bounded(&t, 2).unwrap_err(),
+            TooLarge { bound: 2 }
+        );
         assert!(program_space_bounded(&t, 3).is_ok());
     }
 }

@@ -105,10 +105,26 @@ pub enum InvalidTest {
     NoThreads,
     TooManyThreads(usize),
     EmptyThread(usize),
-    ThreadTooLong { thread: usize, len: usize },
-    LocOutOfRange { thread: usize, pc: usize, loc: u8 },
-    ValueOutOfRange { thread: usize, pc: usize, value: u8 },
-    JumpOutOfRange { thread: usize, pc: usize, jump: u8, len: usize },
+    ThreadTooLong {
+        thread: usize,
+        len: usize,
+    },
+    LocOutOfRange {
+        thread: usize,
+        pc: usize,
+        loc: u8,
+    },
+    ValueOutOfRange {
+        thread: usize,
+        pc: usize,
+        value: u8,
+    },
+    JumpOutOfRange {
+        thread: usize,
+        pc: usize,
+        jump: u8,
+        len: usize,
+    },
 }
 
 impl fmt::Display for InvalidTest {
@@ -185,7 +201,11 @@ impl Test {
                 }
                 for value in std::iter::once(i.check).chain(i.exch) {
                     if value as usize >= MAX_VALUES {
-                        return Err(InvalidTest::ValueOutOfRange { thread: t, pc, value });
+                        return Err(InvalidTest::ValueOutOfRange {
+                            thread: t,
+                            pc,
+                            value,
+                        });
                     }
                 }
                 if let Target::At(j) = i.jump {
@@ -224,7 +244,10 @@ impl Test {
 
     /// One more than the highest location used (0 for no instruction).
     pub fn num_locs(&self) -> usize {
-        self.instrs().map(|(_, _, i)| i.loc as usize + 1).max().unwrap_or(0)
+        self.instrs()
+            .map(|(_, _, i)| i.loc as usize + 1)
+            .max()
+            .unwrap_or(0)
     }
 
     /// One more than the highest value mentioned, at least 2 (values 0 and 1

@@ -67,12 +67,20 @@ pub fn parse(src: &str) -> Result<Test, ParseError> {
     }
 
     if threads.is_empty() {
-        return Err(ParseError::new(1, 1, "no `THREAD0` header: not an AXB test"));
+        return Err(ParseError::new(
+            1,
+            1,
+            "no `THREAD0` header: not an AXB test",
+        ));
     }
     for (t, th) in threads.iter_mut().enumerate() {
         if th.is_empty() {
             let (l, c) = header_pos[t];
-            return Err(ParseError::new(l, c, format!("THREAD{t} has no instruction")));
+            return Err(ParseError::new(
+                l,
+                c,
+                format!("THREAD{t} has no instruction"),
+            ));
         }
         let len = th.len();
         for (pc, i) in th.iter_mut().enumerate() {
