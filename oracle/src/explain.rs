@@ -48,9 +48,9 @@ fn schedule_lines(out: &mut String, test: &Test, a: &Analysis, edges: &[EdgeInde
     }
 }
 
-fn lasso_lines(out: &mut String, test: &Test, a: &Analysis, l: &Lasso, first: usize) {
+fn lasso_lines(out: &mut String, test: &Test, a: &Analysis, l: &Lasso, first: usize, from: &str) {
     if l.prefix.is_empty() {
-        let _ = writeln!(out, "  (from the start state)");
+        let _ = writeln!(out, "  (from {from})");
     }
     schedule_lines(out, test, a, &l.prefix, first);
     let _ = writeln!(out, "  --- repeats forever from here ---");
@@ -104,7 +104,7 @@ pub fn explain(test: &Test, name: &str, a: &Analysis) -> String {
             };
             let _ = writeln!(out, "{intro}");
             let _ = writeln!(out, "  F is the set of threads guaranteed fair execution before each step; the state is the one after it.");
-            lasso_lines(&mut out, test, a, l, 1);
+            lasso_lines(&mut out, test, a, l, 1, "the start state");
         }
         Some(Witness::Trap {
             reach,
@@ -128,7 +128,7 @@ pub fn explain(test: &Test, name: &str, a: &Analysis) -> String {
                 closure.len(),
                 if closure.len() == 1 { "" } else { "s" }
             );
-            lasso_lines(&mut out, test, a, stay, reach.len() + 1);
+            lasso_lines(&mut out, test, a, stay, reach.len() + 1, "that state");
         }
     }
     out
