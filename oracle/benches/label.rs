@@ -23,7 +23,7 @@ fn main() {
     let mut labelled = 0;
     for _ in 0..runs {
         let t0 = Instant::now();
-        let (tests, errors) = axb::load::load_all(&[dir.clone()]);
+        let (tests, errors) = axb::load::load_all(std::slice::from_ref(&dir));
         assert!(errors.is_empty());
         let refs: Vec<&axb::Test> = tests.iter().map(|t| &t.entry.test).collect();
         let v = oracle::verdicts_all(&refs);

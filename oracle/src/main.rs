@@ -9,7 +9,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "oracle", version, about = "Is a progress litmus test guaranteed to terminate under a progress model?")]
+#[command(
+    name = "oracle",
+    version,
+    about = "Is a progress litmus test guaranteed to terminate under a progress model?"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -102,7 +106,12 @@ fn classify(paths: &[PathBuf]) -> (Vec<(NamedTest, Verdicts)>, bool) {
 
 fn print_table(out: &mut impl Write, rows: &[(NamedTest, Verdicts)]) -> std::io::Result<()> {
     use axb::{Base::*, Fairness::*};
-    let width = rows.iter().map(|(t, _)| t.name.len()).max().unwrap_or(4).max(4);
+    let width = rows
+        .iter()
+        .map(|(t, _)| t.name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     let order = [Hsa, Obe, HsaObe, Lobe, Fair];
     writeln!(
         out,
@@ -123,7 +132,7 @@ fn print_table(out: &mut impl Write, rows: &[(NamedTest, Verdicts)]) -> std::io:
 }
 
 /// The one test named by a path (and --test for suites).
-fn one_test(path: &PathBuf, name: Option<&str>) -> Result<NamedTest, String> {
+fn one_test(path: &std::path::Path, name: Option<&str>) -> Result<NamedTest, String> {
     let tests = load::load_file(path).map_err(|e| e.to_string())?;
     match name {
         Some(n) => tests
@@ -180,7 +189,9 @@ fn run(cli: Cli) -> Result<bool, Failure> {
                         .map(|(t, v)| {
                             let verdicts: serde_json::Map<String, serde_json::Value> = Model::ALL
                                 .iter()
-                                .map(|m| (m.name().to_string(), v.get(*m).as_char().to_string().into()))
+                                .map(|m| {
+                                    (m.name().to_string(), v.get(*m).as_char().to_string().into())
+                                })
                                 .collect();
                             serde_json::json!({
                                 "test": t.name,
@@ -190,8 +201,7 @@ fn run(cli: Cli) -> Result<bool, Failure> {
                             })
                         })
                         .collect();
-                    serde_json::to_writer_pretty(&mut out, &list)
-                        .map_err(|e| io(e.into()))?;
+                    serde_json::to_writer_pretty(&mut out, &list).map_err(|e| io(e.into()))?;
                     writeln!(out).map_err(io)?;
                 }
             }
@@ -201,7 +211,12 @@ fn run(cli: Cli) -> Result<bool, Failure> {
         Command::Explain { path, model, test } => {
             let t = one_test(&path, test.as_deref())?;
             let a = oracle::analyse(&t.entry.test, model);
-            write!(out, "{}", oracle::explain::explain(&t.entry.test, &t.name, &a)).map_err(io)?;
+            write!(
+                out,
+                "{}",
+                oracle::explain::explain(&t.entry.test, &t.name, &a)
+            )
+            .map_err(io)?;
             Ok(true)
         }
         Command::Lts {
@@ -222,7 +237,13 @@ fn run(cli: Cli) -> Result<bool, Failure> {
                         &lts.graph,
                         &t.name,
                         |_, s| m.describe(*s, locs),
-                        |st| format!("T{} {}", st.thread, axb::pseudo::at(test, st.thread as usize, st.pc as usize)),
+                        |st| {
+                            format!(
+                                "T{} {}",
+                                st.thread,
+                                axb::pseudo::at(test, st.thread as usize, st.pc as usize)
+                            )
+                        },
                     )
                 }
             };
@@ -234,12 +255,20 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             let table = Table4::from_verdicts(rows.iter().map(|(_, v)| v));
             write!(out, "{table}").map_err(io)?;
             if table.unbucketed > 0 {
-                writeln!(out, "({} tests fail even under strong fairness and are in no bucket)", table.unbucketed)
-                    .map_err(io)?;
+                writeln!(
+                    out,
+                    "({} tests fail even under strong fairness and are in no bucket)",
+                    table.unbucketed
+                )
+                .map_err(io)?;
             }
             Ok(!bad)
         }
-        Command::Label { paths, name, out: file } => {
+        Command::Label {
+            paths,
+            name,
+            out: file,
+        } => {
             let (rows, bad) = classify(&paths);
             let suite = axb::Suite {
                 name,

@@ -58,10 +58,26 @@ fn malformed_files_get_one_error_line_with_position() {
     let d = scratch("bad");
     let cases: [(&str, &str, &str); 6] = [
         ("syntax.txt", "THREAD0\natomic_store(0,1\n", ":2:"),
-        ("past_end.txt", "THREAD0\natomic_chk_branch(0,0,5)\n", "past_end.txt:2:23: jump target 5 is past END"),
-        ("arity.txt", "THREAD0\natomic_exch_branch(0,1,0)\n", "takes 4 arguments"),
-        ("empty.txt", "THREAD0\n\nTHREAD1\natomic_store(0,1)\n", "empty.txt:1:1: THREAD0 has no instruction"),
-        ("bad.ron", "Test(threads: [[(loc: 0, check: 0, jump: Up)]])", "bad.ron:1:"),
+        (
+            "past_end.txt",
+            "THREAD0\natomic_chk_branch(0,0,5)\n",
+            "past_end.txt:2:23: jump target 5 is past END",
+        ),
+        (
+            "arity.txt",
+            "THREAD0\natomic_exch_branch(0,1,0)\n",
+            "takes 4 arguments",
+        ),
+        (
+            "empty.txt",
+            "THREAD0\n\nTHREAD1\natomic_store(0,1)\n",
+            "empty.txt:1:1: THREAD0 has no instruction",
+        ),
+        (
+            "bad.ron",
+            "Test(threads: [[(loc: 0, check: 0, jump: Up)]])",
+            "bad.ron:1:",
+        ),
         ("test.json", "{}", "unknown format `.json`"),
     ];
     for (name, body, want) in cases {
@@ -80,7 +96,11 @@ fn malformed_files_get_one_error_line_with_position() {
 fn one_bad_file_in_a_directory_does_not_stop_the_others() {
     let d = scratch("dir");
     for name in ["2t2i_0", "2t2i_3"] {
-        std::fs::copy(tests_dir().join(format!("{name}.txt")), d.join(format!("{name}.txt"))).unwrap();
+        std::fs::copy(
+            tests_dir().join(format!("{name}.txt")),
+            d.join(format!("{name}.txt")),
+        )
+        .unwrap();
     }
     std::fs::create_dir_all(d.join("sub")).unwrap();
     std::fs::write(d.join("sub/broken.txt"), "THREAD0\nnonsense\n").unwrap();
@@ -96,8 +116,20 @@ fn one_bad_file_in_a_directory_does_not_stop_the_others() {
 fn suites_label_and_classify_by_entry_name() {
     let d = scratch("suite");
     let suite = d.join("s.ron");
-    let out = oracle(&["label", "--name", "two", "-o", s(&suite), s(&tests_dir().join("2t2i_3.txt")), s(&tests_dir().join("2t2i_0.txt"))]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = oracle(&[
+        "label",
+        "--name",
+        "two",
+        "-o",
+        s(&suite),
+        s(&tests_dir().join("2t2i_3.txt")),
+        s(&tests_dir().join("2t2i_0.txt")),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = oracle(&["classify", "--format", "json", s(&suite)]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v[0]["test"], "2t2i_0");
@@ -128,7 +160,12 @@ fn lts_dot_names_threads_instructions_and_f() {
 
 #[test]
 fn unknown_model_is_a_clear_error() {
-    let out = oracle(&["explain", s(&tests_dir().join("2t2i_3.txt")), "--model", "LOBSTER"]);
+    let out = oracle(&[
+        "explain",
+        s(&tests_dir().join("2t2i_3.txt")),
+        "--model",
+        "LOBSTER",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("unknown model `LOBSTER`"), "{err}");

@@ -6,11 +6,13 @@ use axb::{Base, Fairness, Instr, Model, Target, Test};
 use proptest::prelude::*;
 
 fn instr(len: usize) -> impl Strategy<Value = Instr> {
-    (0u8..2, 0u8..2, 0..=len, prop::option::of(0u8..2)).prop_map(move |(loc, check, j, exch)| Instr {
-        loc,
-        check,
-        jump: Target::from_pc(j, len),
-        exch,
+    (0u8..2, 0u8..2, 0..=len, prop::option::of(0u8..2)).prop_map(move |(loc, check, j, exch)| {
+        Instr {
+            loc,
+            check,
+            jump: Target::from_pc(j, len),
+            exch,
+        }
     })
 }
 
@@ -94,16 +96,29 @@ fn check_witness(
             if model.base != Base::Unfair {
                 let f = p.state(entry).f;
                 prop_assert!(f != 0);
-                let steppers = l.cycle.iter().filter(|&&e| g[e].is_step()).fold(0u8, |s, &e| s | 1 << g[e].thread());
+                let steppers = l
+                    .cycle
+                    .iter()
+                    .filter(|&&e| g[e].is_step())
+                    .fold(0u8, |s, &e| s | 1 << g[e].thread());
                 prop_assert_eq!(f & !steppers, 0);
             }
         }
-        Witness::Trap { reach, trap, closure, stay } => {
+        Witness::Trap {
+            reach,
+            trap,
+            closure,
+            stay,
+        } => {
             prop_assert_eq!(walk(p.lts.initial(), reach)?, *trap);
             prop_assert!(closure.iter().all(|&n| !p.all_done(n)));
             let entry = walk(*trap, &stay.prefix)?;
             prop_assert_eq!(walk(entry, &stay.cycle)?, entry);
-            prop_assert!(stay.prefix.iter().chain(&stay.cycle).all(|&e| fair_move(&g[e])));
+            prop_assert!(stay
+                .prefix
+                .iter()
+                .chain(&stay.cycle)
+                .all(|&e| fair_move(&g[e])));
         }
     }
     Ok(())
