@@ -237,6 +237,19 @@ pub fn load_all(paths: &[PathBuf]) -> (Vec<NamedTest>, Vec<FileError>) {
     (tests, errors)
 }
 
+/// Writes a file atomically: to a temporary file beside it, then renamed
+/// over it, so an interrupted run never leaves a half-written file.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,17 +286,4 @@ mod tests {
         let e = parse_ron("Suite(name: \"x\", tests: [(name: \"a\", threads: [[]])])").unwrap_err();
         assert!(e.msg.contains("test `a`"), "{e}");
     }
-}
-
-/// Writes a file atomically: to a temporary file beside it, then renamed
-/// over it, so an interrupted run never leaves a half-written file.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
 }
