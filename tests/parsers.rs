@@ -16,7 +16,10 @@ fn check_text(src: &str) {
 fn check_ron(src: &str) {
     match load::parse_ron(src) {
         Ok(load::Document::Test(t)) => t.validate().expect("valid"),
-        Ok(load::Document::Suite(s)) => s.tests.iter().for_each(|e| e.test.validate().expect("valid")),
+        Ok(load::Document::Suite(s)) => s
+            .tests
+            .iter()
+            .for_each(|e| e.test.validate().expect("valid")),
         Err(e) => assert!(!e.msg.is_empty()),
     }
 }
