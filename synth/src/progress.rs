@@ -1,0 +1,115 @@
+//! Progress of a long enumeration, reported on stderr.
+//!
+//! Engines only bump counters (cheap atomics); a [`Reporter`] thread, started
+//! by the command line, prints the rate and an estimate of what is left every
+//! few seconds, so a long run never looks hung.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Counters shared by the workers of one run.
+#[derive(Debug)]
+pub struct Progress {
+    /// What `done` counts ("programs", "units").
+    pub unit: &'static str,
+    /// How many of them there are in all (an estimate for programs).
+    pub total: f64,
+    done: AtomicU64,
+    found: AtomicU64,
+    start: Instant,
+}
+
+impl Progress {
+    pub fn new(unit: &'static str, total: f64) -> Progress {
+        Progress {
+            unit,
+            total,
+            done: AtomicU64::new(0),
+            found: AtomicU64::new(0),
+            start: Instant::now(),
+        }
+    }
+
+    /// `n` more programs (or units) examined, `found` more tests found.
+    pub fn add(&self, n: u64, found: u64) {
+        self.done.fetch_add(n, Ordering::Relaxed);
+        if found > 0 {
+            self.found.fetch_add(found, Ordering::Relaxed);
+        }
+    }
+
+    pub fn done(&self) -> u64 {
+        self.done.load(Ordering::Relaxed)
+    }
+
+    pub fn found(&self) -> u64 {
+        self.found.load(Ordering::Relaxed)
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// One status line: done, rate, tests found, time left.
+    pub fn line(&self) -> String {
+        let secs = self.elapsed().as_secs_f64().max(1e-9);
+        let done = self.done() as f64;
+        let rate = done / secs;
+        let left = if rate > 0.0 && self.total > done {
+            format!(", ~{:.0} s left", (self.total - done) / rate)
+        } else {
+            String::new()
+        };
+        format!(
+            "{:.0}/{:.0} {} ({:.1}%), {:.0}/s, {} tests so far, {:.1} s{}",
+            done,
+            self.total,
+            self.unit,
+            100.0 * done / self.total.max(1.0),
+            rate,
+            self.found(),
+            secs,
+            left
+        )
+    }
+
+    /// Starts printing [`Progress::line`] on stderr every `every`, after a
+    /// first delay of `every` (short runs print nothing).
+    pub fn report(self: &Arc<Self>, label: String, every: Duration) -> Reporter {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (p, s) = (Arc::clone(self), Arc::clone(&stop));
+        let handle = std::thread::spawn(move || {
+            let tick = Duration::from_millis(100);
+            let mut next = every;
+            while !s.load(Ordering::Relaxed) {
+                std::thread::sleep(tick);
+                if p.elapsed() >= next {
+                    next += every;
+                    let _ = writeln!(std::io::stderr(), "synth: {label}: {}", p.line());
+                }
+            }
+        });
+        Reporter {
+            stop,
+            handle: Some(handle),
+        }
+    }
+}
+
+/// A running progress printer; stops when dropped.
+pub struct Reporter {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Drop for Reporter {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! Shared helpers of the integration tests: the published suite.
+#![allow(dead_code)]
+
+use axb::test::Test;
+use std::path::PathBuf;
+
+/// The published tests, directory of artifact-format files.
+pub fn published_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/oopsla21/tests"))
+}
+
+/// The published tests of one configuration (`2t3i`), `(name, test)` in id
+/// order.
+pub fn published(config: &str) -> Vec<(String, Test)> {
+    let mut out: Vec<(usize, String, Test)> = std::fs::read_dir(published_dir())
+        .expect("the published tests are at ../shared/data/oopsla21/tests")
+        .map(|e| e.unwrap().path())
+        .filter_map(|p| {
+            let stem = p.file_stem()?.to_str()?.to_string();
+            let id: usize = stem.strip_prefix(config)?.strip_prefix('_')?.parse().ok()?;
+            let src = std::fs::read_to_string(&p).unwrap();
+            let t = axb::text::parse(&src).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            Some((id, stem, t))
+        })
+        .collect();
+    out.sort_by_key(|(id, _, _)| *id);
+    out.into_iter().map(|(_, n, t)| (n, t)).collect()
+}
