@@ -18,6 +18,7 @@ pub mod canon;
 pub mod config;
 pub mod constraints;
 pub mod explicit;
+pub mod idioms;
 pub mod output;
 pub mod program;
 pub mod progress;
