@@ -194,8 +194,9 @@ mod tests {
         let bad = t("THREAD0\natomic_chk_branch(0,0,0)\nTHREAD1\natomic_store(0,0)\n");
         assert_eq!(check(&bad, &c), Err(Violation::BranchImpossible));
         // No backward jump: no cycle.
-        let bad = t("THREAD0\natomic_chk_branch(0,0,END)\nTHREAD1\natomic_store(0,1)\n");
-        assert_eq!(check(&bad, &c), Err(Violation::NoCycle));
+        let bad = t("THREAD0\natomic_chk_branch(0,1,END)\natomic_store(0,0)\n\
+                     THREAD1\natomic_chk_branch(0,1,END)\natomic_store(0,1)\n");
+        assert_eq!(check(&bad, &Config::new(2, 4)), Err(Violation::NoCycle));
         // Bounds: the producer-consumer space has 3 states and 3 transitions.
         let pc = t("THREAD0\natomic_chk_branch(0,0,0)\nTHREAD1\natomic_store(0,1)\n");
         let mut b = c.clone();

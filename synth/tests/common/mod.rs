@@ -6,7 +6,10 @@ use std::path::PathBuf;
 
 /// The published tests, directory of artifact-format files.
 pub fn published_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/oopsla21/tests"))
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/oopsla21/tests"
+    ))
 }
 
 /// The published tests of one configuration (`2t3i`), `(name, test)` in id
