@@ -1,0 +1,197 @@
+//! The campaign journal: one JSON line per event, appended and fsync'd the
+//! moment it is known, so that an interrupted campaign (Ctrl-C, `kill -9`,
+//! a lost machine) loses at most the run in flight.
+//!
+//! ```text
+//! {"campaign":{...the options that define the campaign...}}
+//! {"session":{"started_unix_ms":1700000000000}}
+//! {"result":{"test":"2t2i_0","mapping":"plain","iteration":0,"terminated":true,...}}
+//! ```
+//!
+//! The first line says what the campaign is; `--resume` refuses a journal
+//! of a different campaign. A line is complete only with its newline: a
+//! kill in the middle of a write leaves a *torn* last line without one,
+//! which [`read`] reports separately so the runner can cut it off and redo
+//! that run. Any complete line that does not parse, and any run recorded
+//! twice, is an error naming the file and line: the journal is the record
+//! of the campaign and is never silently repaired.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// One run of one test under one mapping.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunRecord {
+    pub test: String,
+    pub mapping: String,
+    /// 0-based, per test and mapping, over the whole campaign.
+    pub iteration: u32,
+    pub terminated: bool,
+    pub elapsed_ms: f64,
+    pub instances: u32,
+    pub workgroups: u64,
+    /// When the result was journaled.
+    pub at_unix_ms: u64,
+    /// The program's target-specific fields (threads, device, launch...).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The start of a runner process on the campaign.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Session {
+    pub started_unix_ms: u64,
+}
+
+/// One line of the journal.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum Entry {
+    Campaign(serde_json::Value),
+    Session(Session),
+    Result(RunRecord),
+}
+
+/// What [`read`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contents {
+    pub entries: Vec<Entry>,
+    /// Length in bytes of the complete lines: where to cut a torn tail.
+    pub complete_len: u64,
+    /// The bytes of a torn last line (no newline), if any.
+    pub torn: Option<String>,
+}
+
+impl Contents {
+    /// The campaign line (always the first entry of a valid journal).
+    pub fn campaign(&self) -> &serde_json::Value {
+        match &self.entries[0] {
+            Entry::Campaign(c) => c,
+            _ => unreachable!("read checks the first line"),
+        }
+    }
+
+    pub fn results(&self) -> impl Iterator<Item = &RunRecord> {
+        self.entries.iter().filter_map(|e| match e {
+            Entry::Result(r) => Some(r),
+            _ => None,
+        })
+    }
+}
+
+/// Reads a journal; see the module doc for what is an error.
+pub fn read(path: &Path) -> Result<Contents, String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("{}: cannot read journal: {e}", path.display()))?;
+    let complete_len = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let torn = (complete_len < bytes.len())
+        .then(|| String::from_utf8_lossy(&bytes[complete_len..]).into_owned());
+    let mut entries = Vec::new();
+    let mut seen: BTreeSet<(String, String, u32)> = BTreeSet::new();
+    let mut lines: Vec<&[u8]> = bytes[..complete_len].split(|&b| b == b'\n').collect();
+    lines.pop(); // what follows the last newline: nothing
+    for (i, line) in lines.into_iter().enumerate() {
+        let n = i + 1;
+        let corrupt = |why: String| {
+            format!(
+                "{}:{n}: corrupt journal line ({why}); the journal is the campaign's record and is not repaired automatically: fix or remove the line, or start a new campaign in another --out directory",
+                path.display()
+            )
+        };
+        let text = std::str::from_utf8(line).map_err(|e| corrupt(format!("not UTF-8: {e}")))?;
+        let entry: Entry = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
+        match (&entry, n) {
+            (Entry::Campaign(_), 1) => {}
+            (Entry::Campaign(_), _) => return Err(corrupt("a second campaign line".into())),
+            (_, 1) => return Err(corrupt("the first line must describe the campaign".into())),
+            (Entry::Result(r), _) => {
+                if !seen.insert((r.test.clone(), r.mapping.clone(), r.iteration)) {
+                    return Err(corrupt(format!(
+                        "run {} of {} under {} is recorded twice",
+                        r.iteration, r.test, r.mapping
+                    )));
+                }
+            }
+            (Entry::Session(_), _) => {}
+        }
+        entries.push(entry);
+    }
+    if entries.is_empty() {
+        return Err(format!(
+            "{}: the journal has no complete line{}",
+            path.display(),
+            if torn.is_some() {
+                " (only a torn one)"
+            } else {
+                ""
+            }
+        ));
+    }
+    Ok(Contents {
+        entries,
+        complete_len: complete_len as u64,
+        torn,
+    })
+}
+
+/// An open journal, appending.
+pub struct Writer {
+    file: File,
+    path: PathBuf,
+}
+
+impl Writer {
+    /// Creates a new journal whose first line is `campaign`; an existing
+    /// file is an error (that campaign must be resumed or moved away).
+    pub fn create(path: &Path, campaign: &serde_json::Value) -> Result<Writer, String> {
+        let file = OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| format!("{}: cannot create journal: {e}", path.display()))?;
+        let mut w = Writer {
+            file,
+            path: path.to_path_buf(),
+        };
+        w.append(&Entry::Campaign(campaign.clone()))?;
+        Ok(w)
+    }
+
+    /// Opens an existing journal for appending after its first
+    /// `complete_len` bytes, cutting off a torn last line.
+    pub fn resume(path: &Path, complete_len: u64) -> Result<Writer, String> {
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("{}: cannot open journal: {e}", path.display()))?;
+        file.set_len(complete_len)
+            .and_then(|_| file.sync_all())
+            .map_err(|e| format!("{}: cannot cut the torn last line: {e}", path.display()))?;
+        Ok(Writer {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Appends one line and waits until it is on disk.
+    pub fn append(&mut self, entry: &Entry) -> Result<(), String> {
+        let mut line = serde_json::to_string(entry).expect("serializable");
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|_| self.file.sync_data())
+            .map_err(|e| format!("{}: cannot append to journal: {e}", self.path.display()))
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}

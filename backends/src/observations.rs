@@ -1,0 +1,214 @@
+//! What was observed on each device: result CSVs gathered from files and
+//! directory trees, test ids turned into test names, merged per device.
+//!
+//! A device is named by the stem of its results files. In the artifact tree
+//! (`<N>_thread_<M>_instruction/<framework>/<device>.csv`, also what
+//! `backends run` writes) a device's results are spread over one file per
+//! configuration directory, all with the same stem: they are merged. The
+//! ids of such a file are numbers, and test `id` of configuration directory
+//! `<N>_thread_<M>_instruction` is the published test `<N>t<M>i_<id>`. A
+//! file anywhere else names its tests in full in the id column.
+//!
+//! The Vulkan files' two intra-workgroup columns are not mappings of the
+//! inter-workgroup device: each becomes a device of its own,
+//! `<stem>.<variant>`, observed under the plain mapping only (so it is
+//! reported, like the CUDA intra-warp files, rather than dropped).
+
+use crate::mapping::Mapping;
+use crate::results::{self, Cell, ColumnKind};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One test's observations on a device, per mapping in [`Mapping::ALL`]
+/// order, with where they were read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Observed {
+    pub cells: [Cell; 3],
+    pub source: PathBuf,
+    pub line: usize,
+}
+
+impl Observed {
+    pub fn cell(&self, m: Mapping) -> Cell {
+        self.cells[m.code() as usize]
+    }
+}
+
+/// A device and everything observed on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Device {
+    pub name: String,
+    /// By test name.
+    pub tests: BTreeMap<String, Observed>,
+    /// The files read, sorted.
+    pub sources: Vec<PathBuf>,
+}
+
+/// The `(N, M)` of a configuration directory name `<N>_thread_<M>_instruction`.
+pub fn config_dir(name: &str) -> Option<(u32, u32)> {
+    let rest = name.strip_suffix("_instruction")?;
+    let (n, m) = rest.split_once("_thread_")?;
+    let num = |s: &str| -> Option<u32> {
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten()
+    };
+    Some((num(n)?, num(m)?))
+}
+
+/// The configuration directory of a results file, if it sits in the
+/// artifact layout (`<config>/<framework>/<file>.csv`).
+fn file_config(path: &Path) -> Option<(u32, u32)> {
+    let dir = path.parent()?.parent()?.file_name()?.to_str()?;
+    config_dir(dir)
+}
+
+/// The CSV files under `paths`: a file stands for itself, a directory for
+/// every `.csv` below it, in sorted order.
+pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+        let rd = std::fs::read_dir(dir)
+            .map_err(|e| format!("{}: cannot read directory: {e}", dir.display()))?;
+        let mut entries = Vec::new();
+        for e in rd {
+            let e = e.map_err(|e| format!("{}: cannot read directory: {e}", dir.display()))?;
+            entries.push(e.path());
+        }
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else if p.extension().is_some_and(|e| e == "csv") {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let before = out.len();
+            walk(p, &mut out)?;
+            if out.len() == before {
+                return Err(format!(
+                    "{}: no result CSV files in this directory",
+                    p.display()
+                ));
+            }
+        } else if p.is_file() {
+            out.push(p.clone());
+        } else {
+            return Err(format!("{}: no such file or directory", p.display()));
+        }
+    }
+    Ok(out)
+}
+
+/// Reads every results file under `paths` and merges them per device. The
+/// same test twice for one device (from two files) is an error: the format
+/// cannot say whether the two observations are the same runs.
+pub fn load(paths: &[PathBuf]) -> Result<Vec<Device>, String> {
+    let mut devices: BTreeMap<String, Device> = BTreeMap::new();
+    for path in expand(paths)? {
+        let src = std::fs::read_to_string(&path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let table = results::parse(&src).map_err(|e| {
+            if e.line == 0 {
+                format!("{}: {}", path.display(), e.msg)
+            } else {
+                format!("{}:{}: {}", path.display(), e.line, e.msg)
+            }
+        })?;
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .ok_or_else(|| format!("{}: the file name is not UTF-8", path.display()))?
+            .to_string();
+        let config = file_config(&path);
+        for row in &table.rows {
+            let name = match config {
+                Some((n, m)) => {
+                    if !row.id.bytes().all(|b| b.is_ascii_digit()) {
+                        return Err(format!(
+                            "{}:{}: test id `{}` is not a number, but the file is in configuration directory {n}_thread_{m}_instruction, whose ids number the published tests {n}t{m}i_<id>",
+                            path.display(),
+                            row.line,
+                            row.id
+                        ));
+                    }
+                    format!("{n}t{m}i_{}", row.id)
+                }
+                None => row.id.clone(),
+            };
+            let mut main = [Cell::NotRun; 3];
+            for (col, cell) in table.columns.iter().zip(&row.cells) {
+                match col.kind {
+                    ColumnKind::Mapping(m) => main[m.code() as usize] = *cell,
+                    ColumnKind::Variant(slug) => {
+                        let mut cells = [Cell::NotRun; 3];
+                        cells[Mapping::Plain.code() as usize] = *cell;
+                        add(
+                            &mut devices,
+                            format!("{stem}.{slug}"),
+                            &name,
+                            cells,
+                            &path,
+                            row.line,
+                        )?;
+                    }
+                }
+            }
+            add(&mut devices, stem.clone(), &name, main, &path, row.line)?;
+        }
+    }
+    Ok(devices.into_values().collect())
+}
+
+fn add(
+    devices: &mut BTreeMap<String, Device>,
+    device: String,
+    test: &str,
+    cells: [Cell; 3],
+    path: &Path,
+    line: usize,
+) -> Result<(), String> {
+    let d = devices.entry(device.clone()).or_insert_with(|| Device {
+        name: device.clone(),
+        tests: BTreeMap::new(),
+        sources: Vec::new(),
+    });
+    if !d.sources.iter().any(|s| s == path) {
+        d.sources.push(path.to_path_buf());
+        d.sources.sort();
+    }
+    if let Some(prev) = d.tests.get(test) {
+        return Err(format!(
+            "{}:{line}: test {test} of device {device} was already read from {}:{}; merge the campaigns before reporting",
+            path.display(),
+            prev.source.display(),
+            prev.line
+        ));
+    }
+    d.tests.insert(
+        test.to_string(),
+        Observed {
+            cells,
+            source: path.to_path_buf(),
+            line,
+        },
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_dirs_are_recognised_exactly() {
+        assert_eq!(config_dir("3_thread_4_instruction"), Some((3, 4)));
+        assert_eq!(config_dir("3_thread_4_instructions"), None);
+        assert_eq!(config_dir("x_thread_4_instruction"), None);
+        assert_eq!(config_dir("_thread_4_instruction"), None);
+    }
+}

@@ -1,0 +1,423 @@
+//! The conformance report: which progress models a device's observations
+//! are consistent with.
+//!
+//! A test is a *conformance test* of a model when the model guarantees its
+//! termination (verdict P). A device is consistent with a model iff none of
+//! the model's conformance tests ever failed to terminate on it, under any
+//! mapping: one non-terminating run is a counterexample to the guarantee,
+//! however rare. Otherwise the report lists the violations (test, mapping,
+//! k of n runs) and says whether each is deterministic (every run hung) or
+//! occasional. Termination never proves a model (a test may simply not have
+//! been provoked), so "consistent" is the strongest claim the data allows.
+
+use crate::mapping::Mapping;
+use crate::observations::Device;
+use crate::results::Cell;
+use axb::load::load_all;
+use axb::{Model, Test, Verdicts};
+use serde::Serialize;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+
+/// The tests results are interpreted against, with their verdicts.
+pub struct Tests {
+    /// By name.
+    pub verdicts: BTreeMap<String, Verdicts>,
+    /// Where they were read, for messages.
+    pub source: String,
+}
+
+/// Loads the tests at `path` (a directory of artifact `.txt` tests, a RON
+/// suite, ...) and their verdicts: those stored in a suite, else computed
+/// by the oracle. Any unreadable file or duplicate name is an error.
+pub fn load_tests(path: &Path) -> Result<Tests, String> {
+    if !path.exists() {
+        return Err(format!(
+            "{}: no such file or directory (--tests names the tests the results refer to)",
+            path.display()
+        ));
+    }
+    let (tests, errors) = load_all(&[path.to_path_buf()]);
+    if !errors.is_empty() {
+        let msgs: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        return Err(msgs.join("\n"));
+    }
+    if tests.is_empty() {
+        return Err(format!("{}: no tests found", path.display()));
+    }
+    let mut by_name: BTreeMap<String, (Test, Option<Verdicts>)> = BTreeMap::new();
+    for t in tests {
+        if by_name.contains_key(&t.name) {
+            return Err(format!(
+                "{}: two tests named `{}`",
+                t.source.display(),
+                t.name
+            ));
+        }
+        by_name.insert(t.name, (t.entry.test, t.entry.verdicts));
+    }
+    let missing: Vec<&Test> = by_name
+        .values()
+        .filter(|(_, v)| v.is_none())
+        .map(|(t, _)| t)
+        .collect();
+    let mut computed = oracle::verdicts_all(&missing).into_iter();
+    let verdicts = by_name
+        .iter()
+        .map(|(name, (_, v))| {
+            let v = v.unwrap_or_else(|| computed.next().expect("one verdict per test"));
+            (name.clone(), v)
+        })
+        .collect();
+    Ok(Tests {
+        verdicts,
+        source: path.display().to_string(),
+    })
+}
+
+/// Orders test names naturally: `2t3i_2` before `2t3i_10`.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    fn chunks(s: &str) -> Vec<(bool, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let bytes = s.as_bytes();
+        for i in 1..=bytes.len() {
+            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
+                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
+                start = i;
+            }
+        }
+        out
+    }
+    let (ca, cb) = (chunks(a), chunks(b));
+    for (x, y) in ca.iter().zip(&cb) {
+        let o = match (x, y) {
+            ((true, x), (true, y)) => {
+                let (xt, yt) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
+                xt.len().cmp(&yt.len()).then(xt.cmp(yt))
+            }
+            ((_, x), (_, y)) => x.cmp(y),
+        };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    ca.len().cmp(&cb.len()).then(a.cmp(b))
+}
+
+/// One non-terminating observation of a conformance test.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub test: String,
+    #[serde(serialize_with = "ser_mapping")]
+    pub mapping: Mapping,
+    pub failed: u32,
+    pub runs: u32,
+}
+
+fn ser_mapping<S: serde::Serializer>(m: &Mapping, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(m.name())
+}
+
+impl Violation {
+    /// Every run hung.
+    pub fn deterministic(&self) -> bool {
+        self.failed == self.runs
+    }
+}
+
+/// How many tests did not always terminate under one mapping.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Nonterm {
+    /// Tests observed under the mapping.
+    pub run: usize,
+    /// Tests that hung in every run.
+    pub deterministic: usize,
+    /// Tests that hung in some runs but not all.
+    pub occasional: usize,
+}
+
+/// The findings for one device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceReport {
+    pub device: String,
+    /// Tests with observations.
+    pub observed: usize,
+    /// Per mapping, [`Mapping::ALL`] order.
+    pub nonterm: [Nonterm; 3],
+    /// Per model, [`Model::ALL`] order: the violations, sorted by test
+    /// (natural order) and mapping.
+    pub violations: Vec<Vec<Violation>>,
+}
+
+/// The whole report.
+pub struct Report {
+    pub devices: Vec<DeviceReport>,
+    pub tests: usize,
+    pub tests_source: String,
+}
+
+/// Checks that every observed test is one of `tests`: results of another
+/// suite must not be silently judged against the wrong verdicts.
+fn check_known(devices: &[Device], tests: &Tests) -> Result<(), String> {
+    let mut msgs = Vec::new();
+    for d in devices {
+        let unknown: Vec<_> = d
+            .tests
+            .iter()
+            .filter(|(name, _)| !tests.verdicts.contains_key(*name))
+            .collect();
+        if let Some((name, first)) = unknown.first() {
+            msgs.push(format!(
+                "{}:{}: test {name} (device {}) is not among the tests of {}{}; is this a results file of another suite? Pass its tests with --tests",
+                first.source.display(),
+                first.line,
+                d.name,
+                tests.source,
+                if unknown.len() > 1 {
+                    format!(" ({} unknown tests in all for this device)", unknown.len())
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+    if msgs.is_empty() {
+        Ok(())
+    } else {
+        Err(msgs.join("\n"))
+    }
+}
+
+/// Analyses every device against the verdicts of `tests`.
+pub fn analyse(devices: &[Device], tests: &Tests) -> Result<Report, String> {
+    check_known(devices, tests)?;
+    let mut out = Vec::new();
+    for d in devices {
+        let mut names: Vec<&String> = d.tests.keys().collect();
+        names.sort_by(|a, b| natural_cmp(a, b));
+        let mut nonterm = [Nonterm::default(); 3];
+        let mut violations = vec![Vec::new(); Model::ALL.len()];
+        for name in names {
+            let obs = &d.tests[name];
+            let v = tests.verdicts[name];
+            for m in Mapping::ALL {
+                let cell = obs.cell(m);
+                let nt = &mut nonterm[m.code() as usize];
+                match cell {
+                    Cell::NotRun => continue,
+                    Cell::Pass => nt.run += 1,
+                    Cell::Fail { failed, runs } => {
+                        nt.run += 1;
+                        if failed == runs {
+                            nt.deterministic += 1;
+                        } else {
+                            nt.occasional += 1;
+                        }
+                    }
+                }
+                if let Cell::Fail { failed, runs } = cell {
+                    for (i, model) in Model::ALL.iter().enumerate() {
+                        if v.passes(*model) {
+                            violations[i].push(Violation {
+                                test: name.clone(),
+                                mapping: m,
+                                failed,
+                                runs,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out.push(DeviceReport {
+            device: d.name.clone(),
+            observed: d.tests.len(),
+            nonterm,
+            violations,
+        });
+    }
+    Ok(Report {
+        devices: out,
+        tests: tests.verdicts.len(),
+        tests_source: tests.source.clone(),
+    })
+}
+
+/// One object of `--format json`.
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    device: &'a str,
+    model: &'static str,
+    consistent: bool,
+    violations: &'a [Violation],
+}
+
+impl Report {
+    /// The findings of one device and model.
+    pub fn violations(&self, device: &str, model: Model) -> Option<&[Violation]> {
+        self.devices
+            .iter()
+            .find(|d| d.device == device)
+            .map(|d| d.violations[model.index()].as_slice())
+    }
+
+    /// `--format json`: a list of `{device, model, consistent, violations}`,
+    /// devices sorted by name, models in CSV column order.
+    pub fn json(&self) -> String {
+        let mut list = Vec::new();
+        for d in &self.devices {
+            for (i, m) in Model::ALL.iter().enumerate() {
+                list.push(JsonFinding {
+                    device: &d.device,
+                    model: m.name(),
+                    consistent: d.violations[i].is_empty(),
+                    violations: &d.violations[i],
+                });
+            }
+        }
+        let mut s = serde_json::to_string_pretty(&list).expect("serializable");
+        s.push('\n');
+        s
+    }
+
+    /// The text report: a summary matrix, then per device the
+    /// non-termination counts and the violations of each model.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "Conformance report: {} device(s), verdicts of {} tests from {}",
+            self.devices.len(),
+            self.tests,
+            self.tests_source
+        );
+        let _ = writeln!(
+            out,
+            "A device is consistent with a model iff no conformance test of the model (verdict P)"
+        );
+        let _ = writeln!(
+            out,
+            "ever failed to terminate on it. Cells: `ok`, or the number of violating tests.\n"
+        );
+        let w = self
+            .devices
+            .iter()
+            .map(|d| d.device.len())
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        let _ = write!(out, "{:w$}", "device");
+        for m in Model::ALL {
+            let _ = write!(out, " {:>w2$}", m.name(), w2 = m.name().len().max(4));
+        }
+        out.push('\n');
+        for d in &self.devices {
+            let _ = write!(out, "{:w$}", d.device);
+            for (i, m) in Model::ALL.iter().enumerate() {
+                let tests = distinct_tests(&d.violations[i]);
+                let cell = if tests == 0 {
+                    "ok".to_string()
+                } else {
+                    tests.to_string()
+                };
+                let _ = write!(out, " {:>w2$}", cell, w2 = m.name().len().max(4));
+            }
+            out.push('\n');
+        }
+        for d in &self.devices {
+            let _ = writeln!(out, "\n== {} ({} tests observed)", d.device, d.observed);
+            for m in Mapping::ALL {
+                let n = d.nonterm[m.code() as usize];
+                if n.run == 0 {
+                    let _ = writeln!(out, "  {:<12} not run", m.name());
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "  {:<12} {} of {} tests did not always terminate ({} deterministic, {} occasional)",
+                        m.name(),
+                        n.deterministic + n.occasional,
+                        n.run,
+                        n.deterministic,
+                        n.occasional
+                    );
+                }
+            }
+            let consistent: Vec<&str> = Model::ALL
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| d.violations[*i].is_empty())
+                .map(|(_, m)| m.name())
+                .collect();
+            let _ = writeln!(
+                out,
+                "  consistent with: {}",
+                if consistent.is_empty() {
+                    "none".to_string()
+                } else {
+                    consistent.join(", ")
+                }
+            );
+            for (i, m) in Model::ALL.iter().enumerate() {
+                let vs = &d.violations[i];
+                if vs.is_empty() {
+                    continue;
+                }
+                let det = vs.iter().filter(|v| v.deterministic()).count();
+                let _ = writeln!(
+                    out,
+                    "  {} ({}): violated by {} tests, {} observations ({} deterministic, {} occasional)",
+                    m.name(),
+                    m.pretty(),
+                    distinct_tests(vs),
+                    vs.len(),
+                    det,
+                    vs.len() - det
+                );
+                for v in vs {
+                    let _ = writeln!(
+                        out,
+                        "    {:<10} {:<12} {}/{} {}",
+                        v.test,
+                        v.mapping.name(),
+                        v.failed,
+                        v.runs,
+                        if v.deterministic() {
+                            "deterministic"
+                        } else {
+                            "occasional"
+                        }
+                    );
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The number of different tests among violations (sorted by test).
+pub fn distinct_tests(vs: &[Violation]) -> usize {
+    let mut n = 0;
+    let mut last: Option<&str> = None;
+    for v in vs {
+        if last != Some(v.test.as_str()) {
+            n += 1;
+            last = Some(&v.test);
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order_compares_numbers_by_value() {
+        let mut v = vec!["2t3i_10", "2t3i_2", "3t3i_0", "2t3i_02x", "2t10i_0"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(v, ["2t3i_2", "2t3i_02x", "2t3i_10", "2t10i_0", "3t3i_0"]);
+    }
+}

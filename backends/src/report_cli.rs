@@ -1,0 +1,79 @@
+//! The `backends report` command: results in, conformance report out.
+
+use crate::observations;
+use crate::report::{self, Report};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The published tests, relative to the project root (where CI and people
+/// run the tool from).
+pub const DEFAULT_TESTS: &str = "../shared/data/oopsla21/tests";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Result CSV files or directories of them (the artifact layout
+    /// `<N>_thread_<M>_instruction/<framework>/<device>.csv`, or what
+    /// `backends run` wrote). A device is a file stem; its files are merged.
+    #[arg(required = true)]
+    pub results: Vec<PathBuf>,
+    /// The tests the results refer to: a directory of artifact `.txt`
+    /// tests or a RON suite (verdicts stored in the suite are used, else
+    /// computed).
+    #[arg(long, default_value = DEFAULT_TESTS)]
+    pub tests: PathBuf,
+    /// `json`: a list of {device, model, consistent, violations} objects.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Also write the chart of non-terminating tests per device and
+    /// mapping (like the paper's Fig. 12) as SVG.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
+
+/// Loads, analyses and prints; the error is the message for the user.
+pub fn build(args: &ReportArgs) -> Result<Report, String> {
+    let devices = observations::load(&args.results)?;
+    let tests = report::load_tests(&args.tests).map_err(|e| {
+        if args.tests.as_os_str() == DEFAULT_TESTS {
+            let cwd = std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default();
+            format!("{e}\n(the default --tests is relative to the project root; the current directory is {cwd}: pass --tests)")
+        } else {
+            e
+        }
+    })?;
+    report::analyse(&devices, &tests)
+}
+
+/// `backends report`: exit 0 with the report, 2 with a message for bad
+/// input (unreadable or malformed results, unknown tests), 1 when the SVG
+/// cannot be written.
+pub fn main(args: &ReportArgs) -> ExitCode {
+    let report = match build(args) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(svg) = &args.svg {
+        if let Err(e) = axb::load::write_atomically(svg, crate::chart::svg(&report).as_bytes()) {
+            eprintln!("error: {}: cannot write: {e}", svg.display());
+            return ExitCode::from(1);
+        }
+    }
+    let out = match args.format {
+        Format::Text => report.text(),
+        Format::Json => report.json(),
+    };
+    print!("{out}");
+    ExitCode::SUCCESS
+}
