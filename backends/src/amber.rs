@@ -1,0 +1,31 @@
+//! The Amber target: an AmberScript carrying the GLSL shader of
+//! [`crate::glsl`], its two buffers and the dispatch, runnable by Amber on
+//! any Vulkan device (`amber -d FILE.amber`; the paper used Amber's 5 s
+//! timeout to detect non-termination).
+//!
+//! Amber runs a dispatch to completion and cannot write a buffer while it
+//! runs, so the stop buffer stays zero here: it is present so the shader is
+//! byte-for-byte the one a Vulkan host with a deadline would run.
+
+use crate::codegen::{self, Shape};
+use crate::glsl;
+use crate::mapping::Layout;
+use axb::load::NamedTest;
+
+/// The Amber script for `t` under `layout`.
+pub fn script(t: &NamedTest, layout: &Layout, shape: Shape) -> Result<String, String> {
+    let shader = glsl::shader(t, layout, shape, "amber")?;
+    let words = codegen::stride(&t.entry.test) as u64 * layout.instances as u64;
+    Ok(format!(
+        "#!amber\n{}\n\
+         SHADER compute axb_test GLSL\n{shader}END\n\n\
+         BUFFER mem DATA_TYPE uint32 SIZE {words} FILL 0\n\
+         BUFFER stop DATA_TYPE uint32 SIZE 1 FILL 0\n\n\
+         PIPELINE compute axb_pipeline\n  ATTACH axb_test\n\
+         \x20 BIND BUFFER mem AS storage DESCRIPTOR_SET 0 BINDING 0\n\
+         \x20 BIND BUFFER stop AS storage DESCRIPTOR_SET 0 BINDING 1\nEND\n\n\
+         RUN axb_pipeline {} 1 1\n",
+        codegen::shader_preamble(t, layout, shape, "amber", "#"),
+        layout.workgroups(),
+    ))
+}

@@ -1,0 +1,85 @@
+//! The C++ target: one self-contained C++17 program (std::thread and
+//! std::atomic) holding every test, for CPU baselines (paper §6.3.1).
+//!
+//! Build with `g++ -std=c++17 -O2 -pthread prog.cpp -o prog`. Besides the
+//! shared flags (see [`crate::host`]) the program takes
+//!
+//! ```text
+//! --threads T          OS threads in the pool (default: hardware threads;
+//!                      100x that over-subscribes, as in the paper)
+//! --scheduler S        fair (default) or obe (occupancy-bound, linear order)
+//! ```
+//!
+//! and its result lines add `"threads":T,"scheduler":"fair"|"obe"`. How
+//! workgroups share the pool is documented in `templates/cpp_main.inc`.
+//!
+//! Each test becomes `uint32_t axb_test_K(thread, pc, mem, base, stop,
+//! budget)`: the SPEC §6 loop from `pc` until END, the stop flag, or the end
+//! of a slice of `budget` iterations, returning the pc it stopped at.
+
+use crate::codegen::{self, Dialect};
+use crate::host::{self, Harness, Options, ProgramError};
+use axb::load::NamedTest;
+
+/// The C++ spelling: sequentially consistent std::atomic operations; the
+/// loop is left when the stop flag is set or the slice is used up.
+fn dialect() -> Dialect {
+    Dialect {
+        exch: |i, v| format!("mem[{i}].exchange({v})"),
+        add0: |i| format!("mem[{i}].fetch_add(0u)"),
+        leave: "stop.load(std::memory_order_relaxed) || budget-- == 0u".to_string(),
+        discard: "(void)",
+    }
+}
+
+const PRELUDE: &str =
+    "#include <atomic>\n#include <cerrno>\n#include <chrono>\n#include <condition_variable>\n\
+#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <mutex>\n\
+#include <random>\n#include <string>\n#include <thread>\n#include <vector>\n\n\
+// One word of test memory.\ntypedef std::atomic<uint32_t> Cell;\n";
+
+const INFO_STRUCT: &str = "typedef uint32_t (*StepFn)(uint32_t, uint32_t, Cell*, uint32_t, const std::atomic<bool>&, uint32_t);\n\n\
+struct TestInfo {\n    const char* name;\n    const char* json;  // the name as a JSON string\n    \
+uint32_t threads;\n    uint32_t stride;    // words of memory per instance\n    \
+uint32_t ends[8];   // END of each thread\n    StepFn step;\n};\n";
+
+const OWN_FLAGS: &str = "  --threads T          OS threads running the workgroups (default: hardware threads)\n\
+                         \x20 --scheduler S        fair: every pool thread interleaves its workgroups in random slices;\n\
+                         \x20                      obe: each pool thread runs workgroups to END in id order (default: fair)\n";
+
+/// The whole C++ program for `tests`.
+pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramError> {
+    let d = dialect();
+    let function = |k: usize, t: &NamedTest| {
+        format!(
+            "static uint32_t {}(uint32_t thread, uint32_t pc, Cell* mem, uint32_t base, const std::atomic<bool>& stop, uint32_t budget) {{\n{}    return pc;\n}}\n",
+            host::fn_name(k),
+            codegen::indent(&codegen::dispatch(&t.entry.test, "thread", &d, opts.shape), 1)
+        )
+    };
+    let info_extra = |k: usize, t: &NamedTest| {
+        let ends: Vec<String> = t
+            .entry
+            .test
+            .threads
+            .iter()
+            .map(|th| codegen::uint(th.len()))
+            .collect();
+        format!("{{{}}}, {}", ends.join(", "), host::fn_name(k))
+    };
+    host::assemble(
+        &Harness {
+            target: "cpp",
+            build: "g++ -std=c++17 -O2 -pthread THIS_FILE -o tests",
+            prelude: PRELUDE,
+            locate_qualifiers: "static inline",
+            function: &function,
+            info_struct: INFO_STRUCT,
+            info_extra: &info_extra,
+            own_flags: OWN_FLAGS,
+            main: include_str!("../templates/cpp_main.inc"),
+        },
+        tests,
+        opts,
+    )
+}

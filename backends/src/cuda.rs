@@ -1,0 +1,90 @@
+//! The CUDA target: one `.cu` file, kernels and host harness, holding every
+//! test, for NVIDIA GPUs (paper §6; harness in `templates/cuda_main.inc`).
+//!
+//! Build with `nvcc -O2 -o tests prog.cu` (add `-arch=sm_XX` for the
+//! device; `-arch=sm_60` on a Volta+ GPU selects the pre-Volta SIMT warp
+//! scheduler for intra-warp studies). Besides the shared flags (see
+//! [`crate::host`]) the program takes
+//!
+//! ```text
+//! --cooperative   launch with cudaLaunchCooperativeKernel; M defaults to the
+//!                 most instances whose grid is co-resident (occupancy API),
+//!                 and an explicit --instances that does not fit is an error
+//! --intra-warp    M blocks of N threads: the N threads of an instance are
+//!                 lanes of one warp (plain and round-robin only)
+//! --device D      CUDA device index (default 0)
+//! --info          print the device as one JSON line and exit
+//! ```
+//!
+//! and its result lines add `"launch":"normal"|"cooperative",
+//! "intra_warp":bool,"device":NAME`; for intra-warp runs `workgroups`
+//! counts blocks.
+//!
+//! Launches go through `cudaLaunchKernel`, not `<<<...>>>`, so the host
+//! code is plain C++: the tests compile it with g++ against a small CPU
+//! emulation of the runtime (`cuda-shim/cuda_runtime.h`) and run it.
+
+use crate::codegen::{self, Dialect};
+use crate::host::{self, Harness, Options, ProgramError};
+use axb::load::NamedTest;
+
+/// The CUDA spelling: device-scope atomics; the stop flag is mapped pinned
+/// host memory read through a volatile pointer in every iteration.
+fn dialect() -> Dialect {
+    Dialect {
+        exch: |i, v| format!("atomicExch(&mem[{i}], {v})"),
+        add0: |i| format!("atomicAdd(&mem[{i}], 0u)"),
+        leave: "*stop != 0u".to_string(),
+        discard: "(void)",
+    }
+}
+
+const PRELUDE: &str =
+    "#include <cuda_runtime.h>\n\n#include <atomic>\n#include <cerrno>\n#include <chrono>\n\
+#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n\
+#include <string>\n#include <thread>\n#include <vector>\n";
+
+const INFO_STRUCT: &str = "typedef void (*KernelFn)(unsigned int*, volatile unsigned int*, unsigned int, unsigned int);\n\n\
+struct TestInfo {\n    const char* name;\n    const char* json;  // the name as a JSON string\n    \
+uint32_t threads;\n    uint32_t stride;    // words of memory per instance\n    KernelFn kernel;\n};\n";
+
+const OWN_FLAGS: &str = "  --cooperative        cooperative launch (default M: the most instances that are co-resident)\n\
+                         \x20 --intra-warp         the N threads of an instance in one warp (plain, round-robin)\n\
+                         \x20 --device D           CUDA device (default: 0)\n\
+                         \x20 --info               print the device as JSON and exit\n";
+
+/// The whole `.cu` program for `tests`.
+pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramError> {
+    let d = dialect();
+    let function = |k: usize, t: &NamedTest| {
+        let test = &t.entry.test;
+        format!(
+            "__global__ void {}(unsigned int* mem, volatile unsigned int* stop, unsigned int layout, unsigned int m) {{\n    \
+             uint32_t thread, instance;\n    \
+             if (layout == 3u) {{ // intra-warp: an instance per block, a thread per lane\n        \
+             thread = threadIdx.x;\n        instance = blockIdx.x;\n    }} else {{\n        \
+             axb_locate(layout, {}, m, blockIdx.x, &thread, &instance);\n    }}\n    \
+             const uint32_t base = instance * {};\n    uint32_t pc = 0u;\n{}}}\n",
+            host::fn_name(k),
+            codegen::uint(test.num_threads()),
+            codegen::uint(codegen::stride(test)),
+            codegen::indent(&codegen::dispatch(test, "thread", &d, opts.shape), 1)
+        )
+    };
+    let info_extra = |k: usize, _: &NamedTest| host::fn_name(k);
+    host::assemble(
+        &Harness {
+            target: "cuda",
+            build: "nvcc -O2 -o tests THIS_FILE",
+            prelude: PRELUDE,
+            locate_qualifiers: "static __host__ __device__ inline",
+            function: &function,
+            info_struct: INFO_STRUCT,
+            info_extra: &info_extra,
+            own_flags: OWN_FLAGS,
+            main: include_str!("../templates/cuda_main.inc"),
+        },
+        tests,
+        opts,
+    )
+}

@@ -1,0 +1,261 @@
+//! `backends emit`: the files of a target for a set of tests.
+//!
+//! C++ and CUDA give one program for all tests (a campaign compiles once);
+//! GLSL, Amber and Metal give one file per test and mapping, named
+//! `<test>.<mapping>.<ext>` (plus `harness.swift` for Metal). The bytes
+//! depend only on the tests and the options, never on time or machine.
+
+use crate::codegen::Shape;
+use crate::host::{self, ProgramError};
+use crate::mapping::{Layout, Mapping};
+use crate::toolchain::{self, ToolError};
+use crate::{amber, cpp, cuda, glsl, metal};
+use axb::load::NamedTest;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// What to emit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Target {
+    Amber,
+    Glsl,
+    Metal,
+    Cuda,
+    Cpp,
+}
+
+impl Target {
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Amber => "amber",
+            Target::Glsl => "glsl",
+            Target::Metal => "metal",
+            Target::Cuda => "cuda",
+            Target::Cpp => "cpp",
+        }
+    }
+
+    /// Whether the target holds all tests in one program.
+    pub fn is_program(self) -> bool {
+        matches!(self, Target::Cuda | Target::Cpp)
+    }
+
+    fn extension(self) -> &'static str {
+        match self {
+            Target::Amber => "amber",
+            Target::Glsl => "comp",
+            Target::Metal => "metal",
+            Target::Cuda => "cu",
+            Target::Cpp => "cpp",
+        }
+    }
+}
+
+/// Options of `backends emit`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmitOptions {
+    pub target: Target,
+    /// Shader targets: one file per mapping. Programs: the default mappings.
+    pub mappings: Vec<Mapping>,
+    /// `None`: floor(65535 / N). For programs, only the default.
+    pub instances: Option<u32>,
+    pub shape: Shape,
+    /// Programs only: the default deadline.
+    pub deadline_ms: u64,
+    /// Programs only: the file stem of the program.
+    pub program_name: String,
+}
+
+/// One file to write, relative to the output directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct File {
+    pub path: PathBuf,
+    pub contents: String,
+}
+
+/// Why the tests cannot be emitted as asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EmitError {
+    Program(ProgramError),
+    /// A test cannot run under a layout on this target.
+    Layout {
+        test: String,
+        mapping: Mapping,
+        msg: String,
+    },
+    /// Two tests would be written to the same file.
+    FileClash {
+        path: PathBuf,
+        first: String,
+        second: String,
+    },
+}
+
+impl fmt::Display for EmitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EmitError::Program(e) => e.fmt(f),
+            EmitError::Layout { test, mapping, msg } => {
+                write!(f, "test `{test}`, {mapping} mapping: {msg}")
+            }
+            EmitError::FileClash {
+                path,
+                first,
+                second,
+            } => write!(
+                f,
+                "tests `{first}` and `{second}` would both be written to {}: rename one",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EmitError {}
+
+impl From<ProgramError> for EmitError {
+    fn from(e: ProgramError) -> EmitError {
+        EmitError::Program(e)
+    }
+}
+
+/// A file stem for a test name: letters, digits, `-`, `_` and `.` kept,
+/// anything else `_` (names come from file stems and suite entries, which
+/// may hold anything).
+pub fn file_stem(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with('.') {
+        format!("_{s}")
+    } else {
+        s
+    }
+}
+
+/// The files for `tests` under `opts`, in a deterministic order.
+pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitError> {
+    let host_opts = host::Options {
+        shape: opts.shape,
+        mappings: opts.mappings.clone(),
+        instances: opts.instances,
+        deadline_ms: opts.deadline_ms,
+    };
+    let program_path = PathBuf::from(format!(
+        "{}.{}",
+        file_stem(&opts.program_name),
+        opts.target.extension()
+    ));
+    match opts.target {
+        Target::Cpp => {
+            return Ok(vec![File {
+                path: program_path,
+                contents: cpp::program(tests, &host_opts)?,
+            }])
+        }
+        Target::Cuda => {
+            return Ok(vec![File {
+                path: program_path,
+                contents: cuda::program(tests, &host_opts)?,
+            }])
+        }
+        _ => {}
+    }
+    if tests.is_empty() {
+        return Err(ProgramError::Empty.into());
+    }
+    let mut out = Vec::new();
+    let mut owners: BTreeMap<PathBuf, &str> = BTreeMap::new();
+    for t in tests {
+        for &mapping in &opts.mappings {
+            let layout = Layout::new(mapping, t.entry.test.num_threads(), opts.instances);
+            let path = PathBuf::from(format!(
+                "{}.{}.{}",
+                file_stem(&t.name),
+                mapping,
+                opts.target.extension()
+            ));
+            if let Some(first) = owners.insert(path.clone(), &t.name) {
+                return Err(EmitError::FileClash {
+                    path,
+                    first: first.to_string(),
+                    second: t.name.clone(),
+                });
+            }
+            let layout_err = |msg| EmitError::Layout {
+                test: t.name.clone(),
+                mapping,
+                msg,
+            };
+            let contents = match opts.target {
+                Target::Glsl => glsl::shader(t, &layout, opts.shape, "glsl").map_err(layout_err)?,
+                Target::Amber => amber::script(t, &layout, opts.shape).map_err(layout_err)?,
+                Target::Metal => metal::kernel(t, &layout, opts.shape),
+                Target::Cpp | Target::Cuda => unreachable!("programs are handled above"),
+            };
+            out.push(File { path, contents });
+        }
+    }
+    if opts.target == Target::Metal {
+        out.push(File {
+            path: PathBuf::from("harness.swift"),
+            contents: metal::HARNESS.to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// Writes `files` under `dir`, creating it.
+pub fn write(dir: &Path, files: &[File]) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for f in files {
+        std::fs::write(dir.join(&f.path), &f.contents)?;
+    }
+    Ok(())
+}
+
+/// Compiles or validates written files with the target's tool: g++ for
+/// C++ (leaving the executable beside the source), nvcc for CUDA,
+/// glslangValidator for GLSL and Amber (the embedded shaders), clang++
+/// against the Metal shim for Metal. `scratch` holds temporary files.
+pub fn check(
+    dir: &Path,
+    files: &[File],
+    opts: &EmitOptions,
+    scratch: &Path,
+) -> Result<(), ToolError> {
+    let paths: Vec<PathBuf> = files.iter().map(|f| dir.join(&f.path)).collect();
+    match opts.target {
+        Target::Cpp => toolchain::compile_cpp(&paths[0], &paths[0].with_extension("")),
+        Target::Cuda => toolchain::compile_cuda(&paths[0], &paths[0].with_extension(""), &[]),
+        Target::Glsl => toolchain::check_glsl(&paths),
+        Target::Amber => {
+            std::fs::create_dir_all(scratch).map_err(|e| ToolError::Io(e.to_string()))?;
+            let mut shaders = Vec::new();
+            for f in files {
+                let src = &f.contents;
+                let start = src.find("#version").unwrap_or(0);
+                let end = src.rfind("\nEND\n\nBUFFER").map_or(src.len(), |i| i + 1);
+                let p = scratch.join(f.path.with_extension("comp"));
+                std::fs::write(&p, &src[start..end]).map_err(|e| ToolError::Io(e.to_string()))?;
+                shaders.push(p);
+            }
+            toolchain::check_glsl(&shaders)
+        }
+        Target::Metal => {
+            let kernels: Vec<PathBuf> = paths
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "metal"))
+                .collect();
+            toolchain::check_metal(&kernels, scratch)
+        }
+    }
+}

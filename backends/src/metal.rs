@@ -1,0 +1,48 @@
+//! The Metal target: a `.metal` kernel per test and mapping, and one Swift
+//! host harness ([`HARNESS`], written as `harness.swift`) that runs them
+//! with a deadline.
+//!
+//! The kernel `axb_test` takes buffer 0 (test memory, `words` uints,
+//! zeroed) and buffer 1 (the stop flag), and is dispatched as `workgroups`
+//! threadgroups of one thread (see the `axb-run:` line, which the harness
+//! reads). Metal atomics are relaxed only (MSL spec); the stop flag is read
+//! with a relaxed atomic load once per loop iteration, because MSL gives no
+//! volatile guarantee on device memory.
+//!
+//! Build the harness on macOS: `swiftc -O harness.swift -o axb-metal`, run
+//! `./axb-metal --deadline-ms 5000 --iterations 20 *.metal`.
+
+use crate::codegen::{self, Dialect, Shape};
+use crate::mapping::Layout;
+use axb::load::NamedTest;
+
+/// The Swift host harness, one for all kernels.
+pub const HARNESS: &str = include_str!("../templates/metal_harness.swift");
+
+fn dialect() -> Dialect {
+    Dialect {
+        exch: |i, v| format!("atomic_exchange_explicit(&mem[{i}], {v}, memory_order_relaxed)"),
+        add0: |i| format!("atomic_fetch_add_explicit(&mem[{i}], 0u, memory_order_relaxed)"),
+        leave: "atomic_load_explicit(stop, memory_order_relaxed) != 0u".to_string(),
+        discard: "(void)",
+    }
+}
+
+/// The Metal kernel for `t` under `layout`.
+pub fn kernel(t: &NamedTest, layout: &Layout, shape: Shape) -> String {
+    let test = &t.entry.test;
+    let body = codegen::shader_body(test, layout, &dialect(), shape);
+    format!(
+        "{}\
+         #include <metal_stdlib>\n\
+         using namespace metal;\n\n\
+         // Instance i owns words [i * {stride}, (i + 1) * {stride}) of mem; the host sets\n\
+         // *stop nonzero at its deadline.\n\
+         kernel void axb_test(device atomic_uint* mem [[buffer(0)]],\n\
+         \x20                    device atomic_uint* stop [[buffer(1)]],\n\
+         \x20                    uint w [[threadgroup_position_in_grid]]) {{\n{}}}\n",
+        codegen::shader_preamble(t, layout, shape, "metal", "//"),
+        codegen::indent(&body, 1),
+        stride = codegen::stride(test),
+    )
+}

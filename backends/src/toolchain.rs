@@ -1,0 +1,209 @@
+//! Finding and running the compilers the emitted programs need, with a
+//! message that names the missing tool and the package that provides it.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The header that lets `clang++ -fsyntax-only` check Metal kernels off
+/// macOS: the Metal types and atomic functions the kernels use.
+pub const METAL_SHIM: &str = include_str!("../metal-shim/metal_stdlib");
+
+/// The CPU emulation of the CUDA runtime that lets g++ compile and run the
+/// CUDA harness and kernels (for tests; see `cuda-shim/cuda_runtime.h`).
+pub const CUDA_SHIM: &str = include_str!("../cuda-shim/cuda_runtime.h");
+
+/// An external compiler or validator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tool {
+    Gxx,
+    Clang,
+    Glslang,
+    Nvcc,
+}
+
+impl Tool {
+    /// The executable.
+    pub fn program(self) -> &'static str {
+        match self {
+            Tool::Gxx => "g++",
+            Tool::Clang => "clang++",
+            Tool::Glslang => "glslangValidator",
+            Tool::Nvcc => "nvcc",
+        }
+    }
+
+    /// How to install it on Debian/Ubuntu.
+    pub fn install_hint(self) -> &'static str {
+        match self {
+            Tool::Gxx => "install the Debian package `g++` (apt-get install g++)",
+            Tool::Clang => "install the Debian package `clang` (apt-get install clang)",
+            Tool::Glslang => {
+                "install the Debian package `glslang-tools` (apt-get install glslang-tools)"
+            }
+            Tool::Nvcc => {
+                "install the CUDA toolkit (NVIDIA's `cuda-toolkit` package, or Debian's `nvidia-cuda-toolkit`) and put nvcc on PATH"
+            }
+        }
+    }
+}
+
+/// A tool that could not be found or that failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolError {
+    Missing(Tool),
+    /// It ran and reported errors: the command line and its output.
+    Failed {
+        command: String,
+        output: String,
+    },
+    Io(String),
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Missing(t) => write!(
+                f,
+                "`{}` not found on PATH: {}",
+                t.program(),
+                t.install_hint()
+            ),
+            ToolError::Failed { command, output } => write!(f, "`{command}` failed:\n{output}"),
+            ToolError::Io(e) => f.write_str(e),
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// The path of `tool` on PATH.
+pub fn find(tool: Tool) -> Result<PathBuf, ToolError> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(tool.program()))
+        .find(|p| p.is_file())
+        .ok_or(ToolError::Missing(tool))
+}
+
+/// Runs `tool` with `args`; its combined output on success.
+pub fn run(tool: Tool, args: &[OsString]) -> Result<String, ToolError> {
+    let exe = find(tool)?;
+    let out = Command::new(&exe)
+        .args(args)
+        .output()
+        .map_err(|e| ToolError::Io(format!("cannot run {}: {e}", exe.display())))?;
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    if out.status.success() {
+        Ok(text)
+    } else {
+        let shown: Vec<String> = args
+            .iter()
+            .take(12)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let more = if args.len() > 12 { " ..." } else { "" };
+        Err(ToolError::Failed {
+            command: format!("{} {}{more}", tool.program(), shown.join(" ")),
+            output: text,
+        })
+    }
+}
+
+fn os(args: &[&str]) -> Vec<OsString> {
+    args.iter().map(OsString::from).collect()
+}
+
+/// The g++ flags the C++ program must compile cleanly under.
+pub const CXX_FLAGS: &[&str] = &[
+    "-std=c++17",
+    "-O2",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-pthread",
+];
+
+/// Compiles the C++ program `src` to the executable `exe`.
+pub fn compile_cpp(src: &Path, exe: &Path) -> Result<(), ToolError> {
+    let mut args = os(CXX_FLAGS);
+    args.extend([src.into(), "-o".into(), exe.into()]);
+    run(Tool::Gxx, &args).map(drop)
+}
+
+/// Compiles the CUDA program `src` to `exe` with nvcc, adding `extra`
+/// flags (e.g. `-arch=sm_90`).
+pub fn compile_cuda(src: &Path, exe: &Path, extra: &[&str]) -> Result<(), ToolError> {
+    let mut args = os(&["-O2", "-std=c++17"]);
+    args.extend(os(extra));
+    args.extend([src.into(), "-o".into(), exe.into()]);
+    run(Tool::Nvcc, &args).map(drop)
+}
+
+/// Compiles the CUDA program `src` with g++ against the CPU emulation of
+/// the runtime in `shim_dir` (where [`CUDA_SHIM`] is written).
+pub fn compile_cuda_on_cpu(src: &Path, exe: &Path, shim_dir: &Path) -> Result<(), ToolError> {
+    write_file(&shim_dir.join("cuda_runtime.h"), CUDA_SHIM)?;
+    let mut args = os(CXX_FLAGS);
+    args.extend(os(&["-x", "c++"]));
+    args.extend([
+        OsString::from("-I"),
+        shim_dir.into(),
+        src.into(),
+        "-x".into(),
+        "none".into(),
+    ]);
+    args.extend(["-o".into(), exe.into()]);
+    run(Tool::Gxx, &args).map(drop)
+}
+
+/// Validates GLSL compute shaders (`.comp`) in one glslangValidator call
+/// per batch of files. A batch is compiled as separate units (no linking),
+/// so this checks the language, not SPIR-V generation; see
+/// [`compile_glsl_spirv`] for that.
+pub fn check_glsl(files: &[PathBuf]) -> Result<(), ToolError> {
+    for chunk in files.chunks(2000) {
+        let args: Vec<OsString> = chunk.iter().map(OsString::from).collect();
+        run(Tool::Glslang, &args)?;
+    }
+    Ok(())
+}
+
+/// Compiles one GLSL compute shader to Vulkan SPIR-V at `spv`.
+pub fn compile_glsl_spirv(file: &Path, spv: &Path) -> Result<(), ToolError> {
+    let mut args = os(&["-V", "--target-env", "vulkan1.1", "-o"]);
+    args.extend([spv.into(), file.into()]);
+    run(Tool::Glslang, &args).map(drop)
+}
+
+/// Checks Metal kernels with `clang++ -fsyntax-only` against [`METAL_SHIM`]
+/// (written into `shim_dir`), many files per call.
+pub fn check_metal(files: &[PathBuf], shim_dir: &Path) -> Result<(), ToolError> {
+    write_file(&shim_dir.join("metal_stdlib"), METAL_SHIM)?;
+    for chunk in files.chunks(500) {
+        let mut args = os(&[
+            "-fsyntax-only",
+            "-std=c++17",
+            "-x",
+            "c++",
+            "-Wall",
+            "-Werror",
+            "-Wno-unknown-attributes",
+        ]);
+        args.extend([OsString::from("-I"), shim_dir.into()]);
+        args.extend(chunk.iter().map(OsString::from));
+        run(Tool::Clang, &args)?;
+    }
+    Ok(())
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), ToolError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| ToolError::Io(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    std::fs::write(path, text)
+        .map_err(|e| ToolError::Io(format!("cannot write {}: {e}", path.display())))
+}
