@@ -18,12 +18,14 @@ pub mod canon;
 pub mod config;
 pub mod constraints;
 pub mod explicit;
+pub mod explorer;
 pub mod idioms;
 pub mod output;
 pub mod program;
 pub mod progress;
 pub mod sat;
 pub mod shard;
+pub mod suites;
 
 pub use config::{Config, ConfigError};
 pub use constraints::{check, satisfies, Violation};

@@ -33,6 +33,10 @@ enum Command {
     Gen(GenArgs),
     /// Merge the RON suites of shards 1/N..N/N into the unsharded run's output.
     Merge(MergeArgs),
+    /// Regenerate the committed suites directory from scratch (labels, lists, README).
+    Suites(synth::suites::SuitesArgs),
+    /// Write a suite as one self-contained HTML test explorer.
+    Explorer(synth::explorer::ExplorerArgs),
 }
 
 #[derive(Args)]
@@ -111,6 +115,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Gen(g)) => gen(g),
         Some(Command::Merge(m)) => merge(m),
+        Some(Command::Suites(a)) => synth::suites::cli(a).map_err(|e| Fail(1, e)),
+        Some(Command::Explorer(a)) => synth::explorer::cli(a).map_err(|e| Fail(1, e)),
         None => gen(cli.gen),
     };
     match result {

@@ -1,0 +1,453 @@
+//! `synth explorer`: a suite as one self-contained, offline HTML page.
+//!
+//! In the spirit of the artifact's test explorer: a list of tests filterable
+//! by configuration, verdict under any model, Table 4 bucket and idiom; for
+//! the chosen test its pseudo-code, its program state space drawn as SVG
+//! (with the states and transitions of a failing model's witness
+//! highlighted), its verdict under each of the eleven models, and the
+//! witness schedule.
+//!
+//! The page must stay small for the biggest suite (about 7,000 tests), so
+//! nothing is rendered ahead of time: per test the page embeds only compact
+//! data (pseudo-code lines, the program space as a successor table, and
+//! each distinct witness as a list of small integer tuples) and the page's
+//! script (`explorer/explorer.js`) lays the graph out and draws it when the
+//! test is chosen. The layout is a deterministic function of the data
+//! (layers by breadth-first depth, ordered by the barycentre of their
+//! predecessors), so the same test always gives the same picture.
+//!
+//! The program space drawn is [`axb::space::program_space`]: node `i` of
+//! the embedded table is node `i` of that space and edges come in its order
+//! (per state, by thread). Witnesses come from [`oracle::analyse`], which
+//! works on the product of the program with a model; each product event is
+//! projected onto the program space (a Step of thread t from a state is the
+//! t-transition of its program state; a Terminate does not move), which is
+//! what gets highlighted.
+
+use axb::buckets::{conformance_row, distinguishing_for};
+use axb::load::{load_all, write_atomically};
+use axb::machine::Machine;
+use axb::model::{Model, Verdicts};
+use axb::space::program_space;
+use axb::suite::Entry;
+use axb::test::Test;
+use oracle::check::{Lasso, Witness};
+use oracle::product::{Event, Product};
+use petgraph::graph::EdgeIndex;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::idioms::Recogniser;
+use crate::suites::table4_models;
+
+const CSS: &str = include_str!("explorer/explorer.css");
+const JS: &str = include_str!("explorer/explorer.js");
+
+/// One event of a witness, projected for drawing: `[thread, pc (-1 for a
+/// Terminate), taken (0/1), F before, program node after, terminated
+/// threads after, F after]`.
+type EventRow = [i32; 7];
+
+/// A witness as the page draws it; embedded flat (see [`WitnessData::flat`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct WitnessData {
+    /// `"lasso"` (weak fairness, unfair) or `"trap"` (strong fairness).
+    k: &'static str,
+    /// The events from the start state, then the repeated part.
+    e: Vec<EventRow>,
+    /// Index in `e` where the repeated part starts.
+    c: usize,
+    /// For a trap: events before the trap state is reached.
+    r: Option<usize>,
+    /// For a trap: how many states the fair threads can reach from it.
+    x: Option<usize>,
+}
+
+impl WitnessData {
+    /// `[kind (0 lasso, 1 trap), c, r (-1), x (-1), events...]` with the
+    /// events' seven numbers each, one after the other: field names would
+    /// double the size of the biggest suites' pages.
+    fn flat(&self) -> Vec<i32> {
+        let mut v = vec![
+            (self.k == "trap") as i32,
+            self.c as i32,
+            self.r.map_or(-1, |r| r as i32),
+            self.x.map_or(-1, |x| x as i32),
+        ];
+        v.extend(self.e.iter().flatten());
+        v
+    }
+}
+
+/// Everything the page knows about one test.
+#[derive(Serialize)]
+struct TestData {
+    /// Name.
+    n: String,
+    /// Configuration, `<N>t<M>i`.
+    c: String,
+    /// Verdicts, one letter per model in [`Model::ALL`] order.
+    v: String,
+    /// The Table 4 model the test is distinguishing for (CSV name), or "".
+    d: &'static str,
+    /// The Table 4 models it is a conformance test for.
+    cf: Vec<&'static str>,
+    /// Idiom tags.
+    i: Vec<String>,
+    /// `duplicate_of`, or "".
+    u: String,
+    /// Pseudo-code, per thread, per pc, as indices into the page's `lines`.
+    p: Vec<Vec<u32>>,
+    /// Locations shown in states.
+    l: usize,
+    /// Program states in node order: memory digits (hex), `.`, pcs (hex,
+    /// `x` for END).
+    s: Vec<String>,
+    /// Successor table: `g[node * threads + t]`, -1 if t has finished.
+    g: Vec<i32>,
+    /// Per model ([`Model::ALL`] order): index into `w`, or -1 (passes).
+    m: Vec<i32>,
+    /// The distinct witnesses, flat.
+    w: Vec<Vec<i32>>,
+}
+
+/// The whole page's data.
+#[derive(Serialize)]
+struct PageData {
+    suite: String,
+    note: String,
+    /// CSV names and readable names of the models, [`Model::ALL`] order.
+    models: Vec<&'static str>,
+    pretty: Vec<String>,
+    /// The Table 4 models, weak row order then strong.
+    table4: Vec<&'static str>,
+    /// Idiom tags and their titles, catalogue order.
+    idioms: Vec<(String, String)>,
+    /// Every distinct line of pseudo-code (tests refer to them by index).
+    lines: Vec<String>,
+    tests: Vec<TestData>,
+}
+
+fn hex(v: usize) -> char {
+    char::from_digit(v as u32, 16).expect("below 16")
+}
+
+/// The program-space node of each product state, and the data of a witness.
+fn witness_data(product: &Product, w: &Witness, node_of: &impl Fn(u64) -> i32) -> WitnessData {
+    let g = &product.lts.graph;
+    let rows = |edges: &[EdgeIndex]| -> Vec<EventRow> {
+        edges
+            .iter()
+            .map(|&e| {
+                let after = g[g.edge_endpoints(e).expect("an edge").1];
+                let (pc, taken) = match g[e] {
+                    Event::Step { pc, taken, .. } => (pc as i32, taken as i32),
+                    Event::Terminate { .. } => (-1, 0),
+                };
+                [
+                    g[e].thread() as i32,
+                    pc,
+                    taken,
+                    g[e].fair() as i32,
+                    node_of(after.prog),
+                    after.terminated as i32,
+                    after.f as i32,
+                ]
+            })
+            .collect()
+    };
+    let lasso = |l: &Lasso| -> (Vec<EventRow>, usize) {
+        let mut e = rows(&l.prefix);
+        let c = e.len();
+        e.extend(rows(&l.cycle));
+        (e, c)
+    };
+    match w {
+        Witness::Lasso(l) => {
+            let (e, c) = lasso(l);
+            WitnessData {
+                k: "lasso",
+                e,
+                c,
+                r: None,
+                x: None,
+            }
+        }
+        Witness::Trap {
+            reach,
+            closure,
+            stay,
+            ..
+        } => {
+            let mut e = rows(reach);
+            let r = e.len();
+            let (rest, c) = lasso(stay);
+            e.extend(rest);
+            WitnessData {
+                k: "trap",
+                e,
+                c: r + c,
+                r: Some(r),
+                x: Some(closure.len()),
+            }
+        }
+    }
+}
+
+/// The data of one test, and its pseudo-code lines (per thread, per pc) for
+/// the caller to intern into the page's `lines`.
+fn test_data(e: &Entry, verdicts: Verdicts, idioms: Vec<String>) -> (TestData, Vec<Vec<String>>) {
+    let test = &e.test;
+    let n = test.num_threads();
+    let lts = program_space(test);
+    let machine = Machine::new(test);
+    let locs = test.num_locs().max(1);
+    let states: Vec<String> = lts
+        .graph
+        .node_weights()
+        .map(|&s| {
+            let mut out: String = (0..locs).map(|l| hex(machine.mem(s, l) as usize)).collect();
+            out.push('.');
+            out.extend((0..n).map(|t| {
+                if machine.finished(s, t) {
+                    'x'
+                } else {
+                    hex(machine.pc(s, t))
+                }
+            }));
+            out
+        })
+        .collect();
+    let mut succ = vec![-1i32; lts.num_states() * n];
+    for edge in lts.graph.raw_edges() {
+        succ[edge.source().index() * n + edge.weight.thread as usize] =
+            edge.target().index() as i32;
+    }
+    let node_of = |prog: u64| -> i32 { lts.index[&prog].index() as i32 };
+    let mut witnesses: Vec<WitnessData> = Vec::new();
+    let mut per_model = Vec::with_capacity(Model::ALL.len());
+    for m in Model::ALL {
+        if verdicts.passes(m) {
+            per_model.push(-1);
+            continue;
+        }
+        let a = oracle::analyse(test, m);
+        let w = a.witness.as_ref().expect(
+            "a failing verdict has a witness (oracle::analyse agrees with the suite's verdicts)",
+        );
+        let data = witness_data(&a.product, w, &node_of);
+        let k = match witnesses.iter().position(|x| *x == data) {
+            Some(k) => k,
+            None => {
+                witnesses.push(data);
+                witnesses.len() - 1
+            }
+        };
+        per_model.push(k as i32);
+    }
+    let code = test
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(t, th)| {
+            (0..th.len())
+                .map(|pc| axb::pseudo::at(test, t, pc))
+                .collect()
+        })
+        .collect();
+    let data = TestData {
+        n: e.name.clone(),
+        c: test.config(),
+        v: verdicts.0.iter().map(|v| v.as_char()).collect(),
+        d: distinguishing_for(&verdicts).map_or("", Model::name),
+        cf: table4_models()
+            .into_iter()
+            .filter(|&m| conformance_row(&verdicts, m))
+            .map(Model::name)
+            .collect(),
+        i: idioms,
+        u: e.duplicate_of.clone().unwrap_or_default(),
+        p: Vec::new(),
+        l: locs,
+        s: states,
+        g: succ,
+        m: per_model,
+        w: witnesses.iter().map(WitnessData::flat).collect(),
+    };
+    (data, code)
+}
+
+/// The page for `entries`. Entries without verdicts are labelled here
+/// (verdicts by the oracle, idioms by [`Recogniser`]); labelled entries are
+/// shown as they are, but a stored verdict that the oracle cannot back with
+/// a witness is an error.
+pub fn render(suite: &str, note: &str, entries: &[Entry]) -> String {
+    let recogniser = Recogniser::default();
+    let labelled: Vec<(TestData, Vec<Vec<String>>)> = entries
+        .par_iter()
+        .map(|e| match e.verdicts {
+            Some(v) => test_data(e, v, e.idioms.clone()),
+            None => test_data(e, oracle::verdicts(&e.test), recogniser.tags(&e.test)),
+        })
+        .collect();
+    let mut lines: Vec<String> = Vec::new();
+    let mut line_ids: HashMap<String, u32> = HashMap::new();
+    let mut tests = Vec::with_capacity(labelled.len());
+    for (mut t, code) in labelled {
+        t.p = code
+            .into_iter()
+            .map(|th| {
+                th.into_iter()
+                    .map(|l| {
+                        *line_ids.entry(l.clone()).or_insert_with(|| {
+                            lines.push(l);
+                            lines.len() as u32 - 1
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        tests.push(t);
+    }
+    let data = PageData {
+        suite: suite.to_string(),
+        note: note.to_string(),
+        models: Model::ALL.iter().map(|m| m.name()).collect(),
+        pretty: Model::ALL.iter().map(|m| m.pretty()).collect(),
+        table4: table4_models().into_iter().map(Model::name).collect(),
+        idioms: recogniser
+            .all_tags()
+            .into_iter()
+            .map(|t| {
+                let (idiom, swapped) = recogniser.idiom_of(&t).expect("a catalogue tag");
+                let title = if swapped {
+                    format!("{} (threads swapped)", idiom.title)
+                } else {
+                    idiom.title.to_string()
+                };
+                (t, title)
+            })
+            .collect(),
+        lines,
+        tests,
+    };
+    // `<` is escaped so that no string in the data can close the script.
+    let json = serde_json::to_string(&data)
+        .expect("page data serializes")
+        .replace('<', "\\u003c");
+    let title = html_escape(&format!("{suite}: progress litmus test explorer"));
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{BODY}<script id=\"data\" type=\"application/json\">{json}</script>\n<script>\n{JS}</script>\n</body>\n</html>\n"
+    )
+}
+
+/// The static skeleton the script fills in.
+const BODY: &str = r#"<header><h1 id="suite"></h1><span id="note"></span></header>
+<div id="main">
+<nav id="side">
+<div id="filters">
+<label>Configuration <select id="f-config"></select></label>
+<label>Verdict <select id="f-vmodel"></select> <select id="f-verdict"><option value="">any</option><option value="P">P (passes)</option><option value="F">F (fails)</option></select></label>
+<label>Bucket <select id="f-bucket"></select></label>
+<label>Idiom <select id="f-idiom"></select></label>
+<label>Name <input id="f-name" type="search" placeholder="e.g. 2t3i_1"></label>
+</div>
+<div id="count-line"><span id="count"></span> tests</div>
+<ul id="list"></ul>
+</nav>
+<main id="view">
+<section id="test-head"><h2 id="title"></h2><div id="facts"></div></section>
+<section id="code-box"><h3>Pseudo-code</h3><pre id="code"></pre></section>
+<section id="verdict-box"><h3>Verdicts</h3><table id="verdicts"></table></section>
+<section id="graph-box"><h3>State space <span id="graph-info"></span></h3><div id="legend"></div><div id="graph"></div></section>
+<section id="witness-box"><h3 id="witness-title">Witness</h3><p id="witness-intro"></p><table id="schedule"></table></section>
+</main>
+</div>
+"#;
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The arguments of `synth explorer`.
+#[derive(clap::Args, Debug)]
+pub struct ExplorerArgs {
+    /// A suite (RON), a test file, or a directory of tests.
+    pub suite: PathBuf,
+    /// The HTML file to write.
+    #[arg(long, short = 'o')]
+    pub out: PathBuf,
+}
+
+/// Loads `path` (a suite, a test or a directory) as a suite name, its note
+/// and its entries.
+pub fn load(path: &Path) -> Result<(String, String, Vec<Entry>), String> {
+    let (tests, errors) = load_all(&[path.to_path_buf()]);
+    if let Some(e) = errors.first() {
+        return Err(e.to_string());
+    }
+    if tests.is_empty() {
+        return Err(format!("{}: no tests found", path.display()));
+    }
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let note = match axb::load::load_document(path) {
+        Ok(axb::load::Document::Suite(s)) => s.note,
+        _ => String::new(),
+    };
+    Ok((name, note, tests.into_iter().map(|t| t.entry).collect()))
+}
+
+/// `synth explorer SUITE -o FILE.html`.
+pub fn cli(args: ExplorerArgs) -> Result<(), String> {
+    let start = std::time::Instant::now();
+    let (name, note, entries) = load(&args.suite)?;
+    let html = render(&name, &note, &entries);
+    write_atomically(&args.out, html.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
+    println!(
+        "{}: {} tests, {} bytes in {:.2} s -> {}",
+        name,
+        entries.len(),
+        html.len(),
+        start.elapsed().as_secs_f64(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// The page's data for one test, for tests of the page: the witness of
+/// `model` projected onto the program space, as the `(source node, thread)`
+/// of every highlighted transition, split into the part before the repeated
+/// cycle and the cycle.
+pub fn highlighted(
+    test: &Test,
+    model: Model,
+) -> Option<(Vec<(usize, usize)>, Vec<(usize, usize)>)> {
+    let lts = program_space(test);
+    let a = oracle::analyse(test, model);
+    let w = a.witness.as_ref()?;
+    let node_of = |prog: u64| -> i32 { lts.index[&prog].index() as i32 };
+    let data = witness_data(&a.product, w, &node_of);
+    let (mut pre, mut cyc) = (Vec::new(), Vec::new());
+    let mut cur = 0usize;
+    for (k, ev) in data.e.iter().enumerate() {
+        if ev[1] >= 0 {
+            let step = (cur, ev[0] as usize);
+            if k < data.c {
+                pre.push(step);
+            } else {
+                cyc.push(step);
+            }
+        }
+        cur = ev[4] as usize;
+    }
+    Some((pre, cyc))
+}

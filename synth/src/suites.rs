@@ -1,0 +1,622 @@
+//! `synth suites`: the committed conformance suites, regenerated from
+//! scratch.
+//!
+//! One run enumerates the five published configurations completely, imports
+//! the 483 published tests under their published names, labels every test
+//! with its verdicts under the eleven models (the oracle) and the idioms it
+//! behaves like ([`crate::idioms`]), splits each suite into the conformance
+//! and distinguishing lists of SPEC §5, and writes a README with Table 4 for
+//! the published and the complete suites side by side.
+//!
+//! Layout under the output directory (`suites/` by default):
+//!
+//! ```text
+//! README.md
+//! <suite>/<suite>.ron                 every test, verdicts and idiom tags
+//! <suite>/conformance/<MODEL>.txt     one test name per line
+//! <suite>/distinguishing/<MODEL>.txt
+//! <suite>/idioms/<tag>.txt            tests that behave like the idiom
+//! oopsla21/in-complete.txt            published name -> complete-suite name
+//! ```
+//!
+//! `<suite>` is `oopsla21` or a configuration (`2t2i`, ...); `<MODEL>` is a
+//! CSV model name of a Table 4 row (`HSA`, `OBE`, `LOBE`, `WEAK_FAIR` and
+//! their `_STRONG` / `STRONG_FAIR` variants).
+//!
+//! Everything is a pure function of the published tests and the code: all
+//! orders are fixed, nothing records a time or a path, and files whose
+//! bytes would not change are not rewritten, so a second run on an
+//! unchanged tree changes nothing.
+
+use crate::canon::canonical;
+use crate::config::Config;
+use crate::idioms::Recogniser;
+use axb::buckets::{conformance_row, distinguishing_for, Table4, ROWS};
+use axb::load::{load_all, suite_to_ron, write_atomically};
+use axb::model::{Fairness, Model};
+use axb::suite::{Entry, Suite};
+use axb::test::Test;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The published configurations, `(threads, instructions)`, in the paper's
+/// order.
+pub const CONFIGS: [(usize, usize); 5] = [(2, 2), (2, 3), (2, 4), (3, 3), (3, 4)];
+
+/// The name of the suite of published tests.
+pub const PUBLISHED: &str = "oopsla21";
+
+/// Where the published tests are, relative to the project root.
+pub const DEFAULT_PUBLISHED_DIR: &str = "../shared/data/oopsla21/tests";
+
+/// The eight Table 4 models (rows x fairness), weak first, in row order.
+pub fn table4_models() -> Vec<Model> {
+    [Fairness::Weak, Fairness::Strong]
+        .into_iter()
+        .flat_map(|f| ROWS.iter().map(move |&b| Model::new(b, f)))
+        .collect()
+}
+
+/// Reads the published tests (artifact `.txt` files named
+/// `<N>t<M>i_<k>.txt`) as one suite in configuration order, then by `k`,
+/// each keeping its published name; a test that equals an earlier one up to
+/// location renaming gets [`Entry::duplicate_of`] that earlier name.
+pub fn import_published(dir: &Path) -> Result<Suite, String> {
+    if !dir.is_dir() {
+        return Err(format!(
+            "published tests not found at {} (expected the artifact's .txt files; see --published)",
+            dir.display()
+        ));
+    }
+    let (tests, errors) = load_all(&[dir.to_path_buf()]);
+    if let Some(e) = errors.first() {
+        return Err(e.to_string());
+    }
+    let mut keyed = Vec::new();
+    for t in tests {
+        let key = published_key(&t.name).ok_or_else(|| {
+            format!(
+                "{}: a published test name must be <N>t<M>i_<k>",
+                t.source.display()
+            )
+        })?;
+        if t.entry.test.config() != t.name[..t.name.find('_').unwrap_or(0)] {
+            return Err(format!(
+                "{}: the test is {}, not what its name says",
+                t.source.display(),
+                t.entry.test.config()
+            ));
+        }
+        keyed.push((key, t.entry));
+    }
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut first: HashMap<Test, String> = HashMap::new();
+    let mut entries = Vec::with_capacity(keyed.len());
+    for (_, mut e) in keyed {
+        let canon = canonical(&e.test);
+        match first.get(&canon) {
+            Some(earlier) => e.duplicate_of = Some(earlier.clone()),
+            None => {
+                first.insert(canon, e.name.clone());
+            }
+        }
+        entries.push(e);
+    }
+    Ok(Suite {
+        name: PUBLISHED.to_string(),
+        note: format!(
+            "The {} progress litmus tests of the OOPSLA'21 artifact under their published names; duplicate_of names an earlier published test that is the same up to location renaming. Verdicts by the oracle, idioms by synth::idioms.",
+            entries.len()
+        ),
+        tests: entries,
+    })
+}
+
+/// Sort key of a published name: configuration position (unknown ones
+/// last, by name), then the numeric id.
+fn published_key(name: &str) -> Option<(usize, String, u64)> {
+    let (config, id) = name.split_once('_')?;
+    let id: u64 = id.parse().ok()?;
+    let pos = CONFIGS
+        .iter()
+        .position(|&(n, m)| format!("{n}t{m}i") == config)
+        .unwrap_or(CONFIGS.len());
+    Some((pos, config.to_string(), id))
+}
+
+/// Every test of a published configuration, named `<N>t<M>i_<k>` in the
+/// synthesizer's canonical order.
+pub fn complete_suite(threads: usize, instrs: usize) -> Result<Suite, String> {
+    let cfg = Config::new(threads, instrs);
+    let tests = crate::enumerate(&cfg).map_err(|e| e.to_string())?;
+    let mut suite = crate::output::to_suite(&cfg, tests, None);
+    suite
+        .note
+        .push_str(". Verdicts by the oracle, idioms by synth::idioms.");
+    Ok(suite)
+}
+
+/// Fills in every entry's verdicts (all eleven models) and idiom tags.
+pub fn label(suite: &mut Suite, recogniser: &Recogniser) {
+    let tests: Vec<&Test> = suite.tests.iter().map(|e| &e.test).collect();
+    let verdicts = oracle::verdicts_all(&tests);
+    let tags: Vec<Vec<String>> = tests.par_iter().map(|t| recogniser.tags(t)).collect();
+    for ((e, v), t) in suite.tests.iter_mut().zip(verdicts).zip(tags) {
+        e.verdicts = Some(v);
+        e.idioms = t;
+    }
+}
+
+/// The names of a labelled suite's tests in one Table 4 list.
+pub fn list(suite: &Suite, model: Model, distinguishing: bool) -> Vec<&str> {
+    suite
+        .tests
+        .iter()
+        .filter(|e| {
+            e.verdicts.as_ref().is_some_and(|v| {
+                if distinguishing {
+                    distinguishing_for(v) == Some(model)
+                } else {
+                    conformance_row(v, model)
+                }
+            })
+        })
+        .map(|e| e.name.as_str())
+        .collect()
+}
+
+/// Table 4 of a labelled suite.
+pub fn table4(suite: &Suite) -> Table4 {
+    Table4::from_verdicts(suite.tests.iter().filter_map(|e| e.verdicts.as_ref()))
+}
+
+/// The generated tree: relative path -> bytes, and the suites it came from.
+pub struct Generated {
+    pub files: BTreeMap<PathBuf, Vec<u8>>,
+    /// The published suite first, then the complete suites in [`CONFIGS`]
+    /// order.
+    pub suites: Vec<Suite>,
+    /// Seconds spent on enumeration, and on labelling (oracle + idioms).
+    pub enumerate_s: f64,
+    pub label_s: f64,
+}
+
+fn lines(names: &[&str]) -> Vec<u8> {
+    let mut s = String::new();
+    for n in names {
+        s.push_str(n);
+        s.push('\n');
+    }
+    s.into_bytes()
+}
+
+/// The files of one labelled suite (without the README).
+fn suite_files(suite: &Suite, tags: &[String], files: &mut BTreeMap<PathBuf, Vec<u8>>) {
+    let dir = PathBuf::from(&suite.name);
+    files.insert(
+        dir.join(format!("{}.ron", suite.name)),
+        suite_to_ron(suite).into_bytes(),
+    );
+    for m in table4_models() {
+        for (sub, d) in [("conformance", false), ("distinguishing", true)] {
+            files.insert(
+                dir.join(sub).join(format!("{}.txt", m.name())),
+                lines(&list(suite, m, d)),
+            );
+        }
+    }
+    for tag in tags {
+        let names: Vec<&str> = suite
+            .tests
+            .iter()
+            .filter(|e| e.idioms.contains(tag))
+            .map(|e| e.name.as_str())
+            .collect();
+        if !names.is_empty() {
+            files.insert(dir.join("idioms").join(format!("{tag}.txt")), lines(&names));
+        }
+    }
+}
+
+/// Computes every file of the suites directory. `published` is the
+/// directory of published tests.
+pub fn generate(published: &Path) -> Result<Generated, String> {
+    let recogniser = Recogniser::default();
+    let tags = recogniser.all_tags();
+    let t0 = Instant::now();
+    let mut suites = vec![import_published(published)?];
+    for (n, m) in CONFIGS {
+        suites.push(complete_suite(n, m)?);
+    }
+    let enumerate_s = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    for s in &mut suites {
+        label(s, &recogniser);
+    }
+    let label_s = t1.elapsed().as_secs_f64();
+    let mut files = BTreeMap::new();
+    for s in &suites {
+        suite_files(s, &tags, &mut files);
+    }
+    files.insert(
+        PathBuf::from(PUBLISHED).join("in-complete.txt"),
+        in_complete(&suites).into_bytes(),
+    );
+    files.insert(
+        PathBuf::from("README.md"),
+        readme(&suites, &recogniser).into_bytes(),
+    );
+    Ok(Generated {
+        files,
+        suites,
+        enumerate_s,
+        label_s,
+    })
+}
+
+/// For each published test, the name of the same test (up to location
+/// renaming) in the complete suite of its configuration, or `-`.
+fn in_complete(suites: &[Suite]) -> String {
+    let index = complete_index(suites);
+    let mut out = String::new();
+    for e in &suites[0].tests {
+        let found = index.get(&canonical(&e.test)).map_or("-", |s| s.as_str());
+        let _ = writeln!(out, "{} {found}", e.name);
+    }
+    out
+}
+
+/// Canonical test -> its name in the complete suites.
+fn complete_index(suites: &[Suite]) -> HashMap<Test, String> {
+    suites[1..]
+        .iter()
+        .flat_map(|s| s.tests.iter())
+        .map(|e| (canonical(&e.test), e.name.clone()))
+        .collect()
+}
+
+/// What [`write`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteStats {
+    pub written: usize,
+    pub unchanged: usize,
+    pub removed: Vec<PathBuf>,
+}
+
+/// Writes `files` under `out`: each atomically, and only if its bytes
+/// differ. Inside each suite directory (`out/<suite>/...`) files that are
+/// not part of the output are removed, so a suite that shrinks leaves no
+/// stale list behind; nothing directly in `out` is ever removed.
+pub fn write(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> std::io::Result<WriteStats> {
+    let mut stats = WriteStats::default();
+    for (rel, bytes) in files {
+        let path = out.join(rel);
+        if std::fs::read(&path).is_ok_and(|old| &old == bytes) {
+            stats.unchanged += 1;
+        } else {
+            write_atomically(&path, bytes)?;
+            stats.written += 1;
+        }
+    }
+    let dirs: BTreeSet<PathBuf> = files
+        .keys()
+        .filter(|p| p.components().count() > 1)
+        .filter_map(|p| p.parent().map(Path::to_path_buf))
+        .collect();
+    for dir in dirs {
+        for entry in std::fs::read_dir(out.join(&dir))? {
+            let entry = entry?;
+            let rel = dir.join(entry.file_name());
+            if entry.file_type()?.is_file() && !files.contains_key(&rel) {
+                std::fs::remove_file(entry.path())?;
+                stats.removed.push(rel);
+            }
+        }
+    }
+    Ok(stats)
+}
+
+fn dc(t: &Table4, fairness: usize, row: usize) -> String {
+    format!("{}/{}", t.d[fairness][row], t.c[fairness][row])
+}
+
+/// The README of the suites directory.
+pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
+    let published = &suites[0];
+    let complete = &suites[1..];
+    let all_complete = Suite {
+        name: "complete".into(),
+        note: String::new(),
+        tests: complete.iter().flat_map(|s| s.tests.clone()).collect(),
+    };
+    let tp = table4(published);
+    let tc = table4(&all_complete);
+    let index = complete_index(suites);
+    let mut o = String::new();
+    let _ = writeln!(o, "# Conformance suites\n");
+    let _ = writeln!(
+        o,
+        "Generated by `synth suites`; do not edit by hand. Every test of the five published configurations \
+         (2 memory locations, values 0 and 1, the constraints of SPEC §4), the {} published tests of the \
+         OOPSLA'21 artifact, each labelled with its verdicts under all 11 progress models, split into the \
+         conformance and distinguishing tests of SPEC §5, and tagged with the classic idioms it behaves like.\n",
+        published.tests.len()
+    );
+    let _ = writeln!(o, "## Regenerate\n");
+    let _ = writeln!(
+        o,
+        "From the project root (the published tests are read from `{DEFAULT_PUBLISHED_DIR}`):\n"
+    );
+    let _ = writeln!(
+        o,
+        "```sh\ncargo build --release -p synth\n./target/release/synth suites --out suites\n```\n"
+    );
+    let _ = writeln!(
+        o,
+        "It enumerates, labels and writes everything from scratch in a few seconds and prints a summary. \
+         Re-running it on an unchanged tree changes no byte.\n"
+    );
+    let _ = writeln!(o, "## Layout\n");
+    let _ = writeln!(o, "| path | contents |\n|---|---|");
+    let _ = writeln!(o, "| `<suite>/<suite>.ron` | the suite (RON, `axb::suite::Suite`): every test with its verdicts under the 11 models, its idiom tags, and for published duplicates `duplicate_of` |");
+    let _ = writeln!(o, "| `<suite>/conformance/<MODEL>.txt` | the conformance tests of a Table 4 row, one name per line |");
+    let _ = writeln!(
+        o,
+        "| `<suite>/distinguishing/<MODEL>.txt` | the tests distinguishing for that row |"
+    );
+    let _ = writeln!(o, "| `<suite>/idioms/<tag>.txt` | the tests that behave like an idiom (absent if none does) |");
+    let _ = writeln!(o, "| `{PUBLISHED}/in-complete.txt` | each published name and the name of the same test (up to location renaming) in the complete suite of its configuration |\n");
+    let _ = writeln!(
+        o,
+        "Suites: `{PUBLISHED}` (the published tests, published names) and one complete suite per configuration \
+         (`2t2i`, `2t3i`, `2t4i`, `3t3i`, `3t4i`; tests named `<config>_<k>` in the synthesizer's canonical order). \
+         `<MODEL>` is the CSV name of a Table 4 row: `HSA`, `OBE`, `LOBE`, `WEAK_FAIR` (weak) and `HSA_STRONG`, \
+         `OBE_STRONG`, `LOBE_STRONG`, `STRONG_FAIR` (strong). HSA+OBE and unfair are not rows of Table 4, so \
+         they have verdicts but no lists.\n"
+    );
+    let _ = writeln!(
+        o,
+        "A test is *weak* if it passes under weak fair, else *strong* if it passes under strong fair; it is \
+         distinguishing (D) for the first of HSA, OBE, LOBE of its fairness under which it passes, else for fair. \
+         Conformance (C): HSA = D(HSA), OBE = D(OBE), LOBE = D(HSA)+D(OBE)+D(LOBE), fair = every test of that fairness.\n"
+    );
+
+    let _ = writeln!(o, "## Table 4: published and complete, side by side\n");
+    let _ = writeln!(
+        o,
+        "D/C = distinguishing/conformance tests. Published: the {} tests of the artifact (duplicates included, as in the paper). \
+         Complete: the {} tests of the five complete suites.\n",
+        published.tests.len(),
+        all_complete.tests.len()
+    );
+    let _ = writeln!(
+        o,
+        "| model | published weak D | published weak C | complete weak D | complete weak C | published strong D | published strong C | complete strong D | complete strong C |"
+    );
+    let _ = writeln!(o, "|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+    for (ri, name) in ["HSA", "OBE", "LOBE", "fair"].iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            tp.d[0][ri],
+            tp.c[0][ri],
+            tc.d[0][ri],
+            tc.c[0][ri],
+            tp.d[1][ri],
+            tp.c[1][ri],
+            tc.d[1][ri],
+            tc.c[1][ri]
+        );
+    }
+    if tp.unbucketed + tc.unbucketed > 0 {
+        let _ = writeln!(
+            o,
+            "\nTests that fail even under strong fairness (in no bucket): published {}, complete {}.",
+            tp.unbucketed, tc.unbucketed
+        );
+    }
+    let _ = writeln!(o);
+
+    let _ = writeln!(o, "## Counts per suite\n");
+    let _ = writeln!(
+        o,
+        "| suite | tests | distinct up to location renaming | in the complete suite | weak | strong | weak HSA D/C | weak OBE D/C | weak LOBE D/C | weak fair D/C | strong HSA D/C | strong OBE D/C | strong LOBE D/C | strong fair D/C |"
+    );
+    let _ = writeln!(
+        o,
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    );
+    let mut rows: Vec<(String, Vec<&Entry>)> = Vec::new();
+    for &(n, m) in &CONFIGS {
+        let c = format!("{n}t{m}i");
+        let es: Vec<&Entry> = published
+            .tests
+            .iter()
+            .filter(|e| e.test.config() == c)
+            .collect();
+        rows.push((format!("{PUBLISHED} {c}"), es));
+    }
+    rows.push((
+        format!("{PUBLISHED} (all)"),
+        published.tests.iter().collect(),
+    ));
+    for s in complete {
+        rows.push((s.name.clone(), s.tests.iter().collect()));
+    }
+    rows.push(("complete (all)".into(), all_complete.tests.iter().collect()));
+    for (name, es) in rows {
+        let t = Table4::from_verdicts(es.iter().filter_map(|e| e.verdicts.as_ref()));
+        let distinct = es.iter().filter(|e| e.duplicate_of.is_none()).count();
+        let found = es
+            .iter()
+            .filter(|e| index.contains_key(&canonical(&e.test)))
+            .count();
+        let weak: usize = t.c[0][3];
+        let strong: usize = t.c[1][3];
+        let _ = writeln!(
+            o,
+            "| {name} | {} | {distinct} | {found} | {weak} | {strong} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            es.len(),
+            dc(&t, 0, 0),
+            dc(&t, 0, 1),
+            dc(&t, 0, 2),
+            dc(&t, 0, 3),
+            dc(&t, 1, 0),
+            dc(&t, 1, 1),
+            dc(&t, 1, 2),
+            dc(&t, 1, 3),
+        );
+    }
+    let dups: Vec<String> = published
+        .tests
+        .iter()
+        .filter_map(|e| {
+            e.duplicate_of
+                .as_ref()
+                .map(|d| format!("`{}` = `{d}`", e.name))
+        })
+        .collect();
+    let _ = writeln!(
+        o,
+        "\nPublished duplicates up to location renaming ({}): {}.\n",
+        dups.len(),
+        if dups.is_empty() {
+            "none".to_string()
+        } else {
+            dups.join(", ")
+        }
+    );
+
+    let _ = writeln!(o, "## Idioms\n");
+    let _ = writeln!(
+        o,
+        "A test is tagged with an idiom when its program state space, with transitions labelled by thread id, \
+         is strongly bisimilar to the idiom's reference program (`synth/src/idioms.rs`; bisimilar tests have \
+         the same verdicts under every model). `<tag>-swapped` means: like the reference with its two threads \
+         exchanged. Full lists in `<suite>/idioms/<tag>.txt`.\n"
+    );
+    let _ = writeln!(
+        o,
+        "| tag | idiom (paper) | reference | published | complete suites |\n|---|---|---|---|---|"
+    );
+    for tag in recogniser.all_tags() {
+        let (idiom, swapped) = recogniser.idiom_of(&tag).expect("a catalogue tag");
+        let where_in = |ss: &[Suite]| -> String {
+            let names: Vec<String> = ss
+                .iter()
+                .flat_map(|s| s.tests.iter())
+                .filter(|e| e.idioms.contains(&tag))
+                .map(|e| format!("`{}`", e.name))
+                .collect();
+            match names.len() {
+                0 => "none".to_string(),
+                n if n <= 12 => names.join(", "),
+                n => format!("{n} tests: {}, ...", names[..12].join(", ")),
+            }
+        };
+        let program = if swapped {
+            crate::idioms::swap_threads(&idiom.reference)
+        } else {
+            idiom.reference.clone()
+        };
+        let reference = axb::pseudo::print(&program)
+            .lines()
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let _ = writeln!(
+            o,
+            "| `{tag}` | {}{} | {} ({}) | {} | {} |",
+            idiom.title,
+            if swapped { ", threads swapped" } else { "" },
+            reference.replace('|', "\\|"),
+            idiom.source,
+            where_in(std::slice::from_ref(published)),
+            where_in(complete)
+        );
+    }
+    let _ = writeln!(o);
+
+    let _ = writeln!(o, "## Browse\n");
+    let _ = writeln!(
+        o,
+        "`synth explorer` turns a suite into one self-contained HTML page that works offline: a list of tests \
+         filterable by configuration, verdict under any model, Table 4 bucket and idiom; for the chosen test \
+         its pseudo-code, its state space drawn as a graph, its verdict under each model and, for a failing \
+         verdict, the witness schedule highlighted in the graph.\n"
+    );
+    let _ = writeln!(
+        o,
+        "```sh\n./target/release/synth explorer suites/2t3i/2t3i.ron -o 2t3i.html\n```\n\nOpen the file in a browser; `2t3i.html#test=2t3i_14&model=HSA` opens a test with the witness of a model selected."
+    );
+    o
+}
+
+/// Everything `synth suites` reports.
+pub struct Summary {
+    pub text: String,
+}
+
+/// Regenerates the suites directory `out` from the published tests in
+/// `published`; returns the summary to print.
+pub fn run(out: &Path, published: &Path) -> Result<Summary, String> {
+    let start = Instant::now();
+    let g = generate(published)?;
+    let stats = write(out, &g.files).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let mut text = String::new();
+    for s in &g.suites {
+        let t = table4(s);
+        let tagged = s.tests.iter().filter(|e| !e.idioms.is_empty()).count();
+        let _ = writeln!(
+            text,
+            "{:<9} {:>5} tests  weak {:>5}  strong {:>5}  idiom-tagged {:>3}  D weak HSA/OBE/LOBE/fair {}/{}/{}/{}  D strong {}/{}/{}/{}",
+            s.name,
+            s.tests.len(),
+            t.c[0][3],
+            t.c[1][3],
+            tagged,
+            t.d[0][0],
+            t.d[0][1],
+            t.d[0][2],
+            t.d[0][3],
+            t.d[1][0],
+            t.d[1][1],
+            t.d[1][2],
+            t.d[1][3]
+        );
+    }
+    let _ = writeln!(
+        text,
+        "{} files: {} written, {} unchanged, {} stale removed; enumeration {:.2} s, labelling {:.2} s, total {:.2} s -> {}",
+        g.files.len(),
+        stats.written,
+        stats.unchanged,
+        stats.removed.len(),
+        g.enumerate_s,
+        g.label_s,
+        start.elapsed().as_secs_f64(),
+        out.display()
+    );
+    Ok(Summary { text })
+}
+
+/// The arguments of `synth suites`.
+#[derive(clap::Args, Debug)]
+pub struct SuitesArgs {
+    /// The suites directory to regenerate.
+    #[arg(long, short = 'o', default_value = "suites")]
+    pub out: PathBuf,
+    /// The published tests (artifact `.txt` files).
+    #[arg(long, default_value = DEFAULT_PUBLISHED_DIR)]
+    pub published: PathBuf,
+}
+
+/// `synth suites`: regenerates and prints the summary on stdout.
+pub fn cli(args: SuitesArgs) -> Result<(), String> {
+    let summary = run(&args.out, &args.published)?;
+    print!("{}", summary.text);
+    Ok(())
+}

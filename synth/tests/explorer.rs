@@ -1,0 +1,364 @@
+//! The HTML explorer, checked the way a user sees it: the page is opened in
+//! headless Chromium (Debian package `chromium`), a test and a model are
+//! selected through the URL fragment, and the DOM the page's script built is
+//! compared with what the Rust side computes for that test (verdicts from
+//! the oracle, the program state space from axb, the witness from
+//! `oracle::analyse`).
+//!
+//! Without Chromium the browser tests fail with a message naming the
+//! package, unless `SYNTH_SKIP_BROWSER_TESTS=1`.
+
+use axb::machine::Machine;
+use axb::model::Model;
+use axb::pseudo;
+use axb::space::program_space;
+use axb::suite::Suite;
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use synth::explorer::{highlighted, render};
+use synth::idioms::Recogniser;
+use synth::suites::{import_published, label};
+
+fn published() -> Suite {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/oopsla21/tests");
+    let mut s = import_published(&dir).unwrap();
+    label(&mut s, &Recogniser::default());
+    s
+}
+
+/// The page for the published suite, written once per test binary.
+fn page() -> (Suite, PathBuf) {
+    let suite = published();
+    let html = render(&suite.name, &suite.note, &suite.tests);
+    let dir = scratch("page");
+    let path = dir.join("oopsla21.html");
+    std::fs::write(&path, html).unwrap();
+    (suite, path)
+}
+
+static SCRATCH: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh directory under the system temp dir.
+fn scratch(what: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "synth-explorer-test-{}-{what}-{}",
+        std::process::id(),
+        SCRATCH.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn find_chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SYNTH_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser"] {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Chromium, or `None` when browser tests are explicitly skipped.
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = find_chromium() {
+        return Some(p);
+    }
+    if std::env::var("SYNTH_SKIP_BROWSER_TESTS").as_deref() == Ok("1") {
+        eprintln!("skipped: no chromium and SYNTH_SKIP_BROWSER_TESTS=1");
+        return None;
+    }
+    panic!(
+        "headless Chromium not found on PATH: install the Debian package `chromium` \
+         (apt-get install -y chromium), or set SYNTH_SKIP_BROWSER_TESTS=1 to skip the browser tests"
+    );
+}
+
+/// The DOM of `page#fragment` after the page's script ran, killing the
+/// browser after 60 s.
+fn dump_dom(chromium: &Path, page: &Path, fragment: &str) -> String {
+    let profile = scratch("profile");
+    let url = format!("file://{}#{fragment}", page.display());
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(&url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromium starts");
+    let mut out = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        out.read_to_string(&mut s).map(|_| s)
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = std::fs::remove_dir_all(&profile);
+            panic!("chromium did not finish within 60 s on {url}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let dom = reader.join().unwrap().unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(status.success(), "chromium failed ({status}) on {url}");
+    assert!(
+        dom.contains("data-ready=\"1\""),
+        "the page's script did not finish on {url}"
+    );
+    dom
+}
+
+/// Every start tag `<name ...>` whose text contains `marker`.
+fn tags<'a>(dom: &'a str, name: &str, marker: &str) -> Vec<&'a str> {
+    let open = format!("<{name} ");
+    let mut out = Vec::new();
+    let mut rest = dom;
+    while let Some(i) = rest.find(&open) {
+        let tail = &rest[i..];
+        let end = tail.find('>').expect("a closed tag");
+        let tag = &tail[..=end];
+        if tag.contains(marker) {
+            out.push(tag);
+        }
+        rest = &tail[end..];
+    }
+    out
+}
+
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let i = tag.find(&key)? + key.len();
+    let j = tag[i..].find('"')?;
+    Some(&tag[i..i + j])
+}
+
+/// The text of the element with `id` (no nested markup expected).
+fn text_of<'a>(dom: &'a str, id: &str) -> &'a str {
+    let key = format!("id=\"{id}\"");
+    let i = dom.find(&key).unwrap_or_else(|| panic!("no #{id}"));
+    let start = i + dom[i..].find('>').unwrap() + 1;
+    let end = start + dom[start..].find('<').unwrap();
+    &dom[start..end]
+}
+
+/// Checks what the page shows for `name` with `model` selected.
+fn check_test_view(chromium: &Path, page: &Path, suite: &Suite, name: &str, model: Model) {
+    let entry = suite.tests.iter().find(|e| e.name == name).unwrap();
+    let test = &entry.test;
+    let dom = dump_dom(
+        chromium,
+        page,
+        &format!("test={name}&model={}", model.name()),
+    );
+
+    // The title and the pseudo-code are this test's.
+    assert_eq!(text_of(&dom, "title"), name);
+    let code = text_of(&dom, "code");
+    for line in pseudo::print(test).lines() {
+        assert!(code.contains(line), "pseudo-code lacks `{line}`:\n{code}");
+    }
+
+    // The verdict table: one row per model, with the oracle's verdict.
+    let verdicts = oracle::verdicts(test);
+    let rows = tags(&dom, "tr", "data-model=");
+    assert_eq!(rows.len(), 11);
+    for m in Model::ALL {
+        let row = rows
+            .iter()
+            .find(|r| attr(r, "data-model") == Some(m.name()))
+            .unwrap_or_else(|| panic!("no row for {m}"));
+        let shown = attr(row, "data-verdict").unwrap();
+        assert_eq!(shown, verdicts.get(m).as_char().to_string(), "{name} {m}");
+        assert_eq!(attr(row, "class") == Some("sel"), m == model, "{row}");
+    }
+
+    // The picture: exactly the program state space of this test.
+    let svg = tags(&dom, "svg", "id=\"lts\"");
+    assert_eq!(svg.len(), 1);
+    assert_eq!(attr(svg[0], "data-test"), Some(name));
+    let lts = program_space(test);
+    let machine = Machine::new(test);
+    let locs = test.num_locs().max(1);
+    let nodes = tags(&dom, "g", "data-state=");
+    assert_eq!(nodes.len(), lts.num_states());
+    let shown_states: BTreeSet<(usize, String)> = nodes
+        .iter()
+        .map(|g| {
+            (
+                attr(g, "data-node").unwrap().parse().unwrap(),
+                attr(g, "data-state").unwrap().to_string(),
+            )
+        })
+        .collect();
+    let states: BTreeSet<(usize, String)> = lts
+        .graph
+        .node_indices()
+        .map(|n| (n.index(), machine.describe(lts.graph[n], locs)))
+        .collect();
+    assert_eq!(shown_states, states);
+    let edges = tags(&dom, "path", "data-thread=");
+    assert_eq!(edges.len(), lts.num_transitions());
+    let shown_edges: BTreeSet<(usize, usize, usize)> = edges
+        .iter()
+        .map(|p| {
+            let n = |k| attr(p, k).unwrap().parse::<usize>().unwrap();
+            (n("data-src"), n("data-dst"), n("data-thread"))
+        })
+        .collect();
+    let space_edges: BTreeSet<(usize, usize, usize)> = lts
+        .graph
+        .raw_edges()
+        .iter()
+        .map(|e| {
+            (
+                e.source().index(),
+                e.target().index(),
+                e.weight.thread as usize,
+            )
+        })
+        .collect();
+    assert_eq!(shown_edges, space_edges);
+
+    // The witness of the selected model is highlighted: the repeated part
+    // in red (`wc`), the way there in orange (`wp`).
+    let (pre, cyc) = highlighted(test, model).expect("the model fails this test");
+    let cyc: BTreeSet<(usize, usize)> = cyc.into_iter().collect();
+    let pre: BTreeSet<(usize, usize)> = pre.into_iter().filter(|s| !cyc.contains(s)).collect();
+    let with_class = |c: &str| -> BTreeSet<(usize, usize)> {
+        edges
+            .iter()
+            .filter(|p| attr(p, "class").is_some_and(|k| k.split(' ').any(|x| x == c)))
+            .map(|p| {
+                let n = |k| attr(p, k).unwrap().parse::<usize>().unwrap();
+                (n("data-src"), n("data-thread"))
+            })
+            .collect()
+    };
+    assert!(!cyc.is_empty() || !pre.is_empty());
+    assert_eq!(with_class("wc"), cyc, "{name} {model}: cycle edges");
+    assert_eq!(with_class("wp"), pre, "{name} {model}: prefix edges");
+
+    // The schedule has one row per event of the oracle's witness.
+    let a = oracle::analyse(test, model);
+    let events = match a.witness.unwrap() {
+        oracle::check::Witness::Lasso(l) => l.prefix.len() + l.cycle.len(),
+        oracle::check::Witness::Trap { reach, stay, .. } => {
+            reach.len() + stay.prefix.len() + stay.cycle.len()
+        }
+    };
+    assert_eq!(tags(&dom, "tr", "class=\"ev\"").len(), events);
+    assert!(text_of(&dom, "witness-title").contains("NOT guaranteed"));
+}
+
+#[test]
+fn the_page_shows_the_chosen_test_its_verdicts_and_its_witness() {
+    let Some(chromium) = chromium() else { return };
+    let (suite, page) = page();
+    // A weak witness (a lasso) on the simplified mutex...
+    let hsa = Model::parse("HSA").unwrap();
+    check_test_view(&chromium, &page, &suite, "2t3i_22", hsa);
+    // ...and a strong one (a trap) on a three-thread test.
+    let strong_hsa = Model::parse("HSA_STRONG").unwrap();
+    let strong = suite
+        .tests
+        .iter()
+        .find(|e| e.test.num_threads() == 3 && !e.verdicts.unwrap().passes(strong_hsa))
+        .expect("a three-thread test that fails strong HSA");
+    check_test_view(&chromium, &page, &suite, &strong.name, strong_hsa);
+    let _ = std::fs::remove_dir_all(page.parent().unwrap());
+}
+
+#[test]
+fn the_filters_select_what_they_say() {
+    let Some(chromium) = chromium() else { return };
+    let (suite, page) = page();
+    let count = |dom: &str| -> usize { text_of(dom, "count").parse().unwrap() };
+    let dom = dump_dom(&chromium, &page, "");
+    assert_eq!(count(&dom), 483);
+    // No fragment: the first test is shown.
+    assert_eq!(text_of(&dom, "title"), "2t2i_0");
+
+    let hsa = Model::parse("HSA").unwrap();
+    let dom = dump_dom(&chromium, &page, "config=2t3i&vm=HSA&vv=P");
+    let expected = suite
+        .tests
+        .iter()
+        .filter(|e| e.test.config() == "2t3i" && e.verdicts.unwrap().passes(hsa))
+        .count();
+    assert!(expected > 0);
+    assert_eq!(count(&dom), expected);
+    let listed = tags(&dom, "li", "data-name=");
+    assert_eq!(listed.len(), expected);
+
+    // SPEC §5: 12 weak OBE distinguishing tests in the published suite.
+    let dom = dump_dom(&chromium, &page, "bucket=D%3AOBE");
+    assert_eq!(count(&dom), 12);
+    let dom = dump_dom(&chromium, &page, "idiom=prodcons-increasing");
+    let names: Vec<&str> = tags(&dom, "li", "data-name=")
+        .iter()
+        .map(|t| attr(t, "data-name").unwrap())
+        .collect();
+    assert!(names.contains(&"2t2i_5"), "{names:?}");
+    assert!(names.iter().all(|n| suite
+        .tests
+        .iter()
+        .any(|e| e.name == *n && e.idioms.contains(&"prodcons-increasing".to_string()))));
+    let _ = std::fs::remove_dir_all(page.parent().unwrap());
+}
+
+#[test]
+fn the_page_is_self_contained() {
+    let suite = published();
+    let html = render(&suite.name, &suite.note, &suite.tests[..20]);
+    for bad in [
+        "<link",
+        " src=",
+        "@import",
+        "url(http",
+        "fetch(",
+        "XMLHttpRequest",
+    ] {
+        assert!(!html.contains(bad), "the page refers to `{bad}`");
+    }
+    // The only URL is the SVG namespace, which is never fetched.
+    assert_eq!(
+        html.matches("http").count(),
+        html.matches("http://www.w3.org/2000/svg").count()
+    );
+    // Unlabelled entries are labelled on the way.
+    let mut bare = suite.tests[..3].to_vec();
+    for e in &mut bare {
+        e.verdicts = None;
+        e.idioms.clear();
+    }
+    assert_eq!(render("x", "", &bare), render("x", "", &suite.tests[..3]));
+}
