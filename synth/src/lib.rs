@@ -93,7 +93,10 @@ pub fn shard_units(cfg: &Config, shard: Option<Shard>) -> Vec<program::Unit> {
     program::units(cfg)
         .into_iter()
         .enumerate()
-        .filter(|(k, _)| shard.map_or(true, |s| s.owns(*k)))
+        .filter(|(k, _)| match shard {
+            Some(s) => s.owns(*k),
+            None => true,
+        })
         .map(|(_, u)| u)
         .collect()
 }

@@ -80,6 +80,10 @@ pub fn enumerate_unit(unit: &Unit, cfg: &Config) -> Vec<Test> {
     out
 }
 
+/// The local transitions of one instruction in one memory: `(memory after,
+/// pc after, literal)`.
+type LocalSteps = Vec<(usize, usize, Lit)>;
+
 /// The one-hot program variables of one instruction.
 struct InstrVars {
     loc: Vec<Lit>,
@@ -188,6 +192,9 @@ impl Encoding<'_> {
             .collect()
     }
 
+    // Indices name states, threads, locations and values throughout; the
+    // encoding reads more plainly with them than with zipped iterators.
+    #[allow(clippy::needless_range_loop)]
     fn new<'b>(unit: &Unit, cfg: &Config) -> Encoding<'b> {
         let (nl, nv) = (cfg.locs, cfg.values);
         let mut e = Encoding {
@@ -247,8 +254,8 @@ impl Encoding<'_> {
         let get = |m: usize, l: usize| (m / nv.pow(l as u32)) % nv;
         let set =
             |m: usize, l: usize, x: usize| m - get(m, l) * nv.pow(l as u32) + x * nv.pow(l as u32);
-        let mut eq = vec![vec![Vec::new(); 0]; lens.len()];
-        let mut local = vec![vec![Vec::new(); 0]; lens.len()];
+        let mut eq: Vec<Vec<Vec<Lit>>> = vec![Vec::new(); lens.len()];
+        let mut local: Vec<Vec<Vec<LocalSteps>>> = vec![Vec::new(); lens.len()];
         for (t, &len) in lens.iter().enumerate() {
             for i in 0..len {
                 let mut eq_i = Vec::new();
@@ -429,7 +436,7 @@ impl Encoding<'_> {
             let mut xs = Vec::new();
             for (s, &r) in reach.iter().enumerate() {
                 let unfinished = (0..lens.len()).filter(|&t| pc_of(s, t) < lens[t]).count();
-                xs.extend(std::iter::repeat(r).take(unfinished));
+                xs.resize(xs.len() + unfinished, r);
             }
             e.at_most(&xs, k);
         }
@@ -437,6 +444,7 @@ impl Encoding<'_> {
     }
 
     /// Inter-thread influence (SPEC §4.3).
+    #[allow(clippy::needless_range_loop)]
     fn influence(&mut self, pos: &[(usize, usize)], nl: usize) {
         let nv = self.values;
         // bl[(t, i)][l] -> instruction (t, i) is branching and at location l.
