@@ -27,6 +27,10 @@ struct Cli {
 enum Command {
     /// Write the programs of a target for tests or suites.
     Emit(EmitArgs),
+    /// Run a suite on this CPU (cpp) or an NVIDIA GPU (cuda): journaled, resumable, artifact-format results.
+    Run(backends::run::RunArgs),
+    /// Which progress models each device's observations are consistent with, and the violations.
+    Report(backends::report_cli::ReportArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -78,6 +82,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Emit(args) => emit_cmd(args),
+        Command::Run(args) => backends::run::main(&args),
+        Command::Report(args) => backends::report_cli::main(&args),
     }
 }
 

@@ -179,10 +179,30 @@ pub fn compile_glsl_spirv(file: &Path, spv: &Path) -> Result<(), ToolError> {
 }
 
 /// Checks Metal kernels with `clang++ -fsyntax-only` against [`METAL_SHIM`]
-/// (written into `shim_dir`), many files per call.
+/// (written into `shim_dir`). One compiler process checks many kernels:
+/// a driver file includes each kernel file inside a namespace of its own
+/// (the shim, included first, is guarded), so every file is checked as
+/// written, errors point into it, and the per-process cost is paid once.
 pub fn check_metal(files: &[PathBuf], shim_dir: &Path) -> Result<(), ToolError> {
     write_file(&shim_dir.join("metal_stdlib"), METAL_SHIM)?;
-    for chunk in files.chunks(500) {
+    for (n, chunk) in files.chunks(2000).enumerate() {
+        let mut driver = String::from("#include <metal_stdlib>\n");
+        for (k, f) in chunk.iter().enumerate() {
+            let abs = std::path::absolute(f)
+                .map_err(|e| ToolError::Io(format!("{}: {e}", f.display())))?;
+            // A header name is not a string literal: no escapes are possible.
+            let name = abs.to_string_lossy();
+            if name.contains(['"', '\n']) {
+                return Err(ToolError::Io(format!(
+                    "{name}: a path with a quote or newline cannot be #included"
+                )));
+            }
+            driver.push_str(&format!(
+                "namespace axb_kernel_{k} {{\n#include \"{name}\"\n}}\n"
+            ));
+        }
+        let driver_path = shim_dir.join(format!("check_{n}.cpp"));
+        write_file(&driver_path, &driver)?;
         let mut args = os(&[
             "-fsyntax-only",
             "-std=c++17",
@@ -192,8 +212,7 @@ pub fn check_metal(files: &[PathBuf], shim_dir: &Path) -> Result<(), ToolError> 
             "-Werror",
             "-Wno-unknown-attributes",
         ]);
-        args.extend([OsString::from("-I"), shim_dir.into()]);
-        args.extend(chunk.iter().map(OsString::from));
+        args.extend([OsString::from("-I"), shim_dir.into(), driver_path.into()]);
         run(Tool::Clang, &args)?;
     }
     Ok(())

@@ -1,0 +1,226 @@
+//! The `backends emit` command line: outputs, determinism and bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn backends(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_backends"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn published(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data/oopsla21/tests")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn emits_one_shader_per_test_and_mapping_and_the_same_bytes_twice() {
+    let root = scratch("determinism");
+    for target in ["glsl", "amber", "metal", "cpp", "cuda"] {
+        let mut runs = Vec::new();
+        for k in 0..2 {
+            let out = root.join(format!("{target}-{k}"));
+            let o = backends(&[
+                "emit",
+                "--target",
+                target,
+                "--mapping",
+                "all",
+                &published("2t2i_4.txt"),
+                &published("3t4i_20.txt"),
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{target}: {}", stderr(&o));
+            runs.push(listing(&out));
+        }
+        assert_eq!(runs[0], runs[1], "{target} output differs between runs");
+        let names: Vec<&str> = runs[0].iter().map(|(n, _)| n.as_str()).collect();
+        match target {
+            "cpp" => assert_eq!(names, ["tests.cpp"]),
+            "cuda" => assert_eq!(names, ["tests.cu"]),
+            "metal" => assert_eq!(names.len(), 7),
+            _ => assert_eq!(names.len(), 6),
+        }
+    }
+    let o = backends(&[
+        "emit",
+        "--target",
+        "glsl",
+        "--mapping",
+        "chunked",
+        "--instances",
+        "5",
+        "--shape",
+        "if-chain",
+        &published("2t2i_4.txt"),
+        "--out",
+        root.join("one").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(root.join("one/2t2i_4.chunked.comp")).unwrap();
+    assert!(text
+        .contains("// axb-run: mapping=chunked instances=5 workgroups=10 words=5 test=2t2i_4\n"));
+    assert!(text.contains("uint tid = w / 5u;\n"));
+    assert!(!text.contains("switch"));
+}
+
+#[test]
+fn a_bad_test_file_is_reported_with_its_position_and_status_2() {
+    let dir = scratch("bad");
+    let bad = dir.join("bad.txt");
+    std::fs::write(
+        &bad,
+        "THREAD0\natomic_store(0,1)\natomic_chk_branch(0,0,7)\n",
+    )
+    .unwrap();
+    let o = backends(&[
+        "emit",
+        "--target",
+        "cpp",
+        bad.to_str().unwrap(),
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains(&format!("{}:3:", bad.display())), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        !dir.join("out").exists(),
+        "nothing is written for bad input"
+    );
+}
+
+#[test]
+fn unknown_targets_mappings_and_missing_inputs_are_refused() {
+    let out = scratch("refused");
+    let out = out.to_str().unwrap();
+    let t = published("2t2i_4.txt");
+    let o = backends(&["emit", "--target", "opencl", &t, "--out", out]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("opencl"), "{}", stderr(&o));
+    let o = backends(&[
+        "emit",
+        "--target",
+        "glsl",
+        "--mapping",
+        "diagonal",
+        &t,
+        "--out",
+        out,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("round-robin"), "{}", stderr(&o));
+    let o = backends(&[
+        "emit",
+        "--target",
+        "glsl",
+        "/no/such/test.txt",
+        "--out",
+        out,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/no/such/test.txt"), "{}", stderr(&o));
+    // More workgroups than a Vulkan dispatch is guaranteed in one dimension.
+    let o = backends(&[
+        "emit",
+        "--target",
+        "glsl",
+        "--instances",
+        "40000",
+        &t,
+        "--out",
+        out,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("65535"), "{}", stderr(&o));
+}
+
+#[test]
+fn duplicate_test_names_in_one_program_are_refused() {
+    let dir = scratch("dup");
+    for sub in ["a", "b"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        std::fs::copy(published("2t2i_4.txt"), dir.join(sub).join("same.txt")).unwrap();
+    }
+    let o = backends(&[
+        "emit",
+        "--target",
+        "cpp",
+        dir.to_str().unwrap(),
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("`same`"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_missing_compiler_is_named_with_its_package() {
+    let out = scratch("nocompiler");
+    let o = Command::new(env!("CARGO_BIN_EXE_backends"))
+        .args([
+            "emit",
+            "--target",
+            "cpp",
+            "--check",
+            &published("2t2i_4.txt"),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("PATH", "")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("`g++` not found") && err.contains("apt-get install g++"),
+        "{err}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_backends"))
+        .args([
+            "emit",
+            "--target",
+            "glsl",
+            "--check",
+            &published("2t2i_4.txt"),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("PATH", "")
+        .output()
+        .unwrap();
+    assert!(stderr(&o).contains("glslang-tools"), "{}", stderr(&o));
+}
