@@ -141,7 +141,7 @@ pub fn fn_name(index: usize) -> String {
 pub fn test_comment(index: usize, t: &NamedTest) -> String {
     let test = &t.entry.test;
     format!(
-        "// Test {index}: {} ({}, {} threads, {} words per instance), from {}\n{}",
+        "// Test {index}: {} ({}, {} threads, words per instance: {}), from {}\n{}",
         comment_safe(&t.name),
         test.config(),
         test.num_threads(),
