@@ -423,14 +423,13 @@ pub fn cli(args: ExplorerArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// Program-space transitions as `(source node, thread)`.
+pub type Transitions = Vec<(usize, usize)>;
+
 /// The page's data for one test, for tests of the page: the witness of
-/// `model` projected onto the program space, as the `(source node, thread)`
-/// of every highlighted transition, split into the part before the repeated
-/// cycle and the cycle.
-pub fn highlighted(
-    test: &Test,
-    model: Model,
-) -> Option<(Vec<(usize, usize)>, Vec<(usize, usize)>)> {
+/// `model` projected onto the program space, as the transitions the page
+/// highlights, split into the part before the repeated cycle and the cycle.
+pub fn highlighted(test: &Test, model: Model) -> Option<(Transitions, Transitions)> {
     let lts = program_space(test);
     let a = oracle::analyse(test, model);
     let w = a.witness.as_ref()?;

@@ -470,18 +470,29 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
             dc(&t, 1, 3),
         );
     }
+    let by_name: HashMap<&str, &Test> = published
+        .tests
+        .iter()
+        .map(|e| (e.name.as_str(), &e.test))
+        .collect();
+    let mut identical = 0;
     let dups: Vec<String> = published
         .tests
         .iter()
         .filter_map(|e| {
-            e.duplicate_of
-                .as_ref()
-                .map(|d| format!("`{}` = `{d}`", e.name))
+            e.duplicate_of.as_ref().map(|d| {
+                if by_name.get(d.as_str()) == Some(&&e.test) {
+                    identical += 1;
+                    format!("`{}` = `{d}` (identical)", e.name)
+                } else {
+                    format!("`{}` = `{d}`", e.name)
+                }
+            })
         })
         .collect();
     let _ = writeln!(
         o,
-        "\nPublished duplicates up to location renaming ({}): {}.\n",
+        "\nPublished duplicates up to location renaming ({}, of which {identical} identical): {}.\n",
         dups.len(),
         if dups.is_empty() {
             "none".to_string()

@@ -1,0 +1,180 @@
+//! `synth suites`: the published import, Table 4 lists, determinism, and
+//! that the committed `suites/` directory is what the code generates.
+
+use axb::buckets::distinguishing_for;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use synth::suites::{
+    generate, import_published, list, table4, table4_models, write, Generated, PUBLISHED,
+};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn published_dir() -> PathBuf {
+    root().join("../shared/data/oopsla21/tests")
+}
+
+fn generated() -> Generated {
+    generate(&published_dir()).unwrap()
+}
+
+fn scratch(what: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("synth-suites-test-{}-{what}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn published_tests_keep_their_names_and_duplicates_are_noted() {
+    let s = import_published(&published_dir()).unwrap();
+    assert_eq!(s.name, PUBLISHED);
+    assert_eq!(s.tests.len(), 483);
+    let names: Vec<&str> = s.tests.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(
+        &names[..9],
+        [
+            "2t2i_0", "2t2i_1", "2t2i_2", "2t2i_3", "2t2i_4", "2t2i_5", "2t2i_6", "2t2i_7",
+            "2t3i_0"
+        ]
+    );
+    assert_eq!(names[10], "2t3i_2", "numeric order within a configuration");
+    let pos: BTreeMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let dups: Vec<_> = s
+        .tests
+        .iter()
+        .filter(|e| e.duplicate_of.is_some())
+        .collect();
+    assert_eq!(dups.len(), 20);
+    let mut identical = 0;
+    for e in dups {
+        let first = e.duplicate_of.as_deref().unwrap();
+        assert!(pos[first] < pos[e.name.as_str()]);
+        let other = &s.tests[pos[first]];
+        assert!(other.duplicate_of.is_none());
+        identical += (other.test == e.test) as usize;
+        assert_eq!(other.test.canonical_locs(), e.test.canonical_locs());
+    }
+    // Six of the published duplicates are even the same text.
+    assert_eq!(identical, 6);
+}
+
+#[test]
+fn generation_is_deterministic_and_matches_the_paper() {
+    let a = generated();
+    let b = generated();
+    assert_eq!(a.files, b.files);
+
+    // SPEC §5: the published Table 4.
+    let t = table4(&a.suites[0]);
+    assert_eq!(t.d, [[90, 12, 20, 201], [94, 0, 16, 50]]);
+    assert_eq!(t.c, [[90, 12, 122, 323], [94, 0, 110, 160]]);
+    assert_eq!(t.unbucketed, 0);
+
+    // Every published test is in the complete suite of its configuration.
+    let map =
+        String::from_utf8(a.files[&PathBuf::from("oopsla21/in-complete.txt")].clone()).unwrap();
+    assert_eq!(map.lines().count(), 483);
+    for line in map.lines() {
+        let (p, c) = line.split_once(' ').unwrap();
+        assert_ne!(c, "-", "{p} is missing from the complete suites");
+        assert_eq!(p.split('_').next(), c.split('_').next());
+    }
+
+    // The complete 2t2i and 2t3i suites are the published ones (issue 3).
+    let names: Vec<&str> = a.suites.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, [PUBLISHED, "2t2i", "2t3i", "2t4i", "3t3i", "3t4i"]);
+    assert_eq!(a.suites[1].tests.len(), 8);
+    assert_eq!(a.suites[2].tests.len(), 176);
+
+    // The exchange-lock mutex the paper could not find is in complete 2t4i.
+    let mutex = |s: &axb::suite::Suite| {
+        s.tests
+            .iter()
+            .filter(|e| e.idioms.iter().any(|i| i == "mutex-exchange"))
+            .count()
+    };
+    assert_eq!(mutex(&a.suites[0]), 0);
+    assert!(mutex(&a.suites[3]) >= 1);
+    let readme = String::from_utf8(a.files[&PathBuf::from("README.md")].clone()).unwrap();
+    assert!(readme.contains("| HSA | 90 | 90 |"), "{readme}");
+}
+
+#[test]
+fn lists_are_the_table_4_buckets() {
+    let g = generated();
+    for s in &g.suites {
+        let t = table4(s);
+        let mut seen = BTreeSet::new();
+        for (k, m) in table4_models().into_iter().enumerate() {
+            let (f, r) = (k / 4, k % 4);
+            let d = list(s, m, true);
+            let c = list(s, m, false);
+            assert_eq!((d.len(), c.len()), (t.d[f][r], t.c[f][r]), "{} {m}", s.name);
+            for n in &d {
+                assert!(seen.insert(n.to_string()), "{n} distinguishing twice");
+                assert!(c.contains(n), "distinguishing tests are conformance tests");
+            }
+            let file = |sub: &str| {
+                String::from_utf8(
+                    g.files[&Path::new(&s.name)
+                        .join(sub)
+                        .join(format!("{}.txt", m.name()))]
+                        .clone(),
+                )
+                .unwrap()
+            };
+            assert_eq!(
+                file("distinguishing"),
+                d.iter().map(|n| format!("{n}\n")).collect::<String>()
+            );
+            assert_eq!(
+                file("conformance"),
+                c.iter().map(|n| format!("{n}\n")).collect::<String>()
+            );
+        }
+        // Every test is distinguishing for exactly one model.
+        assert_eq!(seen.len(), s.tests.len());
+        for e in &s.tests {
+            assert!(distinguishing_for(e.verdicts.as_ref().unwrap()).is_some());
+        }
+    }
+}
+
+#[test]
+fn writing_twice_changes_nothing_and_prunes_only_suite_directories() {
+    let g = generated();
+    let out = scratch("write");
+    let first = write(&out, &g.files).unwrap();
+    assert_eq!(first.written, g.files.len());
+    let second = write(&out, &g.files).unwrap();
+    assert_eq!((second.written, second.unchanged), (0, g.files.len()));
+    std::fs::write(out.join("2t2i/conformance/OLD.txt"), "x\n").unwrap();
+    std::fs::write(out.join("keep.txt"), "mine\n").unwrap();
+    let third = write(&out, &g.files).unwrap();
+    assert_eq!(third.removed, [PathBuf::from("2t2i/conformance/OLD.txt")]);
+    assert!(out.join("keep.txt").exists());
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// The committed `suites/` is exactly what `synth suites` generates: run
+/// `cargo run --release -p synth -- suites` after changing the synthesizer,
+/// the oracle or the idioms.
+#[test]
+fn committed_suites_are_up_to_date() {
+    let dir = root().join("suites");
+    let g = generated();
+    let mut stale = Vec::new();
+    for (rel, bytes) in &g.files {
+        if std::fs::read(dir.join(rel)).ok().as_ref() != Some(bytes) {
+            stale.push(rel.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "suites/ is out of date ({} files differ, e.g. {}); regenerate with `cargo run --release -p synth -- suites`",
+        stale.len(),
+        stale[0]
+    );
+}
