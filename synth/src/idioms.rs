@@ -167,7 +167,8 @@ pub struct Idiom {
     pub tag: &'static str,
     /// The paper's name for it.
     pub title: &'static str,
-    /// Where in the paper the reference program comes from.
+    /// Where in the paper the reference program comes from, and what it
+    /// does (thread roles as in the reference).
     pub source: &'static str,
     /// The reference program.
     pub reference: Test,
@@ -186,42 +187,42 @@ const CATALOGUE: [(&str, &str, &str, bool, &str); 6] = [
     (
         "prodcons-increasing",
         "one-way producer-consumer (increasing id)",
-        "Fig. 3: T1 spins until T0 has stored the flag",
+        "Fig. 3 (T1 spins until T0 has stored the flag)",
         false,
         "THREAD0\natomic_store(0,1)\nTHREAD1\natomic_chk_branch(0,0,0)\n",
     ),
     (
         "prodcons-decreasing",
         "one-way producer-consumer (decreasing id)",
-        "Fig. 8: T0 spins until T1 has stored the flag",
+        "Fig. 8 (T0 spins until T1 has stored the flag)",
         false,
         "THREAD0\natomic_chk_branch(0,0,0)\nTHREAD1\natomic_store(0,1)\n",
     ),
     (
         "prodcons-bidirectional",
         "bidirectional producer-consumer",
-        "Fig. 8: T0 raises the flag and waits for T1 to lower it",
+        "Fig. 8 (T0 raises the flag and waits for T1 to lower it)",
         true,
         "THREAD0\natomic_store(0,1)\natomic_chk_branch(0,1,1)\nTHREAD1\natomic_chk_branch(0,0,0)\natomic_store(0,0)\n",
     ),
     (
         "mutex-simplified",
         "simplified mutex",
-        "Fig. 8: T1 locks and unlocks with plain stores, T0 spins while locked",
+        "Fig. 8 (T1 locks and unlocks with plain stores, T0 spins while locked)",
         true,
         "THREAD0\natomic_chk_branch(0,1,0)\nTHREAD1\natomic_store(0,1)\natomic_store(0,0)\n",
     ),
     (
         "dining-simplified",
         "simplified dining philosophers",
-        "Fig. 8: each thread exchanges its id in until it sees its own",
+        "Fig. 8 (each thread exchanges its id in and retries while it reads the other's)",
         true,
         "THREAD0\natomic_exch_branch(0,1,0,0)\nTHREAD1\natomic_exch_branch(0,0,1,0)\n",
     ),
     (
         "mutex-exchange",
         "exchange-lock mutex",
-        "Fig. 2: both threads acquire by exchange, then release",
+        "Fig. 2 (both threads acquire by exchange, then release)",
         true,
         "THREAD0\natomic_exch_branch(0,1,1,0)\natomic_store(0,0)\nTHREAD1\natomic_exch_branch(0,1,1,0)\natomic_store(0,0)\n",
     ),

@@ -544,7 +544,11 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
             idiom.title,
             if swapped { ", threads swapped" } else { "" },
             reference.replace('|', "\\|"),
-            idiom.source,
+            if swapped {
+                format!("{} with T0 and T1 exchanged", idiom.source)
+            } else {
+                idiom.source.to_string()
+            },
             where_in(std::slice::from_ref(published)),
             where_in(complete)
         );
