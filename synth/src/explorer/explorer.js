@@ -266,6 +266,8 @@
     svg.appendChild(nodes);
     svg.appendChild(labels);
     box.appendChild(svg);
+    // Wide spaces scroll: start with the initial state in view.
+    box.scrollLeft = Math.max(0, L.x(0) - box.clientWidth / 2);
     $("graph-info").textContent = `(${t.s.length} states, ${count} transitions; bold: start, green: all finished)`;
     $("legend").innerHTML = w
       ? 'Witness of the selected model: <b class="pre">orange</b> from the start, <b class="cyc">red</b> the part repeated forever' +
