@@ -195,3 +195,93 @@ pub fn now_unix_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(test: &str, iteration: u32) -> Entry {
+        Entry::Result(RunRecord {
+            test: test.into(),
+            mapping: "plain".into(),
+            iteration,
+            terminated: true,
+            elapsed_ms: 1.5,
+            instances: 1,
+            workgroups: 2,
+            at_unix_ms: 7,
+            extra: serde_json::Map::new(),
+        })
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("axb-journal-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("j.jsonl")
+    }
+
+    #[test]
+    fn lines_round_trip_and_a_torn_tail_is_reported_and_cut() {
+        let p = scratch("torn");
+        let mut w = Writer::create(&p, &serde_json::json!({"k": 1})).unwrap();
+        w.append(&record("a", 0)).unwrap();
+        w.append(&record("a", 1)).unwrap();
+        drop(w);
+        let full = std::fs::read(&p).unwrap();
+        let mut torn = full.clone();
+        torn.extend_from_slice(b"{\"result\":{\"test\":\"a\",\"mapp");
+        std::fs::write(&p, &torn).unwrap();
+        let c = read(&p).unwrap();
+        assert_eq!(c.entries.len(), 3);
+        assert_eq!(c.entries[2], record("a", 1));
+        assert_eq!(c.complete_len, full.len() as u64);
+        assert_eq!(
+            c.torn.as_deref(),
+            Some("{\"result\":{\"test\":\"a\",\"mapp")
+        );
+        let mut w = Writer::resume(&p, c.complete_len).unwrap();
+        w.append(&record("a", 2)).unwrap();
+        let c = read(&p).unwrap();
+        assert_eq!(c.torn, None);
+        assert_eq!(c.results().count(), 3);
+    }
+
+    #[test]
+    fn corrupt_lines_and_double_counts_are_errors_naming_the_line() {
+        let p = scratch("corrupt");
+        let mut w = Writer::create(&p, &serde_json::json!({})).unwrap();
+        w.append(&record("a", 0)).unwrap();
+        w.append(&record("b", 0)).unwrap();
+        drop(w);
+        let good = std::fs::read_to_string(&p).unwrap();
+        let lines: Vec<&str> = good.lines().collect();
+        let cases = [
+            (
+                format!("{}\n{{oops\n{}\n", lines[0], lines[2]),
+                ":2: corrupt journal line",
+            ),
+            (
+                format!("{}\n\n{}\n", lines[0], lines[2]),
+                ":2: corrupt journal line",
+            ),
+            (
+                format!("{}\n{}\n", lines[1], lines[2]),
+                ":1: corrupt journal line",
+            ),
+            (format!("{good}{}\n", lines[1]), "recorded twice"),
+            (format!("{good}{}\n", lines[0]), "a second campaign line"),
+            (
+                good.replace("\"terminated\":true", "\"terminated\":\"yes\""),
+                ":2: corrupt journal line",
+            ),
+        ];
+        for (text, needle) in cases {
+            std::fs::write(&p, &text).unwrap();
+            let e = read(&p).unwrap_err();
+            assert!(e.contains(needle), "{text:?}: {e}");
+            assert!(e.contains(&p.display().to_string()), "{e}");
+        }
+        assert!(Writer::create(&p, &serde_json::json!({})).is_err());
+    }
+}

@@ -29,6 +29,7 @@ pub mod observations;
 pub mod report;
 pub mod report_cli;
 pub mod results;
+pub mod run;
 pub mod toolchain;
 
 pub use codegen::Shape;

@@ -74,6 +74,13 @@ pub fn main(args: &ReportArgs) -> ExitCode {
         Format::Text => report.text(),
         Format::Json => report.json(),
     };
-    print!("{out}");
-    ExitCode::SUCCESS
+    // A closed pipe (`| head`) is not an error worth a panic or a message.
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(out.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("error: writing the report: {e}");
+            ExitCode::from(1)
+        }
+        _ => ExitCode::SUCCESS,
+    }
 }

@@ -1,0 +1,483 @@
+//! `backends run` and `backends report` end to end on this machine's CPU (a
+//! small sample of the published suite; the full campaign is in
+//! `results/cpu/`), including interruption by `kill -9`, torn and corrupt
+//! journal lines, and bad input.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_backends");
+
+/// Five published tests: two that only fair schedulers guarantee (2t2i_2,
+/// 2t3i_10, 2t4i_64 fail weak LOBE) and two 3-thread weak-LOBE conformance
+/// tests among the eleven the A12 and g77 violate.
+const SAMPLE: [&str; 5] = ["2t2i_2", "2t3i_10", "2t4i_64", "3t3i_7", "3t4i_34"];
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("runner-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn published(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data/oopsla21/tests")
+        .join(format!("{name}.txt"))
+}
+
+/// A directory holding the sample tests.
+fn sample_suite(dir: &Path) -> PathBuf {
+    let suite = dir.join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    for t in SAMPLE {
+        std::fs::copy(published(t), suite.join(format!("{t}.txt"))).unwrap();
+    }
+    suite
+}
+
+fn backends(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn assert_clean_failure(o: &Output, code: i32, needles: &[&str]) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+    for n in needles {
+        assert!(e.contains(n), "`{n}` not in: {e}");
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn results_in(journal: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(journal)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter_map(|v| v.get("result").cloned())
+        .collect()
+}
+
+#[test]
+fn a_cpu_sample_terminates_everywhere_and_is_consistent_with_every_model() {
+    let dir = scratch("sample");
+    let suite = sample_suite(&dir);
+    let out = dir.join("out");
+    let o = backends(&[
+        "run",
+        "--target",
+        "cpp",
+        s(&suite),
+        "--iterations",
+        "2",
+        "--instances",
+        "256",
+        "--deadline-ms",
+        "20000",
+        "--out",
+        s(&out),
+        "--name",
+        "cpu",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(results_in(&out.join("cpu.journal.jsonl")).len(), 5 * 3 * 2);
+    for config in [
+        "2_thread_2_instruction",
+        "2_thread_3_instruction",
+        "2_thread_4_instruction",
+        "3_thread_3_instruction",
+        "3_thread_4_instruction",
+    ] {
+        let csv = std::fs::read_to_string(out.join(config).join("cpp/cpu.csv")).unwrap();
+        assert!(csv.ends_with("Total failures:,0,0,0,0\n"), "{csv}");
+    }
+    let device: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("cpu.device.json")).unwrap())
+            .unwrap();
+    assert_eq!(device["results"]["runs"], 30);
+    assert!(
+        device["description"]["host"]["hardware_threads"]
+            .as_u64()
+            .unwrap()
+            >= 1
+    );
+
+    let r = backends(&["report", s(&out), "--tests", s(&suite), "--format", "json"]);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let list: Vec<serde_json::Value> = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(list.len(), 11);
+    assert!(list
+        .iter()
+        .all(|f| f["device"] == "cpu" && f["consistent"] == true));
+}
+
+/// The harness's occupancy-bound scheduler on one OS thread runs workgroup
+/// 0 to END first: 2t2i_2's thread 0 waits forever for thread 1. The runner
+/// must record that as non-termination (by the deadline) and the report
+/// must turn it into a deterministic weak-fairness violation.
+#[test]
+fn hangs_are_recorded_by_the_deadline_and_reported_as_violations() {
+    let dir = scratch("hang");
+    let suite = dir.join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    std::fs::copy(published("2t2i_2"), suite.join("2t2i_2.txt")).unwrap();
+    let out = dir.join("out");
+    let o = backends(&[
+        "run",
+        "--target",
+        "cpp",
+        s(&suite),
+        "--iterations",
+        "2",
+        "--instances",
+        "4",
+        "--deadline-ms",
+        "200",
+        "--os-threads",
+        "1",
+        "--program-arg=--scheduler=obe",
+        "--mappings",
+        "plain,chunked",
+        "--out",
+        s(&out),
+        "--name",
+        "obe1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(out.join("2_thread_2_instruction/cpp/obe1.csv")).unwrap();
+    assert_eq!(
+        csv.lines().nth(1),
+        Some("2,F (2/2),,F (2/2),F"),
+        "round-robin was not run: an empty cell\n{csv}"
+    );
+    let r = backends(&["report", s(&out), "--tests", s(&suite), "--format", "json"]);
+    let list: Vec<serde_json::Value> = serde_json::from_slice(&r.stdout).unwrap();
+    let fair = list.iter().find(|f| f["model"] == "WEAK_FAIR").unwrap();
+    assert_eq!(fair["consistent"], false);
+    assert_eq!(
+        fair["violations"],
+        serde_json::json!([
+            {"test": "2t2i_2", "mapping": "plain", "failed": 2, "runs": 2},
+            {"test": "2t2i_2", "mapping": "chunked", "failed": 2, "runs": 2}
+        ])
+    );
+    let lobe = list.iter().find(|f| f["model"] == "LOBE").unwrap();
+    assert_eq!(
+        lobe["consistent"], true,
+        "2t2i_2 is no weak LOBE conformance test"
+    );
+}
+
+#[test]
+fn a_campaign_killed_with_sigkill_resumes_without_losing_or_double_counting() {
+    let dir = scratch("kill");
+    let suite = sample_suite(&dir);
+    let out = dir.join("out");
+    let journal = out.join("k.journal.jsonl");
+    let args = [
+        "run",
+        "--target",
+        "cpp",
+        s(&suite),
+        "--iterations",
+        "20",
+        "--instances",
+        "2048",
+        "--deadline-ms",
+        "20000",
+        "--out",
+        s(&out),
+        "--name",
+        "k",
+    ];
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    loop {
+        let n = std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count());
+        if n >= 40 || t0.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = std::fs::read_to_string(&journal).unwrap();
+    let recorded = before.lines().count();
+    assert!(recorded >= 40, "only {recorded} lines");
+    assert!(recorded < 2 + 300, "the campaign finished before the kill");
+    // As if the kill had come in the middle of a write.
+    let complete = before.rfind('\n').map_or(0, |i| i + 1);
+    let mut torn = before[..complete].to_string();
+    torn.push_str("{\"result\":{\"test\":\"2t4i_64\",\"mapping\":\"chu");
+    std::fs::write(&journal, &torn).unwrap();
+
+    let mut resume: Vec<&str> = args.to_vec();
+    resume.push("--resume");
+    let o = backends(&resume);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("torn last line"), "{}", stderr(&o));
+    let after = std::fs::read_to_string(&journal).unwrap();
+    assert!(
+        after.starts_with(&before[..complete]),
+        "recorded lines changed"
+    );
+    let results = results_in(&journal);
+    assert_eq!(results.len(), 5 * 3 * 20);
+    let keys: BTreeSet<(String, String, u64)> = results
+        .iter()
+        .map(|r| {
+            (
+                r["test"].as_str().unwrap().to_string(),
+                r["mapping"].as_str().unwrap().to_string(),
+                r["iteration"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(keys.len(), 300);
+    assert!(keys.iter().all(|k| k.2 < 20));
+    let sessions = after
+        .lines()
+        .filter(|l| l.starts_with("{\"session\""))
+        .count();
+    assert!(sessions >= 2);
+    let csv = std::fs::read_to_string(out.join("3_thread_4_instruction/cpp/k.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+
+    // A finished campaign resumed again runs nothing and changes nothing.
+    let o = backends(&resume);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("300 runs (0 now)"), "{}", stderr(&o));
+
+    // A complete line that is not a journal entry is an error, not repaired.
+    let mut lines: Vec<&str> = after.lines().collect();
+    lines[4] = "{\"result\":{\"test\":\"2t2i_2\"}}";
+    std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
+    let o = backends(&resume);
+    assert_clean_failure(
+        &o,
+        2,
+        &[&format!("{}:5: corrupt journal line", journal.display())],
+    );
+    // Nor is a run recorded twice.
+    let mut lines: Vec<&str> = after.lines().collect();
+    let dup = lines[3];
+    lines.push(dup);
+    std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
+    assert_clean_failure(&backends(&resume), 2, &["recorded twice"]);
+}
+
+#[test]
+fn a_journal_is_never_mixed_with_another_campaign() {
+    let dir = scratch("mix");
+    let suite = sample_suite(&dir);
+    let out = dir.join("out");
+    let base = [
+        "run",
+        "--target",
+        "cpp",
+        s(&suite),
+        "--iterations",
+        "1",
+        "--instances",
+        "16",
+        "--mappings",
+        "plain",
+        "--out",
+        s(&out),
+        "--name",
+        "m",
+    ];
+    assert!(backends(&base).status.success());
+    assert_clean_failure(&backends(&base), 2, &["pass --resume"]);
+    let mut other: Vec<&str> = base.to_vec();
+    other[5] = "3";
+    other.push("--resume");
+    assert_clean_failure(&backends(&other), 2, &["differs from this command"]);
+}
+
+#[test]
+fn bad_run_input_and_missing_compilers_are_clear_errors() {
+    let dir = scratch("bad-run");
+    let out = dir.join("out");
+    assert_clean_failure(
+        &backends(&[
+            "run",
+            "--target",
+            "cpp",
+            s(&dir.join("nope")),
+            "--out",
+            s(&out),
+        ]),
+        2,
+        &["no such file"],
+    );
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "THREAD0\natomic_chk_branch(0,0,7)\n").unwrap();
+    assert_clean_failure(
+        &backends(&["run", "--target", "cpp", s(&bad), "--out", s(&out)]),
+        2,
+        &["bad.txt"],
+    );
+    let suite = sample_suite(&dir);
+    assert_clean_failure(
+        &backends(&[
+            "run",
+            "--target",
+            "cuda",
+            s(&suite),
+            "--os-threads",
+            "4",
+            "--out",
+            s(&out),
+        ]),
+        2,
+        &["--os-threads is for the cpp target"],
+    );
+    // No compiler on PATH: the message names the package, and no journal
+    // is left behind.
+    let empty = dir.join("empty-path");
+    std::fs::create_dir_all(&empty).unwrap();
+    for (target, needles) in [
+        ("cpp", ["`g++` not found", "apt-get install g++"]),
+        ("cuda", ["`nvcc` not found", "cuda-toolkit"]),
+    ] {
+        let o = Command::new(BIN)
+            .args(["run", "--target", target, s(&suite), "--out", s(&out)])
+            .env("PATH", &empty)
+            .output()
+            .unwrap();
+        assert_clean_failure(&o, 1, &needles);
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn bad_report_input_is_a_clear_error_with_status_2() {
+    let dir = scratch("bad-report");
+    let suite = sample_suite(&dir);
+    let header = "Test File Name,No saturation Result,Round Robin Saturation Result,Chunking Saturation Result,All Passed";
+    let write = |rel: &str, text: &str| {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    // Results of another suite: 2t2i_5 is not in the sample.
+    let other = write(
+        "other/2_thread_2_instruction/x/dev.csv",
+        &format!("{header}\n2,P,P,P,P\n5,P,F (1/20),P,F\nTotal failures:,0,1,0,1\n"),
+    );
+    assert_clean_failure(
+        &backends(&["report", s(&other), "--tests", s(&suite)]),
+        2,
+        &[
+            "dev.csv:3: test 2t2i_5 (device dev) is not among the tests",
+            "another suite",
+        ],
+    );
+    // A cell that is neither P nor F (k/n).
+    let corrupt = write(
+        "corrupt/2_thread_2_instruction/x/dev.csv",
+        &format!("{header}\n2,P,maybe,P,P\nTotal failures:,0,0,0,0\n"),
+    );
+    assert_clean_failure(
+        &backends(&["report", s(&corrupt), "--tests", s(&suite)]),
+        2,
+        &["dev.csv:2: bad result cell `maybe`"],
+    );
+    // A truncated file.
+    let cut = write(
+        "cut/2_thread_2_instruction/x/dev.csv",
+        &format!("{header}\n2,P,P,P,P\n"),
+    );
+    assert_clean_failure(
+        &backends(&["report", s(&cut), "--tests", s(&suite)]),
+        2,
+        &["truncated"],
+    );
+    // Missing results and missing tests.
+    assert_clean_failure(
+        &backends(&["report", s(&dir.join("none")), "--tests", s(&suite)]),
+        2,
+        &["no such file"],
+    );
+    let good = write(
+        "good/2_thread_2_instruction/x/dev.csv",
+        &format!("{header}\n2,P,P,P,P\nTotal failures:,0,0,0,0\n"),
+    );
+    assert_clean_failure(
+        &backends(&["report", s(&good), "--tests", s(&dir.join("no-tests"))]),
+        2,
+        &["no-tests: no such file"],
+    );
+    // The same test twice for one device.
+    write(
+        "good/2_thread_2_instruction/y/dev.csv",
+        &format!("{header}\n2,P,P,P,P\nTotal failures:,0,0,0,0\n"),
+    );
+    assert_clean_failure(
+        &backends(&["report", s(&dir.join("good")), "--tests", s(&suite)]),
+        2,
+        &["already read from"],
+    );
+}
+
+/// The CUDA path without a GPU: the program compiled by g++ against the
+/// CPU emulation of the runtime (an occupancy-bound "GPU" with 2 SMs), so
+/// the device query, the result lines and the journal are those of CUDA.
+#[test]
+fn the_cuda_runner_works_against_the_cpu_emulation_of_the_runtime() {
+    let dir = scratch("cuda");
+    let suite = dir.join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    std::fs::copy(published("2t2i_2"), suite.join("2t2i_2.txt")).unwrap();
+    let out = dir.join("out");
+    let o = backends(&[
+        "run",
+        "--target",
+        "cuda",
+        "--cuda-on-cpu",
+        s(&suite),
+        "--iterations",
+        "1",
+        "--instances",
+        "8",
+        "--deadline-ms",
+        "1000",
+        "--mappings",
+        "plain,chunked",
+        "--out",
+        s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let device: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("cuda.device.json")).unwrap())
+            .unwrap();
+    assert!(device["description"]["gpu"]["device"]
+        .as_str()
+        .unwrap()
+        .contains("cuda-shim"));
+    assert!(device["description"]["gpu"]["sms"].as_u64().is_some());
+    let results = results_in(&out.join("cuda.journal.jsonl"));
+    assert_eq!(results.len(), 2);
+    assert!(results.iter().all(|r| r["extra"]["launch"] == "normal"));
+    // 16 chunked workgroups on an occupancy-bound 2-SM emulation: the eight
+    // thread-0 blocks spin and starve the thread-1 blocks.
+    let chunked = results.iter().find(|r| r["mapping"] == "chunked").unwrap();
+    assert_eq!(chunked["terminated"], false);
+    assert!(out.join("2_thread_2_instruction/CUDA/cuda.csv").is_file());
+}
