@@ -150,6 +150,10 @@ pub struct DeviceReport {
     /// Per model, [`Model::ALL`] order: the violations, sorted by test
     /// (natural order) and mapping.
     pub violations: Vec<Vec<Violation>>,
+    /// Per model: how many of the observed tests are its conformance tests.
+    /// Zero makes consistency vacuous (e.g. UNFAIR: every synthesized test
+    /// fails under it).
+    pub conformance: Vec<usize>,
 }
 
 /// The whole report.
@@ -200,9 +204,13 @@ pub fn analyse(devices: &[Device], tests: &Tests) -> Result<Report, String> {
         names.sort_by(|a, b| natural_cmp(a, b));
         let mut nonterm = [Nonterm::default(); 3];
         let mut violations = vec![Vec::new(); Model::ALL.len()];
+        let mut conformance = vec![0; Model::ALL.len()];
         for name in names {
             let obs = &d.tests[name];
             let v = tests.verdicts[name];
+            for (i, model) in Model::ALL.iter().enumerate() {
+                conformance[i] += v.passes(*model) as usize;
+            }
             for m in Mapping::ALL {
                 let cell = obs.cell(m);
                 let nt = &mut nonterm[m.code() as usize];
@@ -237,6 +245,7 @@ pub fn analyse(devices: &[Device], tests: &Tests) -> Result<Report, String> {
             observed: d.tests.len(),
             nonterm,
             violations,
+            conformance,
         });
     }
     Ok(Report {
@@ -284,8 +293,9 @@ impl Report {
     }
 
     /// The text report: a summary matrix, then per device the
-    /// non-termination counts and the violations of each model.
-    pub fn text(&self) -> String {
+    /// non-termination counts and the violations of each model, at most
+    /// `max_listed` per model when given (the counts are always complete).
+    pub fn text(&self, max_listed: Option<usize>) -> String {
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -300,7 +310,7 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "ever failed to terminate on it. Cells: `ok`, or the number of violating tests.\n"
+            "ever failed to terminate on it. Cells: `ok`, the number of violating tests, or `-`\n(vacuously consistent: none of the observed tests is a conformance test of the model).\n"
         );
         let w = self
             .devices
@@ -318,7 +328,9 @@ impl Report {
             let _ = write!(out, "{:w$}", d.device);
             for (i, m) in Model::ALL.iter().enumerate() {
                 let tests = distinct_tests(&d.violations[i]);
-                let cell = if tests == 0 {
+                let cell = if d.conformance[i] == 0 {
+                    "-".to_string()
+                } else if tests == 0 {
                     "ok".to_string()
                 } else {
                     tests.to_string()
@@ -345,11 +357,17 @@ impl Report {
                     );
                 }
             }
-            let consistent: Vec<&str> = Model::ALL
+            let consistent: Vec<String> = Model::ALL
                 .iter()
                 .enumerate()
                 .filter(|(i, _)| d.violations[*i].is_empty())
-                .map(|(_, m)| m.name())
+                .map(|(i, m)| {
+                    if d.conformance[i] == 0 {
+                        format!("{} (vacuously)", m.name())
+                    } else {
+                        format!("{} ({} tests)", m.name(), d.conformance[i])
+                    }
+                })
                 .collect();
             let _ = writeln!(
                 out,
@@ -376,7 +394,8 @@ impl Report {
                     det,
                     vs.len() - det
                 );
-                for v in vs {
+                let shown = max_listed.unwrap_or(usize::MAX).min(vs.len());
+                for v in &vs[..shown] {
                     let _ = writeln!(
                         out,
                         "    {:<10} {:<12} {}/{} {}",
@@ -390,6 +409,9 @@ impl Report {
                             "occasional"
                         }
                     );
+                }
+                if shown < vs.len() {
+                    let _ = writeln!(out, "    ... and {} more observations", vs.len() - shown);
                 }
             }
         }

@@ -35,6 +35,10 @@ pub struct ReportArgs {
     /// mapping (like the paper's Fig. 12) as SVG.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Text format: list at most N violations per device and model (the
+    /// counts stay complete).
+    #[arg(long, value_name = "N")]
+    pub max_listed: Option<usize>,
 }
 
 /// Loads, analyses and prints; the error is the message for the user.
@@ -71,7 +75,7 @@ pub fn main(args: &ReportArgs) -> ExitCode {
         }
     }
     let out = match args.format {
-        Format::Text => report.text(),
+        Format::Text => report.text(args.max_listed),
         Format::Json => report.json(),
     };
     // A closed pipe (`| head`) is not an error worth a panic or a message.

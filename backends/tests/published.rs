@@ -93,6 +93,10 @@ fn the_artifact_holds_the_eight_gpus_and_their_variants_over_all_483_tests() {
 fn weak_lobe_holds_on_every_gpu_except_the_a12_and_g77_which_fail_the_same_11_tests() {
     let p = published();
     let lobe = weak(Base::Lobe);
+    // "there are 122 tests conformance tests for weak LOBE"
+    for d in &p.report.devices {
+        assert_eq!(d.conformance[lobe.index()], 122, "{}", d.device);
+    }
     for (gpu, short) in EIGHT_GPUS {
         let vs = p.report.violations(gpu, lobe).unwrap();
         if gpu == A12 || gpu == G77 {
