@@ -123,7 +123,7 @@ pub fn read(path: &Path) -> Result<Contents, String> {
     }
     if entries.is_empty() {
         return Err(format!(
-            "{}: the journal has no complete line{}",
+            "{}: the journal has no complete line{}: nothing was recorded, remove it to start the campaign again",
             path.display(),
             if torn.is_some() {
                 " (only a torn one)"
