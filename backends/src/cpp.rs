@@ -17,7 +17,7 @@
 //! budget)`: the SPEC §6 loop from `pc` until END, the stop flag, or the end
 //! of a slice of `budget` iterations, returning the pc it stopped at.
 
-use crate::codegen::{self, Dialect};
+use crate::codegen::{self, Dialect, Shape};
 use crate::host::{self, Harness, Options, ProgramError};
 use axb::load::NamedTest;
 
@@ -47,16 +47,19 @@ const OWN_FLAGS: &str = "  --threads T          OS threads running the workgroup
                          \x20 --scheduler S        fair: every pool thread interleaves its workgroups in random slices;\n\
                          \x20                      obe: each pool thread runs workgroups to END in id order (default: fair)\n";
 
+/// The function of the test with index `k` in the program: the SPEC §6
+/// loop of every thread, selected by `thread`.
+pub fn test_function(k: usize, t: &NamedTest, shape: Shape) -> String {
+    format!(
+        "static uint32_t {}(uint32_t thread, uint32_t pc, Cell* mem, uint32_t base, const std::atomic<bool>& stop, uint32_t budget) {{\n{}    return pc;\n}}\n",
+        host::fn_name(k),
+        codegen::indent(&codegen::dispatch(&t.entry.test, "thread", &dialect(), shape), 1)
+    )
+}
+
 /// The whole C++ program for `tests`.
 pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramError> {
-    let d = dialect();
-    let function = |k: usize, t: &NamedTest| {
-        format!(
-            "static uint32_t {}(uint32_t thread, uint32_t pc, Cell* mem, uint32_t base, const std::atomic<bool>& stop, uint32_t budget) {{\n{}    return pc;\n}}\n",
-            host::fn_name(k),
-            codegen::indent(&codegen::dispatch(&t.entry.test, "thread", &d, opts.shape), 1)
-        )
-    };
+    let function = |k: usize, t: &NamedTest| test_function(k, t, opts.shape);
     let info_extra = |k: usize, t: &NamedTest| {
         let ends: Vec<String> = t
             .entry

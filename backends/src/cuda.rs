@@ -24,7 +24,7 @@
 //! code is plain C++: the tests compile it with g++ against a small CPU
 //! emulation of the runtime (`cuda-shim/cuda_runtime.h`) and run it.
 
-use crate::codegen::{self, Dialect};
+use crate::codegen::{self, Dialect, Shape};
 use crate::host::{self, Harness, Options, ProgramError};
 use axb::load::NamedTest;
 
@@ -53,24 +53,28 @@ const OWN_FLAGS: &str = "  --cooperative        cooperative launch (default M: t
                          \x20 --device D           CUDA device (default: 0)\n\
                          \x20 --info               print the device as JSON and exit\n";
 
+/// The kernel of the test with index `k` in the program: it finds its
+/// thread and instance from the block id and the mapping chosen at run time
+/// (`layout`), then runs the SPEC §6 loop.
+pub fn test_kernel(k: usize, t: &NamedTest, shape: Shape) -> String {
+    let test = &t.entry.test;
+    format!(
+        "__global__ void {}(unsigned int* mem, volatile unsigned int* stop, unsigned int layout, unsigned int m) {{\n    \
+         uint32_t thread, instance;\n    \
+         if (layout == 3u) {{ // intra-warp: an instance per block, a thread per lane\n        \
+         thread = threadIdx.x;\n        instance = blockIdx.x;\n    }} else {{\n        \
+         axb_locate(layout, {}, m, blockIdx.x, &thread, &instance);\n    }}\n    \
+         const uint32_t base = instance * {};\n    uint32_t pc = 0u;\n{}}}\n",
+        host::fn_name(k),
+        codegen::uint(test.num_threads()),
+        codegen::uint(codegen::stride(test)),
+        codegen::indent(&codegen::dispatch(test, "thread", &dialect(), shape), 1)
+    )
+}
+
 /// The whole `.cu` program for `tests`.
 pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramError> {
-    let d = dialect();
-    let function = |k: usize, t: &NamedTest| {
-        let test = &t.entry.test;
-        format!(
-            "__global__ void {}(unsigned int* mem, volatile unsigned int* stop, unsigned int layout, unsigned int m) {{\n    \
-             uint32_t thread, instance;\n    \
-             if (layout == 3u) {{ // intra-warp: an instance per block, a thread per lane\n        \
-             thread = threadIdx.x;\n        instance = blockIdx.x;\n    }} else {{\n        \
-             axb_locate(layout, {}, m, blockIdx.x, &thread, &instance);\n    }}\n    \
-             const uint32_t base = instance * {};\n    uint32_t pc = 0u;\n{}}}\n",
-            host::fn_name(k),
-            codegen::uint(test.num_threads()),
-            codegen::uint(codegen::stride(test)),
-            codegen::indent(&codegen::dispatch(test, "thread", &d, opts.shape), 1)
-        )
-    };
+    let function = |k: usize, t: &NamedTest| test_kernel(k, t, opts.shape);
     let info_extra = |k: usize, _: &NamedTest| host::fn_name(k);
     host::assemble(
         &Harness {

@@ -259,3 +259,61 @@ pub fn check(
         }
     }
 }
+
+/// One test's own code for one target (and mapping, for the shader
+/// targets), as a reader wants to see it, e.g. in `synth explorer`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    pub target: Target,
+    /// The mapping of a shader file; `None` for the C++ and CUDA function,
+    /// whose harness (shared by every test of a program) applies the
+    /// mapping chosen on its command line.
+    pub mapping: Option<Mapping>,
+    pub text: String,
+}
+
+/// The code `backends emit` writes for one test: for GLSL, Amber and Metal
+/// the whole file per mapping (default instances); for C++ and CUDA the
+/// test's function in the program (the rest of the program is the same
+/// for every test). The texts are exactly those of `backends emit`.
+pub fn test_sources(t: &NamedTest, shape: Shape) -> Result<Vec<Source>, EmitError> {
+    let mut out = Vec::new();
+    for target in [Target::Glsl, Target::Amber, Target::Metal] {
+        for mapping in Mapping::ALL {
+            let layout = Layout::new(mapping, t.entry.test.num_threads(), None);
+            let layout_err = |msg| EmitError::Layout {
+                test: t.name.clone(),
+                mapping,
+                msg,
+            };
+            let text = match target {
+                Target::Glsl => glsl::shader(t, &layout, shape, "glsl").map_err(layout_err)?,
+                Target::Amber => amber::script(t, &layout, shape).map_err(layout_err)?,
+                _ => metal::kernel(t, &layout, shape),
+            };
+            out.push(Source {
+                target,
+                mapping: Some(mapping),
+                text,
+            });
+        }
+    }
+    let note = |cmd: &str| {
+        format!(
+            "// The function of {} in the program `backends emit --target {cmd}` writes for a suite;\n\
+             // its harness, shared by all tests, maps workgroups to (thread, instance) by --mapping.\n",
+            host::comment_safe(&t.name)
+        )
+    };
+    out.push(Source {
+        target: Target::Cuda,
+        mapping: None,
+        text: note("cuda") + &cuda::test_kernel(0, t, shape),
+    });
+    out.push(Source {
+        target: Target::Cpp,
+        mapping: None,
+        text: note("cpp") + &cpp::test_function(0, t, shape),
+    });
+    Ok(out)
+}

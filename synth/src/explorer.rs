@@ -16,6 +16,14 @@
 //! (layers by breadth-first depth, ordered by the barycentre of their
 //! predecessors), so the same test always gives the same picture.
 //!
+//! The code `backends emit` writes for the test (GLSL, Amber, Metal per
+//! mapping; the C++ and CUDA function) is embedded too, exactly as
+//! [`backends::emit::test_sources`] gives it. Raw, it would be about 20 KB
+//! per test (135 MB for the 6,946 tests of 2t4i), but it is very
+//! repetitive, so it is gzip-compressed in chunks of [`CODE_CHUNK`] tests
+//! (2 MB for 2t4i) that the page decompresses with the browser's own
+//! `DecompressionStream` when a test of the chunk is first shown.
+//!
 //! The program space drawn is [`axb::space::program_space`]: node `i` of
 //! the embedded table is node `i` of that space and edges come in its order
 //! (per state, by thread). Witnesses come from [`oracle::analyse`], which
@@ -128,6 +136,74 @@ struct PageData {
     /// Every distinct line of pseudo-code (tests refer to them by index).
     lines: Vec<String>,
     tests: Vec<TestData>,
+    /// Tests per code chunk.
+    chunk: usize,
+    /// Per chunk of [`CODE_CHUNK`] tests, in test order: base64 of the gzip
+    /// of a JSON list with, per test, its `[target, mapping or "", text]`
+    /// sources. Empty when the page is made without code.
+    code: Vec<String>,
+}
+
+/// Tests per compressed code chunk: big enough for gzip to share the
+/// repeated text of neighbouring tests, small enough that showing a test
+/// decompresses little (about 1.2 MB of text).
+pub const CODE_CHUNK: usize = 64;
+
+/// How to make the page.
+#[derive(Clone, Copy, Debug)]
+pub struct PageOptions {
+    /// Embed the emitted code of every test.
+    pub code: bool,
+    /// The code shape of the embedded code.
+    pub shape: backends::codegen::Shape,
+}
+
+impl Default for PageOptions {
+    fn default() -> PageOptions {
+        PageOptions {
+            code: true,
+            shape: backends::codegen::Shape::Switch,
+        }
+    }
+}
+
+/// The compressed code chunks of `entries` (see [`PageData::code`]).
+fn code_chunks(entries: &[Entry], shape: backends::codegen::Shape) -> Vec<String> {
+    use base64::Engine;
+    use std::io::Write;
+    entries
+        .par_chunks(CODE_CHUNK)
+        .map(|chunk| {
+            let per_test: Vec<Vec<[String; 3]>> = chunk
+                .iter()
+                .map(|e| {
+                    let named = axb::load::NamedTest {
+                        name: e.name.clone(),
+                        entry: e.clone(),
+                        source: PathBuf::new(),
+                    };
+                    match backends::emit::test_sources(&named, shape) {
+                        Ok(sources) => sources
+                            .into_iter()
+                            .map(|s| {
+                                [
+                                    s.target.name().to_string(),
+                                    s.mapping.map_or(String::new(), |m| m.name().to_string()),
+                                    s.text,
+                                ]
+                            })
+                            .collect(),
+                        Err(err) => vec![["error".to_string(), String::new(), err.to_string()]],
+                    }
+                })
+                .collect();
+            let json = serde_json::to_vec(&per_test).expect("code serializes");
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            gz.write_all(&json).expect("in-memory gzip");
+            let bytes = gz.finish().expect("in-memory gzip");
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        })
+        .collect()
 }
 
 fn hex(v: usize) -> char {
@@ -284,6 +360,11 @@ fn test_data(e: &Entry, verdicts: Verdicts, idioms: Vec<String>) -> (TestData, V
 /// shown as they are, but a stored verdict that the oracle cannot back with
 /// a witness is an error.
 pub fn render(suite: &str, note: &str, entries: &[Entry]) -> String {
+    render_with(suite, note, entries, PageOptions::default())
+}
+
+/// [`render`] with options.
+pub fn render_with(suite: &str, note: &str, entries: &[Entry], opts: PageOptions) -> String {
     let recogniser = Recogniser::default();
     let labelled: Vec<(TestData, Vec<Vec<String>>)> = entries
         .par_iter()
@@ -332,6 +413,12 @@ pub fn render(suite: &str, note: &str, entries: &[Entry]) -> String {
             .collect(),
         lines,
         tests,
+        chunk: CODE_CHUNK,
+        code: if opts.code {
+            code_chunks(entries, opts.shape)
+        } else {
+            Vec::new()
+        },
     };
     // `<` is escaped so that no string in the data can close the script.
     let json = serde_json::to_string(&data)
@@ -363,6 +450,7 @@ const BODY: &str = r#"<header><h1 id="suite"></h1><span id="note"></span></heade
 <section id="verdict-box"><h3>Verdicts</h3><table id="verdicts"></table></section>
 <section id="graph-box"><h3>State space <span id="graph-info"></span></h3><div id="legend"></div><div id="graph"></div></section>
 <section id="witness-box"><h3 id="witness-title">Witness</h3><p id="witness-intro"></p><table id="schedule"></table></section>
+<section id="emitted-box"><h3>Emitted code <select id="c-target"></select> <select id="c-mapping"></select></h3><p id="emitted-note"></p><pre id="emitted"></pre></section>
 </main>
 </div>
 "#;
@@ -382,6 +470,19 @@ pub struct ExplorerArgs {
     /// The HTML file to write.
     #[arg(long, short = 'o')]
     pub out: PathBuf,
+    /// Leave out the emitted code (a smaller page).
+    #[arg(long)]
+    pub no_code: bool,
+    /// The code shape of the emitted code shown.
+    #[arg(long, value_enum, default_value = "switch")]
+    pub shape: ShapeArg,
+}
+
+/// `--shape` of `synth explorer`, as `backends emit --shape`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ShapeArg {
+    Switch,
+    IfChain,
 }
 
 /// Loads `path` (a suite, a test or a directory) as a suite name, its note
@@ -409,7 +510,14 @@ pub fn load(path: &Path) -> Result<(String, String, Vec<Entry>), String> {
 pub fn cli(args: ExplorerArgs) -> Result<(), String> {
     let start = std::time::Instant::now();
     let (name, note, entries) = load(&args.suite)?;
-    let html = render(&name, &note, &entries);
+    let opts = PageOptions {
+        code: !args.no_code,
+        shape: match args.shape {
+            ShapeArg::Switch => backends::codegen::Shape::Switch,
+            ShapeArg::IfChain => backends::codegen::Shape::IfChain,
+        },
+    };
+    let html = render_with(&name, &note, &entries, opts);
     write_atomically(&args.out, html.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
     println!(

@@ -102,6 +102,8 @@ fn dump_dom(chromium: &Path, page: &Path, fragment: &str) -> String {
             "--disable-sync",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
+        // Let the page's asynchronous work (decompressing code) finish.
+        .arg("--virtual-time-budget=10000")
         .arg("--dump-dom")
         .arg(&url)
         .stdin(Stdio::null())
@@ -333,6 +335,68 @@ fn the_filters_select_what_they_say() {
         .iter()
         .any(|e| e.name == *n && e.idioms.contains(&"prodcons-increasing".to_string()))));
     let _ = std::fs::remove_dir_all(page.parent().unwrap());
+}
+
+/// Text of a `<pre>` as the DOM dump escapes it, unescaped.
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+#[test]
+fn the_page_shows_the_code_backends_emit_writes() {
+    let Some(chromium) = chromium() else { return };
+    let (suite, page) = page();
+    // A test in a later code chunk, so the chunk arithmetic is exercised.
+    let name = "3t4i_34";
+    let index = suite.tests.iter().position(|e| e.name == name).unwrap();
+    assert!(index >= synth::explorer::CODE_CHUNK, "{index}");
+    let named = axb::load::NamedTest {
+        name: name.to_string(),
+        entry: suite.tests[index].clone(),
+        source: PathBuf::new(),
+    };
+    let sources = backends::emit::test_sources(&named, backends::codegen::Shape::Switch).unwrap();
+    for (target, mapping) in [
+        ("glsl", "chunked"),
+        ("metal", "round-robin"),
+        ("amber", "plain"),
+        ("cuda", ""),
+        ("cpp", ""),
+    ] {
+        let fragment = format!(
+            "test={name}&target={target}&mapping={}",
+            if mapping.is_empty() { "plain" } else { mapping }
+        );
+        let dom = dump_dom(&chromium, &page, &fragment);
+        assert!(
+            dom.contains(&format!("data-code=\"{name}/{target}/{mapping}\"")),
+            "the code of {name} for {target} {mapping} was not shown"
+        );
+        let want = sources
+            .iter()
+            .find(|s| s.target.name() == target && s.mapping.map_or("", |m| m.name()) == mapping)
+            .unwrap();
+        assert_eq!(
+            unescape(text_of(&dom, "emitted")),
+            want.text,
+            "{target} {mapping}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(page.parent().unwrap());
+}
+
+#[test]
+fn without_code_the_page_has_no_code_section() {
+    let suite = published();
+    let opts = synth::explorer::PageOptions {
+        code: false,
+        ..Default::default()
+    };
+    let html = synth::explorer::render_with(&suite.name, &suite.note, &suite.tests[..20], opts);
+    assert!(html.contains("\"code\":[]"));
+    assert!(html.len() < render(&suite.name, &suite.note, &suite.tests[..20]).len());
 }
 
 #[test]

@@ -69,7 +69,7 @@
   let state = readHash();
   function writeHash() {
     const parts = [];
-    for (const k of ["test", "model", "config", "vm", "vv", "bucket", "idiom", "q"]) {
+    for (const k of ["test", "model", "config", "vm", "vv", "bucket", "idiom", "q", "target", "mapping"]) {
       if (state[k]) parts.push(k + "=" + encodeURIComponent(state[k]));
     }
     history.replaceState(null, "", "#" + parts.join("&"));
@@ -354,9 +354,59 @@
     if (w.c === w.e.length) sep("(the repeated part is empty)", "sep");
   }
 
+  // ---- emitted code ------------------------------------------------------
+  // DATA.code[k] is base64 of the gzip of a JSON list, per test of chunk k,
+  // of [target, mapping or "", text]; decompressed once, when first needed.
+  const TARGETS = [["glsl", "GLSL (Vulkan)"], ["amber", "Amber"], ["metal", "Metal"], ["cuda", "CUDA"], ["cpp", "C++"]];
+  const MAPPINGS = [["plain", "plain"], ["round-robin", "round-robin"], ["chunked", "chunked"]];
+  const chunks = new Map();
+  function codeChunk(k) {
+    if (!chunks.has(k)) {
+      const bin = atob(DATA.code[k]);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      chunks.set(k, new Response(stream).text().then(JSON.parse));
+    }
+    return chunks.get(k);
+  }
+  function renderCode(t, i) {
+    if (!DATA.code.length) {
+      $("emitted-box").style.display = "none";
+      return;
+    }
+    const target = TARGETS.some(([v]) => v === state.target) ? state.target : "glsl";
+    const mapping = MAPPINGS.some(([v]) => v === state.mapping) ? state.mapping : "plain";
+    $("c-target").value = target;
+    $("c-mapping").value = mapping;
+    const perTest = target !== "cuda" && target !== "cpp";
+    $("c-mapping").disabled = !perTest;
+    $("emitted-note").textContent = perTest
+      ? "The file `backends emit --target " + target + " --mapping " + mapping + "` writes for this test (M = floor(65535 / N) instances)."
+      : "This test's function in the one program `backends emit --target " + target + "` writes for a whole suite; the program's --mapping flag picks the mapping at run time.";
+    $("emitted").textContent = "decompressing...";
+    document.body.removeAttribute("data-code");
+    codeChunk(Math.floor(i / DATA.chunk)).then((c) => {
+      if (state.test !== t.n) return; // another test was chosen meanwhile
+      const src = c[i % DATA.chunk].find(([tg, mp]) => tg === "error" || (tg === target && (!perTest || mp === mapping)));
+      $("emitted").textContent = src ? src[2] : "no code for this target";
+      document.body.setAttribute("data-code", t.n + "/" + target + "/" + (perTest ? mapping : ""));
+    });
+  }
+  setOptions($("c-target"), TARGETS);
+  setOptions($("c-mapping"), MAPPINGS);
+  for (const [id, key] of [["c-target", "target"], ["c-mapping", "mapping"]]) {
+    $(id).addEventListener("change", () => {
+      state[key] = $(id).value;
+      writeHash();
+      renderTest();
+    });
+  }
+
   function renderTest() {
-    const i = byName.get(state.test);
-    const t = DATA.tests[i === undefined ? 0 : i];
+    let i = byName.get(state.test);
+    if (i === undefined) i = 0;
+    const t = DATA.tests[i];
     if (!t) { $("title").textContent = "empty suite"; return; }
     state.test = t.n;
     for (const li of $("list").children) {
@@ -378,6 +428,7 @@
     renderVerdicts(t);
     drawGraph(t, w);
     renderWitness(t, name, w);
+    renderCode(t, i);
   }
 
   $("list").addEventListener("click", (e) => {
