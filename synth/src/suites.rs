@@ -561,11 +561,12 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
         "`synth explorer` turns a suite into one self-contained HTML page that works offline: a list of tests \
          filterable by configuration, verdict under any model, Table 4 bucket and idiom; for the chosen test \
          its pseudo-code, its state space drawn as a graph, its verdict under each model and, for a failing \
-         verdict, the witness schedule highlighted in the graph.\n"
+         verdict, the witness schedule highlighted in the graph; and the code `backends emit` writes for \
+         it, per target (GLSL, Amber, Metal, CUDA, C++) and mapping.\n"
     );
     let _ = writeln!(
         o,
-        "```sh\n./target/release/synth explorer suites/2t3i/2t3i.ron -o 2t3i.html\n```\n\nOpen the file in a browser; `2t3i.html#test=2t3i_14&model=HSA` opens a test with the witness of a model selected."
+        "```sh\n./target/release/synth explorer suites/2t3i/2t3i.ron -o 2t3i.html\n```\n\nOpen the file in a browser; `2t3i.html#test=2t3i_14&model=HSA` opens a test with the witness of a model selected; add `&target=cuda` or `&mapping=chunked` for the code."
     );
     o
 }
