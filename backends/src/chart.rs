@@ -17,7 +17,24 @@ const GROUP_GAP: f64 = 22.0;
 const LEFT: f64 = 60.0;
 const TOP: f64 = 40.0;
 const PLOT_H: f64 = 260.0;
+/// Room below the axis for device labels at least this tall; longer names
+/// get more (see [`label_height`]).
 const LABEL_H: f64 = 170.0;
+/// Horizontal room per legend entry (the longest is `round-robin, some runs`).
+const LEGEND_W: f64 = 150.0;
+
+/// The height the device labels need: they are rotated by 60 degrees, at
+/// about 6.2 px per character of the 11 px sans-serif font, so the legend
+/// below them never overprints a long name.
+fn label_height(report: &Report) -> f64 {
+    let longest = report
+        .devices
+        .iter()
+        .map(|d| d.device.chars().count())
+        .max()
+        .unwrap_or(0) as f64;
+    (longest * 6.2 * 0.87 + 20.0).max(LABEL_H)
+}
 
 /// Fill colours per mapping (plain, round-robin, chunked); occasional bars
 /// use the same colour, lighter.
@@ -56,8 +73,8 @@ pub fn svg(report: &Report) -> String {
     let y = |count: f64| TOP + PLOT_H - PLOT_H * (count + 1.0).log10() / top;
     let group_w = 6.0 * BAR + 5.0 * GAP;
     let width = (LEFT + report.devices.len() as f64 * (group_w + GROUP_GAP) + 20.0)
-        .max(LEFT + 6.0 * 130.0 + 20.0);
-    let height = TOP + PLOT_H + LABEL_H + 50.0;
+        .max(LEFT + 6.0 * LEGEND_W + 20.0);
+    let height = TOP + PLOT_H + label_height(report) + 50.0;
 
     let mut s = String::new();
     let _ = writeln!(
@@ -166,7 +183,7 @@ pub fn svg(report: &Report) -> String {
                 lx + 14.0,
                 m.name()
             );
-            lx += 130.0;
+            lx += LEGEND_W;
         }
     }
     s.push_str("</svg>\n");
