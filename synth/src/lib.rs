@@ -15,6 +15,7 @@
 //! ([`constraints`]). Sharding ([`shard`]) runs a subset of units.
 
 pub mod canon;
+pub mod checkpoint;
 pub mod config;
 pub mod constraints;
 pub mod explicit;
@@ -88,8 +89,9 @@ pub fn enumerate(cfg: &Config) -> Result<Vec<Test>, ConfigError> {
     enumerate_with(cfg, engine, None, &new_progress(cfg, engine, None))
 }
 
-/// The units of `cfg` that `shard` owns (all of them for `None`), in order.
-pub fn shard_units(cfg: &Config, shard: Option<Shard>) -> Vec<program::Unit> {
+/// The units of `cfg` that `shard` owns (all of them for `None`), in order,
+/// with their indices among all units of the configuration.
+fn indexed_units(cfg: &Config, shard: Option<Shard>) -> Vec<(usize, program::Unit)> {
     program::units(cfg)
         .into_iter()
         .enumerate()
@@ -97,6 +99,13 @@ pub fn shard_units(cfg: &Config, shard: Option<Shard>) -> Vec<program::Unit> {
             Some(s) => s.owns(*k),
             None => true,
         })
+        .collect()
+}
+
+/// The units of `cfg` that `shard` owns (all of them for `None`), in order.
+pub fn shard_units(cfg: &Config, shard: Option<Shard>) -> Vec<program::Unit> {
+    indexed_units(cfg, shard)
+        .into_iter()
         .map(|(_, u)| u)
         .collect()
 }
@@ -124,10 +133,41 @@ pub fn enumerate_with(
     progress: &Progress,
 ) -> Result<Vec<Test>, ConfigError> {
     cfg.validate()?;
-    let units = shard_units(cfg, shard);
-    let per_unit: Vec<Vec<Test>> = units
+    Ok(run_units(cfg, engine, shard, progress, None).expect("only a journal can fail"))
+}
+
+/// [`enumerate_with`], recording every finished unit in `journal` and
+/// skipping the units it already holds (see [`checkpoint`]).
+pub fn enumerate_resumable(
+    cfg: &Config,
+    engine: Engine,
+    shard: Option<Shard>,
+    progress: &Progress,
+    journal: &checkpoint::Journal,
+) -> Result<Vec<Test>, String> {
+    cfg.validate().map_err(|e| e.to_string())?;
+    run_units(cfg, engine, shard, progress, Some(journal))
+}
+
+fn run_units(
+    cfg: &Config,
+    engine: Engine,
+    shard: Option<Shard>,
+    progress: &Progress,
+    journal: Option<&checkpoint::Journal>,
+) -> Result<Vec<Test>, String> {
+    let units = indexed_units(cfg, shard);
+    let per_unit: Result<Vec<Vec<Test>>, String> = units
         .par_iter()
-        .map(|u| {
+        .map(|(k, u)| {
+            if let Some(tests) = journal.and_then(|j| j.done(*k)) {
+                let work = match engine {
+                    Engine::Explicit => program::unit_size(u, cfg) as u64,
+                    Engine::Sat => 1,
+                };
+                progress.add(work, tests.len() as u64);
+                return Ok(tests.clone());
+            }
             let found = match engine {
                 Engine::Explicit => explicit::enumerate_unit(u, cfg, progress),
                 Engine::Sat => sat::enumerate_unit(u, cfg),
@@ -135,8 +175,11 @@ pub fn enumerate_with(
             if engine == Engine::Sat {
                 progress.add(1, found.len() as u64);
             }
-            found
+            if let Some(j) = journal {
+                j.record(*k, &found)?;
+            }
+            Ok(found)
         })
         .collect();
-    Ok(canon::canonical_set(per_unit.into_iter().flatten()))
+    Ok(canon::canonical_set(per_unit?.into_iter().flatten()))
 }

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
+use synth::checkpoint;
 use synth::output::{self, Format};
 use synth::{Config, Engine, Shard};
 
@@ -73,6 +74,9 @@ struct GenArgs {
     out: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = FormatArg::Ron)]
     format: FormatArg,
+    /// Continue an interrupted run from its journal (`<out>.journal`).
+    #[arg(long)]
+    resume: bool,
 }
 
 #[derive(Args)]
@@ -160,16 +164,33 @@ fn gen(g: GenArgs) -> Result<(), Fail> {
             synth::shard_units(&cfg, g.shard).len()
         );
     }
+    // Every finished unit goes to a journal, so an interrupted run resumes.
+    let journal_path = checkpoint::journal_path(&out);
+    let journal = if g.resume {
+        checkpoint::Journal::resume(&journal_path, &cfg, engine, g.shard)
+    } else {
+        checkpoint::Journal::create(&journal_path, &cfg, engine, g.shard)
+    }
+    .map_err(bad_input)?;
+    if journal.units_done() > 0 {
+        eprintln!(
+            "synth: {label}: resuming: {} of {} units already done ({})",
+            journal.units_done(),
+            synth::shard_units(&cfg, g.shard).len(),
+            journal_path.display()
+        );
+    }
     let progress = Arc::new(synth::new_progress(&cfg, engine, g.shard));
     let reporter = progress.report(format!("{label} ({engine})"), Duration::from_secs(10));
-    let tests = synth::enumerate_with(&cfg, engine, g.shard, &progress)
-        .map_err(|e| bad_input(e.to_string()))?;
+    let tests = synth::enumerate_resumable(&cfg, engine, g.shard, &progress, &journal)
+        .map_err(|e| Fail(1, e))?;
     drop(reporter);
     let secs = progress.elapsed().as_secs_f64();
     let count = tests.len();
     let suite = output::to_suite(&cfg, tests, g.shard);
     output::write(&suite, &out, g.format.into())
         .map_err(|e| Fail(1, format!("cannot write {}: {e}", out.display())))?;
+    journal.finish().map_err(|e| Fail(1, e))?;
     eprintln!(
         "synth: {label}: {count} tests in {secs:.2} s ({engine} engine) -> {}",
         out.display()
