@@ -175,6 +175,11 @@ fn run(cli: Cli) -> Result<bool, Failure> {
     match cli.command {
         Command::Classify { paths, format } => {
             let (rows, bad) = classify(&paths);
+            if rows.is_empty() && bad {
+                // Nothing to show: the error lines already say why, and an
+                // empty table or CSV would read as a successful, empty run.
+                return Ok(false);
+            }
             match format {
                 Format::Table => print_table(&mut out, &rows).map_err(io)?,
                 Format::Csv => {

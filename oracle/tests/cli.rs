@@ -89,6 +89,11 @@ fn malformed_files_get_one_error_line_with_position() {
         assert_eq!(err.lines().count(), 1, "{name}: {err}");
         assert!(err.contains(want), "{name}: {err}");
         assert!(!err.contains("panicked"), "{name}: {err}");
+        for format in ["table", "csv", "json"] {
+            let out = oracle(&["classify", "--format", format, s(&p)]);
+            assert_eq!(out.status.code(), Some(2), "{name} {format}");
+            assert!(out.stdout.is_empty(), "{name} {format}: no empty table");
+        }
     }
 }
 
