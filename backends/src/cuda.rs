@@ -81,7 +81,7 @@ pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramErr
             target: "cuda",
             build: "nvcc -O2 -o tests THIS_FILE",
             prelude: PRELUDE,
-            locate_qualifiers: "static __host__ __device__ inline",
+            locate_qualifiers: "__device__ inline",
             function: &function,
             info_struct: INFO_STRUCT,
             info_extra: &info_extra,

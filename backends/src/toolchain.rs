@@ -135,11 +135,34 @@ pub fn compile_cpp(src: &Path, exe: &Path) -> Result<(), ToolError> {
 
 /// Compiles the CUDA program `src` to `exe` with nvcc, adding `extra`
 /// flags (e.g. `-arch=sm_90`).
+///
+/// Distribution packages of CUDA can be older than the distribution's g++
+/// (Debian 12: CUDA 11.8 and g++ 12), and nvcc then refuses to start. When
+/// it says so and no `-ccbin` was given, the build is retried once with
+/// `-ccbin clang++` if clang++ is installed, and a note says so.
 pub fn compile_cuda(src: &Path, exe: &Path, extra: &[&str]) -> Result<(), ToolError> {
-    let mut args = os(&["-O2", "-std=c++17"]);
-    args.extend(os(extra));
-    args.extend([src.into(), "-o".into(), exe.into()]);
-    run(Tool::Nvcc, &args).map(drop)
+    let build = |ccbin: Option<&str>| {
+        let mut args = os(&["-O2", "-std=c++17"]);
+        if let Some(c) = ccbin {
+            args.extend(os(&["-ccbin", c]));
+        }
+        args.extend(os(extra));
+        args.extend([src.into(), "-o".into(), exe.into()]);
+        run(Tool::Nvcc, &args).map(drop)
+    };
+    match build(None) {
+        Err(ToolError::Failed { output, .. })
+            if output.contains("No supported gcc/g++ host compiler")
+                && !extra
+                    .iter()
+                    .any(|f| f.starts_with("-ccbin") || f.starts_with("--compiler-bindir"))
+                && find(Tool::Clang).is_ok() =>
+        {
+            eprintln!("note: nvcc does not support this g++; building with -ccbin clang++");
+            build(Some("clang++"))
+        }
+        other => other,
+    }
 }
 
 /// Compiles the CUDA program `src` with g++ against the CPU emulation of

@@ -370,6 +370,55 @@ fn cuda_program_runs_on_the_cpu_emulation_of_the_runtime() {
     assert_eq!(lines.len(), sample().len() * 3);
 }
 
+/// The CUDA program built by a real nvcc for Hopper (sm_90), where nvcc is
+/// on PATH (CI has none: the toolkit is gigabytes): the device code
+/// compiles, and in the machine code (SASS) every spin loop reads the stop
+/// flag with a system-scope load, so a flag set by the host reaches it.
+/// `AXB_NVCC_FLAGS` adds flags (space-separated).
+#[test]
+fn cuda_program_compiles_with_nvcc_and_reads_the_stop_flag_in_every_loop() {
+    if toolchain::find(Tool::Nvcc).is_err() {
+        eprintln!("skipped: nvcc not on PATH (this test needs the CUDA toolkit, not a GPU)");
+        return;
+    }
+    let dir = scratch("cuda-nvcc");
+    let tests = vec![published_test("2t2i_4"), published_test("3t4i_20")];
+    let files = emit_to(&dir, &tests, &opts(Target::Cuda, Shape::Switch));
+    let exe = dir.join("tests");
+    let extra = std::env::var("AXB_NVCC_FLAGS").unwrap_or_default();
+    let mut flags: Vec<&str> = vec!["-arch=sm_90", "-Xcompiler", "-Wall,-Wextra,-Werror"];
+    flags.extend(extra.split_whitespace());
+    toolchain::compile_cuda(&dir.join(&files[0].path), &exe, &flags).unwrap();
+    let out = Command::new("cuobjdump")
+        .args(["-sass", "-fun", "_Z10axb_test_0PjPVjjj"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let sass = String::from_utf8_lossy(&out.stdout);
+    assert!(sass.contains("sm_90"), "{sass}");
+    // The consumer's loop: the flag load, then the atomic add of 0, then
+    // the branch back to the flag load.
+    let ops: Vec<&str> = sass
+        .lines()
+        .filter_map(|l| l.split_once("*/ ").map(|(_, op)| op.trim()))
+        .filter(|op| op.contains("LDG") || op.contains("ATOMG") || op.contains("BRA"))
+        .collect();
+    let load = ops
+        .iter()
+        .position(|op| op.starts_with("LDG.E.STRONG.SYS"))
+        .unwrap_or_else(|| panic!("no system-scope load of the stop flag:\n{sass}"));
+    assert!(
+        ops[load..].iter().any(|op| op.contains("ATOMG.E.ADD")),
+        "no atomic add after the flag load:\n{sass}"
+    );
+    // Without a GPU the program still starts and fails cleanly.
+    let list = Command::new(&exe).arg("--list").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&list.stdout),
+        "2t2i_4\t2\n3t4i_20\t3\n"
+    );
+}
+
 #[test]
 fn metal_kernels_of_the_published_suite_pass_clang_syntax_check() {
     if !tools(&[Tool::Clang]) {
