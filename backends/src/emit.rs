@@ -2,14 +2,15 @@
 //!
 //! C++ and CUDA give one program for all tests (a campaign compiles once);
 //! GLSL, Amber and Metal give one file per test and mapping, named
-//! `<test>.<mapping>.<ext>` (plus `harness.swift` for Metal). The bytes
+//! `<test>.<mapping>.<ext>` (plus `harness.swift` for Metal); Vulkan gives
+//! the GLSL shaders plus the generic host and its build script. The bytes
 //! depend only on the tests and the options, never on time or machine.
 
 use crate::codegen::Shape;
 use crate::host::{self, ProgramError};
 use crate::mapping::{Layout, Mapping};
 use crate::toolchain::{self, ToolError};
-use crate::{amber, cpp, cuda, glsl, metal};
+use crate::{amber, cpp, cuda, glsl, metal, vulkan};
 use axb::load::NamedTest;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -23,6 +24,8 @@ pub enum Target {
     Metal,
     Cuda,
     Cpp,
+    /// The GLSL shaders with a Vulkan host that runs them with a deadline.
+    Vulkan,
 }
 
 impl Target {
@@ -33,6 +36,7 @@ impl Target {
             Target::Metal => "metal",
             Target::Cuda => "cuda",
             Target::Cpp => "cpp",
+            Target::Vulkan => "vulkan",
         }
     }
 
@@ -44,7 +48,7 @@ impl Target {
     fn extension(self) -> &'static str {
         match self {
             Target::Amber => "amber",
-            Target::Glsl => "comp",
+            Target::Glsl | Target::Vulkan => "comp",
             Target::Metal => "metal",
             Target::Cuda => "cu",
             Target::Cpp => "cpp",
@@ -197,6 +201,9 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
             };
             let contents = match opts.target {
                 Target::Glsl => glsl::shader(t, &layout, opts.shape, "glsl").map_err(layout_err)?,
+                Target::Vulkan => {
+                    glsl::shader(t, &layout, opts.shape, "vulkan").map_err(layout_err)?
+                }
                 Target::Amber => amber::script(t, &layout, opts.shape).map_err(layout_err)?,
                 Target::Metal => metal::kernel(t, &layout, opts.shape),
                 Target::Cpp | Target::Cuda => unreachable!("programs are handled above"),
@@ -210,6 +217,24 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
             contents: metal::HARNESS.to_string(),
         });
     }
+    if opts.target == Target::Vulkan {
+        if owners.contains_key(&PathBuf::from(format!("{}.plain.comp", vulkan::CANARY))) {
+            return Err(EmitError::FileClash {
+                path: PathBuf::from(format!("{}.comp", vulkan::CANARY)),
+                first: vulkan::CANARY.to_string(),
+                second: "the built-in canary".to_string(),
+            });
+        }
+        out.push(vulkan::canary(opts.shape));
+        out.push(File {
+            path: PathBuf::from(vulkan::HOST_FILE),
+            contents: vulkan::HOST.to_string(),
+        });
+        out.push(File {
+            path: PathBuf::from("build.sh"),
+            contents: vulkan::BUILD_SCRIPT.to_string(),
+        });
+    }
     Ok(out)
 }
 
@@ -217,7 +242,13 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
 pub fn write(dir: &Path, files: &[File]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for f in files {
-        std::fs::write(dir.join(&f.path), &f.contents)?;
+        let path = dir.join(&f.path);
+        std::fs::write(&path, &f.contents)?;
+        #[cfg(unix)]
+        if f.contents.starts_with("#!") {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+        }
     }
     Ok(())
 }
@@ -225,7 +256,8 @@ pub fn write(dir: &Path, files: &[File]) -> std::io::Result<()> {
 /// Compiles or validates written files with the target's tool: g++ for
 /// C++ (leaving the executable beside the source), nvcc for CUDA,
 /// glslangValidator for GLSL and Amber (the embedded shaders), clang++
-/// against the Metal shim for Metal. `scratch` holds temporary files.
+/// against the Metal shim for Metal; for Vulkan, SPIR-V beside each shader
+/// and the host `vkrun` (as `build.sh` does). `scratch` holds temporary files.
 pub fn check(
     dir: &Path,
     files: &[File],
@@ -237,6 +269,14 @@ pub fn check(
         Target::Cpp => toolchain::compile_cpp(&paths[0], &paths[0].with_extension("")),
         Target::Cuda => toolchain::compile_cuda(&paths[0], &paths[0].with_extension(""), &[]),
         Target::Glsl => toolchain::check_glsl(&paths),
+        Target::Vulkan => {
+            let comps: Vec<PathBuf> = paths
+                .iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "comp"))
+                .cloned()
+                .collect();
+            vulkan::build(&comps, &dir.join(vulkan::HOST_FILE), &dir.join("vkrun"))
+        }
         Target::Amber => {
             std::fs::create_dir_all(scratch).map_err(|e| ToolError::Io(e.to_string()))?;
             let mut shaders = Vec::new();

@@ -11,6 +11,8 @@
 //!   and flags in [`host`]).
 //! - [`glsl::shader`], [`amber::script`], [`metal::kernel`]: one file per test
 //!   and mapping, the mapping and instance count baked in.
+//! - [`vulkan`]: the GLSL shaders as SPIR-V with a generic Vulkan host that
+//!   runs them with a deadline on any Vulkan device.
 //! - [`emit`]: the `backends emit` command, writing any of the above.
 //! - [`toolchain`]: finding and running the compilers, with install hints.
 
@@ -31,6 +33,7 @@ pub mod report_cli;
 pub mod results;
 pub mod run;
 pub mod toolchain;
+pub mod vulkan;
 
 pub use codegen::Shape;
 pub use mapping::{Layout, Mapping};

@@ -27,7 +27,7 @@ struct Cli {
 enum Command {
     /// Write the programs of a target for tests or suites.
     Emit(EmitArgs),
-    /// Run a suite on this CPU (cpp) or an NVIDIA GPU (cuda): journaled, resumable, artifact-format results.
+    /// Run a suite on this CPU (cpp), an NVIDIA GPU (cuda) or a Vulkan device (vulkan): journaled, resumable, artifact-format results.
     Run(backends::run::RunArgs),
     /// Which progress models each device's observations are consistent with, and the violations.
     Report(backends::report_cli::ReportArgs),
@@ -67,7 +67,7 @@ struct EmitArgs {
     /// cpp and cuda: the program's file stem (default: the input's stem).
     #[arg(long)]
     name: Option<String>,
-    /// Compile or validate what was written (g++, nvcc, glslangValidator, clang++).
+    /// Compile or validate what was written (g++, nvcc, glslangValidator, clang++; vulkan: also builds `vkrun`).
     #[arg(long)]
     check: bool,
     /// Tests or suites: `.ron` tests or suites, artifact `.txt` tests, or directories of them.

@@ -1,8 +1,10 @@
-//! `backends run`: a campaign of a suite on this machine's CPU (`cpp`) or
-//! an NVIDIA GPU (`cuda`).
+//! `backends run`: a campaign of a suite on this machine's CPU (`cpp`), an
+//! NVIDIA GPU (`cuda`) or any Vulkan device (`vulkan`).
 //!
 //! The suite becomes one program (helper modules [`crate::cpp`],
-//! [`crate::cuda`]), compiled once and cached by the hash of its source.
+//! [`crate::cuda`]; for Vulkan, the suite's SPIR-V shaders and the generic
+//! host of [`crate::vulkan`]), compiled once and cached by the hash of its
+//! source.
 //! Every test x mapping x iteration is then run by that program, which
 //! prints one JSON result line per run (format in [`crate::host`]); each
 //! line is checked and appended to the journal ([`crate::journal`], fsync'd)
@@ -38,6 +40,7 @@ use std::time::{Duration, Instant};
 pub enum RunTarget {
     Cpp,
     Cuda,
+    Vulkan,
 }
 
 impl RunTarget {
@@ -45,6 +48,7 @@ impl RunTarget {
         match self {
             RunTarget::Cpp => "cpp",
             RunTarget::Cuda => "cuda",
+            RunTarget::Vulkan => "vulkan",
         }
     }
 
@@ -53,13 +57,16 @@ impl RunTarget {
         match self {
             RunTarget::Cpp => "cpp",
             RunTarget::Cuda => "CUDA",
+            RunTarget::Vulkan => "Vulkan",
         }
     }
 }
 
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
-    /// Where to run: `cpp` (this CPU, g++) or `cuda` (an NVIDIA GPU, nvcc).
+    /// Where to run: `cpp` (this CPU, g++), `cuda` (an NVIDIA GPU, nvcc) or
+    /// `vulkan` (any Vulkan device: glslangValidator, g++ and libvulkan-dev;
+    /// without a GPU, Mesa's lavapipe runs Vulkan on the CPU).
     #[arg(long, value_enum)]
     pub target: RunTarget,
     /// The suite: a RON suite, an artifact `.txt` test, or a directory of them.
@@ -78,7 +85,8 @@ pub struct RunArgs {
     /// recorded as non-terminating (the paper used 20 s on CPUs and CUDA).
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub deadline_ms: u64,
-    /// Instances for round-robin and chunked (default: floor(65535 / N)).
+    /// Instances for round-robin and chunked (default: floor(65535 / N);
+    /// for vulkan they are compiled into the shaders).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub instances: Option<u32>,
     /// cpp: OS threads running the workgroups (default: this machine's
@@ -174,7 +182,7 @@ fn campaign(args: &RunArgs, name: &str, tests: &[NamedTest], program_hash: &str)
         "instances": args.instances,
         "os_threads": match args.target {
             RunTarget::Cpp => Some(args.os_threads.unwrap_or_else(hardware_threads)),
-            RunTarget::Cuda => None,
+            RunTarget::Cuda | RunTarget::Vulkan => None,
         },
         "program_args": args.program_args,
         "nvcc_flags": args.nvcc_flags,
@@ -200,6 +208,7 @@ fn default_name(args: &RunArgs) -> String {
             args.os_threads.unwrap_or_else(hardware_threads)
         ),
         RunTarget::Cuda => "cuda".to_string(),
+        RunTarget::Vulkan => "vulkan".to_string(),
     }
 }
 
@@ -346,12 +355,14 @@ impl Progress {
 /// The compiled program: generated, then compiled once into a cache
 /// directory named by the hash of its source and compiler options (a
 /// re-run, or a resumed campaign, reuses it).
-fn build(args: &RunArgs, source: &str, hash: &str) -> Result<PathBuf, Failure> {
+fn build(args: &RunArgs, source: &Source, hash: &str) -> Result<PathBuf, Failure> {
     let (tool, ext) = match (args.target, args.cuda_on_cpu) {
         (RunTarget::Cpp, _) | (RunTarget::Cuda, true) => (Tool::Gxx, "cpp"),
         (RunTarget::Cuda, false) => (Tool::Nvcc, "cu"),
+        (RunTarget::Vulkan, _) => (Tool::Glslang, "cpp"),
     };
     toolchain::find(tool)?;
+    toolchain::find(Tool::Gxx)?;
     let key = fnv64(format!("{hash} {:?} {:?}", args.nvcc_flags, args.cuda_on_cpu).as_bytes());
     let dir = std::env::temp_dir()
         .join("axb-backends-run")
@@ -370,6 +381,10 @@ fn build(args: &RunArgs, source: &str, hash: &str) -> Result<PathBuf, Failure> {
         BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     std::fs::create_dir_all(&work).map_err(|e| env(format!("{}: {e}", work.display())))?;
+    let source = match source {
+        Source::Program(text) => text,
+        Source::Shaders(files) => return build_vulkan(&dir, &work, files),
+    };
     let src = work.join(format!("tests.{ext}"));
     std::fs::write(&src, source.as_bytes())
         .map_err(|e| env(format!("{}: cannot write: {e}", src.display())))?;
@@ -382,6 +397,7 @@ fn build(args: &RunArgs, source: &str, hash: &str) -> Result<PathBuf, Failure> {
             let flags: Vec<&str> = args.nvcc_flags.iter().map(String::as_str).collect();
             toolchain::compile_cuda(&src, &built, &flags)
         }
+        (RunTarget::Vulkan, _) => unreachable!("shaders are built by build_vulkan"),
     };
     if let Err(e) = compiled {
         let _ = std::fs::remove_dir_all(&work);
@@ -394,7 +410,75 @@ fn build(args: &RunArgs, source: &str, hash: &str) -> Result<PathBuf, Failure> {
     Ok(exe)
 }
 
-/// The device as the program reports it (`--info`, CUDA only).
+/// What `backends run` builds: one program (C++, CUDA), or the files of
+/// `backends emit --target vulkan` (shaders, host, build script).
+enum Source {
+    Program(String),
+    Shaders(Vec<crate::emit::File>),
+}
+
+impl Source {
+    /// The bytes the build depends on, for its cache key.
+    fn hash(&self) -> String {
+        match self {
+            Source::Program(text) => fnv64(text.as_bytes()),
+            Source::Shaders(files) => {
+                let mut all = Vec::new();
+                for f in files {
+                    all.extend_from_slice(f.path.to_string_lossy().as_bytes());
+                    all.push(0);
+                    all.extend_from_slice(f.contents.as_bytes());
+                    all.push(0);
+                }
+                fnv64(&all)
+            }
+        }
+    }
+}
+
+/// The Vulkan build: shaders to SPIR-V and the host, in `work`, which then
+/// becomes `dir/bundle` (the host finds the shaders beside itself).
+fn build_vulkan(dir: &Path, work: &Path, files: &[crate::emit::File]) -> Result<PathBuf, Failure> {
+    let bundle = dir.join("bundle");
+    let exe = bundle.join("tests");
+    if exe.is_file() {
+        let _ = std::fs::remove_dir_all(work);
+        return Ok(exe);
+    }
+    crate::emit::write(work, files).map_err(|e| env(format!("{}: {e}", work.display())))?;
+    let comps: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| f.path.extension().is_some_and(|e| e == "comp"))
+        .map(|f| work.join(&f.path))
+        .collect();
+    eprintln!(
+        "compiling {} shaders with glslangValidator and the Vulkan host with g++ ...",
+        comps.len()
+    );
+    if let Err(e) = crate::vulkan::build(
+        &comps,
+        &work.join(crate::vulkan::HOST_FILE),
+        &work.join("tests"),
+    ) {
+        let _ = std::fs::remove_dir_all(work);
+        return Err(e.into());
+    }
+    if let Err(e) = std::fs::rename(work, &bundle) {
+        let _ = std::fs::remove_dir_all(work);
+        // Another build of the same bundle may have won the race.
+        if !exe.is_file() {
+            return Err(env(format!("{}: {e}", bundle.display())));
+        }
+    }
+    Ok(exe)
+}
+
+/// Where the Vulkan host's shaders are: beside it.
+fn shader_dir(exe: &Path) -> &Path {
+    exe.parent().unwrap_or(Path::new("."))
+}
+
+/// The device as the program reports it (`--info`, CUDA and Vulkan).
 fn device_info(args: &RunArgs, exe: &Path) -> Result<Value, Failure> {
     let host = json!({
         "cpu_model": cpu_model(),
@@ -405,13 +489,17 @@ fn device_info(args: &RunArgs, exe: &Path) -> Result<Value, Failure> {
     if args.target == RunTarget::Cpp {
         return Ok(json!({ "host": host }));
     }
-    let out = Command::new(exe)
-        .arg("--info")
-        .args(
-            args.program_args
-                .iter()
-                .filter(|a| a.starts_with("--device")),
-        )
+    let mut command = Command::new(exe);
+    command.arg("--info").args(
+        args.program_args
+            .iter()
+            .filter(|a| a.starts_with("--device") || *a == "--no-canary"),
+    );
+    if args.target == RunTarget::Vulkan {
+        // With the shaders, --info first runs the canary (see crate::vulkan).
+        command.arg(format!("--shaders={}", shader_dir(exe).display()));
+    }
+    let out = command
         .output()
         .map_err(|e| env(format!("cannot run {}: {e}", exe.display())))?;
     if !out.status.success() {
@@ -430,7 +518,12 @@ fn device_info(args: &RunArgs, exe: &Path) -> Result<Value, Failure> {
             text.trim()
         ))
     })?;
-    Ok(json!({ "host": host, "gpu": gpu }))
+    let key = if args.target == RunTarget::Vulkan {
+        "vulkan"
+    } else {
+        "gpu"
+    };
+    Ok(json!({ "host": host, key: gpu }))
 }
 
 /// Runs one program invocation, journaling each result as it arrives.
@@ -445,7 +538,10 @@ fn run_group(
     writer: &mut journal::Writer,
     progress: &mut Progress,
 ) -> Result<(), Failure> {
-    let argv = program_command(args, tests, mappings, count);
+    let mut argv = program_command(args, tests, mappings, count);
+    if args.target == RunTarget::Vulkan {
+        argv.insert(0, format!("--shaders={}", shader_dir(exe).display()));
+    }
     let mut child = Command::new(exe)
         .args(&argv)
         .stdin(Stdio::null())
@@ -470,7 +566,8 @@ fn run_group(
     let want = expected.len() * count as usize;
     // A run ends by the deadline at the latest; allow for set-up and a slow
     // machine before calling the program stuck.
-    let patience = Duration::from_millis(2 * args.deadline_ms + 60_000);
+    // (A Vulkan host allows 30 s plus 1 ms per workgroup after the stop flag.)
+    let patience = Duration::from_millis(2 * args.deadline_ms + 180_000);
     let shown = format!("{} {}", exe.display(), argv.join(" "));
     let fail = |child: &mut std::process::Child, msg: String| {
         let _ = child.kill();
@@ -687,17 +784,35 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
         return Err(input(msgs.join("\n")));
     }
     let opts = Options::default();
+    let suite_err = |e: &dyn std::fmt::Display| input(format!("{}: {e}", args.suite.display()));
     let source = match args.target {
-        RunTarget::Cpp => crate::cpp::program(&tests, &opts),
-        RunTarget::Cuda => crate::cuda::program(&tests, &opts),
-    }
-    .map_err(|e| input(format!("{}: {e}", args.suite.display())))?;
-    let hash = fnv64(source.as_bytes());
+        RunTarget::Cpp => {
+            Source::Program(crate::cpp::program(&tests, &opts).map_err(|e| suite_err(&e))?)
+        }
+        RunTarget::Cuda => {
+            Source::Program(crate::cuda::program(&tests, &opts).map_err(|e| suite_err(&e))?)
+        }
+        RunTarget::Vulkan => {
+            crate::host::check_names(&tests).map_err(|e| suite_err(&e))?;
+            let emit_opts = crate::emit::EmitOptions {
+                target: crate::emit::Target::Vulkan,
+                mappings: mappings.clone(),
+                instances: args.instances,
+                shape: opts.shape,
+                deadline_ms: args.deadline_ms,
+                program_name: "tests".to_string(),
+            };
+            Source::Shaders(crate::emit::files(&tests, &emit_opts).map_err(|e| suite_err(&e))?)
+        }
+    };
+    let hash = source.hash();
     let campaign = campaign(args, &name, &tests, &hash);
     let p = paths(&args.out, &name);
 
-    // The compiler first: a missing one should not leave a journal behind.
+    // The compiler and the device first: a missing one should not leave a
+    // journal behind.
     let exe = build(args, &source, &hash)?;
+    let device = device_info(args, &exe)?;
 
     std::fs::create_dir_all(&args.out)
         .map_err(|e| env(format!("{}: cannot create: {e}", args.out.display())))?;
@@ -794,7 +909,6 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
     let total = tests.len() * args.mappings.len() * args.iterations as usize;
     let already = contents.results().count();
     let mut progress = Progress::new(total, already);
-    let device = device_info(args, &exe)?;
     for ((ms, d), group) in &groups {
         // Keep command lines short: at most 200 tests per invocation.
         for chunk in group.chunks(200) {

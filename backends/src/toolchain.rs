@@ -58,6 +58,11 @@ pub enum ToolError {
         command: String,
         output: String,
     },
+    /// A library the build needs is not installed.
+    MissingLibrary {
+        what: &'static str,
+        hint: &'static str,
+    },
     Io(String),
 }
 
@@ -71,6 +76,7 @@ impl fmt::Display for ToolError {
                 t.install_hint()
             ),
             ToolError::Failed { command, output } => write!(f, "`{command}` failed:\n{output}"),
+            ToolError::MissingLibrary { what, hint } => write!(f, "{what} not found: {hint}"),
             ToolError::Io(e) => f.write_str(e),
         }
     }
@@ -131,6 +137,24 @@ pub fn compile_cpp(src: &Path, exe: &Path) -> Result<(), ToolError> {
     let mut args = os(CXX_FLAGS);
     args.extend([src.into(), "-o".into(), exe.into()]);
     run(Tool::Gxx, &args).map(drop)
+}
+
+/// Compiles the Vulkan host (`templates/vulkan_host.cpp`) to `exe`,
+/// linking the Vulkan loader.
+pub fn compile_vulkan_host(src: &Path, exe: &Path) -> Result<(), ToolError> {
+    let mut args = os(CXX_FLAGS);
+    args.extend([src.into(), "-lvulkan".into(), "-o".into(), exe.into()]);
+    match run(Tool::Gxx, &args) {
+        Err(ToolError::Failed { output, .. })
+            if output.contains("vulkan/vulkan.h") || output.contains("-lvulkan") =>
+        {
+            Err(ToolError::MissingLibrary {
+                what: "the Vulkan headers or loader (vulkan/vulkan.h, libvulkan.so)",
+                hint: "install the Debian package `libvulkan-dev` (apt-get install libvulkan-dev)",
+            })
+        }
+        other => other.map(drop),
+    }
 }
 
 /// Compiles the CUDA program `src` to `exe` with nvcc, adding `extra`

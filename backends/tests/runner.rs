@@ -354,6 +354,7 @@ fn bad_run_input_and_missing_compilers_are_clear_errors() {
     for (target, needles) in [
         ("cpp", ["`g++` not found", "apt-get install g++"]),
         ("cuda", ["`nvcc` not found", "cuda-toolkit"]),
+        ("vulkan", ["`glslangValidator` not found", "glslang-tools"]),
     ] {
         let o = Command::new(BIN)
             .args(["run", "--target", target, s(&suite), "--out", s(&out)])
@@ -480,4 +481,59 @@ fn the_cuda_runner_works_against_the_cpu_emulation_of_the_runtime() {
     let chunked = results.iter().find(|r| r["mapping"] == "chunked").unwrap();
     assert_eq!(chunked["terminated"], false);
     assert!(out.join("2_thread_2_instruction/CUDA/cuda.csv").is_file());
+}
+
+/// `backends run --target vulkan` on the machine's Vulkan device (CI:
+/// lavapipe). A device that ends the canary by itself is refused before
+/// anything is journaled; `--program-arg=--no-canary` runs the campaign
+/// anyway, and its results land in artifact `Vulkan` directories that
+/// `backends report` reads.
+#[test]
+fn the_vulkan_runner_checks_the_canary_then_journals_and_reports() {
+    let dir = scratch("vulkan");
+    let suite = sample_suite(&dir);
+    let out = dir.join("out");
+    let run = |extra: &[&str]| {
+        let mut argv = vec![
+            "run",
+            "--target",
+            "vulkan",
+            s(&suite),
+            "--iterations",
+            "2",
+            "--instances",
+            "4",
+            "--deadline-ms",
+            "5000",
+            "--out",
+            s(&out),
+        ];
+        argv.extend_from_slice(extra);
+        backends(&argv)
+    };
+    let checked = run(&[]);
+    if !checked.status.success() {
+        // lavapipe: the canary ends after 65535 loop iterations.
+        assert_clean_failure(&checked, 1, &["ended the canary", "--no-canary"]);
+        assert!(!out.exists(), "no journal for a refused device");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    let o = run(&["--program-arg=--no-canary", "--name", "vk"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let device: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("vk.device.json")).unwrap())
+            .unwrap();
+    assert!(device["description"]["vulkan"]["device"].is_string());
+    assert_eq!(device["target"], "vulkan");
+    let results = results_in(&out.join("vk.journal.jsonl"));
+    assert_eq!(results.len(), SAMPLE.len() * 3 * 2);
+    assert!(results
+        .iter()
+        .filter(|r| r["mapping"] == "plain")
+        .all(|r| r["terminated"] == true));
+    assert!(out.join("3_thread_4_instruction/Vulkan/vk.csv").is_file());
+    let report = backends(&["report", s(&out), "--tests", s(&suite), "--format", "json"]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&report.stdout).unwrap();
+    assert!(rows.iter().any(|r| r["device"] == "vk"));
 }

@@ -419,6 +419,151 @@ fn cuda_program_compiles_with_nvcc_and_reads_the_stop_flag_in_every_loop() {
     );
 }
 
+/// Emits `tests` for Vulkan with `instances` into `dir` and builds them as
+/// `build.sh` would; `None` (after saying why) where the toolchain tests
+/// are skipped and the Vulkan headers are missing.
+fn build_vulkan(dir: &Path, tests: &[NamedTest], instances: u32) -> Option<Vec<emit::File>> {
+    let mut o = opts(Target::Vulkan, Shape::Switch);
+    o.instances = Some(instances);
+    let files = emit_to(dir, tests, &o);
+    match emit::check(dir, &files, &o, &dir.join("scratch")) {
+        Ok(()) => Some(files),
+        Err(e @ ToolError::MissingLibrary { .. })
+            if std::env::var("BACKENDS_SKIP_TOOLCHAIN_TESTS").is_ok_and(|v| v == "1") =>
+        {
+            eprintln!("skipped (BACKENDS_SKIP_TOOLCHAIN_TESTS=1): {e}");
+            None
+        }
+        Err(e) => panic!("{e} (or set BACKENDS_SKIP_TOOLCHAIN_TESTS=1 to skip toolchain tests)"),
+    }
+}
+
+/// The Vulkan target as `build.sh` builds it, run on the machine's Vulkan
+/// device (CI: Mesa's lavapipe, on the CPU). The canary refuses a device
+/// that ends loops by itself (lavapipe does, after 65535 iterations) and
+/// passes any other; with `--no-canary` the host runs the tests under
+/// every mapping; and the stop flag ends a dispatch of 2048 spinning
+/// workgroups at its deadline, in the same process. (Lavapipe would end
+/// them by its loop limit too, but only after seconds: 2048 x about 3 ms
+/// on two threads.)
+#[test]
+fn vulkan_host_checks_the_canary_runs_shaders_and_stops_spinning_runs() {
+    if !tools(&[Tool::Glslang, Tool::Gxx]) {
+        return;
+    }
+    let dir = scratch("vulkan");
+    let spin_file = dir.join("spin.txt");
+    // One thread waiting for a write nobody makes: no scheduler ends it.
+    std::fs::write(&spin_file, "THREAD0\natomic_chk_branch(0,0,0)\n").unwrap();
+    let out = dir.join("tests");
+    let tests = [published_test("2t2i_4"), published_test("3t4i_20")];
+    let Some(files) = build_vulkan(&out, &tests, 4) else {
+        return;
+    };
+    assert_eq!(files.len(), 2 * 3 + 3);
+    let exe = out.join("vkrun");
+    let shaders = format!("--shaders={}", out.display());
+    let info = run_json(&exe, &["--info"]);
+    assert!(info[0]["device"].is_string(), "{info:?}");
+    let bounded_loops = info[0]["driver_name"] == "llvmpipe";
+    let list = Command::new(&exe)
+        .args([&shaders, "--list"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&list.stdout),
+        "2t2i_4\t2\n3t4i_20\t3\n"
+    );
+    let checked = Command::new(&exe)
+        .args([&shaders, "--info"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&checked.stderr);
+    if bounded_loops {
+        assert_eq!(checked.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("ended the canary") && err.contains("--no-canary"),
+            "{err}"
+        );
+        assert!(checked.stdout.is_empty());
+    } else {
+        assert!(checked.status.success(), "{err}");
+    }
+    let lines = run_json(
+        &exe,
+        &[
+            &shaders,
+            "--no-canary",
+            "--test",
+            "2t2i_4,3t4i_20",
+            "--deadline-ms",
+            "20000",
+        ],
+    );
+    assert_eq!(lines.len(), 6);
+    assert_eq!(outcome(&lines, "plain"), [true, true]);
+    assert!(lines
+        .iter()
+        .all(|l| l["target"] == "vulkan" && l["device"] == info[0]["device"]));
+    assert_eq!(lines[2]["instances"], 4);
+    assert_eq!(lines[5]["workgroups"], 12);
+
+    // The stop flag: 2048 spinners, stopped at 100 ms, twice in one process.
+    let spin_dir = dir.join("spin");
+    build_vulkan(&spin_dir, &load_file(&spin_file).unwrap(), 2048).unwrap();
+    let spin_dir_arg = format!("--shaders={}", spin_dir.display());
+    let spin = |iterations: &str, deadline_ms: &str| {
+        run_json(
+            &spin_dir.join("vkrun"),
+            &[
+                &spin_dir_arg,
+                "--no-canary",
+                "--mapping",
+                "round-robin",
+                "--iterations",
+                iterations,
+                "--deadline-ms",
+                deadline_ms,
+            ],
+        )
+    };
+    let stopped = spin("2", "100");
+    assert_eq!(stopped.len(), 2);
+    // On lavapipe the dispatch also ends by the loop limit, after seconds;
+    // stopped at 100 ms it must end well before that. Elsewhere the
+    // spinners never end by themselves.
+    let limit = if bounded_loops {
+        let natural = spin("1", "60000");
+        assert_eq!(natural[0]["terminated"], true, "{natural:?}");
+        0.75 * natural[0]["elapsed_ms"].as_f64().unwrap()
+    } else {
+        1500.0
+    };
+    for l in &stopped {
+        assert_eq!(l["terminated"], false, "{l}");
+        assert_eq!(l["workgroups"], 2048, "{l}");
+        let ms = l["elapsed_ms"].as_f64().unwrap();
+        assert!(
+            (100.0..limit).contains(&ms),
+            "stopped after {ms} ms, not before {limit} ms: {l}"
+        );
+    }
+
+    // Shaders emitted for 4 instances cannot run 5; unknown tests are named.
+    let wrong = Command::new(&exe)
+        .args([&shaders, "--instances", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("emitted for 4 instances"));
+    let unknown = Command::new(&exe)
+        .args([&shaders, "--test", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no test named `nope`"));
+}
+
 #[test]
 fn metal_kernels_of_the_published_suite_pass_clang_syntax_check() {
     if !tools(&[Tool::Clang]) {

@@ -1,0 +1,85 @@
+//! The Vulkan target: the GLSL shaders of [`crate::glsl`], compiled to
+//! SPIR-V, run on any Vulkan device by one generic host program
+//! (`templates/vulkan_host.cpp`) with a deadline and a stop flag.
+//!
+//! `backends emit --target vulkan` writes the shaders (one per test and
+//! mapping, the instance count baked in), `vulkan_host.cpp` and `build.sh`,
+//! which compiles the shaders with glslangValidator and the host with
+//! `g++ ... -lvulkan` (Debian: `glslang-tools`, `libvulkan-dev`). Then
+//! `./vkrun --shaders .` runs them, with the command line and JSON result
+//! lines of the C++ and CUDA programs (see [`crate::host`]) plus
+//! `--shaders DIR`, `--device D` and `--info`.
+//!
+//! Unlike Amber, which runs a dispatch to completion, the host stops a run
+//! at its deadline: it writes the stop flag, a word of host-visible,
+//! host-coherent memory that every loop iteration of the shader reads, so
+//! a non-terminating run ends and the next one starts in the same process.
+//! `backends run --target vulkan` does all of this for a suite.
+//!
+//! **The canary.** A run that ends is only evidence of termination if the
+//! device never ends a loop by itself, and some do: Mesa's llvmpipe, behind
+//! the CPU Vulkan device lavapipe, leaves every loop of a shader after 65535
+//! iterations in all (`LP_MAX_TGSI_LOOP_ITERATIONS`), so on it every spin
+//! loop "terminates" within milliseconds. The emitted directory therefore
+//! holds [`CANARY`], one thread waiting for a write nobody makes, which no
+//! scheduler can end; before any run (and for `--info` with `--shaders`) the
+//! host dispatches it with a short deadline and refuses the device, naming
+//! this reason, if the canary ends. `--no-canary` runs anyway, for testing
+//! the host itself on such a device (its non-termination results are then
+//! meaningless).
+
+use crate::codegen::Shape;
+use crate::mapping::{Layout, Mapping};
+use crate::toolchain::{self, Tool, ToolError};
+use axb::load::NamedTest;
+use std::path::{Path, PathBuf};
+
+/// The canary's test name; the host runs it first and never lists it.
+pub const CANARY: &str = "axb-canary";
+
+/// The canary shader: thread 0 spins until `Mem[0]` is nonzero, and no
+/// thread writes it.
+pub fn canary(shape: Shape) -> crate::emit::File {
+    let test = axb::text::parse("THREAD0\natomic_chk_branch(0,0,0)\n")
+        .expect("the canary is a valid test");
+    let t = NamedTest {
+        name: CANARY.to_string(),
+        entry: axb::suite::Entry::new(CANARY, test),
+        source: PathBuf::from("(built in)"),
+    };
+    let layout = Layout::new(Mapping::Plain, 1, None);
+    crate::emit::File {
+        path: PathBuf::from(format!("{CANARY}.comp")),
+        contents: crate::glsl::shader(&t, &layout, shape, "vulkan")
+            .expect("one workgroup fits any device"),
+    }
+}
+
+/// The host program's source.
+pub const HOST: &str = include_str!("../templates/vulkan_host.cpp");
+
+/// The file name of the host source in an emitted directory.
+pub const HOST_FILE: &str = "vulkan_host.cpp";
+
+/// The build script of an emitted directory.
+pub const BUILD_SCRIPT: &str = "#!/bin/sh\n\
+# Compiles every shader here to SPIR-V and builds the Vulkan host `vkrun`.\n\
+# Needs glslangValidator (Debian: glslang-tools) and the Vulkan loader and\n\
+# headers (Debian: libvulkan-dev). Then run: ./vkrun --shaders . --help\n\
+set -e\n\
+cd \"$(dirname \"$0\")\"\n\
+for f in *.comp; do\n\
+\x20   glslangValidator -V --target-env vulkan1.1 -o \"${f%.comp}.spv\" \"$f\" > /dev/null\n\
+done\n\
+g++ -std=c++17 -O2 vulkan_host.cpp -lvulkan -o vkrun\n";
+
+/// Compiles the shaders `comps` to SPIR-V beside them (`.spv`), in
+/// parallel, and the host `src` to `exe`.
+pub fn build(comps: &[PathBuf], src: &Path, exe: &Path) -> Result<(), ToolError> {
+    use rayon::prelude::*;
+    toolchain::find(Tool::Glslang)?;
+    comps
+        .par_iter()
+        .try_for_each(|c| toolchain::compile_glsl_spirv(c, &c.with_extension("spv")))?;
+    toolchain::compile_vulkan_host(src, exe)
+}
