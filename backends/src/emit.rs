@@ -228,7 +228,7 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
         out.push(vulkan::canary(opts.shape));
         out.push(File {
             path: PathBuf::from(vulkan::HOST_FILE),
-            contents: vulkan::HOST.to_string(),
+            contents: vulkan::host(),
         });
         out.push(File {
             path: PathBuf::from("build.sh"),

@@ -1,5 +1,6 @@
 //! What the C++ and CUDA programs share: program options, the test table,
-//! the command line and the result lines (`templates/host_common.inc`).
+//! the command line and the result lines (`templates/host_util.inc`,
+//! `templates/host_common.inc`).
 //!
 //! Both programs hold every test of a suite, selected at run time by name, so
 //! a campaign compiles once. Their command line:
@@ -188,6 +189,20 @@ pub fn locate_fn(qualifiers: &str) -> String {
     out
 }
 
+/// Command-line and output helpers of every generated host program (C++,
+/// CUDA and the Vulkan host): `axb_fail_usage`, `axb_flag`, `axb_split`,
+/// `axb_parse_count`, `axb_json_string`, `axb_ms_since`, `kMappingNames`.
+/// They need `kUsage` defined above them.
+pub const HOST_UTIL: &str = include_str!("../templates/host_util.inc");
+
+/// The test-table part of the C++ and CUDA command line and result lines,
+/// after [`HOST_UTIL`].
+const HOST_COMMON: &str = concat!(
+    include_str!("../templates/host_util.inc"),
+    "\n",
+    include_str!("../templates/host_common.inc")
+);
+
 /// The defaults block and the shared command-line/result code. `usage` is
 /// the target's usage text.
 pub fn common_tail(tests: usize, opts: &Options, usage: &str) -> String {
@@ -211,7 +226,7 @@ pub fn common_tail(tests: usize, opts: &Options, usage: &str) -> String {
             .map(|l| format!("    {}", c_string(&format!("{l}\n"))))
             .collect::<Vec<_>>()
             .join("\n"),
-        include_str!("../templates/host_common.inc")
+        HOST_COMMON
     )
 }
 

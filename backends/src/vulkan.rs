@@ -55,8 +55,11 @@ pub fn canary(shape: Shape) -> crate::emit::File {
     }
 }
 
-/// The host program's source.
-pub const HOST: &str = include_str!("../templates/vulkan_host.cpp");
+/// The host program's source: `templates/vulkan_host.cpp` with the
+/// helpers every generated host shares ([`crate::host::HOST_UTIL`]).
+pub fn host() -> String {
+    include_str!("../templates/vulkan_host.cpp").replace("// @HOST_UTIL@\n", crate::host::HOST_UTIL)
+}
 
 /// The file name of the host source in an emitted directory.
 pub const HOST_FILE: &str = "vulkan_host.cpp";

@@ -1,11 +1,13 @@
 // ---------------------------------------------------------------------------
+// (A template: `backends emit --target vulkan` writes it with the helpers of
+// templates/host_util.inc in place of the @HOST_UTIL@ line.)
+//
 // The Vulkan host: runs the GLSL shaders of `backends emit --target glsl`,
 // compiled to SPIR-V, on any Vulkan device, with a deadline and a stop flag.
 //
-// Build: g++ -std=c++17 -O2 vulkan_host.cpp -lvulkan -o vkrun
-//        (Debian: libvulkan-dev; a device, e.g. mesa-vulkan-drivers for the
-//        CPU device lavapipe, to run)
-// Shaders: for f in DIR/*.comp; do glslangValidator -V "$f" -o "${f%.comp}.spv"; done
+// Build (what the emitted build.sh does):
+//   g++ -std=c++17 -O2 vulkan_host.cpp -lvulkan -o vkrun    (Debian: libvulkan-dev)
+//   for f in *.comp; do glslangValidator -V "$f" -o "${f%.comp}.spv"; done
 //
 // Each shader starts with a line `// axb-run: mapping=M instances=I
 // workgroups=W words=N test=NAME`; the host reads it from the `.comp` and
@@ -60,13 +62,9 @@ static const char kUsage[] =
     "makes: if the device ends it, the device leaves loops by itself (llvmpipe/lavapipe does,\n"
     "after 65535 iterations) and its runs cannot show non-termination, so the host refuses it.\n";
 
-static const char* const kMappingNames[3] = {"plain", "round-robin", "chunked"};
-static const int kStopGraceS = 30;
+// @HOST_UTIL@
 
-static void fail_usage(const std::string& msg) {
-    std::fprintf(stderr, "error: %s\n\n%s", msg.c_str(), kUsage);
-    std::exit(2);
-}
+static const int kStopGraceS = 30;
 
 [[noreturn]] static void fail(const std::string& msg) {
     std::fprintf(stderr, "error: %s\n", msg.c_str());
@@ -95,59 +93,6 @@ static const char* vk_result_name(VkResult r) {
                  std::to_string((int)axb_r_) + ")");                                                 \
         }                                                                                            \
     } while (0)
-
-static std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= s.size()) {
-        size_t comma = s.find(',', start);
-        if (comma == std::string::npos) comma = s.size();
-        if (comma > start) out.push_back(s.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return out;
-}
-
-static long parse_count(const std::string& flag, const std::string& value, long min) {
-    char* end = nullptr;
-    errno = 0;
-    long v = std::strtol(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || errno != 0 || v < min) {
-        fail_usage(flag + " expects an integer >= " + std::to_string(min) + ", got `" + value + "`");
-    }
-    return v;
-}
-
-static bool flag(int argc, char** argv, int* i, const char* name, std::string* value) {
-    const char* arg = argv[*i];
-    size_t n = std::strlen(name);
-    if (std::strncmp(arg, name, n) != 0) return false;
-    if (arg[n] == '=') {
-        *value = arg + n + 1;
-        return true;
-    }
-    if (arg[n] != '\0') return false;
-    if (*i + 1 >= argc) fail_usage(std::string(name) + " needs a value");
-    *value = argv[++*i];
-    return true;
-}
-
-static std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if ((unsigned char)c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", (unsigned)c);
-            out += buf;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
 
 // One shader: the test under one mapping, from its `axb-run:` header.
 struct Shader {
@@ -203,7 +148,7 @@ static bool read_header(const fs::path& comp, Shader* s) {
 // Every shader in `dir`, by file name.
 static std::vector<Shader> load_shaders(const std::string& dir) {
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) fail_usage("--shaders: `" + dir + "` is not a directory");
+    if (!fs::is_directory(dir, ec)) axb_fail_usage("--shaders: `" + dir + "` is not a directory");
     std::vector<fs::path> comps;
     for (const auto& e : fs::directory_iterator(dir, ec)) {
         if (e.path().extension() == ".comp") comps.push_back(e.path());
@@ -289,10 +234,6 @@ static Buffer make_buffer(VkPhysicalDevice pd, VkDevice dev, VkDeviceSize size, 
     return b;
 }
 
-static double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
 int main(int argc, char** argv) {
     std::string shader_dir, tests_arg;
     std::vector<uint32_t> mappings;
@@ -300,29 +241,29 @@ int main(int argc, char** argv) {
     bool list = false, info = false, canary = true;
     for (int i = 1; i < argc; i++) {
         std::string v;
-        if (flag(argc, argv, &i, "--shaders", &v)) {
+        if (axb_flag(argc, argv, &i, "--shaders", &v)) {
             shader_dir = v;
-        } else if (flag(argc, argv, &i, "--test", &v)) {
+        } else if (axb_flag(argc, argv, &i, "--test", &v)) {
             tests_arg += (tests_arg.empty() ? "" : ",") + v;
-        } else if (flag(argc, argv, &i, "--mapping", &v)) {
-            for (const std::string& m : split(v)) {
+        } else if (axb_flag(argc, argv, &i, "--mapping", &v)) {
+            for (const std::string& m : axb_split(v)) {
                 if (m == "all") {
                     for (uint32_t k = 0; k < 3; k++) mappings.push_back(k);
                     continue;
                 }
                 uint32_t k = 0;
                 while (k < 3 && m != kMappingNames[k]) k++;
-                if (k == 3) fail_usage("unknown mapping `" + m + "`: expected plain, round-robin, chunked or all");
+                if (k == 3) axb_fail_usage("unknown mapping `" + m + "`: expected plain, round-robin, chunked or all");
                 mappings.push_back(k);
             }
-        } else if (flag(argc, argv, &i, "--instances", &v)) {
-            instances = parse_count("--instances", v, 1);
-        } else if (flag(argc, argv, &i, "--iterations", &v)) {
-            iterations = parse_count("--iterations", v, 1);
-        } else if (flag(argc, argv, &i, "--deadline-ms", &v)) {
-            deadline_ms = parse_count("--deadline-ms", v, 1);
-        } else if (flag(argc, argv, &i, "--device", &v)) {
-            device_index = parse_count("--device", v, 0);
+        } else if (axb_flag(argc, argv, &i, "--instances", &v)) {
+            instances = axb_parse_count("--instances", v, 1);
+        } else if (axb_flag(argc, argv, &i, "--iterations", &v)) {
+            iterations = axb_parse_count("--iterations", v, 1);
+        } else if (axb_flag(argc, argv, &i, "--deadline-ms", &v)) {
+            deadline_ms = axb_parse_count("--deadline-ms", v, 1);
+        } else if (axb_flag(argc, argv, &i, "--device", &v)) {
+            device_index = axb_parse_count("--device", v, 0);
         } else if (std::strcmp(argv[i], "--list") == 0) {
             list = true;
         } else if (std::strcmp(argv[i], "--info") == 0) {
@@ -333,10 +274,10 @@ int main(int argc, char** argv) {
             std::fputs(kUsage, stdout);
             return 0;
         } else {
-            fail_usage(std::string("unknown argument `") + argv[i] + "`");
+            axb_fail_usage(std::string("unknown argument `") + argv[i] + "`");
         }
     }
-    if (!info && shader_dir.empty()) fail_usage("--shaders DIR is required");
+    if (!info && shader_dir.empty()) axb_fail_usage("--shaders DIR is required");
     const std::string kCanary = "axb-canary";
 
     // The runs asked for: (shader index) per test, in the order asked.
@@ -356,7 +297,7 @@ int main(int argc, char** argv) {
                 fail(s.comp.string() + ": a second shader of test `" + s.name + "` under " + kMappingNames[s.mapping]);
             }
             if (instances > 0 && s.mapping != 0 && (long)s.instances != instances) {
-                fail_usage(s.comp.string() + " was emitted for " + std::to_string(s.instances) +
+                axb_fail_usage(s.comp.string() + " was emitted for " + std::to_string(s.instances) +
                            " instances, not " + std::to_string(instances) +
                            ": emit the shaders again with --instances " + std::to_string(instances));
             }
@@ -365,9 +306,9 @@ int main(int argc, char** argv) {
         if (names.empty()) fail("no test shaders in " + shader_dir + " (only the canary)");
         if (!tests_arg.empty()) {
             std::vector<std::string> chosen;
-            for (const std::string& n : split(tests_arg)) {
+            for (const std::string& n : axb_split(tests_arg)) {
                 if (std::find(names.begin(), names.end(), n) == names.end()) {
-                    fail_usage("no test named `" + n + "` in " + shader_dir + " (see --list)");
+                    axb_fail_usage("no test named `" + n + "` in " + shader_dir + " (see --list)");
                 }
                 chosen.push_back(n);
             }
@@ -386,7 +327,7 @@ int main(int argc, char** argv) {
         for (const std::string& n : names) {
             for (uint32_t m : mappings) {
                 if (!by_key.count({n, m})) {
-                    fail_usage("no shader of test `" + n + "` under the " + kMappingNames[m] + " mapping in " +
+                    axb_fail_usage("no shader of test `" + n + "` under the " + kMappingNames[m] + " mapping in " +
                                shader_dir);
                 }
             }
@@ -581,7 +522,7 @@ int main(int argc, char** argv) {
             si.pCommandBuffers = &cmd;
             const auto t0 = std::chrono::steady_clock::now();
             VK_CHECK(vkQueueSubmit(queue, 1, &si, fence));
-            const double left_ms = (double)deadline - ms_since(t0);
+            const double left_ms = (double)deadline - axb_ms_since(t0);
             const uint64_t wait_ns = left_ms > 0 ? (uint64_t)(left_ms * 1e6) : 0;
             VkResult r = vkWaitForFences(dev, 1, &fence, VK_TRUE, wait_ns);
             const bool terminated = r == VK_SUCCESS;
@@ -600,7 +541,7 @@ int main(int argc, char** argv) {
                 fail("test " + s.name + ", " + kMappingNames[s.mapping] + ": waiting for the dispatch: " +
                      vk_result_name(r) + " (" + std::to_string((int)r) + ")");
             }
-            report(it, terminated, ms_since(t0));
+            report(it, terminated, axb_ms_since(t0));
         }
         vkDestroyPipeline(dev, pipeline, nullptr);
         vkDestroyShaderModule(dev, module, nullptr);
@@ -639,21 +580,21 @@ int main(int argc, char** argv) {
         std::printf("{\"device\":%s,\"index\":%ld,\"device_type\":\"%s\",\"vendor_id\":%u,\"device_id\":%u,"
                     "\"api_version\":\"%s\",\"driver_version\":%u,\"driver_name\":%s,\"driver_info\":%s,"
                     "\"subgroup_size\":%u,\"max_workgroups_x\":%u}\n",
-                    json_string(props.deviceName).c_str(), device_index, device_type_name(props.deviceType),
+                    axb_json_string(props.deviceName).c_str(), device_index, device_type_name(props.deviceType),
                     props.vendorID, props.deviceID, version_string(props.apiVersion).c_str(), props.driverVersion,
-                    json_string(driver.driverName).c_str(), json_string(driver.driverInfo).c_str(),
+                    axb_json_string(driver.driverName).c_str(), axb_json_string(driver.driverInfo).c_str(),
                     subgroup.subgroupSize, props.limits.maxComputeWorkGroupCount[0]);
         return 0;
     }
 
-    const std::string extra = ",\"device\":" + json_string(props.deviceName);
+    const std::string extra = ",\"device\":" + axb_json_string(props.deviceName);
     for (const std::string& n : names) {
         for (uint32_t m : mappings) {
             const Shader& s = shaders[by_key.at({n, m})];
             run_shader(s, iterations, deadline_ms, [&](long it, bool terminated, double elapsed) {
                 std::printf("{\"test\":%s,\"target\":\"vulkan\",\"mapping\":\"%s\",\"instances\":%u,"
                             "\"workgroups\":%llu,\"iteration\":%ld,\"terminated\":%s,\"elapsed_ms\":%.3f%s}\n",
-                            json_string(n).c_str(), kMappingNames[m], (unsigned)s.instances,
+                            axb_json_string(n).c_str(), kMappingNames[m], (unsigned)s.instances,
                             (unsigned long long)s.workgroups, it, terminated ? "true" : "false", elapsed,
                             extra.c_str());
                 std::fflush(stdout);
