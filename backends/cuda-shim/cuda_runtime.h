@@ -94,7 +94,20 @@ inline cudaError_t cudaMalloc(void** p, size_t n) {
 inline cudaError_t cudaFree(void* p) { std::free(p); return cudaSuccess; }
 inline cudaError_t cudaHostAlloc(void** p, size_t n, unsigned int) { return cudaMalloc(p, n); }
 inline cudaError_t cudaFreeHost(void* p) { return cudaFree(p); }
-inline cudaError_t cudaHostGetDevicePointer(void** d, void* h, unsigned int) { *d = h; return cudaSuccess; }
+// AXB_SHIM_STOP_WORD=0 or 1: the kernels see a word of their own holding
+// that value instead of the host's stop flag: a flag that never arrives, or
+// a device that leaves every loop at once (to test the canary).
+inline cudaError_t cudaHostGetDevicePointer(void** d, void* h, unsigned int) {
+    static unsigned int word = 0;
+    const char* w = std::getenv("AXB_SHIM_STOP_WORD");
+    if (w != nullptr && (std::strcmp(w, "0") == 0 || std::strcmp(w, "1") == 0)) {
+        word = (unsigned int)(w[0] - '0');
+        *d = &word;
+        return cudaSuccess;
+    }
+    *d = h;
+    return cudaSuccess;
+}
 
 // One launch in flight on a stream; `done` is set when its last block ends.
 struct AxbShimLaunch {

@@ -13,8 +13,20 @@
 //! --intra-warp    M blocks of N threads: the N threads of an instance are
 //!                 lanes of one warp (plain and round-robin only)
 //! --device D      CUDA device index (default 0)
-//! --info          print the device as one JSON line and exit
+//! --info          run the canary, print the device as one JSON line and exit
+//! --no-canary     skip the canary
+//! --stop-grace-ms MS  how long a stopped kernel may take to end (default
+//!                 30000); past it the program fails: the flag is not
+//!                 reaching the device
 //! ```
+//!
+//! Before any test (and for `--info`) the program runs the canary of
+//! [`host::canary_test`]: one block spinning on memory nobody writes. If it
+//! ends within 500 ms the device ends loops by itself (a watchdog, a loop
+//! limit) and the program refuses to run; if the stop flag does not end it
+//! within the grace, mapped pinned memory is not reaching the kernel and no
+//! deadline could be kept. `--info` reports how long the canary took to
+//! leave after the flag was set (`stop_latency_ms`).
 //!
 //! and its result lines add `"launch":"normal"|"cooperative",
 //! "intra_warp":bool,"device":NAME`; for intra-warp runs `workgroups`
@@ -51,7 +63,10 @@ uint32_t threads;\n    uint32_t stride;    // words of memory per instance\n    
 const OWN_FLAGS: &str = "  --cooperative        cooperative launch (default M: the most instances that are co-resident)\n\
                          \x20 --intra-warp         the N threads of an instance in one warp (plain, round-robin)\n\
                          \x20 --device D           CUDA device (default: 0)\n\
-                         \x20 --info               print the device as JSON and exit\n";
+                         \x20 --info               run the canary, print the device as JSON and exit\n\
+                         \x20 --stop-grace-ms MS   how long a stopped kernel may take to end (default: 30000)\n\
+                         \x20 --no-canary          skip the canary (a device that ends loops by itself, or\n\
+                         \x20                      a stop flag that does not reach the device, goes unnoticed)\n";
 
 /// The kernel of the test with index `k` in the program: it finds its
 /// thread and instance from the block id and the mapping chosen at run time
@@ -75,6 +90,15 @@ pub fn test_kernel(k: usize, t: &NamedTest, shape: Shape) -> String {
 /// The whole `.cu` program for `tests`.
 pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramError> {
     let function = |k: usize, t: &NamedTest| test_kernel(k, t, opts.shape);
+    // The canary kernel, run before any test (templates/cuda_main.inc).
+    let canary = test_kernel(0, &host::canary_test(), opts.shape).replacen(
+        &format!("{}(", host::fn_name(0)),
+        "axb_canary(",
+        1,
+    );
+    let info_struct = format!(
+        "// The canary (see --no-canary): one thread waiting for a write nobody makes.\n{canary}\n{INFO_STRUCT}"
+    );
     let info_extra = |k: usize, _: &NamedTest| host::fn_name(k);
     host::assemble(
         &Harness {
@@ -83,7 +107,7 @@ pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramErr
             prelude: PRELUDE,
             locate_qualifiers: "__device__ inline",
             function: &function,
-            info_struct: INFO_STRUCT,
+            info_struct: &info_struct,
             info_extra: &info_extra,
             own_flags: OWN_FLAGS,
             main: include_str!("../templates/cuda_main.inc"),

@@ -133,6 +133,24 @@ pub fn comment_safe(s: &str) -> String {
     s.trim_end_matches('\\').to_string()
 }
 
+/// The canary's test name (see [`canary_test`]).
+pub const CANARY: &str = "axb-canary";
+
+/// The canary: one thread spinning until `Mem[0]` is nonzero, which no
+/// thread ever writes, so no scheduler ends it. A device host runs it
+/// before any test: if it ends by itself, the device leaves loops on its
+/// own and cannot show non-termination; if the stop flag does not end it,
+/// the flag does not reach the device and no deadline could be kept.
+pub fn canary_test() -> NamedTest {
+    let test = axb::text::parse("THREAD0\natomic_chk_branch(0,0,0)\n")
+        .expect("the canary is a valid test");
+    NamedTest {
+        name: CANARY.to_string(),
+        entry: axb::suite::Entry::new(CANARY, test),
+        source: std::path::PathBuf::from("(built in)"),
+    }
+}
+
 /// The name of the generated function or kernel of test number `index`.
 pub fn fn_name(index: usize) -> String {
     format!("axb_test_{index}")

@@ -31,26 +31,16 @@
 use crate::codegen::Shape;
 use crate::mapping::{Layout, Mapping};
 use crate::toolchain::{self, Tool, ToolError};
-use axb::load::NamedTest;
 use std::path::{Path, PathBuf};
 
-/// The canary's test name; the host runs it first and never lists it.
-pub const CANARY: &str = "axb-canary";
+pub use crate::host::CANARY;
 
-/// The canary shader: thread 0 spins until `Mem[0]` is nonzero, and no
-/// thread writes it.
+/// The canary shader ([`crate::host::canary_test`]) under the plain mapping.
 pub fn canary(shape: Shape) -> crate::emit::File {
-    let test = axb::text::parse("THREAD0\natomic_chk_branch(0,0,0)\n")
-        .expect("the canary is a valid test");
-    let t = NamedTest {
-        name: CANARY.to_string(),
-        entry: axb::suite::Entry::new(CANARY, test),
-        source: PathBuf::from("(built in)"),
-    };
     let layout = Layout::new(Mapping::Plain, 1, None);
     crate::emit::File {
         path: PathBuf::from(format!("{CANARY}.comp")),
-        contents: crate::glsl::shader(&t, &layout, shape, "vulkan")
+        contents: crate::glsl::shader(&crate::host::canary_test(), &layout, shape, "vulkan")
             .expect("one workgroup fits any device"),
     }
 }

@@ -548,9 +548,11 @@ int main(int argc, char** argv) {
     };
 
     // The canary first: a device that ends it cannot show non-termination.
+    double stop_latency_ms = -1;
     if (canary && canary_index >= 0) {
         const long canary_deadline_ms = 500;
         run_shader(shaders[(size_t)canary_index], 1, canary_deadline_ms, [&](long, bool terminated, double ms) {
+            stop_latency_ms = ms - (double)canary_deadline_ms;
             if (terminated) {
                 char took[32];
                 std::snprintf(took, sizeof took, "%.1f", ms);
@@ -577,13 +579,15 @@ int main(int argc, char** argv) {
         p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
         p2.pNext = &subgroup;
         vkGetPhysicalDeviceProperties2(pd, &p2);
+        char latency[32] = "null";
+        if (stop_latency_ms >= 0) std::snprintf(latency, sizeof latency, "%.3f", stop_latency_ms);
         std::printf("{\"device\":%s,\"index\":%ld,\"device_type\":\"%s\",\"vendor_id\":%u,\"device_id\":%u,"
                     "\"api_version\":\"%s\",\"driver_version\":%u,\"driver_name\":%s,\"driver_info\":%s,"
-                    "\"subgroup_size\":%u,\"max_workgroups_x\":%u}\n",
+                    "\"subgroup_size\":%u,\"max_workgroups_x\":%u,\"stop_latency_ms\":%s}\n",
                     axb_json_string(props.deviceName).c_str(), device_index, device_type_name(props.deviceType),
                     props.vendorID, props.deviceID, version_string(props.apiVersion).c_str(), props.driverVersion,
                     axb_json_string(driver.driverName).c_str(), axb_json_string(driver.driverInfo).c_str(),
-                    subgroup.subgroupSize, props.limits.maxComputeWorkGroupCount[0]);
+                    subgroup.subgroupSize, props.limits.maxComputeWorkGroupCount[0], latency);
         return 0;
     }
 

@@ -354,6 +354,27 @@ fn cuda_program_runs_on_the_cpu_emulation_of_the_runtime() {
         .iter()
         .all(|l| l["terminated"] == true && l["intra_warp"] == true));
     assert_eq!(warp[1]["workgroups"], 4);
+    // The canary: --info reports how fast the stop flag ended it; a device
+    // that ends it by itself, or that the flag never reaches, is refused.
+    let info = run_json(&exe, &["--info"]);
+    assert!(
+        info[0]["stop_latency_ms"].as_f64().unwrap() < 1000.0,
+        "{info:?}"
+    );
+    for (word, needle) in [
+        ("1", "ended the canary"),
+        ("0", "did not end within 300 ms of the stop flag"),
+    ] {
+        let o = Command::new(&exe)
+            .args(["--test", "2t2i_4", "--stop-grace-ms", "300"])
+            .env("AXB_SHIM_STOP_WORD", word)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(needle), "{err}");
+        assert!(o.stdout.is_empty(), "no result before the canary passed");
+    }
     // A sample under all three mappings on the emulated device.
     let names = sample().join(",");
     let lines = run_json(
