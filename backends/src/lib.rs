@@ -24,6 +24,7 @@ pub mod cuda;
 pub mod emit;
 pub mod glsl;
 pub mod host;
+pub mod import;
 pub mod journal;
 pub mod mapping;
 pub mod metal;

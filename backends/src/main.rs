@@ -29,6 +29,8 @@ enum Command {
     Emit(EmitArgs),
     /// Run a suite on this CPU (cpp), an NVIDIA GPU (cuda) or a Vulkan device (vulkan): journaled, resumable, artifact-format results.
     Run(backends::run::RunArgs),
+    /// Results of a generated program run on another machine, journaled and written as `run` would.
+    Import(backends::import::ImportArgs),
     /// Which progress models each device's observations are consistent with, and the violations.
     Report(backends::report_cli::ReportArgs),
 }
@@ -83,6 +85,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Emit(args) => emit_cmd(args),
         Command::Run(args) => backends::run::main(&args),
+        Command::Import(args) => backends::import::main(&args),
         Command::Report(args) => backends::report_cli::main(&args),
     }
 }

@@ -125,14 +125,14 @@ pub struct Failure {
     pub msg: String,
 }
 
-fn input(msg: impl Into<String>) -> Failure {
+pub(crate) fn input(msg: impl Into<String>) -> Failure {
     Failure {
         code: 2,
         msg: msg.into(),
     }
 }
 
-fn env(msg: impl Into<String>) -> Failure {
+pub(crate) fn env(msg: impl Into<String>) -> Failure {
     Failure {
         code: 1,
         msg: msg.into(),
@@ -651,8 +651,9 @@ pub fn paths(out: &Path, name: &str) -> Paths {
 
 /// Writes the CSVs and the device file from a complete journal; returns
 /// the files written.
-fn write_results(
-    args: &RunArgs,
+pub(crate) fn write_results(
+    out: &Path,
+    target: RunTarget,
     name: &str,
     tests: &[NamedTest],
     contents: &journal::Contents,
@@ -679,10 +680,9 @@ fn write_results(
     let mut written = Vec::new();
     for (dir, mut rows) in files {
         rows.sort_by(|a, b| crate::report::natural_cmp(&a.0, &b.0));
-        let path = args
-            .out
+        let path = out
             .join(dir)
-            .join(args.target.framework())
+            .join(target.framework())
             .join(format!("{name}.csv"));
         write_atomically(&path, results::write(&rows).as_bytes())
             .map_err(|e| env(format!("{}: cannot write: {e}", path.display())))?;
@@ -714,7 +714,7 @@ fn write_results(
     let run_ms: f64 = contents.results().map(|r| r.elapsed_ms).sum();
     let doc = json!({
         "device": name,
-        "target": args.target.name(),
+        "target": target.name(),
         "description": device,
         "options": contents.campaign(),
         "results": {"runs": runs, "non_terminating_runs": hung},
@@ -728,7 +728,7 @@ fn write_results(
     });
     let mut text = serde_json::to_string_pretty(&doc).expect("serializable");
     text.push('\n');
-    let device_path = paths(&args.out, name).device;
+    let device_path = paths(out, name).device;
     write_atomically(&device_path, text.as_bytes())
         .map_err(|e| env(format!("{}: cannot write: {e}", device_path.display())))?;
     written.push(device_path);
@@ -742,6 +742,37 @@ pub struct Summary {
     pub ran_now: usize,
     pub non_terminating: usize,
     pub files: Vec<PathBuf>,
+}
+
+/// Checks a device name: it names the result files.
+pub(crate) fn check_name(name: &str) -> Result<(), Failure> {
+    if name.is_empty()
+        || name.starts_with('.')
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        return Err(input(format!(
+            "bad --name `{name}`: use letters, digits, `-`, `_` and `.` (it names the result files)"
+        )));
+    }
+    Ok(())
+}
+
+/// The tests of a suite, every file readable.
+pub(crate) fn load_suite(suite: &Path) -> Result<Vec<NamedTest>, Failure> {
+    if !suite.exists() {
+        return Err(input(format!(
+            "{}: no such file or directory",
+            suite.display()
+        )));
+    }
+    let (tests, errors) = load_all(&[suite.to_path_buf()]);
+    if !errors.is_empty() {
+        let msgs: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        return Err(input(msgs.join("\n")));
+    }
+    Ok(tests)
 }
 
 /// The whole command; see the module doc.
@@ -762,27 +793,8 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
         return Err(input("a mapping is named twice in --mappings"));
     }
     let name = args.name.clone().unwrap_or_else(|| default_name(args));
-    if name.is_empty()
-        || name.starts_with('.')
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-    {
-        return Err(input(format!(
-            "bad --name `{name}`: use letters, digits, `-`, `_` and `.` (it names the result files)"
-        )));
-    }
-    if !args.suite.exists() {
-        return Err(input(format!(
-            "{}: no such file or directory",
-            args.suite.display()
-        )));
-    }
-    let (tests, errors) = load_all(std::slice::from_ref(&args.suite));
-    if !errors.is_empty() {
-        let msgs: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-        return Err(input(msgs.join("\n")));
-    }
+    check_name(&name)?;
+    let tests = load_suite(&args.suite)?;
     let opts = Options::default();
     let suite_err = |e: &dyn std::fmt::Display| input(format!("{}: {e}", args.suite.display()));
     let source = match args.target {
@@ -933,7 +945,7 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
             p.journal.display()
         )));
     }
-    let files = write_results(args, &name, &tests, &contents, device)?;
+    let files = write_results(&args.out, args.target, &name, &tests, &contents, device)?;
     Ok(Summary {
         name,
         runs,

@@ -537,3 +537,114 @@ fn the_vulkan_runner_checks_the_canary_then_journals_and_reports() {
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&report.stdout).unwrap();
     assert!(rows.iter().any(|r| r["device"] == "vk"));
 }
+
+/// `backends import`: the output of a program run elsewhere (here: the
+/// emitted C++ program, run by hand twice) becomes the same journal, CSVs
+/// and report as a campaign; bad lines are named by file and line.
+#[test]
+fn results_of_a_program_run_elsewhere_are_imported_and_checked() {
+    let dir = scratch("import");
+    let suite = sample_suite(&dir);
+    let prog = dir.join("prog");
+    let o = backends(&[
+        "emit",
+        "--target",
+        "cpp",
+        s(&suite),
+        "--out",
+        s(&prog),
+        "--name",
+        "tests",
+        "--check",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let exe = prog.join("tests");
+    let lines = |file: &str, args: &[&str]| {
+        let o = Command::new(&exe).args(args).output().unwrap();
+        assert!(o.status.success());
+        let path = dir.join(file);
+        std::fs::write(&path, &o.stdout).unwrap();
+        path
+    };
+    let base = [
+        "--instances",
+        "4",
+        "--deadline-ms",
+        "5000",
+        "--threads",
+        "2",
+    ];
+    let a = lines("a.jsonl", &[&base[..], &["--iterations", "2"]].concat());
+    let b = lines("b.jsonl", &[&base[..], &["--mapping", "chunked"]].concat());
+    let out = dir.join("out");
+    let import = |extra: &[&str]| {
+        let mut argv = vec!["import", "--target", "cpp", s(&suite), "--out", s(&out)];
+        argv.extend_from_slice(extra);
+        backends(&argv)
+    };
+    let o = import(&["--lines", s(&a), "--lines", s(&b), "--name", "remote"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let results = results_in(&out.join("remote.journal.jsonl"));
+    assert_eq!(results.len(), SAMPLE.len() * (3 * 2 + 1));
+    // b's chunked runs follow a's: iterations 0, 1, 2.
+    let chunked: BTreeSet<u64> = results
+        .iter()
+        .filter(|r| r["test"] == "2t2i_2" && r["mapping"] == "chunked")
+        .map(|r| r["iteration"].as_u64().unwrap())
+        .collect();
+    assert_eq!(chunked, BTreeSet::from([0, 1, 2]));
+    assert!(out.join("3_thread_4_instruction/cpp/remote.csv").is_file());
+    assert!(out.join("remote.device.json").is_file());
+    let report = backends(&["report", s(&out), "--tests", s(&suite), "--format", "json"]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    // The same name again: refused, nothing overwritten.
+    assert_clean_failure(
+        &import(&["--lines", s(&a), "--name", "remote"]),
+        2,
+        &["already here"],
+    );
+
+    // Bad lines, each named by file and line.
+    let first = std::fs::read_to_string(&a).unwrap();
+    let first = first.lines().next().unwrap();
+    let bad = |file: &str, text: String| {
+        let p = dir.join(file);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let cases = [
+        (
+            bad("torn.jsonl", format!("{first}\n{{\"test\":")),
+            "torn.jsonl:2:",
+        ),
+        (
+            bad(
+                "other.jsonl",
+                format!("\n{}\n", first.replace("2t2i_2", "2t2i_5")),
+            ),
+            "other.jsonl:2: test `2t2i_5` is not in the suite",
+        ),
+        (
+            bad("twice.jsonl", format!("{first}\n{first}\n")),
+            "twice.jsonl:2: run 0 of",
+        ),
+        (bad("empty.jsonl", String::new()), "no result lines in"),
+    ];
+    for (path, needle) in cases {
+        let o = import(&["--lines", s(&path), "--name", "bad"]);
+        assert_clean_failure(&o, 2, &[needle]);
+        assert!(!out.join("bad.journal.jsonl").exists());
+    }
+    // The device description comes from the program's --info line.
+    let not_json = bad("info-bad.json", "\nGPU 0\n".to_string());
+    let o = import(&["--lines", s(&a), "--info", s(&not_json), "--name", "bad"]);
+    assert_clean_failure(&o, 2, &["info-bad.json:2: not JSON"]);
+    let info = bad("info.json", "{\"device\":\"far away\"}\n".to_string());
+    let o = import(&["--lines", s(&a), "--info", s(&info), "--name", "far"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let device: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("far.device.json")).unwrap())
+            .unwrap();
+    assert_eq!(device["description"]["host"]["device"], "far away");
+    assert_eq!(device["description"]["imported"], true);
+}

@@ -1,0 +1,229 @@
+//! `backends import`: the results of a generated program that ran on another
+//! machine, as if `backends run` had run it here.
+//!
+//! GPU machines often have a compiler and a driver but no Rust toolchain
+//! (a cluster node, a colleague's workstation, a phone's host). There one
+//! builds the program of `backends emit --target cpp|cuda|vulkan`, runs it
+//! with the options wanted, keeps its standard output (one JSON result line
+//! per run) and its `--info` line, and brings both back:
+//!
+//! ```text
+//! remote$ nvcc -O2 -arch=sm_90 -o tests tests.cu
+//! remote$ ./tests --info > info.json
+//! remote$ ./tests --iterations 20 --deadline-ms 100 > runs.jsonl
+//! local$  backends import --target cuda SUITE --lines runs.jsonl --info info.json --out results/h100 --name h100
+//! ```
+//!
+//! Every line is checked as `backends run` checks the program's output
+//! (errors name the file and line), against the suite's test names and the
+//! mappings. Several files may be given, in the order they were produced:
+//! each program invocation numbers its iterations from 0, so the runs of a
+//! test and mapping are numbered again in file order; a run repeated within
+//! one file is an error. The result is the same journal, artifact CSVs and
+//! device JSON as a campaign run here (the journal records where the lines
+//! came from), so `backends report` reads it like any other.
+
+use crate::journal::{self, Entry, Session};
+use crate::mapping::Mapping;
+use crate::run::{self, input, Failure, RunTarget};
+use clap::Args;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args, Debug, Clone)]
+pub struct ImportArgs {
+    /// The target whose program produced the lines (names the results'
+    /// framework directory: cpp, CUDA or Vulkan).
+    #[arg(long, value_enum)]
+    pub target: RunTarget,
+    /// The suite the program was emitted from.
+    pub suite: PathBuf,
+    /// A file of the program's result lines (its standard output);
+    /// repeatable, in the order the files were produced.
+    #[arg(long = "lines", required = true, value_name = "FILE")]
+    pub lines: Vec<PathBuf>,
+    /// The program's `--info` output, describing the device.
+    #[arg(long, value_name = "FILE")]
+    pub info: Option<PathBuf>,
+    /// The device's name: the stem of the result files (default: the target).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Results directory.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// What an import wrote.
+pub struct Summary {
+    pub name: String,
+    pub runs: usize,
+    pub non_terminating: usize,
+    pub files: Vec<PathBuf>,
+}
+
+/// Reads the `--info` file: one JSON object (the first non-empty line).
+fn read_info(path: &Path) -> Result<Value, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| input(format!("{}: cannot read: {e}", path.display())))?;
+    let (n, line) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| !l.trim().is_empty())
+        .ok_or_else(|| {
+            input(format!(
+                "{}: empty, expected the program's --info line",
+                path.display()
+            ))
+        })?;
+    match serde_json::from_str::<Value>(line) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        Ok(_) => Err(input(format!(
+            "{}:{}: not a JSON object",
+            path.display(),
+            n + 1
+        ))),
+        Err(e) => Err(input(format!(
+            "{}:{}: not JSON ({e})",
+            path.display(),
+            n + 1
+        ))),
+    }
+}
+
+/// The whole command; see the module doc.
+pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| args.target.name().to_string());
+    run::check_name(&name)?;
+    let tests = run::load_suite(&args.suite)?;
+    let names: BTreeSet<&str> = tests.iter().map(|t| t.name.as_str()).collect();
+    let p = run::paths(&args.out, &name);
+    if p.journal.exists() {
+        return Err(input(format!(
+            "{}: results named `{name}` are already here: choose another --name or --out",
+            p.journal.display()
+        )));
+    }
+    let device = match &args.info {
+        Some(path) => Some(read_info(path)?),
+        None => None,
+    };
+
+    let imported_at = journal::now_unix_ms();
+    let mut runs = Vec::new();
+    let mut count: BTreeMap<(String, String), u32> = BTreeMap::new();
+    for file in &args.lines {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| input(format!("{}: cannot read: {e}", file.display())))?;
+        let mut seen: BTreeSet<(String, String, u32)> = BTreeSet::new();
+        for (n, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let at = |msg: String| input(format!("{}:{}: {msg}", file.display(), n + 1));
+            let mut r = run::parse_result_line(line, imported_at).map_err(at)?;
+            if !names.contains(r.test.as_str()) {
+                return Err(at(format!(
+                    "test `{}` is not in the suite {}",
+                    r.test,
+                    args.suite.display()
+                )));
+            }
+            r.mapping.parse::<Mapping>().map_err(at)?;
+            if !seen.insert((r.test.clone(), r.mapping.clone(), r.iteration)) {
+                return Err(at(format!(
+                    "run {} of {} under {} appears twice in this file",
+                    r.iteration, r.test, r.mapping
+                )));
+            }
+            let k = count
+                .entry((r.test.clone(), r.mapping.clone()))
+                .or_default();
+            r.iteration = *k;
+            *k += 1;
+            runs.push(r);
+        }
+    }
+    if runs.is_empty() {
+        return Err(input(format!(
+            "no result lines in {}",
+            args.lines
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+
+    let mappings: BTreeSet<Mapping> = runs
+        .iter()
+        .map(|r| r.mapping.parse().expect("checked above"))
+        .collect();
+    let campaign = json!({
+        "name": name,
+        "target": args.target.name(),
+        "suite": args.suite.display().to_string(),
+        "tests": tests.len(),
+        "imported_from": args.lines.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+        "mappings": mappings.iter().map(|m| m.name()).collect::<Vec<_>>(),
+        "iterations": count.values().max(),
+    });
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| run::env(format!("{}: cannot create: {e}", args.out.display())))?;
+    let mut writer = journal::Writer::create(&p.journal, &campaign).map_err(run::env)?;
+    writer
+        .append(&Entry::Session(Session {
+            started_unix_ms: imported_at,
+        }))
+        .map_err(run::env)?;
+    for r in runs {
+        writer.append(&Entry::Result(r)).map_err(run::env)?;
+    }
+    drop(writer);
+    let contents = journal::read(&p.journal).map_err(input)?;
+    let key = match args.target {
+        RunTarget::Cpp => "host",
+        RunTarget::Cuda => "gpu",
+        RunTarget::Vulkan => "vulkan",
+    };
+    let description = json!({ "imported": true, key: device });
+    let files = run::write_results(
+        &args.out,
+        args.target,
+        &name,
+        &tests,
+        &contents,
+        description,
+    )?;
+    Ok(Summary {
+        name,
+        runs: contents.results().count(),
+        non_terminating: contents.results().filter(|r| !r.terminated).count(),
+        files,
+    })
+}
+
+/// `backends import`.
+pub fn main(args: &ImportArgs) -> ExitCode {
+    match import(args) {
+        Ok(s) => {
+            eprintln!(
+                "{}: imported {} runs, {} did not terminate; wrote {} files under {}",
+                s.name,
+                s.runs,
+                s.non_terminating,
+                s.files.len(),
+                args.out.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(f) => {
+            eprintln!("error: {}", f.msg);
+            ExitCode::from(f.code)
+        }
+    }
+}
