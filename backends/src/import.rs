@@ -209,21 +209,14 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
 
 /// `backends import`.
 pub fn main(args: &ImportArgs) -> ExitCode {
-    match import(args) {
-        Ok(s) => {
-            eprintln!(
-                "{}: imported {} runs, {} did not terminate; wrote {} files under {}",
-                s.name,
-                s.runs,
-                s.non_terminating,
-                s.files.len(),
-                args.out.display()
-            );
-            ExitCode::SUCCESS
-        }
-        Err(f) => {
-            eprintln!("error: {}", f.msg);
-            ExitCode::from(f.code)
-        }
-    }
+    run::finish(import(args), |s| {
+        format!(
+            "{}: imported {} runs, {} did not terminate; wrote {} files under {}",
+            s.name,
+            s.runs,
+            s.non_terminating,
+            s.files.len(),
+            args.out.display()
+        )
+    })
 }

@@ -957,17 +957,25 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
 
 /// `backends run`.
 pub fn main(args: &RunArgs) -> ExitCode {
-    match run(args) {
+    finish(run(args), |s| {
+        format!(
+            "{}: {} runs ({} now), {} did not terminate; wrote {} files under {}",
+            s.name,
+            s.runs,
+            s.ran_now,
+            s.non_terminating,
+            s.files.len(),
+            args.out.display()
+        )
+    })
+}
+
+/// A command's end: `done`'s summary line, or the failure, on stderr, and
+/// the exit status.
+pub(crate) fn finish<T>(result: Result<T, Failure>, done: impl FnOnce(T) -> String) -> ExitCode {
+    match result {
         Ok(s) => {
-            eprintln!(
-                "{}: {} runs ({} now), {} did not terminate; wrote {} files under {}",
-                s.name,
-                s.runs,
-                s.ran_now,
-                s.non_terminating,
-                s.files.len(),
-                args.out.display()
-            );
+            eprintln!("{}", done(s));
             ExitCode::SUCCESS
         }
         Err(f) => {
