@@ -15,6 +15,11 @@
 //!   runs them with a deadline on any Vulkan device.
 //! - [`emit`]: the `backends emit` command, writing any of the above.
 //! - [`toolchain`]: finding and running the compilers, with install hints.
+//! - [`run`], [`journal`], [`import`]: campaigns on a device (journaled,
+//!   resumable) or imported from a program run elsewhere, written as
+//!   artifact-format CSVs ([`results`]).
+//! - [`report`], [`observations`], [`chart`]: which models the observations
+//!   are consistent with, as text, JSON and SVG.
 
 pub mod amber;
 pub mod chart;

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 #[command(
     name = "backends",
     version,
-    about = "Turn progress litmus tests into GLSL/Amber, Metal, CUDA and C++ programs"
+    about = "Turn progress litmus tests into GLSL/Amber, Vulkan, Metal, CUDA and C++ programs, run them on devices, and report which progress models the devices are consistent with"
 )]
 struct Cli {
     #[command(subcommand)]
