@@ -71,6 +71,10 @@ pub struct RunArgs {
     pub target: RunTarget,
     /// The suite: a RON suite, an artifact `.txt` test, or a directory of them.
     pub suite: PathBuf,
+    /// Run only the tests named in this file, one per line, e.g. a
+    /// conformance list of `synth suites` (`suites/2t4i/conformance/WEAK_FAIR.txt`).
+    #[arg(long, value_name = "FILE")]
+    pub only: Option<PathBuf>,
     /// Mappings to run, comma-separated.
     #[arg(
         long,
@@ -174,6 +178,7 @@ fn campaign(args: &RunArgs, name: &str, tests: &[NamedTest], program_hash: &str)
         "name": name,
         "target": args.target.name(),
         "suite": args.suite.display().to_string(),
+        "only": args.only.as_ref().map(|p| p.display().to_string()),
         "tests": tests.len(),
         "program_fnv64": program_hash,
         "mappings": args.mappings.iter().map(|m| m.name()).collect::<Vec<_>>(),
@@ -775,6 +780,42 @@ pub(crate) fn load_suite(suite: &Path) -> Result<Vec<NamedTest>, Failure> {
     Ok(tests)
 }
 
+/// The tests of `suite` named in the file `list` (one name per line; blank
+/// lines and `#` comments skipped), in the suite's order. A name that is
+/// not in the suite is an error naming the line.
+pub(crate) fn select(
+    tests: Vec<NamedTest>,
+    list: &Path,
+    suite: &Path,
+) -> Result<Vec<NamedTest>, Failure> {
+    let text = std::fs::read_to_string(list)
+        .map_err(|e| input(format!("{}: cannot read: {e}", list.display())))?;
+    let known: BTreeSet<&str> = tests.iter().map(|t| t.name.as_str()).collect();
+    let mut wanted = BTreeSet::new();
+    for (n, line) in text.lines().enumerate() {
+        let name = line.trim();
+        if name.is_empty() || name.starts_with('#') {
+            continue;
+        }
+        if !known.contains(name) {
+            return Err(input(format!(
+                "{}:{}: no test named `{name}` in {}",
+                list.display(),
+                n + 1,
+                suite.display()
+            )));
+        }
+        wanted.insert(name.to_string());
+    }
+    if wanted.is_empty() {
+        return Err(input(format!("{}: names no test", list.display())));
+    }
+    Ok(tests
+        .into_iter()
+        .filter(|t| wanted.contains(&t.name))
+        .collect())
+}
+
 /// The whole command; see the module doc.
 pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
     if args.os_threads.is_some() && args.target != RunTarget::Cpp {
@@ -794,7 +835,10 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
     }
     let name = args.name.clone().unwrap_or_else(|| default_name(args));
     check_name(&name)?;
-    let tests = load_suite(&args.suite)?;
+    let mut tests = load_suite(&args.suite)?;
+    if let Some(list) = &args.only {
+        tests = select(tests, list, &args.suite)?;
+    }
     let opts = Options::default();
     let suite_err = |e: &dyn std::fmt::Display| input(format!("{}: {e}", args.suite.display()));
     let source = match args.target {

@@ -648,3 +648,51 @@ fn results_of_a_program_run_elsewhere_are_imported_and_checked() {
     assert_eq!(device["description"]["host"]["device"], "far away");
     assert_eq!(device["description"]["imported"], true);
 }
+
+/// `--only LIST` runs the named tests of a suite (a conformance list of
+/// `synth suites`); a name the suite lacks is an error naming the line.
+#[test]
+fn only_runs_the_tests_of_a_list_and_names_a_stranger_by_line() {
+    let dir = scratch("only");
+    let suite = sample_suite(&dir);
+    let list = dir.join("list.txt");
+    std::fs::write(&list, "# two of the sample\n2t3i_10\n\n3t3i_7\n").unwrap();
+    let out = dir.join("out");
+    let run = |list: &Path| {
+        backends(&[
+            "run",
+            "--target",
+            "cpp",
+            s(&suite),
+            "--only",
+            s(list),
+            "--iterations",
+            "1",
+            "--instances",
+            "4",
+            "--name",
+            "only",
+            "--out",
+            s(&out),
+        ])
+    };
+    let o = run(&list);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tests: BTreeSet<String> = results_in(&out.join("only.journal.jsonl"))
+        .iter()
+        .map(|r| r["test"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        tests,
+        BTreeSet::from(["2t3i_10".to_string(), "3t3i_7".to_string()])
+    );
+    let stranger = dir.join("stranger.txt");
+    std::fs::write(&stranger, "2t3i_10\n2t2i_5\n").unwrap();
+    let _ = std::fs::remove_dir_all(&out);
+    assert_clean_failure(
+        &run(&stranger),
+        2,
+        &["stranger.txt:2: no test named `2t2i_5`"],
+    );
+    assert!(!out.exists());
+}
