@@ -38,8 +38,9 @@ pub struct ImportArgs {
     /// framework directory: cpp, CUDA or Vulkan).
     #[arg(long, value_enum)]
     pub target: RunTarget,
-    /// The suite the program was emitted from.
-    pub suite: PathBuf,
+    /// The suite the program was emitted from (several paths: as for `run`).
+    #[arg(required = true, value_name = "SUITE")]
+    pub suite: Vec<PathBuf>,
     /// A file of the program's result lines (its standard output);
     /// repeatable, in the order the files were produced.
     #[arg(long = "lines", required = true, value_name = "FILE")]
@@ -130,7 +131,7 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
                 return Err(at(format!(
                     "test `{}` is not in the suite {}",
                     r.test,
-                    args.suite.display()
+                    run::show_paths(&args.suite)
                 )));
             }
             r.mapping.parse::<Mapping>().map_err(at)?;
@@ -166,7 +167,7 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
     let campaign = json!({
         "name": name,
         "target": args.target.name(),
-        "suite": args.suite.display().to_string(),
+        "suite": run::suite_json(&args.suite),
         "tests": tests.len(),
         "imported_from": args.lines.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
         "mappings": mappings.iter().map(|m| m.name()).collect::<Vec<_>>(),

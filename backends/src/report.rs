@@ -19,7 +19,7 @@ use serde::Serialize;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::Path;
+use std::path::PathBuf;
 
 /// The tests results are interpreted against, with their verdicts.
 pub struct Tests {
@@ -32,20 +32,25 @@ pub struct Tests {
 /// Loads the tests at `path` (a directory of artifact `.txt` tests, a RON
 /// suite, ...) and their verdicts: those stored in a suite, else computed
 /// by the oracle. Any unreadable file or duplicate name is an error.
-pub fn load_tests(path: &Path) -> Result<Tests, String> {
-    if !path.exists() {
+pub fn load_tests(paths: &[PathBuf]) -> Result<Tests, String> {
+    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
         return Err(format!(
             "{}: no such file or directory (--tests names the tests the results refer to)",
-            path.display()
+            missing.display()
         ));
     }
-    let (tests, errors) = load_all(&[path.to_path_buf()]);
+    let shown = paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (tests, errors) = load_all(paths);
     if !errors.is_empty() {
         let msgs: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         return Err(msgs.join("\n"));
     }
     if tests.is_empty() {
-        return Err(format!("{}: no tests found", path.display()));
+        return Err(format!("{shown}: no tests found"));
     }
     let mut by_name: BTreeMap<String, (Test, Option<Verdicts>)> = BTreeMap::new();
     for t in tests {
@@ -73,7 +78,7 @@ pub fn load_tests(path: &Path) -> Result<Tests, String> {
         .collect();
     Ok(Tests {
         verdicts,
-        source: path.display().to_string(),
+        source: shown,
     })
 }
 

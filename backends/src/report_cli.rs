@@ -25,9 +25,9 @@ pub struct ReportArgs {
     pub results: Vec<PathBuf>,
     /// The tests the results refer to: a directory of artifact `.txt`
     /// tests or a RON suite (verdicts stored in the suite are used, else
-    /// computed).
+    /// computed); repeatable, e.g. one complete suite per configuration.
     #[arg(long, default_value = DEFAULT_TESTS)]
-    pub tests: PathBuf,
+    pub tests: Vec<PathBuf>,
     /// `json`: a list of {device, model, consistent, violations} objects.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -45,7 +45,7 @@ pub struct ReportArgs {
 pub fn build(args: &ReportArgs) -> Result<Report, String> {
     let devices = observations::load(&args.results)?;
     let tests = report::load_tests(&args.tests).map_err(|e| {
-        if args.tests.as_os_str() == DEFAULT_TESTS {
+        if args.tests.len() == 1 && args.tests[0].as_os_str() == DEFAULT_TESTS {
             let cwd = std::env::current_dir()
                 .map(|d| d.display().to_string())
                 .unwrap_or_default();

@@ -69,8 +69,10 @@ pub struct RunArgs {
     /// without a GPU, Mesa's lavapipe runs Vulkan on the CPU).
     #[arg(long, value_enum)]
     pub target: RunTarget,
-    /// The suite: a RON suite, an artifact `.txt` test, or a directory of them.
-    pub suite: PathBuf,
+    /// The suite: RON suites, artifact `.txt` tests, or directories of them
+    /// (several paths make one campaign; test names must be unique).
+    #[arg(required = true, value_name = "SUITE")]
+    pub suite: Vec<PathBuf>,
     /// Run only the tests named in this file, one per line, e.g. a
     /// conformance list of `synth suites` (`suites/2t4i/conformance/WEAK_FAIR.txt`).
     #[arg(long, value_name = "FILE")]
@@ -177,7 +179,7 @@ fn campaign(args: &RunArgs, name: &str, tests: &[NamedTest], program_hash: &str)
     json!({
         "name": name,
         "target": args.target.name(),
-        "suite": args.suite.display().to_string(),
+        "suite": suite_json(&args.suite),
         "only": args.only.as_ref().map(|p| p.display().to_string()),
         "tests": tests.len(),
         "program_fnv64": program_hash,
@@ -749,6 +751,24 @@ pub struct Summary {
     pub files: Vec<PathBuf>,
 }
 
+/// The suite paths as one string for messages: `a, b`.
+pub(crate) fn show_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The suite paths as recorded in a campaign: a string for one path (as
+/// journals have always had it), a list for several.
+pub(crate) fn suite_json(paths: &[PathBuf]) -> Value {
+    match paths {
+        [one] => Value::String(one.display().to_string()),
+        _ => paths.iter().map(|p| p.display().to_string()).collect(),
+    }
+}
+
 /// Checks a device name: it names the result files.
 pub(crate) fn check_name(name: &str) -> Result<(), Failure> {
     if name.is_empty()
@@ -765,14 +785,14 @@ pub(crate) fn check_name(name: &str) -> Result<(), Failure> {
 }
 
 /// The tests of a suite, every file readable.
-pub(crate) fn load_suite(suite: &Path) -> Result<Vec<NamedTest>, Failure> {
-    if !suite.exists() {
+pub(crate) fn load_suite(suite: &[PathBuf]) -> Result<Vec<NamedTest>, Failure> {
+    if let Some(missing) = suite.iter().find(|p| !p.exists()) {
         return Err(input(format!(
             "{}: no such file or directory",
-            suite.display()
+            missing.display()
         )));
     }
-    let (tests, errors) = load_all(&[suite.to_path_buf()]);
+    let (tests, errors) = load_all(suite);
     if !errors.is_empty() {
         let msgs: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         return Err(input(msgs.join("\n")));
@@ -786,7 +806,7 @@ pub(crate) fn load_suite(suite: &Path) -> Result<Vec<NamedTest>, Failure> {
 pub(crate) fn select(
     tests: Vec<NamedTest>,
     list: &Path,
-    suite: &Path,
+    suite: &[PathBuf],
 ) -> Result<Vec<NamedTest>, Failure> {
     let text = std::fs::read_to_string(list)
         .map_err(|e| input(format!("{}: cannot read: {e}", list.display())))?;
@@ -802,7 +822,7 @@ pub(crate) fn select(
                 "{}:{}: no test named `{name}` in {}",
                 list.display(),
                 n + 1,
-                suite.display()
+                show_paths(suite)
             )));
         }
         wanted.insert(name.to_string());
@@ -840,7 +860,7 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
         tests = select(tests, list, &args.suite)?;
     }
     let opts = Options::default();
-    let suite_err = |e: &dyn std::fmt::Display| input(format!("{}: {e}", args.suite.display()));
+    let suite_err = |e: &dyn std::fmt::Display| input(format!("{}: {e}", show_paths(&args.suite)));
     let source = match args.target {
         RunTarget::Cpp => {
             Source::Program(crate::cpp::program(&tests, &opts).map_err(|e| suite_err(&e))?)

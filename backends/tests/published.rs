@@ -46,7 +46,7 @@ struct Published {
 
 fn published() -> Published {
     let devices = observations::load(&[shared("data/empirical")]).unwrap();
-    let tests = report::load_tests(&shared("data/oopsla21/tests")).unwrap();
+    let tests = report::load_tests(&[shared("data/oopsla21/tests")]).unwrap();
     let report = report::analyse(&devices, &tests).unwrap();
     Published {
         devices,

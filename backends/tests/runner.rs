@@ -696,3 +696,41 @@ fn only_runs_the_tests_of_a_list_and_names_a_stranger_by_line() {
     );
     assert!(!out.exists());
 }
+
+/// Several suite paths make one campaign; a test name in two of them is an
+/// error naming both files.
+#[test]
+fn several_suites_make_one_campaign_and_names_must_be_unique() {
+    let dir = scratch("several");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    for (d, t) in [(&a, "2t2i_2"), (&b, "3t3i_7"), (&b, "2t3i_10")] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::copy(published(t), d.join(format!("{t}.txt"))).unwrap();
+    }
+    let out = dir.join("out");
+    let run = |paths: &[&Path]| {
+        let mut argv = vec!["run", "--target", "cpp"];
+        argv.extend(paths.iter().map(|p| s(p)));
+        argv.extend([
+            "--iterations",
+            "1",
+            "--instances",
+            "4",
+            "--name",
+            "both",
+            "--out",
+            s(&out),
+        ]);
+        backends(&argv)
+    };
+    let o = run(&[&a, &b]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(results_in(&out.join("both.journal.jsonl")).len(), 3 * 3);
+    let device: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("both.device.json")).unwrap())
+            .unwrap();
+    assert_eq!(device["options"]["suite"].as_array().unwrap().len(), 2);
+    let _ = std::fs::remove_dir_all(&out);
+    let o = run(&[&a, &a]);
+    assert_clean_failure(&o, 2, &["two tests are named `2t2i_2`"]);
+}
