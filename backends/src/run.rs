@@ -66,7 +66,8 @@ impl RunTarget {
 pub struct RunArgs {
     /// Where to run: `cpp` (this CPU, g++), `cuda` (an NVIDIA GPU, nvcc) or
     /// `vulkan` (any Vulkan device: glslangValidator, g++ and libvulkan-dev;
-    /// without a GPU, Mesa's lavapipe runs Vulkan on the CPU).
+    /// a device that ends loops by itself, like Mesa's CPU device lavapipe,
+    /// is refused by the canary, see `backends::vulkan`).
     #[arg(long, value_enum)]
     pub target: RunTarget,
     /// The suite: RON suites, artifact `.txt` tests, or directories of them
