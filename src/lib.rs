@@ -17,6 +17,7 @@ pub mod load;
 pub mod machine;
 pub mod model;
 pub mod pseudo;
+pub mod published;
 pub mod space;
 pub mod suite;
 pub mod test;

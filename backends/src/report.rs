@@ -13,7 +13,7 @@
 use crate::mapping::Mapping;
 use crate::observations::Device;
 use crate::results::Cell;
-use axb::load::load_all;
+use axb::load::{load_all, NamedTest};
 use axb::{Model, Test, Verdicts};
 use serde::Serialize;
 use std::cmp::Ordering;
@@ -29,10 +29,16 @@ pub struct Tests {
     pub source: String,
 }
 
-/// Loads the tests at `path` (a directory of artifact `.txt` tests, a RON
-/// suite, ...) and their verdicts: those stored in a suite, else computed
-/// by the oracle. Any unreadable file or duplicate name is an error.
+/// Loads the tests at `paths` (directories of artifact `.txt` tests, RON
+/// suites, ...; none: the 483 published tests compiled in, see
+/// [`axb::published`]) and their verdicts: those stored in a suite, else
+/// computed by the oracle. Any unreadable file or duplicate name is an
+/// error.
 pub fn load_tests(paths: &[PathBuf]) -> Result<Tests, String> {
+    if paths.is_empty() {
+        let tests = axb::published::tests().map_err(|e| e.to_string())?;
+        return with_verdicts(tests, axb::published::DIR.to_string());
+    }
     if let Some(missing) = paths.iter().find(|p| !p.exists()) {
         return Err(format!(
             "{}: no such file or directory (--tests names the tests the results refer to)",
@@ -49,6 +55,12 @@ pub fn load_tests(paths: &[PathBuf]) -> Result<Tests, String> {
         let msgs: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         return Err(msgs.join("\n"));
     }
+    with_verdicts(tests, shown)
+}
+
+/// Indexes `tests` by name with their verdicts (computed where a suite did
+/// not store them); `shown` says where they came from.
+fn with_verdicts(tests: Vec<NamedTest>, shown: String) -> Result<Tests, String> {
     if tests.is_empty() {
         return Err(format!("{shown}: no tests found"));
     }

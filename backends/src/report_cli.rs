@@ -6,10 +6,6 @@ use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// The published tests, relative to the project root (where CI and people
-/// run the tool from).
-pub const DEFAULT_TESTS: &str = "../shared/data/oopsla21/tests";
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Text,
@@ -26,7 +22,8 @@ pub struct ReportArgs {
     /// The tests the results refer to: a directory of artifact `.txt`
     /// tests or a RON suite (verdicts stored in the suite are used, else
     /// computed); repeatable, e.g. one complete suite per configuration.
-    #[arg(long, default_value = DEFAULT_TESTS)]
+    /// Default: the 483 published tests, compiled in.
+    #[arg(long)]
     pub tests: Vec<PathBuf>,
     /// `json`: a list of {device, model, consistent, violations} objects.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -44,16 +41,7 @@ pub struct ReportArgs {
 /// Loads, analyses and prints; the error is the message for the user.
 pub fn build(args: &ReportArgs) -> Result<Report, String> {
     let devices = observations::load(&args.results)?;
-    let tests = report::load_tests(&args.tests).map_err(|e| {
-        if args.tests.len() == 1 && args.tests[0].as_os_str() == DEFAULT_TESTS {
-            let cwd = std::env::current_dir()
-                .map(|d| d.display().to_string())
-                .unwrap_or_default();
-            format!("{e}\n(the default --tests is relative to the project root; the current directory is {cwd}: pass --tests)")
-        } else {
-            e
-        }
-    })?;
+    let tests = report::load_tests(&args.tests)?;
     report::analyse(&devices, &tests)
 }
 

@@ -19,7 +19,7 @@ fn scratch(name: &str) -> PathBuf {
 
 fn published(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/oopsla21/tests")
+        .join("../data/oopsla21/tests")
         .join(name)
         .display()
         .to_string()

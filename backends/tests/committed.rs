@@ -58,10 +58,7 @@ fn device_runs(dir: &str, name: &str) -> (u64, u64) {
 
 #[test]
 fn the_published_analysis_is_current() {
-    let now = report(
-        "published",
-        &["../shared/data/empirical", "--max-listed", "12"],
-    );
+    let now = report("published", &["data/empirical", "--max-listed", "12"]);
     assert!(
         now == committed("published"),
         "results/published is stale: regenerate it with the command in its README"

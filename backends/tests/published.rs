@@ -1,5 +1,5 @@
 //! The paper's device analysis (§6.3.2-6.3.3, §6.4), reproduced from the
-//! published results (`../shared/data/empirical`) and verdicts computed by
+//! published results (`data/empirical`) and verdicts computed by
 //! the oracle for the published tests.
 
 use axb::buckets::distinguishing_for;
@@ -11,9 +11,9 @@ use backends::results::Cell;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-fn shared(rel: &str) -> PathBuf {
+fn repo(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared")
+        .join("..")
         .join(rel)
 }
 
@@ -45,8 +45,8 @@ struct Published {
 }
 
 fn published() -> Published {
-    let devices = observations::load(&[shared("data/empirical")]).unwrap();
-    let tests = report::load_tests(&[shared("data/oopsla21/tests")]).unwrap();
+    let devices = observations::load(&[repo("data/empirical")]).unwrap();
+    let tests = report::load_tests(&[repo("data/oopsla21/tests")]).unwrap();
     let report = report::analyse(&devices, &tests).unwrap();
     Published {
         devices,

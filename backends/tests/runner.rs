@@ -24,7 +24,7 @@ fn scratch(name: &str) -> PathBuf {
 
 fn published(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/oopsla21/tests")
+        .join("../data/oopsla21/tests")
         .join(format!("{name}.txt"))
 }
 

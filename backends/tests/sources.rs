@@ -8,8 +8,7 @@ use std::path::PathBuf;
 
 #[test]
 fn sources_are_the_emitted_texts() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/oopsla21/tests/3t4i_34.txt");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/oopsla21/tests/3t4i_34.txt");
     let tests = load_file(&path).unwrap();
     for shape in [Shape::Switch, Shape::IfChain] {
         let sources = test_sources(&tests[0], shape).unwrap();

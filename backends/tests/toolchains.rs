@@ -13,7 +13,7 @@ use backends::{Mapping, Shape};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const PUBLISHED: &str = "../../shared/data/oopsla21/tests";
+const PUBLISHED: &str = "../data/oopsla21/tests";
 
 fn published() -> Vec<NamedTest> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(PUBLISHED);

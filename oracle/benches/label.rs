@@ -16,7 +16,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 fn main() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/oopsla21/tests");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/oopsla21/tests");
     let runs = 30;
 
     let mut inproc = Vec::new();

@@ -11,7 +11,7 @@ fn oracle(args: &[&str]) -> Output {
 }
 
 fn tests_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/oopsla21/tests")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/oopsla21/tests")
 }
 
 fn scratch(name: &str) -> PathBuf {

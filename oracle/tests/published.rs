@@ -1,4 +1,4 @@
-//! The oracle against the published data (../shared/data/oopsla21).
+//! The oracle against the published data (data/oopsla21).
 
 use axb::buckets::Table4;
 use axb::{text, Model, Test, Verdict};
@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 fn data() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/oopsla21")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/oopsla21")
 }
 
 fn published_tests() -> BTreeMap<String, Test> {
     let mut out = BTreeMap::new();
-    for e in std::fs::read_dir(data().join("tests")).expect("../shared/data/oopsla21/tests") {
+    for e in std::fs::read_dir(data().join("tests")).expect("data/oopsla21/tests") {
         let p = e.unwrap().path();
         let src = std::fs::read_to_string(&p).unwrap();
         let t = text::parse(&src).unwrap_or_else(|e| panic!("{}: {e}", p.display()));

@@ -218,8 +218,7 @@ fn reference(test: &Test, m: Model) -> Verdict {
 
 #[test]
 fn agrees_on_every_published_test_and_model() {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data/oopsla21/tests");
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/oopsla21/tests");
     let mut checked = 0;
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();

@@ -49,9 +49,6 @@ pub const CONFIGS: [(usize, usize); 5] = [(2, 2), (2, 3), (2, 4), (3, 3), (3, 4)
 /// The name of the suite of published tests.
 pub const PUBLISHED: &str = "oopsla21";
 
-/// Where the published tests are, relative to the project root.
-pub const DEFAULT_PUBLISHED_DIR: &str = "../shared/data/oopsla21/tests";
-
 /// The eight Table 4 models (rows x fairness), weak first, in row order.
 pub fn table4_models() -> Vec<Model> {
     [Fairness::Weak, Fairness::Strong]
@@ -61,20 +58,27 @@ pub fn table4_models() -> Vec<Model> {
 }
 
 /// Reads the published tests (artifact `.txt` files named
-/// `<N>t<M>i_<k>.txt`) as one suite in configuration order, then by `k`,
+/// `<N>t<M>i_<k>.txt`; `None`: the ones compiled in, see
+/// [`axb::published`]) as one suite in configuration order, then by `k`,
 /// each keeping its published name; a test that equals an earlier one up to
 /// location renaming gets [`Entry::duplicate_of`] that earlier name.
-pub fn import_published(dir: &Path) -> Result<Suite, String> {
-    if !dir.is_dir() {
-        return Err(format!(
-            "published tests not found at {} (expected the artifact's .txt files; see --published)",
-            dir.display()
-        ));
-    }
-    let (tests, errors) = load_all(&[dir.to_path_buf()]);
-    if let Some(e) = errors.first() {
-        return Err(e.to_string());
-    }
+pub fn import_published(dir: Option<&Path>) -> Result<Suite, String> {
+    let tests = match dir {
+        None => axb::published::tests().map_err(|e| e.to_string())?,
+        Some(dir) => {
+            if !dir.is_dir() {
+                return Err(format!(
+                    "published tests not found at {} (expected the artifact's .txt files; see --published)",
+                    dir.display()
+                ));
+            }
+            let (tests, errors) = load_all(&[dir.to_path_buf()]);
+            if let Some(e) = errors.first() {
+                return Err(e.to_string());
+            }
+            tests
+        }
+    };
     let mut keyed = Vec::new();
     for t in tests {
         let key = published_key(&t.name).ok_or_else(|| {
@@ -222,8 +226,8 @@ fn suite_files(suite: &Suite, tags: &[String], files: &mut BTreeMap<PathBuf, Vec
 }
 
 /// Computes every file of the suites directory. `published` is the
-/// directory of published tests.
-pub fn generate(published: &Path) -> Result<Generated, String> {
+/// directory of published tests (`None`: the ones compiled in).
+pub fn generate(published: Option<&Path>) -> Result<Generated, String> {
     let recogniser = Recogniser::default();
     let tags = recogniser.all_tags();
     let t0 = Instant::now();
@@ -348,7 +352,8 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
     let _ = writeln!(o, "## Regenerate\n");
     let _ = writeln!(
         o,
-        "From the project root (the published tests are read from `{DEFAULT_PUBLISHED_DIR}`):\n"
+        "From the project root (the published tests are compiled in from `{}`):\n",
+        axb::published::DIR
     );
     let _ = writeln!(
         o,
@@ -578,7 +583,7 @@ pub struct Summary {
 
 /// Regenerates the suites directory `out` from the published tests in
 /// `published`; returns the summary to print.
-pub fn run(out: &Path, published: &Path) -> Result<Summary, String> {
+pub fn run(out: &Path, published: Option<&Path>) -> Result<Summary, String> {
     let start = Instant::now();
     let g = generate(published)?;
     let stats = write(out, &g.files).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
@@ -625,14 +630,15 @@ pub struct SuitesArgs {
     /// The suites directory to regenerate.
     #[arg(long, short = 'o', default_value = "suites")]
     pub out: PathBuf,
-    /// The published tests (artifact `.txt` files).
-    #[arg(long, default_value = DEFAULT_PUBLISHED_DIR)]
-    pub published: PathBuf,
+    /// A directory of published tests (artifact `.txt` files) to use
+    /// instead of the 483 compiled in from `data/oopsla21/tests`.
+    #[arg(long, value_name = "DIR")]
+    pub published: Option<PathBuf>,
 }
 
 /// `synth suites`: regenerates and prints the summary on stdout.
 pub fn cli(args: SuitesArgs) -> Result<(), String> {
-    let summary = run(&args.out, &args.published)?;
+    let summary = run(&args.out, args.published.as_deref())?;
     print!("{}", summary.text);
     Ok(())
 }

@@ -24,8 +24,7 @@ use synth::idioms::Recogniser;
 use synth::suites::{import_published, label};
 
 fn published() -> Suite {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/oopsla21/tests");
-    let mut s = import_published(&dir).unwrap();
+    let mut s = import_published(None).unwrap();
     label(&mut s, &Recogniser::default());
     s
 }

@@ -13,7 +13,7 @@ fn parse(src: &str) -> Test {
 }
 
 fn published() -> BTreeMap<String, Test> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/oopsla21/tests");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/oopsla21/tests");
     let (tests, errors) = load_all(&[dir]);
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(tests.len(), 483);

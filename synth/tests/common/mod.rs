@@ -8,7 +8,7 @@ use std::path::PathBuf;
 pub fn published_dir() -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/data/oopsla21/tests"
+        "/../data/oopsla21/tests"
     ))
 }
 
@@ -16,7 +16,7 @@ pub fn published_dir() -> PathBuf {
 /// order.
 pub fn published(config: &str) -> Vec<(String, Test)> {
     let mut out: Vec<(usize, String, Test)> = std::fs::read_dir(published_dir())
-        .expect("the published tests are at ../shared/data/oopsla21/tests")
+        .expect("the published tests are at data/oopsla21/tests")
         .map(|e| e.unwrap().path())
         .filter_map(|p| {
             let stem = p.file_stem()?.to_str()?.to_string();
