@@ -137,9 +137,97 @@ fn program_successors(m: &Machine, s: PState, emit: &mut dyn FnMut(Step, PState)
     }
 }
 
-/// Whether the graph has a cycle (self-loops included).
+/// Whether the graph has a cycle (self-loops included). Kahn's algorithm:
+/// iterative, so no state space is too deep for it (petgraph's
+/// `is_cyclic_directed` recurses once per DFS level and overflows the stack
+/// on long chains of states).
 pub fn has_cycle<N, E>(g: &DiGraph<N, E>) -> bool {
-    petgraph::algo::is_cyclic_directed(g)
+    let mut indegree = vec![0u32; g.node_count()];
+    for e in g.edge_references() {
+        indegree[e.target().index()] += 1;
+    }
+    let mut ready: Vec<NodeIndex> = g
+        .node_indices()
+        .filter(|n| indegree[n.index()] == 0)
+        .collect();
+    let mut removed = 0;
+    while let Some(n) = ready.pop() {
+        removed += 1;
+        for e in g.edges(n) {
+            let d = &mut indegree[e.target().index()];
+            *d -= 1;
+            if *d == 0 {
+                ready.push(e.target());
+            }
+        }
+    }
+    removed < g.node_count()
+}
+
+/// Strongly connected components: the component id of every node, and the
+/// number of components. Tarjan's algorithm with an explicit stack, so its
+/// depth is bounded by memory, not by the thread's stack (petgraph 0.6's
+/// `tarjan_scc` recurses once per DFS level: a valid 4-thread test of 44
+/// instructions overflowed the main thread's 8 MiB stack). Ids are given in
+/// the order components complete, which is a reverse topological order.
+pub fn scc_ids<N, E>(g: &DiGraph<N, E>) -> (Vec<u32>, usize) {
+    const NONE: u32 = u32::MAX;
+    let n = g.node_count();
+    let mut index = vec![NONE; n];
+    let mut low = vec![0u32; n];
+    let mut comp = vec![NONE; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<u32> = Vec::new();
+    // DFS frames: the node and the edges still to look at.
+    let mut frames: Vec<(u32, petgraph::graph::Edges<'_, E, petgraph::Directed>)> = Vec::new();
+    let mut next_index = 0u32;
+    let mut count = 0u32;
+    for root in g.node_indices() {
+        if index[root.index()] != NONE {
+            continue;
+        }
+        let r = root.index() as u32;
+        index[r as usize] = next_index;
+        low[r as usize] = next_index;
+        next_index += 1;
+        stack.push(r);
+        on_stack[r as usize] = true;
+        frames.push((r, g.edges(root)));
+        while let Some((v, edges)) = frames.last_mut() {
+            let v = *v as usize;
+            if let Some(e) = edges.next() {
+                let w = e.target().index();
+                if index[w] == NONE {
+                    index[w] = next_index;
+                    low[w] = next_index;
+                    next_index += 1;
+                    stack.push(w as u32);
+                    on_stack[w] = true;
+                    frames.push((w as u32, g.edges(e.target())));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            frames.pop();
+            if let Some((parent, _)) = frames.last() {
+                let p = *parent as usize;
+                low[p] = low[p].min(low[v]);
+            }
+            if low[v] == index[v] {
+                loop {
+                    let w = stack.pop().expect("v is on the stack") as usize;
+                    on_stack[w] = false;
+                    comp[w] = count;
+                    if w == v {
+                        break;
+                    }
+                }
+                count += 1;
+            }
+        }
+    }
+    (comp, count as usize)
 }
 
 /// The nodes from which some node satisfying `target` is reachable
@@ -212,6 +300,55 @@ mod tests {
         let m = Machine::new(&t);
         let reach = can_reach(&lts.graph, |n| m.all_finished(lts.graph[n]));
         assert!(reach.iter().all(|&r| r));
+    }
+
+    /// Random graphs: the iterative algorithms agree with petgraph's
+    /// recursive ones.
+    #[test]
+    fn iterative_scc_and_cycle_check_agree_with_petgraph() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for _ in 0..300 {
+            let n = 1 + rand(30) as usize;
+            let mut g: DiGraph<(), ()> = DiGraph::new();
+            for _ in 0..n {
+                g.add_node(());
+            }
+            for _ in 0..rand(3 * n as u64) {
+                let (a, b) = (rand(n as u64) as usize, rand(n as u64) as usize);
+                g.add_edge(NodeIndex::new(a), NodeIndex::new(b), ());
+            }
+            assert_eq!(has_cycle(&g), petgraph::algo::is_cyclic_directed(&g));
+            let (ids, count) = scc_ids(&g);
+            let sccs = petgraph::algo::tarjan_scc(&g);
+            assert_eq!(count, sccs.len());
+            for c in &sccs {
+                assert!(c.iter().all(|m| ids[m.index()] == ids[c[0].index()]));
+            }
+        }
+    }
+
+    /// A chain of a million states: deep enough to overflow any recursion.
+    #[test]
+    fn a_million_state_chain_needs_no_stack() {
+        let mut g: DiGraph<(), ()> = DiGraph::new();
+        let n = 1_000_000;
+        for _ in 0..n {
+            g.add_node(());
+        }
+        for i in 1..n {
+            g.add_edge(NodeIndex::new(i - 1), NodeIndex::new(i), ());
+        }
+        assert!(!has_cycle(&g));
+        assert_eq!(scc_ids(&g).1, n);
+        g.add_edge(NodeIndex::new(n - 1), NodeIndex::new(0), ());
+        assert!(has_cycle(&g));
+        assert_eq!(scc_ids(&g).1, 1);
     }
 
     #[test]

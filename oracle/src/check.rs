@@ -28,15 +28,10 @@ struct Components {
 
 fn components(p: &Product) -> Components {
     let g = &p.lts.graph;
-    let sccs = petgraph::algo::tarjan_scc(g);
-    let mut id = vec![0; g.node_count()];
-    for (c, nodes) in sccs.iter().enumerate() {
-        for n in nodes {
-            id[n.index()] = c;
-        }
-    }
-    let mut internal = vec![false; sccs.len()];
-    let mut steppers = vec![0; sccs.len()];
+    let (ids, count) = axb::space::scc_ids(g);
+    let id: Vec<usize> = ids.into_iter().map(|c| c as usize).collect();
+    let mut internal = vec![false; count];
+    let mut steppers = vec![0; count];
     for e in g.edge_references() {
         let c = id[e.source().index()];
         if c == id[e.target().index()] {

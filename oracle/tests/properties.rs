@@ -123,3 +123,17 @@ fn check_witness(
     }
     Ok(())
 }
+
+/// Regression (issue: "the oracle aborts on a small valid test"): four
+/// threads of ten stores and a backward branch have one large strongly
+/// connected component, and petgraph's recursive Tarjan overflowed the
+/// stack on it (SIGABRT, every other verdict of a batch lost). The SCCs are
+/// now computed with an explicit stack; this runs on a test thread's 2 MiB
+/// stack, smaller than the 8 MiB main thread that overflowed.
+#[test]
+fn a_deep_strongly_connected_component_does_not_overflow_the_stack() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/deep-scc.txt");
+    let test = axb::text::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let v = oracle::verdicts(&test);
+    assert!(v.0.iter().all(|v| *v == axb::Verdict::F), "{v:?}");
+}
