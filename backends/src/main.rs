@@ -6,7 +6,7 @@
 //! of the environment (writing files, a missing or failing compiler).
 
 use axb::load::{load_all, NamedTest};
-use backends::emit::{self, EmitOptions, Target};
+use backends::target::emit::{self, EmitOptions, Target};
 use backends::{Mapping, Shape};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -28,11 +28,11 @@ enum Command {
     /// Write the programs of a target for tests or suites.
     Emit(EmitArgs),
     /// Run a suite on this CPU (cpp), an NVIDIA GPU (cuda) or a Vulkan device (vulkan): journaled, resumable, artifact-format results.
-    Run(backends::run::RunArgs),
+    Run(backends::campaign::run::RunArgs),
     /// Results of a generated program run on another machine, journaled and written as `run` would.
-    Import(backends::import::ImportArgs),
+    Import(backends::campaign::import::ImportArgs),
     /// Which progress models each device's observations are consistent with, and the violations.
-    Report(backends::report_cli::ReportArgs),
+    Report(backends::report::cli::ReportArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -84,9 +84,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Emit(args) => emit_cmd(args),
-        Command::Run(args) => backends::run::main(&args),
-        Command::Import(args) => backends::import::main(&args),
-        Command::Report(args) => backends::report_cli::main(&args),
+        Command::Run(args) => backends::campaign::run::main(&args),
+        Command::Import(args) => backends::campaign::import::main(&args),
+        Command::Report(args) => backends::report::cli::main(&args),
     }
 }
 

@@ -5,9 +5,9 @@
 use axb::buckets::distinguishing_for;
 use axb::{Base, Fairness, Model};
 use backends::mapping::Mapping;
-use backends::observations::{self, Device};
-use backends::report::{self, Report, Tests};
-use backends::results::Cell;
+use backends::report::analysis::{self, Report, Tests};
+use backends::report::observations::{self, Device};
+use backends::report::results::Cell;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -46,8 +46,8 @@ struct Published {
 
 fn published() -> Published {
     let devices = observations::load(&[repo("data/empirical")]).unwrap();
-    let tests = report::load_tests(&[repo("data/oopsla21/tests")]).unwrap();
-    let report = report::analyse(&devices, &tests).unwrap();
+    let tests = analysis::load_tests(&[repo("data/oopsla21/tests")]).unwrap();
+    let report = analysis::analyse(&devices, &tests).unwrap();
     Published {
         devices,
         tests,
@@ -263,8 +263,8 @@ fn json_is_a_list_of_findings_per_device_and_model() {
         .unwrap();
     assert_eq!(a12_lobe["consistent"], false);
     // The chart is deterministic and has one group per device.
-    let svg = backends::chart::svg(&p.report);
-    assert_eq!(svg, backends::chart::svg(&published().report));
+    let svg = backends::report::chart::svg(&p.report);
+    assert_eq!(svg, backends::report::chart::svg(&published().report));
     assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
     assert_eq!(svg.matches("rotate(-60").count(), p.devices.len());
 }

@@ -1,9 +1,9 @@
 //! `emit::test_sources` shows exactly what `backends emit` writes.
 
 use axb::load::load_file;
-use backends::codegen::Shape;
-use backends::emit::{files, test_sources, EmitOptions, Target};
 use backends::mapping::Mapping;
+use backends::target::codegen::Shape;
+use backends::target::emit::{files, test_sources, EmitOptions, Target};
 use std::path::PathBuf;
 
 #[test]

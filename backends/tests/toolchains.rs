@@ -7,7 +7,7 @@
 //! BACKENDS_SKIP_TOOLCHAIN_TESTS=1 is set (then the test says so and passes).
 
 use axb::load::{load_all, load_file, NamedTest};
-use backends::emit::{self, EmitOptions, Target};
+use backends::target::emit::{self, EmitOptions, Target};
 use backends::toolchain::{self, Tool, ToolError};
 use backends::{Mapping, Shape};
 use std::path::{Path, PathBuf};
@@ -143,7 +143,7 @@ fn the_glsl_check_rejects_a_broken_shader() {
     }
     let dir = scratch("glsl-broken");
     let t = published_test("2t2i_4");
-    let good = backends::glsl::shader(
+    let good = backends::target::glsl::shader(
         &t,
         &backends::Layout::new(Mapping::Plain, 2, None),
         Shape::Switch,
@@ -177,7 +177,7 @@ fn amber_scripts_carry_the_glsl_shader_buffers_and_dispatch() {
         .unwrap()
         .contents;
     let layout = backends::Layout::new(Mapping::Chunked, 3, None);
-    let shader = backends::glsl::shader(&t, &layout, Shape::Switch, "amber").unwrap();
+    let shader = backends::target::glsl::shader(&t, &layout, Shape::Switch, "amber").unwrap();
     assert!(chunked.starts_with("#!amber\n"));
     assert!(chunked.contains(&format!("SHADER compute axb_test GLSL\n{shader}END\n")));
     let words = t.entry.test.num_locs() * 21845;

@@ -18,7 +18,7 @@
 //!
 //! The code `backends emit` writes for the test (GLSL, Amber, Metal per
 //! mapping; the C++ and CUDA function) is embedded too, exactly as
-//! [`backends::emit::test_sources`] gives it. Raw, it would be about 20 KB
+//! [`backends::target::emit::test_sources`] gives it. Raw, it would be about 20 KB
 //! per test (135 MB for the 6,946 tests of 2t4i), but it is very
 //! repetitive, so it is gzip-compressed in chunks of [`CODE_CHUNK`] tests
 //! (2 MB for 2t4i) that the page decompresses with the browser's own
@@ -155,20 +155,20 @@ pub struct PageOptions {
     /// Embed the emitted code of every test.
     pub code: bool,
     /// The code shape of the embedded code.
-    pub shape: backends::codegen::Shape,
+    pub shape: backends::target::codegen::Shape,
 }
 
 impl Default for PageOptions {
     fn default() -> PageOptions {
         PageOptions {
             code: true,
-            shape: backends::codegen::Shape::Switch,
+            shape: backends::target::codegen::Shape::Switch,
         }
     }
 }
 
 /// The compressed code chunks of `entries` (see [`PageData::code`]).
-fn code_chunks(entries: &[Entry], shape: backends::codegen::Shape) -> Vec<String> {
+fn code_chunks(entries: &[Entry], shape: backends::target::codegen::Shape) -> Vec<String> {
     use base64::Engine;
     use std::io::Write;
     entries
@@ -182,7 +182,7 @@ fn code_chunks(entries: &[Entry], shape: backends::codegen::Shape) -> Vec<String
                         entry: e.clone(),
                         source: PathBuf::new(),
                     };
-                    match backends::emit::test_sources(&named, shape) {
+                    match backends::target::emit::test_sources(&named, shape) {
                         Ok(sources) => sources
                             .into_iter()
                             .map(|s| {
@@ -513,8 +513,8 @@ pub fn cli(args: ExplorerArgs) -> Result<(), String> {
     let opts = PageOptions {
         code: !args.no_code,
         shape: match args.shape {
-            ShapeArg::Switch => backends::codegen::Shape::Switch,
-            ShapeArg::IfChain => backends::codegen::Shape::IfChain,
+            ShapeArg::Switch => backends::target::codegen::Shape::Switch,
+            ShapeArg::IfChain => backends::target::codegen::Shape::IfChain,
         },
     };
     let html = render_with(&name, &note, &entries, opts);

@@ -8,7 +8,7 @@
 //! report always gives the same bytes.
 
 use crate::mapping::Mapping;
-use crate::report::Report;
+use crate::report::analysis::Report;
 use std::fmt::Write;
 
 const BAR: f64 = 9.0;

@@ -12,12 +12,12 @@
 //! Build the harness on macOS: `swiftc -O harness.swift -o axb-metal`, run
 //! `./axb-metal --deadline-ms 5000 --iterations 20 *.metal`.
 
-use crate::codegen::{self, Dialect, Shape};
 use crate::mapping::Layout;
+use crate::target::codegen::{self, Dialect, Shape};
 use axb::load::NamedTest;
 
 /// The Swift host harness, one for all kernels.
-pub const HARNESS: &str = include_str!("../templates/metal_harness.swift");
+pub const HARNESS: &str = include_str!("../../templates/metal_harness.swift");
 
 fn dialect() -> Dialect {
     Dialect {

@@ -1,5 +1,5 @@
 //! The Amber target: an AmberScript carrying the GLSL shader of
-//! [`crate::glsl`], its two buffers and the dispatch, runnable by Amber on
+//! [`crate::target::glsl`], its two buffers and the dispatch, runnable by Amber on
 //! any Vulkan device (`amber -d FILE.amber`; the paper used Amber's 5 s
 //! timeout to detect non-termination).
 //!
@@ -7,9 +7,9 @@
 //! runs, so the stop buffer stays zero here: it is present so the shader is
 //! byte-for-byte the one a Vulkan host with a deadline would run.
 
-use crate::codegen::{self, Shape};
-use crate::glsl;
 use crate::mapping::Layout;
+use crate::target::codegen::{self, Shape};
+use crate::target::glsl;
 use axb::load::NamedTest;
 
 /// The Amber script for `t` under `layout`.

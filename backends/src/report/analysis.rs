@@ -11,8 +11,8 @@
 //! been provoked), so "consistent" is the strongest claim the data allows.
 
 use crate::mapping::Mapping;
-use crate::observations::Device;
-use crate::results::Cell;
+use crate::report::observations::Device;
+use crate::report::results::Cell;
 use axb::load::{load_all, NamedTest};
 use axb::{Model, Test, Verdicts};
 use serde::Serialize;

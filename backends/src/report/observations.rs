@@ -15,7 +15,7 @@
 //! reported, like the CUDA intra-warp files, rather than dropped).
 
 use crate::mapping::Mapping;
-use crate::results::{self, Cell, ColumnKind};
+use crate::report::results::{self, Cell, ColumnKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 //! Build with `nvcc -O2 -o tests prog.cu` (add `-arch=sm_XX` for the
 //! device; `-arch=sm_60` on a Volta+ GPU selects the pre-Volta SIMT warp
 //! scheduler for intra-warp studies). Besides the shared flags (see
-//! [`crate::host`]) the program takes
+//! [`crate::target::host`]) the program takes
 //!
 //! ```text
 //! --cooperative   launch with cudaLaunchCooperativeKernel; M defaults to the
@@ -36,8 +36,8 @@
 //! code is plain C++: the tests compile it with g++ against a small CPU
 //! emulation of the runtime (`cuda-shim/cuda_runtime.h`) and run it.
 
-use crate::codegen::{self, Dialect, Shape};
-use crate::host::{self, Harness, Options, ProgramError};
+use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::host::{self, Harness, Options, ProgramError};
 use axb::load::NamedTest;
 
 /// The CUDA spelling: device-scope atomics; the stop flag is mapped pinned
@@ -110,7 +110,7 @@ pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramErr
             info_struct: &info_struct,
             info_extra: &info_extra,
             own_flags: OWN_FLAGS,
-            main: include_str!("../templates/cuda_main.inc"),
+            main: include_str!("../../templates/cuda_main.inc"),
         },
         tests,
         opts,

@@ -24,8 +24,8 @@
 //! Exit status: 0 when every requested run happened (whatever its outcome),
 //! 2 for a bad command line, 1 for a device or runtime error.
 
-use crate::codegen::{self, Shape};
 use crate::mapping::Mapping;
+use crate::target::codegen::{self, Shape};
 use axb::load::NamedTest;
 use std::collections::BTreeMap;
 use std::fmt::{self, Write};
@@ -211,14 +211,14 @@ pub fn locate_fn(qualifiers: &str) -> String {
 /// CUDA and the Vulkan host): `axb_fail_usage`, `axb_flag`, `axb_split`,
 /// `axb_parse_count`, `axb_json_string`, `axb_ms_since`, `kMappingNames`.
 /// They need `kUsage` defined above them.
-pub const HOST_UTIL: &str = include_str!("../templates/host_util.inc");
+pub const HOST_UTIL: &str = include_str!("../../templates/host_util.inc");
 
 /// The test-table part of the C++ and CUDA command line and result lines,
 /// after [`HOST_UTIL`].
 const HOST_COMMON: &str = concat!(
-    include_str!("../templates/host_util.inc"),
+    include_str!("../../templates/host_util.inc"),
     "\n",
-    include_str!("../templates/host_common.inc")
+    include_str!("../../templates/host_common.inc")
 );
 
 /// The defaults block and the shared command-line/result code. `usage` is

@@ -23,9 +23,9 @@
 //! device JSON as a campaign run here (the journal records where the lines
 //! came from), so `backends report` reads it like any other.
 
-use crate::journal::{self, Entry, Session};
+use crate::campaign::journal::{self, Entry, Session};
+use crate::campaign::run::{self, input, Failure, RunTarget};
 use crate::mapping::Mapping;
-use crate::run::{self, input, Failure, RunTarget};
 use clap::Args;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,7 +1,7 @@
 //! The `backends report` command: results in, conformance report out.
 
-use crate::observations;
-use crate::report::{self, Report};
+use crate::report::analysis::{self, Report};
+use crate::report::observations;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,8 +41,8 @@ pub struct ReportArgs {
 /// Loads, analyses and prints; the error is the message for the user.
 pub fn build(args: &ReportArgs) -> Result<Report, String> {
     let devices = observations::load(&args.results)?;
-    let tests = report::load_tests(&args.tests)?;
-    report::analyse(&devices, &tests)
+    let tests = analysis::load_tests(&args.tests)?;
+    analysis::analyse(&devices, &tests)
 }
 
 /// `backends report`: exit 0 with the report, 2 with a message for bad
@@ -57,7 +57,9 @@ pub fn main(args: &ReportArgs) -> ExitCode {
         }
     };
     if let Some(svg) = &args.svg {
-        if let Err(e) = axb::load::write_atomically(svg, crate::chart::svg(&report).as_bytes()) {
+        if let Err(e) =
+            axb::load::write_atomically(svg, crate::report::chart::svg(&report).as_bytes())
+        {
             eprintln!("error: {}: cannot write: {e}", svg.display());
             return ExitCode::from(1);
         }

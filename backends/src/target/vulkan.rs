@@ -1,4 +1,4 @@
-//! The Vulkan target: the GLSL shaders of [`crate::glsl`], compiled to
+//! The Vulkan target: the GLSL shaders of [`crate::target::glsl`], compiled to
 //! SPIR-V, run on any Vulkan device by one generic host program
 //! (`templates/vulkan_host.cpp`) with a deadline and a stop flag.
 //!
@@ -7,7 +7,7 @@
 //! which compiles the shaders with glslangValidator and the host with
 //! `g++ ... -lvulkan` (Debian: `glslang-tools`, `libvulkan-dev`). Then
 //! `./vkrun --shaders .` runs them, with the command line and JSON result
-//! lines of the C++ and CUDA programs (see [`crate::host`]) plus
+//! lines of the C++ and CUDA programs (see [`crate::target::host`]) plus
 //! `--shaders DIR`, `--device D` and `--info`.
 //!
 //! Unlike Amber, which runs a dispatch to completion, the host stops a run
@@ -28,27 +28,33 @@
 //! the host itself on such a device (its non-termination results are then
 //! meaningless).
 
-use crate::codegen::Shape;
 use crate::mapping::{Layout, Mapping};
+use crate::target::codegen::Shape;
 use crate::toolchain::{self, Tool, ToolError};
 use std::path::{Path, PathBuf};
 
-pub use crate::host::CANARY;
+pub use crate::target::host::CANARY;
 
-/// The canary shader ([`crate::host::canary_test`]) under the plain mapping.
-pub fn canary(shape: Shape) -> crate::emit::File {
+/// The canary shader ([`crate::target::host::canary_test`]) under the plain mapping.
+pub fn canary(shape: Shape) -> crate::target::emit::File {
     let layout = Layout::new(Mapping::Plain, 1, None);
-    crate::emit::File {
+    crate::target::emit::File {
         path: PathBuf::from(format!("{CANARY}.comp")),
-        contents: crate::glsl::shader(&crate::host::canary_test(), &layout, shape, "vulkan")
-            .expect("one workgroup fits any device"),
+        contents: crate::target::glsl::shader(
+            &crate::target::host::canary_test(),
+            &layout,
+            shape,
+            "vulkan",
+        )
+        .expect("one workgroup fits any device"),
     }
 }
 
 /// The host program's source: `templates/vulkan_host.cpp` with the
-/// helpers every generated host shares ([`crate::host::HOST_UTIL`]).
+/// helpers every generated host shares ([`crate::target::host::HOST_UTIL`]).
 pub fn host() -> String {
-    include_str!("../templates/vulkan_host.cpp").replace("// @HOST_UTIL@\n", crate::host::HOST_UTIL)
+    include_str!("../../templates/vulkan_host.cpp")
+        .replace("// @HOST_UTIL@\n", crate::target::host::HOST_UTIL)
 }
 
 /// The file name of the host source in an emitted directory.

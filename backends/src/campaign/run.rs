@@ -1,13 +1,13 @@
 //! `backends run`: a campaign of a suite on this machine's CPU (`cpp`), an
 //! NVIDIA GPU (`cuda`) or any Vulkan device (`vulkan`).
 //!
-//! The suite becomes one program (helper modules [`crate::cpp`],
-//! [`crate::cuda`]; for Vulkan, the suite's SPIR-V shaders and the generic
-//! host of [`crate::vulkan`]), compiled once and cached by the hash of its
+//! The suite becomes one program (helper modules [`crate::target::cpp`],
+//! [`crate::target::cuda`]; for Vulkan, the suite's SPIR-V shaders and the generic
+//! host of [`crate::target::vulkan`]), compiled once and cached by the hash of its
 //! source.
 //! Every test x mapping x iteration is then run by that program, which
-//! prints one JSON result line per run (format in [`crate::host`]); each
-//! line is checked and appended to the journal ([`crate::journal`], fsync'd)
+//! prints one JSON result line per run (format in [`crate::target::host`]); each
+//! line is checked and appended to the journal ([`crate::campaign::journal`], fsync'd)
 //! the moment it arrives. Pending runs are grouped so that one program
 //! process does as many as possible (a CUDA context costs a fraction of a
 //! second to create); a resumed campaign runs only what the journal lacks,
@@ -21,10 +21,10 @@
 //! `OUT/<config>/<framework>/<name>.csv` under their full names), and
 //! `OUT/<name>.device.json` with the device, the options and the times.
 
-use crate::host::Options;
-use crate::journal::{self, Entry, RunRecord, Session};
+use crate::campaign::journal::{self, Entry, RunRecord, Session};
 use crate::mapping::Mapping;
-use crate::results::{self, Cell};
+use crate::report::results::{self, Cell};
+use crate::target::host::Options;
 use crate::toolchain::{self, Tool, ToolError};
 use axb::load::{load_all, write_atomically, NamedTest};
 use clap::{Args, ValueEnum};
@@ -67,7 +67,7 @@ pub struct RunArgs {
     /// Where to run: `cpp` (this CPU, g++), `cuda` (an NVIDIA GPU, nvcc) or
     /// `vulkan` (any Vulkan device: glslangValidator, g++ and libvulkan-dev;
     /// a device that ends loops by itself, like Mesa's CPU device lavapipe,
-    /// is refused by the canary, see `backends::vulkan`).
+    /// is refused by the canary, see `backends::target::vulkan`).
     #[arg(long, value_enum)]
     pub target: RunTarget,
     /// The suite: RON suites, artifact `.txt` tests, or directories of them
@@ -422,7 +422,7 @@ fn build(args: &RunArgs, source: &Source, hash: &str) -> Result<PathBuf, Failure
 /// `backends emit --target vulkan` (shaders, host, build script).
 enum Source {
     Program(String),
-    Shaders(Vec<crate::emit::File>),
+    Shaders(Vec<crate::target::emit::File>),
 }
 
 impl Source {
@@ -446,14 +446,18 @@ impl Source {
 
 /// The Vulkan build: shaders to SPIR-V and the host, in `work`, which then
 /// becomes `dir/bundle` (the host finds the shaders beside itself).
-fn build_vulkan(dir: &Path, work: &Path, files: &[crate::emit::File]) -> Result<PathBuf, Failure> {
+fn build_vulkan(
+    dir: &Path,
+    work: &Path,
+    files: &[crate::target::emit::File],
+) -> Result<PathBuf, Failure> {
     let bundle = dir.join("bundle");
     let exe = bundle.join("tests");
     if exe.is_file() {
         let _ = std::fs::remove_dir_all(work);
         return Ok(exe);
     }
-    crate::emit::write(work, files).map_err(|e| env(format!("{}: {e}", work.display())))?;
+    crate::target::emit::write(work, files).map_err(|e| env(format!("{}: {e}", work.display())))?;
     let comps: Vec<PathBuf> = files
         .iter()
         .filter(|f| f.path.extension().is_some_and(|e| e == "comp"))
@@ -463,9 +467,9 @@ fn build_vulkan(dir: &Path, work: &Path, files: &[crate::emit::File]) -> Result<
         "compiling {} shaders with glslangValidator and the Vulkan host with g++ ...",
         comps.len()
     );
-    if let Err(e) = crate::vulkan::build(
+    if let Err(e) = crate::target::vulkan::build(
         &comps,
-        &work.join(crate::vulkan::HOST_FILE),
+        &work.join(crate::target::vulkan::HOST_FILE),
         &work.join("tests"),
     ) {
         let _ = std::fs::remove_dir_all(work);
@@ -504,7 +508,7 @@ fn device_info(args: &RunArgs, exe: &Path) -> Result<Value, Failure> {
             .filter(|a| a.starts_with("--device") || *a == "--no-canary"),
     );
     if args.target == RunTarget::Vulkan {
-        // With the shaders, --info first runs the canary (see crate::vulkan).
+        // With the shaders, --info first runs the canary (see crate::target::vulkan).
         command.arg(format!("--shaders={}", shader_dir(exe).display()));
     }
     let out = command
@@ -687,7 +691,7 @@ pub(crate) fn write_results(
     }
     let mut written = Vec::new();
     for (dir, mut rows) in files {
-        rows.sort_by(|a, b| crate::report::natural_cmp(&a.0, &b.0));
+        rows.sort_by(|a, b| crate::report::analysis::natural_cmp(&a.0, &b.0));
         let path = out
             .join(dir)
             .join(target.framework())
@@ -864,22 +868,24 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
     let suite_err = |e: &dyn std::fmt::Display| input(format!("{}: {e}", show_paths(&args.suite)));
     let source = match args.target {
         RunTarget::Cpp => {
-            Source::Program(crate::cpp::program(&tests, &opts).map_err(|e| suite_err(&e))?)
+            Source::Program(crate::target::cpp::program(&tests, &opts).map_err(|e| suite_err(&e))?)
         }
         RunTarget::Cuda => {
-            Source::Program(crate::cuda::program(&tests, &opts).map_err(|e| suite_err(&e))?)
+            Source::Program(crate::target::cuda::program(&tests, &opts).map_err(|e| suite_err(&e))?)
         }
         RunTarget::Vulkan => {
-            crate::host::check_names(&tests).map_err(|e| suite_err(&e))?;
-            let emit_opts = crate::emit::EmitOptions {
-                target: crate::emit::Target::Vulkan,
+            crate::target::host::check_names(&tests).map_err(|e| suite_err(&e))?;
+            let emit_opts = crate::target::emit::EmitOptions {
+                target: crate::target::emit::Target::Vulkan,
                 mappings: mappings.clone(),
                 instances: args.instances,
                 shape: opts.shape,
                 deadline_ms: args.deadline_ms,
                 program_name: "tests".to_string(),
             };
-            Source::Shaders(crate::emit::files(&tests, &emit_opts).map_err(|e| suite_err(&e))?)
+            Source::Shaders(
+                crate::target::emit::files(&tests, &emit_opts).map_err(|e| suite_err(&e))?,
+            )
         }
     };
     let hash = source.hash();

@@ -6,11 +6,11 @@
 //! the GLSL shaders plus the generic host and its build script. The bytes
 //! depend only on the tests and the options, never on time or machine.
 
-use crate::codegen::Shape;
-use crate::host::{self, ProgramError};
 use crate::mapping::{Layout, Mapping};
+use crate::target::codegen::Shape;
+use crate::target::host::{self, ProgramError};
+use crate::target::{amber, cpp, cuda, glsl, metal, vulkan};
 use crate::toolchain::{self, ToolError};
-use crate::{amber, cpp, cuda, glsl, metal, vulkan};
 use axb::load::NamedTest;
 use std::collections::BTreeMap;
 use std::fmt;

@@ -1,5 +1,5 @@
 //! The GLSL target: a GLSL 450 compute shader per test and mapping, for
-//! Vulkan (through Amber, [`crate::amber`], or any host).
+//! Vulkan (through Amber, [`crate::target::amber`], or any host).
 //!
 //! One invocation per workgroup (`local_size_x = 1`); dispatch
 //! `workgroups` x 1 x 1 (see the `axb-run:` line). Bindings, set 0:
@@ -10,8 +10,8 @@
 //! once per loop iteration, and is not an atomic so it adds nothing to the
 //! atomic traffic of the test.
 
-use crate::codegen::{self, Dialect, Shape};
 use crate::mapping::{Layout, MAX_WORKGROUPS};
+use crate::target::codegen::{self, Dialect, Shape};
 use axb::load::NamedTest;
 
 fn dialect() -> Dialect {

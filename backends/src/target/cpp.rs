@@ -2,7 +2,7 @@
 //! std::atomic) holding every test, for CPU baselines (paper §6.3.1).
 //!
 //! Build with `g++ -std=c++17 -O2 -pthread prog.cpp -o prog`. Besides the
-//! shared flags (see [`crate::host`]) the program takes
+//! shared flags (see [`crate::target::host`]) the program takes
 //!
 //! ```text
 //! --threads T          OS threads in the pool (default: hardware threads;
@@ -17,8 +17,8 @@
 //! budget)`: the SPEC §6 loop from `pc` until END, the stop flag, or the end
 //! of a slice of `budget` iterations, returning the pc it stopped at.
 
-use crate::codegen::{self, Dialect, Shape};
-use crate::host::{self, Harness, Options, ProgramError};
+use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::host::{self, Harness, Options, ProgramError};
 use axb::load::NamedTest;
 
 /// The C++ spelling: sequentially consistent std::atomic operations; the
@@ -80,7 +80,7 @@ pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramErr
             info_struct: INFO_STRUCT,
             info_extra: &info_extra,
             own_flags: OWN_FLAGS,
-            main: include_str!("../templates/cpp_main.inc"),
+            main: include_str!("../../templates/cpp_main.inc"),
         },
         tests,
         opts,

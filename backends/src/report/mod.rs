@@ -1,0 +1,20 @@
+//! Reports: which progress models a device's observations are consistent
+//! with, from result CSVs (the published ones or a campaign's), as text,
+//! JSON and SVG.
+//!
+//! - [`results`]: the artifact's result CSV format, read and written.
+//! - [`observations`]: result files gathered into per-device observations.
+//! - [`analysis`]: observations against each model's conformance tests.
+//! - [`chart`]: the non-terminating tests per device and mapping as SVG.
+//! - [`cli`]: the `backends report` command.
+//!
+//! Dependencies run one way: a report needs only the results and the
+//! shared [`crate::mapping`]; nothing here knows of targets
+//! ([`crate::target`]) or campaigns ([`crate::campaign`]), so the published
+//! data and a campaign's results are read alike.
+
+pub mod analysis;
+pub mod chart;
+pub mod cli;
+pub mod observations;
+pub mod results;
