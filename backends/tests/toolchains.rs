@@ -8,6 +8,7 @@
 
 use axb::load::{load_all, load_file, NamedTest};
 use backends::target::emit::{self, EmitOptions, Target};
+use backends::target::File;
 use backends::toolchain::{self, Tool, ToolError};
 use backends::{Mapping, Shape};
 use std::path::{Path, PathBuf};
@@ -66,13 +67,13 @@ fn opts(target: Target, shape: Shape) -> EmitOptions {
     }
 }
 
-fn emit_to(dir: &Path, tests: &[NamedTest], o: &EmitOptions) -> Vec<emit::File> {
+fn emit_to(dir: &Path, tests: &[NamedTest], o: &EmitOptions) -> Vec<File> {
     let files = emit::files(tests, o).unwrap();
     emit::write(dir, &files).unwrap();
     files
 }
 
-fn paths(dir: &Path, files: &[emit::File], ext: &str) -> Vec<PathBuf> {
+fn paths(dir: &Path, files: &[File], ext: &str) -> Vec<PathBuf> {
     files
         .iter()
         .filter(|f| f.path.extension().is_some_and(|e| e == ext))
@@ -443,7 +444,7 @@ fn cuda_program_compiles_with_nvcc_and_reads_the_stop_flag_in_every_loop() {
 /// Emits `tests` for Vulkan with `instances` into `dir` and builds them as
 /// `build.sh` would; `None` (after saying why) where the toolchain tests
 /// are skipped and the Vulkan headers are missing.
-fn build_vulkan(dir: &Path, tests: &[NamedTest], instances: u32) -> Option<Vec<emit::File>> {
+fn build_vulkan(dir: &Path, tests: &[NamedTest], instances: u32) -> Option<Vec<File>> {
     let mut o = opts(Target::Vulkan, Shape::Switch);
     o.instances = Some(instances);
     let files = emit_to(dir, tests, &o);

@@ -422,7 +422,7 @@ fn build(args: &RunArgs, source: &Source, hash: &str) -> Result<PathBuf, Failure
 /// `backends emit --target vulkan` (shaders, host, build script).
 enum Source {
     Program(String),
-    Shaders(Vec<crate::target::emit::File>),
+    Shaders(Vec<crate::target::File>),
 }
 
 impl Source {
@@ -449,7 +449,7 @@ impl Source {
 fn build_vulkan(
     dir: &Path,
     work: &Path,
-    files: &[crate::target::emit::File],
+    files: &[crate::target::File],
 ) -> Result<PathBuf, Failure> {
     let bundle = dir.join("bundle");
     let exe = bundle.join("tests");

@@ -19,6 +19,7 @@
 
 use crate::target::codegen::{self, Dialect, Shape};
 use crate::target::host::{self, Harness, Options, ProgramError};
+use crate::target::templates;
 use axb::load::NamedTest;
 
 /// The C++ spelling: sequentially consistent std::atomic operations; the
@@ -80,7 +81,7 @@ pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramErr
             info_struct: INFO_STRUCT,
             info_extra: &info_extra,
             own_flags: OWN_FLAGS,
-            main: include_str!("../../templates/cpp_main.inc"),
+            main: templates::CPP_MAIN,
         },
         tests,
         opts,

@@ -38,6 +38,7 @@
 
 use crate::target::codegen::{self, Dialect, Shape};
 use crate::target::host::{self, Harness, Options, ProgramError};
+use crate::target::templates;
 use axb::load::NamedTest;
 
 /// The CUDA spelling: device-scope atomics; the stop flag is mapped pinned
@@ -110,7 +111,7 @@ pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramErr
             info_struct: &info_struct,
             info_extra: &info_extra,
             own_flags: OWN_FLAGS,
-            main: include_str!("../../templates/cuda_main.inc"),
+            main: templates::CUDA_MAIN,
         },
         tests,
         opts,

@@ -7,9 +7,9 @@
 //! depend only on the tests and the options, never on time or machine.
 
 use crate::mapping::{Layout, Mapping};
-use crate::target::codegen::Shape;
+use crate::target::codegen::{self, Shape};
 use crate::target::host::{self, ProgramError};
-use crate::target::{amber, cpp, cuda, glsl, metal, vulkan};
+use crate::target::{amber, cpp, cuda, glsl, metal, templates, vulkan, File};
 use crate::toolchain::{self, ToolError};
 use axb::load::NamedTest;
 use std::collections::BTreeMap;
@@ -69,13 +69,6 @@ pub struct EmitOptions {
     pub deadline_ms: u64,
     /// Programs only: the file stem of the program.
     pub program_name: String,
-}
-
-/// One file to write, relative to the output directory.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct File {
-    pub path: PathBuf,
-    pub contents: String,
 }
 
 /// Why the tests cannot be emitted as asked.
@@ -214,7 +207,7 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
     if opts.target == Target::Metal {
         out.push(File {
             path: PathBuf::from("harness.swift"),
-            contents: metal::HARNESS.to_string(),
+            contents: templates::METAL_HARNESS.to_string(),
         });
     }
     if opts.target == Target::Vulkan {
@@ -342,7 +335,7 @@ pub fn test_sources(t: &NamedTest, shape: Shape) -> Result<Vec<Source>, EmitErro
         format!(
             "// The function of {} in the program `backends emit --target {cmd}` writes for a suite;\n\
              // its harness, shared by all tests, maps workgroups to (thread, instance) by --mapping.\n",
-            host::comment_safe(&t.name)
+            codegen::comment_safe(&t.name)
         )
     };
     out.push(Source {

@@ -26,6 +26,7 @@
 
 use crate::mapping::Mapping;
 use crate::target::codegen::{self, Shape};
+use crate::target::templates;
 use axb::load::NamedTest;
 use std::collections::BTreeMap;
 use std::fmt::{self, Write};
@@ -123,16 +124,6 @@ pub fn c_string(s: &str) -> String {
     out
 }
 
-/// Text safe inside a `//` comment: control characters become `?`, and a
-/// trailing backslash (which would continue the comment) is dropped.
-pub fn comment_safe(s: &str) -> String {
-    let s: String = s
-        .chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect();
-    s.trim_end_matches('\\').to_string()
-}
-
 /// The canary's test name (see [`canary_test`]).
 pub const CANARY: &str = "axb-canary";
 
@@ -161,11 +152,11 @@ pub fn test_comment(index: usize, t: &NamedTest) -> String {
     let test = &t.entry.test;
     format!(
         "// Test {index}: {} ({}, {} threads, words per instance: {}), from {}\n{}",
-        comment_safe(&t.name),
+        codegen::comment_safe(&t.name),
         test.config(),
         test.num_threads(),
         codegen::stride(test),
-        comment_safe(&t.source.display().to_string()),
+        codegen::comment_safe(&t.source.display().to_string()),
         codegen::pseudo_comment(test, "//")
     )
 }
@@ -207,22 +198,9 @@ pub fn locate_fn(qualifiers: &str) -> String {
     out
 }
 
-/// Command-line and output helpers of every generated host program (C++,
-/// CUDA and the Vulkan host): `axb_fail_usage`, `axb_flag`, `axb_split`,
-/// `axb_parse_count`, `axb_json_string`, `axb_ms_since`, `kMappingNames`.
-/// They need `kUsage` defined above them.
-pub const HOST_UTIL: &str = include_str!("../../templates/host_util.inc");
-
-/// The test-table part of the C++ and CUDA command line and result lines,
-/// after [`HOST_UTIL`].
-const HOST_COMMON: &str = concat!(
-    include_str!("../../templates/host_util.inc"),
-    "\n",
-    include_str!("../../templates/host_common.inc")
-);
-
-/// The defaults block and the shared command-line/result code. `usage` is
-/// the target's usage text.
+/// The defaults block and the shared command-line/result code
+/// ([`templates::HOST_UTIL`], [`templates::HOST_COMMON`]). `usage` is the
+/// target's usage text.
 pub fn common_tail(tests: usize, opts: &Options, usage: &str) -> String {
     let mappings: Vec<&str> = opts.mappings.iter().map(|m| m.name()).collect();
     let mappings = if mappings.is_empty() {
@@ -235,7 +213,7 @@ pub fn common_tail(tests: usize, opts: &Options, usage: &str) -> String {
          static const char kDefaultMappings[] = {};\n\
          static const long kDefaultInstances = {}; // 0: floor(65535 / N)\n\
          static const long kDefaultDeadlineMs = {};\n\
-         static const char kUsage[] =\n{};\n\n{}",
+         static const char kUsage[] =\n{};\n\n{}\n{}",
         c_string(&mappings),
         opts.instances.unwrap_or(0),
         opts.deadline_ms,
@@ -244,7 +222,8 @@ pub fn common_tail(tests: usize, opts: &Options, usage: &str) -> String {
             .map(|l| format!("    {}", c_string(&format!("{l}\n"))))
             .collect::<Vec<_>>()
             .join("\n"),
-        HOST_COMMON
+        templates::HOST_UTIL,
+        templates::HOST_COMMON
     )
 }
 
@@ -341,10 +320,5 @@ mod tests {
         assert_eq!(c_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
         assert_eq!(c_string("é1"), "\"\\303\\2511\"");
         assert_eq!(c_string("??="), "\"\\?\\?=\"");
-    }
-
-    #[test]
-    fn comments_cannot_be_broken_out_of() {
-        assert_eq!(comment_safe("a\nb\\"), "a?b");
     }
 }

@@ -1,6 +1,6 @@
 //! The Metal target: a `.metal` kernel per test and mapping, and one Swift
-//! host harness ([`HARNESS`], written as `harness.swift`) that runs them
-//! with a deadline.
+//! host harness ([`METAL_HARNESS`](crate::target::templates::METAL_HARNESS),
+//! written as `harness.swift`) that runs them with a deadline.
 //!
 //! The kernel `axb_test` takes buffer 0 (test memory, `words` uints,
 //! zeroed) and buffer 1 (the stop flag), and is dispatched as `workgroups`
@@ -15,9 +15,6 @@
 use crate::mapping::Layout;
 use crate::target::codegen::{self, Dialect, Shape};
 use axb::load::NamedTest;
-
-/// The Swift host harness, one for all kernels.
-pub const HARNESS: &str = include_str!("../../templates/metal_harness.swift");
 
 fn dialect() -> Dialect {
     Dialect {

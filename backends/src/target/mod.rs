@@ -9,6 +9,8 @@
 //! - [`cpp`], [`cuda`]: one program for a whole suite, tests selected at run
 //!   time by name; what the two programs share (command line, result lines,
 //!   test table) is in [`host`].
+//! - [`templates`]: the hand-written host code the generated programs embed.
+//! - [`File`]: an emitted file, made by the targets and written by [`emit`].
 //! - [`emit`]: the `backends emit` command, writing any of the above.
 //!
 //! Dependencies run one way: the targets use the lowering and the shared
@@ -24,4 +26,16 @@ pub mod emit;
 pub mod glsl;
 pub mod host;
 pub mod metal;
+pub mod templates;
 pub mod vulkan;
+
+use std::path::PathBuf;
+
+/// One emitted file, its path relative to the output directory. Below the
+/// targets and [`emit`] alike: a target that brings files of its own (the
+/// Vulkan canary and host) makes them, and `emit` writes them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct File {
+    pub path: PathBuf,
+    pub contents: String,
+}

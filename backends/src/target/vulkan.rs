@@ -30,15 +30,16 @@
 
 use crate::mapping::{Layout, Mapping};
 use crate::target::codegen::Shape;
+use crate::target::{templates, File};
 use crate::toolchain::{self, Tool, ToolError};
 use std::path::{Path, PathBuf};
 
 pub use crate::target::host::CANARY;
 
 /// The canary shader ([`crate::target::host::canary_test`]) under the plain mapping.
-pub fn canary(shape: Shape) -> crate::target::emit::File {
+pub fn canary(shape: Shape) -> File {
     let layout = Layout::new(Mapping::Plain, 1, None);
-    crate::target::emit::File {
+    File {
         path: PathBuf::from(format!("{CANARY}.comp")),
         contents: crate::target::glsl::shader(
             &crate::target::host::canary_test(),
@@ -51,10 +52,9 @@ pub fn canary(shape: Shape) -> crate::target::emit::File {
 }
 
 /// The host program's source: `templates/vulkan_host.cpp` with the
-/// helpers every generated host shares ([`crate::target::host::HOST_UTIL`]).
+/// helpers every generated host shares ([`templates::HOST_UTIL`]).
 pub fn host() -> String {
-    include_str!("../../templates/vulkan_host.cpp")
-        .replace("// @HOST_UTIL@\n", crate::target::host::HOST_UTIL)
+    templates::VULKAN_HOST.replace("// @HOST_UTIL@\n", templates::HOST_UTIL)
 }
 
 /// The file name of the host source in an emitted directory.
