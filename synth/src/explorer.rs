@@ -18,7 +18,7 @@
 //!
 //! The code `backends emit` writes for the test (GLSL, Amber, Metal per
 //! mapping; the C++ and CUDA function) is embedded too, exactly as
-//! [`backends::target::emit::test_sources`] gives it. Raw, it would be about 20 KB
+//! [`backends::target::test_sources`] gives it. Raw, it would be about 20 KB
 //! per test (135 MB for the 6,946 tests of 2t4i), but it is very
 //! repetitive, so it is gzip-compressed in chunks of [`CODE_CHUNK`] tests
 //! (2 MB for 2t4i) that the page decompresses with the browser's own
@@ -39,6 +39,7 @@ use axb::model::{Model, Verdicts};
 use axb::space::program_space;
 use axb::suite::Entry;
 use axb::test::Test;
+use backends::target::{test_sources, Shape};
 use oracle::check::{Lasso, Witness};
 use oracle::product::{Event, Product};
 use petgraph::graph::EdgeIndex;
@@ -155,20 +156,20 @@ pub struct PageOptions {
     /// Embed the emitted code of every test.
     pub code: bool,
     /// The code shape of the embedded code.
-    pub shape: backends::target::codegen::Shape,
+    pub shape: Shape,
 }
 
 impl Default for PageOptions {
     fn default() -> PageOptions {
         PageOptions {
             code: true,
-            shape: backends::target::codegen::Shape::Switch,
+            shape: Shape::Switch,
         }
     }
 }
 
 /// The compressed code chunks of `entries` (see [`PageData::code`]).
-fn code_chunks(entries: &[Entry], shape: backends::target::codegen::Shape) -> Vec<String> {
+fn code_chunks(entries: &[Entry], shape: Shape) -> Vec<String> {
     use base64::Engine;
     use std::io::Write;
     entries
@@ -182,7 +183,7 @@ fn code_chunks(entries: &[Entry], shape: backends::target::codegen::Shape) -> Ve
                         entry: e.clone(),
                         source: PathBuf::new(),
                     };
-                    match backends::target::emit::test_sources(&named, shape) {
+                    match test_sources(&named, shape) {
                         Ok(sources) => sources
                             .into_iter()
                             .map(|s| {
@@ -513,8 +514,8 @@ pub fn cli(args: ExplorerArgs) -> Result<(), String> {
     let opts = PageOptions {
         code: !args.no_code,
         shape: match args.shape {
-            ShapeArg::Switch => backends::target::codegen::Shape::Switch,
-            ShapeArg::IfChain => backends::target::codegen::Shape::IfChain,
+            ShapeArg::Switch => Shape::Switch,
+            ShapeArg::IfChain => Shape::IfChain,
         },
     };
     let html = render_with(&name, &note, &entries, opts);

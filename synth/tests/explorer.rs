@@ -356,9 +356,7 @@ fn the_page_shows_the_code_backends_emit_writes() {
         entry: suite.tests[index].clone(),
         source: PathBuf::new(),
     };
-    let sources =
-        backends::target::emit::test_sources(&named, backends::target::codegen::Shape::Switch)
-            .unwrap();
+    let sources = backends::target::test_sources(&named, backends::target::Shape::Switch).unwrap();
     for (target, mapping) in [
         ("glsl", "chunked"),
         ("metal", "round-robin"),

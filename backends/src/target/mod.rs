@@ -13,6 +13,12 @@
 //! - [`File`]: an emitted file, made by the targets and written by [`emit`].
 //! - [`emit`]: the `backends emit` command, writing any of the above.
 //!
+//! **For other crates**: [`test_sources`] gives the code of one test for
+//! each target (and mapping, for the shader targets), each a [`Source`],
+//! in a code [`Shape`], exactly as `backends emit` writes it. `synth
+//! explorer` uses these three and nothing else of `backends` (checked by
+//! `backends/tests/layout.rs`), so the rest can change without touching it.
+//!
 //! Dependencies run one way: the targets use the lowering and the shared
 //! ground below the three parts ([`crate::mapping`], [`crate::toolchain`]),
 //! and nothing here knows of campaigns ([`crate::campaign`]) or reports
@@ -28,6 +34,10 @@ pub mod host;
 pub mod metal;
 pub mod templates;
 pub mod vulkan;
+
+// The API for other crates, see the module doc.
+pub use codegen::Shape;
+pub use emit::{test_sources, Source};
 
 use std::path::PathBuf;
 
