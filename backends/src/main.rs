@@ -28,7 +28,7 @@ enum Command {
     /// Write the programs of a target for tests or suites.
     Emit(EmitArgs),
     /// Run a suite on this CPU (cpp), an NVIDIA GPU (cuda) or a Vulkan device (vulkan): journaled, resumable, artifact-format results.
-    Run(backends::campaign::run::RunArgs),
+    Run(backends::campaign::options::RunArgs),
     /// Results of a generated program run on another machine, journaled and written as `run` would.
     Import(backends::campaign::import::ImportArgs),
     /// Which progress models each device's observations are consistent with, and the violations.

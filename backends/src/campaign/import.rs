@@ -23,8 +23,12 @@
 //! device JSON as a campaign run here (the journal records where the lines
 //! came from), so `backends report` reads it like any other.
 
+use crate::campaign::execute::parse_result_line;
 use crate::campaign::journal::{self, Entry, Session};
-use crate::campaign::run::{self, input, Failure, RunTarget};
+use crate::campaign::options::RunTarget;
+use crate::campaign::output::{check_name, paths, write_results};
+use crate::campaign::suite::{load_suite, show_paths, suite_json};
+use crate::campaign::{env, finish, input, Failure};
 use crate::mapping::Mapping;
 use clap::Args;
 use serde_json::{json, Value};
@@ -99,10 +103,10 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         .name
         .clone()
         .unwrap_or_else(|| args.target.name().to_string());
-    run::check_name(&name)?;
-    let tests = run::load_suite(&args.suite)?;
+    check_name(&name)?;
+    let tests = load_suite(&args.suite)?;
     let names: BTreeSet<&str> = tests.iter().map(|t| t.name.as_str()).collect();
-    let p = run::paths(&args.out, &name);
+    let p = paths(&args.out, &name);
     if p.journal.exists() {
         return Err(input(format!(
             "{}: results named `{name}` are already here: choose another --name or --out",
@@ -126,12 +130,12 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
                 continue;
             }
             let at = |msg: String| input(format!("{}:{}: {msg}", file.display(), n + 1));
-            let mut r = run::parse_result_line(line, imported_at).map_err(at)?;
+            let mut r = parse_result_line(line, imported_at).map_err(at)?;
             if !names.contains(r.test.as_str()) {
                 return Err(at(format!(
                     "test `{}` is not in the suite {}",
                     r.test,
-                    run::show_paths(&args.suite)
+                    show_paths(&args.suite)
                 )));
             }
             r.mapping.parse::<Mapping>().map_err(at)?;
@@ -167,22 +171,22 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
     let campaign = json!({
         "name": name,
         "target": args.target.name(),
-        "suite": run::suite_json(&args.suite),
+        "suite": suite_json(&args.suite),
         "tests": tests.len(),
         "imported_from": args.lines.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
         "mappings": mappings.iter().map(|m| m.name()).collect::<Vec<_>>(),
         "iterations": count.values().max(),
     });
     std::fs::create_dir_all(&args.out)
-        .map_err(|e| run::env(format!("{}: cannot create: {e}", args.out.display())))?;
-    let mut writer = journal::Writer::create(&p.journal, &campaign).map_err(run::env)?;
+        .map_err(|e| env(format!("{}: cannot create: {e}", args.out.display())))?;
+    let mut writer = journal::Writer::create(&p.journal, &campaign).map_err(env)?;
     writer
         .append(&Entry::Session(Session {
             started_unix_ms: imported_at,
         }))
-        .map_err(run::env)?;
+        .map_err(env)?;
     for r in runs {
-        writer.append(&Entry::Result(r)).map_err(run::env)?;
+        writer.append(&Entry::Result(r)).map_err(env)?;
     }
     drop(writer);
     let contents = journal::read(&p.journal).map_err(input)?;
@@ -192,7 +196,7 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         RunTarget::Vulkan => "vulkan",
     };
     let description = json!({ "imported": true, key: device });
-    let files = run::write_results(
+    let files = write_results(
         &args.out,
         args.target,
         &name,
@@ -210,7 +214,7 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
 
 /// `backends import`.
 pub fn main(args: &ImportArgs) -> ExitCode {
-    run::finish(import(args), |s| {
+    finish(import(args), |s| {
         format!(
             "{}: imported {} runs, {} did not terminate; wrote {} files under {}",
             s.name,

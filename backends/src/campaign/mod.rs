@@ -2,15 +2,77 @@
 //! is known and resumable, or imported from a program run elsewhere, and
 //! written as artifact-format result CSVs.
 //!
-//! - [`run`]: `backends run`, a campaign on this machine.
+//! - [`run`]: `backends run`, a campaign on this machine, in three stages:
+//!   [`build`] (the suite's program, compiled once, and the device it
+//!   reports), [`execute`] (the pending runs, journaled as they arrive,
+//!   with progress) and [`output`] (the result CSVs and device file,
+//!   written from the journal).
+//! - [`options`]: what defines a campaign (target, options), and
+//!   [`suite`]: the tests it runs.
 //! - [`journal`]: the append-only record of a campaign.
 //! - [`import`]: `backends import`, the result lines of a program that ran
 //!   on another machine, turned into the same journal and results.
+//! - [`Failure`]: how a command fails, with its exit status.
 //!
 //! Dependencies run one way: a campaign builds its program with
 //! [`crate::target`] and writes its results in the format of
-//! [`crate::report::results`]; neither part knows of campaigns.
+//! [`crate::report::results`]; neither part knows of campaigns. Inside,
+//! the commands ([`run`], [`import`]) use the stages, the stages use
+//! [`options`], [`suite`], [`journal`] and this module, never the reverse.
 
+pub mod build;
+pub mod execute;
 pub mod import;
 pub mod journal;
+pub mod options;
+pub mod output;
 pub mod run;
+pub mod suite;
+
+use crate::toolchain::ToolError;
+use std::process::ExitCode;
+
+/// A failure, with the exit status it deserves: 2 for bad input (arguments,
+/// suite, journal), 1 for the environment (compiler, program, disk).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub code: u8,
+    pub msg: String,
+}
+
+/// A failure of bad input (exit status 2).
+pub(crate) fn input(msg: impl Into<String>) -> Failure {
+    Failure {
+        code: 2,
+        msg: msg.into(),
+    }
+}
+
+/// A failure of the environment (exit status 1).
+pub(crate) fn env(msg: impl Into<String>) -> Failure {
+    Failure {
+        code: 1,
+        msg: msg.into(),
+    }
+}
+
+impl From<ToolError> for Failure {
+    fn from(e: ToolError) -> Failure {
+        env(e.to_string())
+    }
+}
+
+/// A command's end: `done`'s summary line, or the failure, on stderr, and
+/// the exit status.
+pub(crate) fn finish<T>(result: Result<T, Failure>, done: impl FnOnce(T) -> String) -> ExitCode {
+    match result {
+        Ok(s) => {
+            eprintln!("{}", done(s));
+            ExitCode::SUCCESS
+        }
+        Err(f) => {
+            eprintln!("error: {}", f.msg);
+            ExitCode::from(f.code)
+        }
+    }
+}

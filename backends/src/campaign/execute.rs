@@ -1,0 +1,438 @@
+//! Running the pending runs, the second stage of `backends run`. The
+//! program prints one JSON result line per run (format in
+//! [`crate::target::host`]); each line is checked and appended to the
+//! journal ([`crate::campaign::journal`], fsync'd) the moment it arrives,
+//! with progress on stderr. Pending runs are grouped so that one program
+//! process does as many as possible (a CUDA context costs a fraction of a
+//! second to create); a resumed campaign runs only what the journal lacks,
+//! numbering iterations after the recorded ones, so nothing is lost or
+//! counted twice.
+
+use crate::campaign::build::shader_dir;
+use crate::campaign::journal::{self, Entry, RunRecord};
+use crate::campaign::options::{hardware_threads, RunArgs, RunTarget};
+use crate::campaign::{env, input, Failure};
+use crate::mapping::Mapping;
+use axb::load::NamedTest;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The arguments of one program invocation (without the executable).
+pub fn program_command(
+    args: &RunArgs,
+    tests: &[&str],
+    mappings: &[Mapping],
+    iterations: u32,
+) -> Vec<String> {
+    let mut v = vec![
+        format!("--test={}", tests.join(",")),
+        format!(
+            "--mapping={}",
+            mappings
+                .iter()
+                .map(|m| m.name())
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        format!("--iterations={iterations}"),
+        format!("--deadline-ms={}", args.deadline_ms),
+    ];
+    if let Some(m) = args.instances {
+        v.push(format!("--instances={m}"));
+    }
+    if args.target == RunTarget::Cpp {
+        v.push(format!(
+            "--threads={}",
+            args.os_threads.unwrap_or_else(hardware_threads)
+        ));
+    }
+    v.extend(args.program_args.iter().cloned());
+    v
+}
+
+/// One result line of the program, checked against what was asked.
+pub fn parse_result_line(line: &str, at_unix_ms: u64) -> Result<RunRecord, String> {
+    let v: Value = serde_json::from_str(line)
+        .map_err(|e| format!("not a JSON result line ({e}): `{line}`"))?;
+    let Value::Object(mut o) = v else {
+        return Err(format!("not a JSON object: `{line}`"));
+    };
+    let mut take = |k: &str| {
+        o.remove(k)
+            .ok_or_else(|| format!("result line without `{k}`: `{line}`"))
+    };
+    let str_of = |v: Value, k: &str| match v {
+        Value::String(s) => Ok(s),
+        _ => Err(format!("`{k}` is not a string in `{line}`")),
+    };
+    let u64_of = |v: Value, k: &str| {
+        v.as_u64()
+            .ok_or_else(|| format!("`{k}` is not an unsigned integer in `{line}`"))
+    };
+    let test = str_of(take("test")?, "test")?;
+    let mapping = str_of(take("mapping")?, "mapping")?;
+    let iteration = u64_of(take("iteration")?, "iteration")?;
+    let terminated = take("terminated")?
+        .as_bool()
+        .ok_or_else(|| format!("`terminated` is not a boolean in `{line}`"))?;
+    let elapsed_ms = take("elapsed_ms")?
+        .as_f64()
+        .ok_or_else(|| format!("`elapsed_ms` is not a number in `{line}`"))?;
+    let instances = u64_of(take("instances")?, "instances")?;
+    let workgroups = u64_of(take("workgroups")?, "workgroups")?;
+    o.remove("target");
+    Ok(RunRecord {
+        test,
+        mapping,
+        iteration: u32::try_from(iteration)
+            .map_err(|_| format!("iteration too large in `{line}`"))?,
+        terminated,
+        elapsed_ms,
+        instances: u32::try_from(instances)
+            .map_err(|_| format!("instances too large in `{line}`"))?,
+        workgroups,
+        at_unix_ms,
+        extra: o,
+    })
+}
+
+/// Progress on stderr: a rewritten line on a terminal, else a line every
+/// 5% so logs stay short.
+pub(crate) struct Progress {
+    total: usize,
+    done: usize,
+    start_done: usize,
+    started: Instant,
+    tty: bool,
+    last_pct: usize,
+    hung: usize,
+}
+
+impl Progress {
+    pub(crate) fn new(total: usize, done: usize) -> Progress {
+        Progress {
+            total,
+            done,
+            start_done: done,
+            started: Instant::now(),
+            tty: std::io::stderr().is_terminal(),
+            last_pct: usize::MAX,
+            hung: 0,
+        }
+    }
+
+    fn tick(&mut self, r: &RunRecord) {
+        self.done += 1;
+        self.hung += !r.terminated as usize;
+        let pct = self.done * 100 / self.total.max(1);
+        let secs = self.started.elapsed().as_secs_f64();
+        let rate = (self.done - self.start_done) as f64 / secs.max(1e-9);
+        let eta = (self.total - self.done) as f64 / rate.max(1e-9);
+        let msg = format!(
+            "[{}/{}] {pct:3}%  {} {:<11} #{}  non-terminating so far: {}  elapsed {:.0}s  eta {:.0}s",
+            self.done, self.total, r.test, r.mapping, r.iteration, self.hung, secs, eta
+        );
+        let mut err = std::io::stderr().lock();
+        if self.tty {
+            let _ = write!(err, "\r\x1b[2K{msg}");
+            if self.done == self.total {
+                let _ = writeln!(err);
+            }
+        } else if pct / 5 != self.last_pct / 5 || self.done == self.total {
+            let _ = writeln!(err, "{msg}");
+        }
+        self.last_pct = pct;
+    }
+}
+
+/// The runs the journal holds per test and mapping, checked against the
+/// campaign: every result is of one of its tests under one of its
+/// `mappings`, and the iterations of each are 0..n with n at most
+/// `iterations`. `path` names the journal in errors.
+pub(crate) fn recorded<'t>(
+    contents: &journal::Contents,
+    path: &Path,
+    tests: &'t [NamedTest],
+    mappings: &[Mapping],
+    iterations: u32,
+) -> Result<BTreeMap<(&'t str, Mapping), u32>, Failure> {
+    let names: BTreeSet<&str> = tests.iter().map(|t| t.name.as_str()).collect();
+    // (runs, highest iteration) per test and mapping. The journal has no
+    // run twice, so the iterations are 0..runs iff the highest is runs - 1.
+    let mut seen: BTreeMap<(&str, Mapping), (u32, u32)> = BTreeMap::new();
+    for r in contents.results() {
+        let m: Mapping = r.mapping.parse().map_err(input)?;
+        let Some(t) = names
+            .get(r.test.as_str())
+            .copied()
+            .filter(|_| mappings.contains(&m))
+        else {
+            return Err(input(format!(
+                "{}: a result for test {} under {} is not part of this campaign",
+                path.display(),
+                r.test,
+                r.mapping
+            )));
+        };
+        let e = seen.entry((t, m)).or_default();
+        e.0 += 1;
+        e.1 = e.1.max(r.iteration);
+    }
+    let mut done: BTreeMap<(&str, Mapping), u32> = BTreeMap::new();
+    for ((t, m), (n, max)) in seen {
+        if n > iterations || max + 1 != n {
+            return Err(input(format!(
+                "{}: the iterations of {t} under {m} are not 0..{n} (at most {} expected)",
+                path.display(),
+                iterations
+            )));
+        }
+        done.insert((t, m), n);
+    }
+    Ok(done)
+}
+
+/// Pending work, grouped: tests with the same pending mappings (in the
+/// order of `mappings`) and the same number of recorded runs share one
+/// program invocation. Keyed by (mappings, runs recorded).
+pub(crate) fn pending<'t>(
+    tests: &'t [NamedTest],
+    mappings: &[Mapping],
+    iterations: u32,
+    done: &BTreeMap<(&str, Mapping), u32>,
+) -> BTreeMap<(Vec<Mapping>, u32), Vec<&'t str>> {
+    let mut groups: BTreeMap<(Vec<Mapping>, u32), Vec<&str>> = BTreeMap::new();
+    for t in tests {
+        let mut by_done: BTreeMap<u32, Vec<Mapping>> = BTreeMap::new();
+        for &m in mappings {
+            let d = done.get(&(t.name.as_str(), m)).copied().unwrap_or(0);
+            if d < iterations {
+                by_done.entry(d).or_default().push(m);
+            }
+        }
+        for (d, ms) in by_done {
+            groups.entry((ms, d)).or_default().push(&t.name);
+        }
+    }
+    groups
+}
+
+/// Runs the `pending` groups with the program `exe`, at most 200 tests per
+/// invocation (command lines stay short), journaling each result as it
+/// arrives.
+pub(crate) fn run_pending(
+    args: &RunArgs,
+    exe: &Path,
+    pending: &BTreeMap<(Vec<Mapping>, u32), Vec<&str>>,
+    writer: &mut journal::Writer,
+    progress: &mut Progress,
+) -> Result<(), Failure> {
+    for ((ms, d), group) in pending {
+        for chunk in group.chunks(200) {
+            run_group(
+                args,
+                exe,
+                chunk,
+                ms,
+                *d,
+                args.iterations - d,
+                writer,
+                progress,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs one program invocation, journaling each result as it arrives.
+#[allow(clippy::too_many_arguments)]
+fn run_group(
+    args: &RunArgs,
+    exe: &Path,
+    tests: &[&str],
+    mappings: &[Mapping],
+    offset: u32,
+    count: u32,
+    writer: &mut journal::Writer,
+    progress: &mut Progress,
+) -> Result<(), Failure> {
+    let mut argv = program_command(args, tests, mappings, count);
+    if args.target == RunTarget::Vulkan {
+        argv.insert(0, format!("--shaders={}", shader_dir(exe).display()));
+    }
+    let mut child = Command::new(exe)
+        .args(&argv)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| env(format!("cannot run {}: {e}", exe.display())))?;
+    let stdout = child.stdout.take().expect("piped");
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let expected: BTreeSet<(&str, &str)> = tests
+        .iter()
+        .flat_map(|t| mappings.iter().map(move |m| (*t, m.name())))
+        .collect();
+    let mut seen: BTreeSet<(String, String, u32)> = BTreeSet::new();
+    let want = expected.len() * count as usize;
+    // A run ends by the deadline at the latest; allow for set-up and a slow
+    // machine before calling the program stuck.
+    // (A Vulkan host allows 30 s plus 1 ms per workgroup after the stop flag.)
+    let patience = Duration::from_millis(2 * args.deadline_ms + 180_000);
+    let shown = format!("{} {}", exe.display(), argv.join(" "));
+    let fail = |child: &mut std::process::Child, msg: String| {
+        let _ = child.kill();
+        let _ = child.wait();
+        env(format!("{msg}\n  command: {shown}"))
+    };
+    loop {
+        let line = match rx.recv_timeout(patience) {
+            Ok(Ok(line)) => line,
+            Ok(Err(e)) => return Err(fail(&mut child, format!("reading the program's output: {e}"))),
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                return Err(fail(
+                    &mut child,
+                    format!(
+                        "no result for {} s although every run has a {} ms deadline: the program seems stuck",
+                        patience.as_secs(),
+                        args.deadline_ms
+                    ),
+                ))
+            }
+        };
+        let mut r = match parse_result_line(&line, journal::now_unix_ms()) {
+            Ok(r) => r,
+            Err(e) => return Err(fail(&mut child, e)),
+        };
+        if !expected.contains(&(r.test.as_str(), r.mapping.as_str())) || r.iteration >= count {
+            return Err(fail(
+                &mut child,
+                format!(
+                    "unexpected result (test {}, mapping {}, iteration {}) for a request of {count} iterations",
+                    r.test, r.mapping, r.iteration
+                ),
+            ));
+        }
+        r.iteration += offset;
+        if !seen.insert((r.test.clone(), r.mapping.clone(), r.iteration)) {
+            return Err(fail(
+                &mut child,
+                format!(
+                    "the program reported run {} of {} under {} twice",
+                    r.iteration - offset,
+                    r.test,
+                    r.mapping
+                ),
+            ));
+        }
+        writer.append(&Entry::Result(r.clone())).map_err(env)?;
+        progress.tick(&r);
+    }
+    let _ = reader.join();
+    let status = child
+        .wait()
+        .map_err(|e| env(format!("waiting for {}: {e}", exe.display())))?;
+    if !status.success() {
+        return Err(env(format!(
+            "the program failed ({status})\n  command: {shown}"
+        )));
+    }
+    if seen.len() != want {
+        return Err(env(format!(
+            "the program reported {} of {want} runs and exited\n  command: {shown}",
+            seen.len()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+
+    fn parse(argv: &[&str]) -> RunArgs {
+        Cli::try_parse_from(std::iter::once("run").chain(argv.iter().copied()))
+            .unwrap()
+            .run
+    }
+
+    #[test]
+    fn cuda_command_lines_carry_the_options_and_no_cpu_threads() {
+        let a = parse(&[
+            "--target",
+            "cuda",
+            "suite.ron",
+            "--out",
+            "o",
+            "--deadline-ms",
+            "500",
+            "--instances",
+            "64",
+            "--program-arg=--cooperative",
+            "--nvcc-flag=-arch=sm_90",
+        ]);
+        assert_eq!(
+            program_command(
+                &a,
+                &["2t2i_0", "2t2i_1"],
+                &[Mapping::Plain, Mapping::Chunked],
+                7
+            ),
+            [
+                "--test=2t2i_0,2t2i_1",
+                "--mapping=plain,chunked",
+                "--iterations=7",
+                "--deadline-ms=500",
+                "--instances=64",
+                "--cooperative"
+            ]
+        );
+        assert_eq!(a.nvcc_flags, ["-arch=sm_90"]);
+        let c = parse(&["--target", "cpp", "s", "--out", "o", "--os-threads", "200"]);
+        assert_eq!(c.iterations, 20);
+        assert_eq!(c.mappings, Mapping::ALL);
+        assert!(program_command(&c, &["a"], &[Mapping::Plain], 1)
+            .contains(&"--threads=200".to_string()));
+    }
+
+    #[test]
+    fn cuda_result_lines_parse_with_their_own_fields() {
+        let line = r#"{"test":"2t2i_0","target":"cuda","mapping":"chunked","instances":32767,"workgroups":65534,"iteration":3,"terminated":false,"elapsed_ms":1000.5,"launch":"normal","intra_warp":false,"device":"NVIDIA H100 80GB HBM3"}"#;
+        let r = parse_result_line(line, 42).unwrap();
+        assert_eq!(r.test, "2t2i_0");
+        assert_eq!(r.mapping, "chunked");
+        assert_eq!(r.iteration, 3);
+        assert!(!r.terminated);
+        assert_eq!(r.workgroups, 65534);
+        assert_eq!(r.extra["device"], "NVIDIA H100 80GB HBM3");
+        assert!(!r.extra.contains_key("target"));
+        for bad in [
+            "garbage",
+            "[1]",
+            r#"{"test":"a","mapping":"plain","iteration":0,"elapsed_ms":1,"instances":1,"workgroups":2}"#,
+            r#"{"test":"a","mapping":"plain","iteration":-1,"terminated":true,"elapsed_ms":1,"instances":1,"workgroups":2}"#,
+        ] {
+            assert!(parse_result_line(bad, 0).is_err(), "{bad}");
+        }
+    }
+}

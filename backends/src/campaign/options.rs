@@ -1,0 +1,147 @@
+//! What defines a campaign: where it runs ([`RunTarget`]), the options of
+//! `backends run` ([`RunArgs`]), and the record of both that a journal
+//! starts with ([`campaign`]), so that `--resume` continues only the same
+//! campaign.
+
+use crate::campaign::suite::suite_json;
+use crate::mapping::Mapping;
+use axb::load::NamedTest;
+use clap::{Args, ValueEnum};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+/// Where a campaign runs: the target whose program runs the suite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RunTarget {
+    Cpp,
+    Cuda,
+    Vulkan,
+}
+
+impl RunTarget {
+    pub fn name(self) -> &'static str {
+        match self {
+            RunTarget::Cpp => "cpp",
+            RunTarget::Cuda => "cuda",
+            RunTarget::Vulkan => "vulkan",
+        }
+    }
+
+    /// The framework directory of the results, as in the artifact.
+    pub fn framework(self) -> &'static str {
+        match self {
+            RunTarget::Cpp => "cpp",
+            RunTarget::Cuda => "CUDA",
+            RunTarget::Vulkan => "Vulkan",
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Where to run: `cpp` (this CPU, g++), `cuda` (an NVIDIA GPU, nvcc) or
+    /// `vulkan` (any Vulkan device: glslangValidator, g++ and libvulkan-dev;
+    /// a device that ends loops by itself, like Mesa's CPU device lavapipe,
+    /// is refused by the canary, see `backends::target::vulkan`).
+    #[arg(long, value_enum)]
+    pub target: RunTarget,
+    /// The suite: RON suites, artifact `.txt` tests, or directories of them
+    /// (several paths make one campaign; test names must be unique).
+    #[arg(required = true, value_name = "SUITE")]
+    pub suite: Vec<PathBuf>,
+    /// Run only the tests named in this file, one per line, e.g. a
+    /// conformance list of `synth suites` (`suites/2t4i/conformance/WEAK_FAIR.txt`).
+    #[arg(long, value_name = "FILE")]
+    pub only: Option<PathBuf>,
+    /// Mappings to run, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "plain,round-robin,chunked"
+    )]
+    pub mappings: Vec<Mapping>,
+    /// Runs of each test under each mapping.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iterations: u32,
+    /// A run not finished after this many milliseconds is stopped and
+    /// recorded as non-terminating (the paper used 20 s on CPUs and CUDA).
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub deadline_ms: u64,
+    /// Instances for round-robin and chunked (default: floor(65535 / N);
+    /// for vulkan they are compiled into the shaders).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub instances: Option<u32>,
+    /// cpp: OS threads running the workgroups (default: this machine's
+    /// hardware threads; 100x that over-subscribes, as in the paper).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub os_threads: Option<u32>,
+    /// The device's name: the stem of the result files (default: the
+    /// target and, for cpp, the OS threads, e.g. `cpp-2threads`).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// An argument passed to every run of the program, e.g.
+    /// `--program-arg=--cooperative`, `--program-arg=--intra-warp`,
+    /// `--program-arg=--scheduler=obe` (repeatable).
+    #[arg(long = "program-arg", allow_hyphen_values = true, value_name = "ARG")]
+    pub program_args: Vec<String>,
+    /// cuda: a flag for nvcc, e.g. `--nvcc-flag=-arch=sm_90` (repeatable).
+    #[arg(long = "nvcc-flag", allow_hyphen_values = true, value_name = "FLAG")]
+    pub nvcc_flags: Vec<String>,
+    /// cuda, for tests without a GPU: compile the CUDA program with g++
+    /// against the CPU emulation of the runtime instead of nvcc.
+    #[arg(long, hide = true)]
+    pub cuda_on_cpu: bool,
+    /// Results directory.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Continue the interrupted campaign journaled in --out.
+    #[arg(long)]
+    pub resume: bool,
+}
+
+/// The machine's hardware threads.
+pub fn hardware_threads() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+}
+
+/// Everything that defines a campaign; a journal is resumed only with the
+/// same. `os_threads` is resolved (not left to the program's default) so
+/// that resuming on a different machine is caught.
+pub(crate) fn campaign(
+    args: &RunArgs,
+    name: &str,
+    tests: &[NamedTest],
+    program_hash: &str,
+) -> Value {
+    json!({
+        "name": name,
+        "target": args.target.name(),
+        "suite": suite_json(&args.suite),
+        "only": args.only.as_ref().map(|p| p.display().to_string()),
+        "tests": tests.len(),
+        "program_fnv64": program_hash,
+        "mappings": args.mappings.iter().map(|m| m.name()).collect::<Vec<_>>(),
+        "iterations": args.iterations,
+        "deadline_ms": args.deadline_ms,
+        "instances": args.instances,
+        "os_threads": match args.target {
+            RunTarget::Cpp => Some(args.os_threads.unwrap_or_else(hardware_threads)),
+            RunTarget::Cuda | RunTarget::Vulkan => None,
+        },
+        "program_args": args.program_args,
+        "nvcc_flags": args.nvcc_flags,
+        "cuda_on_cpu": args.cuda_on_cpu,
+    })
+}
+
+/// The default device name.
+pub(crate) fn default_name(args: &RunArgs) -> String {
+    match args.target {
+        RunTarget::Cpp => format!(
+            "cpp-{}threads",
+            args.os_threads.unwrap_or_else(hardware_threads)
+        ),
+        RunTarget::Cuda => "cuda".to_string(),
+        RunTarget::Vulkan => "vulkan".to_string(),
+    }
+}
