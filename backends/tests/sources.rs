@@ -1,9 +1,9 @@
-//! `emit::test_sources` shows exactly what `backends emit` writes.
+//! `target::test_sources` shows exactly what `backends emit` writes.
 
 use axb::load::load_file;
 use backends::mapping::Mapping;
-use backends::target::codegen::Shape;
-use backends::target::emit::{files, test_sources, EmitOptions, Target};
+use backends::target::emit::{files, EmitOptions, Target};
+use backends::target::{test_sources, Shape};
 use std::path::PathBuf;
 
 #[test]
