@@ -1,6 +1,6 @@
 //! What defines a campaign: where it runs ([`RunTarget`]), the options of
 //! `backends run` ([`RunArgs`]), and the record of both that a journal
-//! starts with ([`campaign`]), so that `--resume` continues only the same
+//! starts with (`campaign()`), so that `--resume` continues only the same
 //! campaign.
 
 use crate::campaign::suite::suite_json;

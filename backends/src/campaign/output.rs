@@ -22,6 +22,7 @@ pub struct Paths {
     pub device: PathBuf,
 }
 
+/// The journal and device file of campaign `name` in `out`.
 pub fn paths(out: &Path, name: &str) -> Paths {
     Paths {
         journal: out.join(format!("{name}.journal.jsonl")),
