@@ -14,6 +14,7 @@
 pub mod buckets;
 pub mod error;
 pub mod load;
+pub mod locate;
 pub mod machine;
 pub mod model;
 pub mod pseudo;

@@ -15,7 +15,7 @@ fn check_text(src: &str) {
 
 fn check_ron(src: &str) {
     match load::parse_ron(src) {
-        Ok(load::Document::Test(t)) => t.validate().expect("valid"),
+        Ok(load::Document::Test { test: t, .. }) => t.validate().expect("valid"),
         Ok(load::Document::Suite(s)) => s
             .tests
             .iter()
