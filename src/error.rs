@@ -63,18 +63,14 @@ impl FileError {
 }
 
 impl fmt::Display for FileError {
+    /// One line whatever the path holds: its unprintable characters are
+    /// escaped.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = printable(&self.path.to_string_lossy());
         if self.line == 0 {
-            write!(f, "{}: {}", self.path.display(), self.msg)
+            write!(f, "{path}: {}", self.msg)
         } else {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.path.display(),
-                self.line,
-                self.col,
-                self.msg
-            )
+            write!(f, "{path}:{}:{}: {}", self.line, self.col, self.msg)
         }
     }
 }
@@ -123,7 +119,7 @@ pub fn tidy_message(msg: &str) -> String {
     let mut rest = msg;
     while let Some(open) = rest.find(['`', '"']) {
         let q = rest.as_bytes()[open] as char;
-        out.push_str(&excerpt_unbounded(&rest[..=open]));
+        out.push_str(&printable(&rest[..=open]));
         let inner = &rest[open + 1..];
         match inner.find(q) {
             Some(close) => {
@@ -137,7 +133,7 @@ pub fn tidy_message(msg: &str) -> String {
             }
         }
     }
-    out.push_str(&excerpt_unbounded(rest));
+    out.push_str(&printable(rest));
     if out.chars().count() > MAX {
         out = out.chars().take(MAX).collect();
         out.push('…');
@@ -145,8 +141,9 @@ pub fn tidy_message(msg: &str) -> String {
     out
 }
 
-/// `s` with unprintable characters escaped, uncut.
-fn excerpt_unbounded(s: &str) -> String {
+/// `s` with unprintable characters escaped, uncut: for file names in
+/// messages (a name may hold a newline or an escape sequence).
+pub fn printable(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if unprintable(c) {

@@ -489,8 +489,8 @@ pub fn load_file(path: &Path) -> Result<Vec<NamedTest>, FileError> {
                         FileError::whole(
                             path,
                             format!(
-                                "{}; {advice}",
-                                bad_name_msg("the file gives the test", &stem, &e)
+                                "test name `{}` (from the file name) is not valid: {e}; {advice}",
+                                excerpt(&stem)
                             ),
                         )
                     })?;

@@ -87,7 +87,11 @@ fn links_to_parents_and_link_cycles_end() {
     assert!(errors[0].contains("dangling.ron: a symbolic link to nothing"));
     assert!(errors[1].contains("l1.txt: cannot read"), "{errors:?}");
     // Given twice, as a directory and through a link: still once.
-    let (tests, _) = load_all(&[d.to_path_buf(), d.join("sub/abs"), d.join("sub/deeper/t.txt")]);
+    let (tests, _) = load_all(&[
+        d.to_path_buf(),
+        d.join("sub/abs"),
+        d.join("sub/deeper/t.txt"),
+    ]);
     assert_eq!(tests.len(), 1);
 }
 
@@ -179,7 +183,7 @@ fn file_names_obey_the_name_rule() {
         let p = d.join(format!("{bad}.txt"));
         std::fs::write(&p, TEST).unwrap();
         let e = load::load_file(&p).unwrap_err();
-        assert!(e.msg.contains("the file gives the test name"), "{e}");
+        assert!(e.msg.contains("(from the file name) is not valid"), "{e}");
         assert!(e.msg.ends_with("rename the file"), "{e}");
         assert!(!e.msg.contains('\n'), "{e}");
         std::fs::remove_file(&p).unwrap();
