@@ -187,6 +187,13 @@ pub(crate) struct RawEntry {
     duplicate_of: Option<String>,
 }
 
+/// The model whose CSV name is exactly `k` (suites spell verdict keys as
+/// the CSV columns do); a plain comparison, as a large suite has eleven
+/// keys per test.
+fn model_named(k: &str) -> Option<Model> {
+    Model::ALL.into_iter().find(|m| m.name() == k)
+}
+
 impl RawEntry {
     /// The first fault of this entry (path inside the entry): its name, its
     /// test ([`validate_threads`]), its verdicts (known model names, all
@@ -206,7 +213,7 @@ impl RawEntry {
         }
         let mut seen = [false; 11];
         for k in self.verdicts.keys() {
-            match Model::parse(k).filter(|m| m.name() == k) {
+            match model_named(k) {
                 Some(m) => seen[m.index()] = true,
                 None => {
                     let msg = format!("test `{name}`: unknown model `{}` in verdicts (expected one of the CSV names, e.g. HSA_STRONG)", excerpt(k));
@@ -234,7 +241,7 @@ impl RawEntry {
         let verdicts = (!self.verdicts.is_empty()).then(|| {
             let mut v = [Verdict::F; 11];
             for (k, val) in &self.verdicts {
-                if let Some(m) = Model::parse(k) {
+                if let Some(m) = model_named(k) {
                     v[m.index()] = *val;
                 }
             }
