@@ -11,9 +11,9 @@
 //! [`check_name`]; error messages quote at most a short excerpt of input.
 
 use crate::error::{excerpt, tidy_message, FileError, ParseError};
-use crate::locate::{invalid_test_path, locate, Step};
-use crate::suite::{bad_name_msg, Entry, Fault, RawSuite, Suite};
-use crate::test::{check_name, validate_threads, Test, Thread};
+use crate::locate::{invalid_test_path, Fault, Step};
+use crate::suite::{Entry, RawSuite, Suite};
+use crate::test::{bad_name_msg, check_name, validate_threads, Test, Thread};
 use crate::text;
 use ron::extensions::Extensions;
 use serde::{Deserialize, Serialize};
@@ -39,22 +39,14 @@ impl RawRonTest {
         if let Some(name) = &self.name {
             if let Err(e) = check_name(name) {
                 let msg = bad_name_msg("test", name, &e);
-                return Some(fault_at(msg, vec![Step::Field("name")]));
+                return Some(Fault::at(msg, vec![Step::Field("name")]));
             }
         }
         let e = validate_threads(&self.threads).err()?;
-        Some(fault_at(
+        Some(Fault::at(
             e.to_string(),
             invalid_test_path(&self.threads, &e),
         ))
-    }
-}
-
-fn fault_at(msg: String, path: Vec<Step<'static>>) -> Fault<'static> {
-    Fault {
-        msg,
-        path,
-        first: None,
     }
 }
 
@@ -169,19 +161,6 @@ fn ron_error(src: &str, e: ron::error::SpannedError) -> ParseError {
     ParseError::new(line, col, msg)
 }
 
-/// A fault found after parsing, at the position of the value it is about.
-fn located(src: &str, f: Fault) -> ParseError {
-    let (line, col) = locate(src, &f.path);
-    let msg = match &f.first {
-        Some(first) => {
-            let (l, c) = locate(src, first);
-            format!("{} (first at {l}:{c})", f.msg)
-        }
-        None => f.msg,
-    };
-    ParseError::new(line, col, msg)
-}
-
 /// The first identifier of a RON document, skipping blanks, comments and
 /// `#![enable(..)]` attributes: tells a `Test(..)` from a `Suite(..)`.
 fn leading_ident(src: &str) -> &str {
@@ -208,7 +187,7 @@ fn leading_ident(src: &str) -> &str {
 fn parse_ron_named_test(src: &str) -> Result<(Option<String>, Test), ParseError> {
     let raw: RawRonTest = ron_options().from_str(src).map_err(|e| ron_error(src, e))?;
     if let Some(f) = raw.fault() {
-        return Err(located(src, f));
+        return Err(f.in_source(src));
     }
     let mut test = Test {
         threads: raw.threads,
@@ -226,7 +205,7 @@ pub fn parse_ron_test(src: &str) -> Result<Test, ParseError> {
 pub fn parse_suite(src: &str) -> Result<Suite, ParseError> {
     let raw: RawSuite = ron_options().from_str(src).map_err(|e| ron_error(src, e))?;
     if let Some(f) = raw.fault() {
-        return Err(located(src, f));
+        return Err(f.in_source(src));
     }
     Ok(raw.into_suite())
 }
@@ -523,21 +502,25 @@ fn is_test_file(path: &Path) -> bool {
     )
 }
 
-/// Expands paths into the files to read, each file once, in order: a file
-/// stands for itself; a directory for every `.ron` and `.txt` file below it,
+/// Expands paths into the files to read, in order: a file stands for
+/// itself; a directory for every `.ron` and `.txt` file below it,
 /// recursively, each directory's entries in sorted order. A path that does
 /// not exist is an error in the list.
 ///
-/// Files and directories are identified by device and inode, so a file
-/// reached twice (named twice, through a symbolic or hard link, or through a
-/// linked directory) is listed once, at its first occurrence, and a
-/// symbolic link to a directory already being walked (`ln -s . x`, a link
-/// to a parent) is not followed again: the walk always ends. A `.ron` or
-/// `.txt` entry that is not a regular file (a FIFO, a device, a socket) is
-/// an error in the list and is never opened.
+/// Within the walk of one path, files and directories are identified by
+/// device and inode, so a file reached twice (through a symbolic or hard
+/// link, or through a linked directory) is listed once, at its first
+/// occurrence, and a symbolic link to a directory already being walked
+/// (`ln -s . x`, a link to a parent) is not followed again: the walk always
+/// ends. Paths given separately are expanded separately: a file named
+/// twice is listed twice, as it was asked for (and the tools that need
+/// unique names say so). A `.ron` or `.txt` entry that is not a regular
+/// file (a FIFO, a device, a socket) is an error in the list and is never
+/// opened.
 pub fn expand_paths(paths: &[PathBuf]) -> Vec<Result<PathBuf, FileError>> {
-    let mut w = Walk::default();
+    let mut out = Vec::new();
     for p in paths {
+        let mut w = Walk::default();
         match std::fs::metadata(p) {
             Ok(m) if m.is_dir() => w.walk(p, &m),
             Ok(m) => w.file(p, &m),
@@ -553,11 +536,12 @@ pub fn expand_paths(paths: &[PathBuf]) -> Vec<Result<PathBuf, FileError>> {
                 .out
                 .push(Err(FileError::whole(p, format!("cannot read: {e}")))),
         }
+        out.append(&mut w.out);
     }
-    w.out
+    out
 }
 
-/// The state of [`expand_paths`]: what was seen, what was found.
+/// The walk of one path of [`expand_paths`]: what was seen, what was found.
 #[derive(Default)]
 struct Walk {
     /// `(device, inode)` of every directory entered and file listed.

@@ -5,7 +5,9 @@
 //! (validation: a location out of range, an empty thread, a bad name) would
 //! have no place to point at. [`locate`] finds it: given the path of the
 //! offending value (`tests[3].threads[1][2].loc`), it walks the source text
-//! and returns the line and column where that value starts.
+//! and returns the line and column where that value starts. The checks
+//! (`suite.rs`, `load.rs`) describe what they find as a [`Fault`]: a
+//! message and such a path.
 //!
 //! It only ever runs on text that `ron` has just parsed successfully, so it
 //! needs to know RON's lexical structure (strings, raw strings, chars,
@@ -13,6 +15,7 @@
 //! cannot overflow the stack, and total: on text it does not understand it
 //! stops at the deepest value it found.
 
+use crate::error::ParseError;
 use crate::test::{InvalidTest, Thread, MAX_THREADS, MAX_THREAD_LEN};
 
 /// One step of a path into a RON value.
@@ -48,6 +51,40 @@ pub fn locate(src: &str, path: &[Step]) -> (usize, usize) {
         found = c.i;
     }
     line_col(src, found)
+}
+
+/// A fault found in a test or suite after parsing (see [`locate`]): the message and the path
+/// (from the document's root) of the value it is about; `first` is the path
+/// of an earlier value it clashes with (a duplicate name).
+#[derive(Clone, Debug)]
+pub struct Fault<'a> {
+    pub msg: String,
+    pub path: Vec<Step<'a>>,
+    pub first: Option<Vec<Step<'a>>>,
+}
+
+impl Fault<'_> {
+    pub fn at<'a>(msg: String, path: Vec<Step<'a>>) -> Fault<'a> {
+        Fault {
+            msg,
+            path,
+            first: None,
+        }
+    }
+
+    /// The error for this fault in `src`, at the value it is about (and
+    /// naming where the value it clashes with is).
+    pub fn in_source(self, src: &str) -> ParseError {
+        let (line, col) = locate(src, &self.path);
+        let msg = match &self.first {
+            Some(first) => {
+                let (l, c) = locate(src, first);
+                format!("{} (first at {l}:{c})", self.msg)
+            }
+            None => self.msg,
+        };
+        ParseError::new(line, col, msg)
+    }
 }
 
 /// The path, inside a test value (a struct with a `threads` field), of the

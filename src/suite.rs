@@ -18,15 +18,15 @@
 //! ```
 
 use crate::error::excerpt;
-use crate::locate::{invalid_test_path, Step};
+use crate::locate::{invalid_test_path, Fault, Step};
 use crate::model::{Model, Verdict, Verdicts};
-use crate::test::{check_name, validate_threads, Test, Thread};
+use crate::test::{bad_name_msg, check_name, validate_threads, Test, Thread};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
 /// A named collection of tests.
 ///
-/// Reading one checks everything a tool relies on (see [`RawSuite`]):
+/// Reading one checks everything a tool relies on:
 /// unknown fields, valid tests, the name rule ([`check_name`]) for the
 /// suite and every test, and unique test names.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,7 +39,8 @@ pub struct Suite {
     pub tests: Vec<Entry>,
 }
 
-/// One test of a suite. Reading one checks it as [`RawEntry::fault`] says.
+/// One test of a suite. Reading one checks its name, its test and its
+/// verdicts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "RawEntry", into = "RawEntry")]
 pub struct Entry {
@@ -76,31 +77,6 @@ pub(crate) struct RawSuite {
     #[serde(default)]
     note: String,
     tests: Vec<RawEntry>,
-}
-
-/// A fault found in a test or suite after parsing: the message and the path
-/// (from the document's root) of the value it is about; `first` is the path
-/// of an earlier value it clashes with (a duplicate name).
-#[derive(Clone, Debug)]
-pub(crate) struct Fault<'a> {
-    pub msg: String,
-    pub path: Vec<Step<'a>>,
-    pub first: Option<Vec<Step<'a>>>,
-}
-
-impl Fault<'_> {
-    fn at<'a>(msg: String, path: Vec<Step<'a>>) -> Fault<'a> {
-        Fault {
-            msg,
-            path,
-            first: None,
-        }
-    }
-}
-
-/// `what name `x`: <why>`, the name quoted short.
-pub(crate) fn bad_name_msg(what: &str, name: &str, e: &crate::test::BadName) -> String {
-    format!("{what} name `{}` is not valid: {e}", excerpt(name))
 }
 
 impl RawSuite {

@@ -357,6 +357,15 @@ impl std::error::Error for BadName {}
 pub const NAME_RULE: &str =
     "names are 1 to 64 characters from A-Z a-z 0-9 _ . + - and start with a letter, a digit or _";
 
+/// `<what> name `x` is not valid: <why>`, the name quoted short (it may be
+/// long or hold a newline).
+pub fn bad_name_msg(what: &str, name: &str, e: &BadName) -> String {
+    format!(
+        "{what} name `{}` is not valid: {e}",
+        crate::error::excerpt(name)
+    )
+}
+
 /// Checks the one rule for test and suite names that every tool enforces
 /// where tests are loaded: 1 to [`MAX_NAME_LEN`] characters from
 /// `[A-Za-z0-9_.+-]`, not starting with `.`, `+` or `-`.

@@ -86,12 +86,17 @@ fn links_to_parents_and_link_cycles_end() {
     assert_eq!(errors.len(), 3, "{errors:?}");
     assert!(errors[0].contains("dangling.ron: a symbolic link to nothing"));
     assert!(errors[1].contains("l1.txt: cannot read"), "{errors:?}");
-    // Given twice, as a directory and through a link: still once.
+    // Paths given separately are expanded separately: asked for three
+    // times, listed three times (each walk on its own lists it once).
     let (tests, _) = load_all(&[
         d.to_path_buf(),
         d.join("sub/abs"),
         d.join("sub/deeper/t.txt"),
     ]);
+    assert_eq!(tests.len(), 3);
+    // Within one walk, a hard link is the same file too.
+    std::fs::hard_link(d.join("sub/deeper/t.txt"), d.join("sub/hard.txt")).unwrap();
+    let (tests, _) = load_all(&[d.to_path_buf()]);
     assert_eq!(tests.len(), 1);
 }
 
