@@ -183,9 +183,13 @@ fn leading_ident(src: &str) -> &str {
     &s[..end]
 }
 
-/// Parses a RON test and its optional `name:`.
-fn parse_ron_named_test(src: &str) -> Result<(Option<String>, Test), ParseError> {
-    let raw: RawRonTest = ron_options().from_str(src).map_err(|e| ron_error(src, e))?;
+/// Reads `src` as RON of type `T`: syntax, types and unknown fields only.
+fn read_ron<'a, T: Deserialize<'a>>(src: &'a str) -> Result<T, ParseError> {
+    ron_options().from_str(src).map_err(|e| ron_error(src, e))
+}
+
+/// Checks a test read by [`read_ron`] and builds it, with its `name:`.
+fn finish_test(src: &str, raw: RawRonTest) -> Result<(Option<String>, Test), ParseError> {
     if let Some(f) = raw.fault() {
         return Err(f.in_source(src));
     }
@@ -196,31 +200,40 @@ fn parse_ron_named_test(src: &str) -> Result<(Option<String>, Test), ParseError>
     Ok((raw.name, test))
 }
 
-/// Parses a RON test.
-pub fn parse_ron_test(src: &str) -> Result<Test, ParseError> {
-    parse_ron_named_test(src).map(|(_, t)| t)
+fn test_document((name, test): (Option<String>, Test)) -> Document {
+    Document::Test { name, test }
 }
 
-/// Parses a RON suite.
-pub fn parse_suite(src: &str) -> Result<Suite, ParseError> {
-    let raw: RawSuite = ron_options().from_str(src).map_err(|e| ron_error(src, e))?;
+/// Checks a suite read by [`read_ron`] and builds it.
+fn finish_suite(src: &str, raw: RawSuite) -> Result<Suite, ParseError> {
     if let Some(f) = raw.fault() {
         return Err(f.in_source(src));
     }
     Ok(raw.into_suite())
 }
 
-/// Parses a RON document, a test or a suite.
+/// Parses a RON test.
+pub fn parse_ron_test(src: &str) -> Result<Test, ParseError> {
+    finish_test(src, read_ron(src)?).map(|(_, test)| test)
+}
+
+/// Parses a RON suite.
+pub fn parse_suite(src: &str) -> Result<Suite, ParseError> {
+    finish_suite(src, read_ron(src)?)
+}
+
+/// Parses a RON document, a test or a suite: `Test(..)` or `Suite(..)`,
+/// or an unnamed `(..)` read as whichever of the two it fits.
 pub fn parse_ron(src: &str) -> Result<Document, ParseError> {
-    let test = |src| parse_ron_named_test(src).map(|(name, test)| Document::Test { name, test });
     match leading_ident(src) {
         "Suite" => parse_suite(src).map(Document::Suite),
-        "Test" => test(src),
-        _ => match test(src) {
-            Ok(t) => Ok(t),
-            Err(te) => match parse_suite(src) {
-                Ok(s) => Ok(Document::Suite(s)),
-                // Report whichever reading got further into the file.
+        "Test" => finish_test(src, read_ron(src)?).map(test_document),
+        _ => match read_ron::<RawRonTest>(src) {
+            Ok(raw) => finish_test(src, raw).map(test_document),
+            Err(te) => match read_ron::<RawSuite>(src) {
+                // The shape of a suite: its faults are the ones to report.
+                Ok(raw) => finish_suite(src, raw).map(Document::Suite),
+                // Neither shape: whichever reading got further.
                 Err(se) if (se.line, se.col) > (te.line, te.col) => Err(se),
                 Err(_) => Err(te),
             },
@@ -898,6 +911,26 @@ mod tests {
             let e = parse_ron(&deep).unwrap_err();
             assert!(e.line == 1 && e.col <= 2, "{e}");
         }
+    }
+
+    #[test]
+    fn unnamed_documents_report_the_faults_of_the_shape_they_fit() {
+        // A test without `Test`, with a bad name: the test's fault, not
+        // "unknown field `threads` in a suite".
+        let (pos, msg) = err("(name: \"a,b\", threads: [[(loc: 0, check: 0, jump: End)]])");
+        assert_eq!(pos, (1, 8), "{msg}");
+        assert!(msg.starts_with("test name `a,b`"), "{msg}");
+        // A suite without `Suite`, with a bad test deep inside.
+        let (pos, msg) = err("(name: \"s\", tests: [(name: \"t\", threads: [[]])])");
+        assert_eq!(pos, (1, 43), "{msg}");
+        assert!(
+            msg.starts_with("test `t`: thread 0 has no instruction"),
+            "{msg}"
+        );
+        // Neither: the reading that got further.
+        let (pos, msg) = err("(name: \"s\", tests: [], bogus: 1)");
+        assert_eq!(pos, (1, 24), "{msg}");
+        assert!(msg.contains("unknown field `bogus` in a suite"), "{msg}");
     }
 
     #[test]
