@@ -63,20 +63,125 @@ impl FileError {
 }
 
 impl fmt::Display for FileError {
+    /// One line whatever the path holds: its unprintable characters are
+    /// escaped.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = printable(&self.path.to_string_lossy());
         if self.line == 0 {
-            write!(f, "{}: {}", self.path.display(), self.msg)
+            write!(f, "{path}: {}", self.msg)
         } else {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.path.display(),
-                self.line,
-                self.col,
-                self.msg
-            )
+            write!(f, "{path}:{}:{}: {}", self.line, self.col, self.msg)
         }
     }
 }
 
 impl std::error::Error for FileError {}
+
+/// At most this many characters of input are quoted in an error message:
+/// enough to recognise the offending text, never a whole 10 MB line.
+pub const EXCERPT_CHARS: usize = 40;
+
+/// Whether `c` must not reach a terminal raw: control characters (a newline
+/// would break the one-line error format, an escape sequence would drive
+/// the terminal) and the bidirectional overrides that reorder text.
+fn unprintable(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// A short printable excerpt of input for an error message: at most
+/// [`EXCERPT_CHARS`] characters, control characters escaped (`\n`,
+/// `\u{1b}`), and `…` where the text was cut.
+pub fn excerpt(s: &str) -> String {
+    let mut out = String::new();
+    for (shown, c) in s.chars().enumerate() {
+        if shown == EXCERPT_CHARS {
+            out.push('…');
+            break;
+        }
+        if unprintable(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A message from a parser library made safe to print on one line:
+/// quoted runs (between backticks or double quotes) longer than
+/// [`EXCERPT_CHARS`] are cut with [`excerpt`], control characters are
+/// escaped, and the whole is capped, so that an error never echoes a huge
+/// or hostile piece of input.
+pub fn tidy_message(msg: &str) -> String {
+    const MAX: usize = 400;
+    let mut out = String::new();
+    let mut rest = msg;
+    while let Some(open) = rest.find(['`', '"']) {
+        let q = rest.as_bytes()[open] as char;
+        out.push_str(&printable(&rest[..=open]));
+        let inner = &rest[open + 1..];
+        match inner.find(q) {
+            Some(close) => {
+                out.push_str(&excerpt(&inner[..close]));
+                out.push(q);
+                rest = &inner[close + 1..];
+            }
+            None => {
+                out.push_str(&excerpt(inner));
+                rest = "";
+            }
+        }
+    }
+    out.push_str(&printable(rest));
+    if out.chars().count() > MAX {
+        out = out.chars().take(MAX).collect();
+        out.push('…');
+    }
+    out
+}
+
+/// `s` with unprintable characters escaped, uncut: for file names in
+/// messages (a name may hold a newline or an escape sequence).
+pub fn printable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if unprintable(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_are_short_and_printable() {
+        assert_eq!(excerpt("abc"), "abc");
+        let long = "x".repeat(10_000_000);
+        let e = excerpt(&long);
+        assert_eq!(e.chars().count(), EXCERPT_CHARS + 1);
+        assert!(e.ends_with('…'));
+        assert_eq!(excerpt("a\nb\u{1b}[2J"), "a\\nb\\u{1b}[2J");
+        assert_eq!(excerpt("\u{202e}evil"), "\\u{202e}evil");
+    }
+
+    #[test]
+    fn tidy_messages_cut_quoted_runs() {
+        let field = "e".repeat(100_000);
+        let msg = format!("Unexpected field named `{field}` in `AXB`, expected `loc`");
+        let t = tidy_message(&msg);
+        assert!(t.len() < 200, "{t}");
+        assert!(t.starts_with("Unexpected field named `eeee"), "{t}");
+        assert!(t.ends_with("in `AXB`, expected `loc`"), "{t}");
+        assert_eq!(
+            tidy_message("invalid type: string \"a\nb\", expected u8"),
+            "invalid type: string \"a\\nb\", expected u8"
+        );
+        assert!(tidy_message(&"z".repeat(5000)).chars().count() <= 401);
+    }
+}

@@ -2,8 +2,8 @@
 //!
 //! The shared core of the GPU forward-progress toolchain: the AXB language
 //! ([`test`]), its file formats ([`text`] for the published artifact's
-//! format, [`load`] and [`suite`] for RON, [`pseudo`] for the paper's C-like
-//! notation), the names of the progress models and verdicts ([`model`]), the
+//! format, [`load`] and [`suite`] for RON, [`locate`] to point at a fault in
+//! RON, [`pseudo`] for the paper's C-like notation), the names of the progress models and verdicts ([`model`]), the
 //! Table 4 buckets ([`buckets`]), and the explicit state-space builder
 //! ([`machine`], [`space`]).
 //!
@@ -14,6 +14,7 @@
 pub mod buckets;
 pub mod error;
 pub mod load;
+pub mod locate;
 pub mod machine;
 pub mod model;
 pub mod pseudo;

@@ -58,7 +58,7 @@ impl fmt::Display for Target {
 /// `AXB(loc, check, jump, exch)`: atomically `old = Mem[loc]`; if `exch` is
 /// present, `Mem[loc] = exch`; then `pc = old == check ? jump : pc + 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename = "AXB")]
+#[serde(rename = "AXB", deny_unknown_fields)]
 pub struct Instr {
     pub loc: u8,
     pub check: u8,
@@ -95,6 +95,7 @@ pub type Thread = Vec<Instr>;
 
 /// A progress litmus test: threads in id order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Test {
     pub threads: Vec<Thread>,
 }
@@ -175,52 +176,7 @@ impl Test {
     /// A jump target equal to the thread length is normalised to END by the
     /// parsers, so `At(len)` is rejected here as past END only if above it.
     pub fn validate(&self) -> Result<(), InvalidTest> {
-        if self.threads.is_empty() {
-            return Err(InvalidTest::NoThreads);
-        }
-        if self.threads.len() > MAX_THREADS {
-            return Err(InvalidTest::TooManyThreads(self.threads.len()));
-        }
-        for (t, th) in self.threads.iter().enumerate() {
-            if th.is_empty() {
-                return Err(InvalidTest::EmptyThread(t));
-            }
-            if th.len() > MAX_THREAD_LEN {
-                return Err(InvalidTest::ThreadTooLong {
-                    thread: t,
-                    len: th.len(),
-                });
-            }
-            for (pc, i) in th.iter().enumerate() {
-                if i.loc as usize >= MAX_LOCS {
-                    return Err(InvalidTest::LocOutOfRange {
-                        thread: t,
-                        pc,
-                        loc: i.loc,
-                    });
-                }
-                for value in std::iter::once(i.check).chain(i.exch) {
-                    if value as usize >= MAX_VALUES {
-                        return Err(InvalidTest::ValueOutOfRange {
-                            thread: t,
-                            pc,
-                            value,
-                        });
-                    }
-                }
-                if let Target::At(j) = i.jump {
-                    if j as usize > th.len() {
-                        return Err(InvalidTest::JumpOutOfRange {
-                            thread: t,
-                            pc,
-                            jump: j,
-                            len: th.len(),
-                        });
-                    }
-                }
-            }
-        }
-        Ok(())
+        validate_threads(&self.threads)
     }
 
     /// Replaces `At(len)` targets by `End`, so equal programs compare equal.
@@ -310,6 +266,136 @@ impl Test {
     }
 }
 
+/// [`Test::validate`] on threads not yet made into a test (the loaders
+/// check what they read before building anything from it).
+pub fn validate_threads(threads: &[Thread]) -> Result<(), InvalidTest> {
+    if threads.is_empty() {
+        return Err(InvalidTest::NoThreads);
+    }
+    if threads.len() > MAX_THREADS {
+        return Err(InvalidTest::TooManyThreads(threads.len()));
+    }
+    for (t, th) in threads.iter().enumerate() {
+        if th.is_empty() {
+            return Err(InvalidTest::EmptyThread(t));
+        }
+        if th.len() > MAX_THREAD_LEN {
+            return Err(InvalidTest::ThreadTooLong {
+                thread: t,
+                len: th.len(),
+            });
+        }
+        for (pc, i) in th.iter().enumerate() {
+            if i.loc as usize >= MAX_LOCS {
+                return Err(InvalidTest::LocOutOfRange {
+                    thread: t,
+                    pc,
+                    loc: i.loc,
+                });
+            }
+            for value in std::iter::once(i.check).chain(i.exch) {
+                if value as usize >= MAX_VALUES {
+                    return Err(InvalidTest::ValueOutOfRange {
+                        thread: t,
+                        pc,
+                        value,
+                    });
+                }
+            }
+            if let Target::At(j) = i.jump {
+                if j as usize > th.len() {
+                    return Err(InvalidTest::JumpOutOfRange {
+                        thread: t,
+                        pc,
+                        jump: j,
+                        len: th.len(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The longest test or suite name, in bytes (names are ASCII).
+pub const MAX_NAME_LEN: usize = 64;
+
+/// Why a string is not a valid test or suite name (see [`check_name`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BadName {
+    Empty,
+    TooLong(usize),
+    /// A character outside the set, at this character index.
+    Char(char, usize),
+    /// A name may not start with `.`, `+` or `-`.
+    Start(char),
+}
+
+impl fmt::Display for BadName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BadName::Empty => f.write_str("the name is empty"),
+            BadName::TooLong(n) => write!(f, "the name is {n} characters long"),
+            BadName::Char(c, at) if c.is_ascii_graphic() || *c == ' ' => {
+                write!(f, "character {} (`{c}`) is not allowed", at + 1)
+            }
+            BadName::Char(c, at) => write!(
+                f,
+                "character {} ({}) is not allowed",
+                at + 1,
+                c.escape_default()
+            ),
+            BadName::Start(c) => write!(f, "a name may not start with `{c}`"),
+        }?;
+        write!(f, "; {NAME_RULE}")
+    }
+}
+
+impl std::error::Error for BadName {}
+
+/// The name rule in words, for error messages and `--help`.
+pub const NAME_RULE: &str =
+    "names are 1 to 64 characters from A-Z a-z 0-9 _ . + - and start with a letter, a digit or _";
+
+/// `<what> name `x` is not valid: <why>`, the name quoted short (it may be
+/// long or hold a newline).
+pub fn bad_name_msg(what: &str, name: &str, e: &BadName) -> String {
+    format!(
+        "{what} name `{}` is not valid: {e}",
+        crate::error::excerpt(name)
+    )
+}
+
+/// Checks the one rule for test and suite names that every tool enforces
+/// where tests are loaded: 1 to [`MAX_NAME_LEN`] characters from
+/// `[A-Za-z0-9_.+-]`, not starting with `.`, `+` or `-`.
+///
+/// Names travel everywhere: CSV cells, JSON, C string literals and comments,
+/// `--test` lists separated by commas, file names of generated programs and
+/// shell command lines. A conservative set makes each of those safe without
+/// escaping (no quote, comma, space, slash, newline or control character),
+/// the leading-character rule keeps a name from reading as a command-line
+/// flag or a hidden or `..` file, and the length keeps table columns and file
+/// names sane. Every published and generated name (`2t3i_17`,
+/// `axb-canary`, `oopsla21`) fits with room to spare.
+pub fn check_name(name: &str) -> Result<(), BadName> {
+    let Some(first) = name.chars().next() else {
+        return Err(BadName::Empty);
+    };
+    for (at, c) in name.chars().enumerate() {
+        if !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '+' | '-')) {
+            return Err(BadName::Char(c, at));
+        }
+    }
+    if matches!(first, '.' | '+' | '-') {
+        return Err(BadName::Start(first));
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Err(BadName::TooLong(name.len()));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,6 +426,35 @@ mod tests {
             Test::new(big_loc),
             Err(InvalidTest::LocOutOfRange { loc: 9, .. })
         ));
+    }
+
+    #[test]
+    fn the_name_rule() {
+        for ok in [
+            "2t2i_0",
+            "axb-canary",
+            "oopsla21",
+            "a.b+c-d",
+            "_x",
+            &"n".repeat(64),
+        ] {
+            assert_eq!(check_name(ok), Ok(()), "{ok}");
+        }
+        assert_eq!(check_name(""), Err(BadName::Empty));
+        assert_eq!(check_name(&"n".repeat(65)), Err(BadName::TooLong(65)));
+        assert_eq!(check_name("a\"b"), Err(BadName::Char('"', 1)));
+        assert_eq!(check_name("a\nb"), Err(BadName::Char('\n', 1)));
+        assert_eq!(check_name("a,b"), Err(BadName::Char(',', 1)));
+        assert_eq!(check_name("a b"), Err(BadName::Char(' ', 1)));
+        assert_eq!(check_name("a/b"), Err(BadName::Char('/', 1)));
+        assert_eq!(check_name("é"), Err(BadName::Char('é', 0)));
+        assert_eq!(check_name("-x"), Err(BadName::Start('-')));
+        assert_eq!(check_name(".."), Err(BadName::Start('.')));
+        let msg = check_name("a\nb").unwrap_err().to_string();
+        assert!(!msg.contains('\n'), "{msg}");
+        assert!(msg.contains("character 2 (\\n)"), "{msg}");
+        let msg = check_name("a,b").unwrap_err().to_string();
+        assert!(msg.contains("character 2 (`,`) is not allowed"), "{msg}");
     }
 
     #[test]

@@ -17,8 +17,8 @@
 //! starting with `//` or `#` are comments (an extension; the printer never
 //! writes them).
 
-use crate::error::ParseError;
-use crate::test::{Instr, Target, Test, MAX_LOCS, MAX_VALUES};
+use crate::error::{excerpt, ParseError};
+use crate::test::{Instr, Target, Test, MAX_LOCS, MAX_THREADS, MAX_THREAD_LEN, MAX_VALUES};
 
 /// Parses a test in the artifact's text format.
 pub fn parse(src: &str) -> Result<Test, ParseError> {
@@ -45,9 +45,19 @@ pub fn parse(src: &str) -> Result<Test, ParseError> {
                     return Err(ParseError::new(
                         line_no,
                         col,
-                        format!("expected `THREAD{expected}`, found `{trimmed}`"),
+                        format!("expected `THREAD{expected}`, found `{}`", excerpt(trimmed)),
                     ))
                 }
+            }
+            if expected == MAX_THREADS {
+                return Err(ParseError::new(
+                    line_no,
+                    col,
+                    format!(
+                        "a test has at most {MAX_THREADS} threads (THREAD0 to THREAD{})",
+                        MAX_THREADS - 1
+                    ),
+                ));
             }
             threads.push(Vec::new());
             header_pos.push((line_no, col));
@@ -58,9 +68,22 @@ pub fn parse(src: &str) -> Result<Test, ParseError> {
             return Err(ParseError::new(
                 line_no,
                 col,
-                format!("expected `THREAD0` before the first instruction, found `{trimmed}`"),
+                format!(
+                    "expected `THREAD0` before the first instruction, found `{}`",
+                    excerpt(trimmed)
+                ),
             ));
         };
+        if thread.len() == MAX_THREAD_LEN {
+            return Err(ParseError::new(
+                line_no,
+                col,
+                format!(
+                    "THREAD{} has more than {MAX_THREAD_LEN} instructions, the most a thread can have",
+                    threads.len() - 1
+                ),
+            ));
+        }
         let (instr, tpos) = parse_instr(trimmed, line_no, col, thread.len())?;
         thread.push(instr);
         target_pos.last_mut().unwrap().push(tpos);
@@ -100,9 +123,9 @@ pub fn parse(src: &str) -> Result<Test, ParseError> {
             i.jump = Target::from_pc(i.jump.pc(len), len);
         }
     }
+    // Every rule of `Test::validate` was checked above, where its fault is.
     let test = Test { threads };
-    test.validate()
-        .map_err(|e| ParseError::new(1, 1, e.to_string()))?;
+    debug_assert_eq!(test.validate(), Ok(()));
     Ok(test)
 }
 
@@ -117,7 +140,7 @@ fn parse_instr(
         ParseError::new(
             line,
             col,
-            format!("expected `atomic_store(..)`, `atomic_chk_branch(..)` or `atomic_exch_branch(..)`, found `{s}`"),
+            format!("expected `atomic_store(..)`, `atomic_chk_branch(..)` or `atomic_exch_branch(..)`, found `{}`", excerpt(s)),
         )
     })?;
     let name = s[..open].trim_end();
@@ -129,7 +152,7 @@ fn parse_instr(
             return Err(ParseError::new(
                 line,
                 col,
-                format!("unknown instruction `{name}` (expected atomic_store, atomic_chk_branch or atomic_exch_branch)"),
+                format!("unknown instruction `{}` (expected atomic_store, atomic_chk_branch or atomic_exch_branch)", excerpt(name)),
             ))
         }
     };
@@ -167,10 +190,15 @@ fn parse_instr(
                 c,
                 format!("{what} {v} out of range (at most {})", max - 1),
             )),
+            Err(_) if is_number(a) => Err(ParseError::new(
+                line,
+                c,
+                format!("{what} {} out of range (at most {})", excerpt(a), max - 1),
+            )),
             Err(_) => Err(ParseError::new(
                 line,
                 c,
-                format!("expected a {what} (a number), found `{a}`"),
+                format!("expected a {what} (a number), found `{}`", excerpt(a)),
             )),
         }
     };
@@ -179,12 +207,27 @@ fn parse_instr(
         if a == "END" {
             return Ok(Target::End);
         }
-        match a.parse::<u8>() {
-            Ok(v) => Ok(Target::At(v)),
+        let past_end = || {
+            ParseError::new(
+                line,
+                c,
+                format!(
+                    "jump target {} is past END: a thread has at most {MAX_THREAD_LEN} instructions",
+                    excerpt(a)
+                ),
+            )
+        };
+        match a.parse::<usize>() {
+            Ok(v) if v <= MAX_THREAD_LEN => Ok(Target::At(v as u8)),
+            Ok(_) => Err(past_end()),
+            Err(_) if is_number(a) => Err(past_end()),
             Err(_) => Err(ParseError::new(
                 line,
                 c,
-                format!("expected a jump target (an instruction index or END), found `{a}`"),
+                format!(
+                    "expected a jump target (an instruction index or END), found `{}`",
+                    excerpt(a)
+                ),
             )),
         }
     };
@@ -210,6 +253,12 @@ fn parse_instr(
     };
     let tpos = (line, args[arity - 1].1);
     Ok((instr, tpos))
+}
+
+/// Whether `s` is a decimal number (too big for any field when it does not
+/// parse).
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Prints a test in the artifact's text format, exactly as the artifact's
@@ -288,6 +337,45 @@ mod tests {
         assert_eq!((e.line, e.col), (2, 3));
         let e = parse("").unwrap_err();
         assert!(e.msg.contains("THREAD0"));
+    }
+
+    #[test]
+    fn limits_are_reported_where_they_are_passed() {
+        // These were reported at 1:1 (the test's validation, not the line).
+        let nine: String = (0..9)
+            .map(|t| format!("THREAD{t}\natomic_store(0,1)\n"))
+            .collect();
+        let e = parse(&nine).unwrap_err();
+        assert_eq!((e.line, e.col), (17, 1), "{e}");
+        assert!(e.msg.contains("at most 8 threads"), "{e}");
+        let long = format!("THREAD0\n{}", "  atomic_store(0,1)\n".repeat(15));
+        let e = parse(&long).unwrap_err();
+        assert_eq!((e.line, e.col), (16, 3), "{e}");
+        assert!(e.msg.contains("more than 14 instructions"), "{e}");
+        let e = parse("THREAD0\natomic_chk_branch(0,0,300)\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 23), "{e}");
+        assert!(e.msg.contains("past END"), "{e}");
+        let e = parse("THREAD0\natomic_store(99999999999999999999999,1)\n").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 14), "{e}");
+        assert!(e.msg.contains("out of range"), "{e}");
+    }
+
+    #[test]
+    fn errors_quote_only_an_excerpt() {
+        let huge = "x".repeat(10_000_000);
+        for src in [
+            format!("{huge}\n"),
+            format!("THREAD0\n{huge}\n"),
+            format!("THREAD0\n{huge}(1)\n"),
+            format!("THREAD0\natomic_store({huge},1)\n"),
+            format!("THREAD0\natomic_chk_branch(0,0,{huge})\n"),
+            format!("THREAD{huge}\n"),
+            format!("THREAD0\n\u{1b}[2J{huge}\n"),
+        ] {
+            let e = parse(&src).unwrap_err();
+            assert!(e.msg.len() < 200, "{}", &e.msg[..200]);
+            assert!(!e.msg.contains('\u{1b}'), "{e}");
+        }
     }
 
     #[test]

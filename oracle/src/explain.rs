@@ -3,10 +3,12 @@
 
 use crate::check::{Lasso, Witness};
 use crate::fair_set;
+use crate::lts;
 use crate::product::Event;
 use crate::Analysis;
 use axb::{pseudo, Base, Fairness, Test};
 use petgraph::graph::EdgeIndex;
+use serde_json::{json, Value};
 use std::fmt::Write;
 
 /// One line per event: number, thread, instruction, F before, state after.
@@ -57,6 +59,16 @@ fn lasso_lines(out: &mut String, test: &Test, a: &Analysis, l: &Lasso, first: us
     schedule_lines(out, test, a, &l.cycle, first + l.prefix.len());
 }
 
+/// Why a passing verdict passes, in one sentence.
+fn pass_reason(a: &Analysis) -> String {
+    let states = a.product.lts.num_states();
+    match (a.model.base, a.model.fairness) {
+        (Base::Unfair, _) => "the state space has no cycle, so every schedule finishes.".to_string(),
+        (_, Fairness::Weak) => "no reachable cycle keeps every guaranteed thread stepping: each cycle has F empty or leaves a thread of F without a step, so a weakly fair scheduler must leave it and every schedule it allows finishes.".to_string(),
+        (_, Fairness::Strong) => format!("from each of the {states} reachable states, the threads of F (with Terminates) can force the test to finish, or to a step taken while F is empty; a strongly fair scheduler cannot avoid that forever."),
+    }
+}
+
 /// The full explanation of an analysis of `test` (called `name`).
 pub fn explain(test: &Test, name: &str, a: &Analysis) -> String {
     let mut out = String::new();
@@ -81,12 +93,7 @@ pub fn explain(test: &Test, name: &str, a: &Analysis) -> String {
     let _ = writeln!(out);
     match &a.witness {
         None => {
-            let reason = match (a.model.base, a.model.fairness) {
-                (Base::Unfair, _) => "the state space has no cycle, so every schedule finishes.".to_string(),
-                (_, Fairness::Weak) => "no reachable cycle keeps every guaranteed thread stepping: each cycle has F empty or leaves a thread of F without a step, so a weakly fair scheduler must leave it and every schedule it allows finishes.".to_string(),
-                (_, Fairness::Strong) => format!("from each of the {states} reachable states, the threads of F (with Terminates) can force the test to finish, or to a step taken while F is empty; a strongly fair scheduler cannot avoid that forever."),
-            };
-            let _ = writeln!(out, "Why: {reason}");
+            let _ = writeln!(out, "Why: {}", pass_reason(a));
         }
         Some(Witness::Lasso(l)) => {
             let cycle_f = l
@@ -132,4 +139,74 @@ pub fn explain(test: &Test, name: &str, a: &Analysis) -> String {
         }
     }
     out
+}
+
+/// Steps as JSON: number (from `first`), thread, event, pc, instruction,
+/// whether the comparison held, F before, and the state after.
+fn steps_json(test: &Test, a: &Analysis, edges: &[EdgeIndex], first: usize) -> Vec<Value> {
+    let g = &a.product.lts.graph;
+    let locs = test.num_locs().max(1);
+    edges
+        .iter()
+        .enumerate()
+        .map(|(i, &e)| {
+            let mut o = serde_json::Map::new();
+            o.insert("step".into(), (first + i).into());
+            o.extend(lts::event_json(test, &g[e]));
+            let (_, after) = g.edge_endpoints(e).expect("a witness edge is in the space");
+            o.insert(
+                "state_after".into(),
+                lts::state_json(&a.product, after, locs),
+            );
+            Value::Object(o)
+        })
+        .collect()
+}
+
+/// The explanation as JSON (`oracle explain --format json`): the verdict,
+/// the model, the size of the product space and, when termination is not
+/// guaranteed, the witness as a schedule of steps (`schedule`) followed by
+/// a part that repeats forever (`repeats`); for strong fairness also the
+/// trap state the schedule reaches and how many states the fair threads
+/// are confined to from there. A passing verdict comes with its reason.
+pub fn explain_json(test: &Test, name: &str, a: &Analysis) -> Value {
+    let locs = test.num_locs().max(1);
+    let witness = match &a.witness {
+        None => Value::Null,
+        Some(Witness::Lasso(l)) => json!({
+            "kind": if a.model.base == Base::Unfair { "cycle" } else { "fair_cycle" },
+            "schedule": steps_json(test, a, &l.prefix, 1),
+            "repeats": steps_json(test, a, &l.cycle, l.prefix.len() + 1),
+        }),
+        Some(Witness::Trap {
+            reach,
+            trap,
+            closure,
+            stay,
+        }) => {
+            let mut schedule = steps_json(test, a, reach, 1);
+            schedule.extend(steps_json(test, a, &stay.prefix, reach.len() + 1));
+            json!({
+                "kind": "trap",
+                "trap": lts::state_json(&a.product, *trap, locs),
+                "trap_reached_after": reach.len(),
+                "confined_to_states": closure.len(),
+                "schedule": schedule,
+                "repeats": steps_json(test, a, &stay.cycle, reach.len() + stay.prefix.len() + 1),
+            })
+        }
+    };
+    json!({
+        "test": name,
+        "model": a.model.name(),
+        "model_pretty": a.model.pretty(),
+        "verdict": a.verdict.as_char().to_string(),
+        "terminates": a.verdict.passes(),
+        "program": pseudo::print(test),
+        "states": a.product.lts.num_states(),
+        "transitions": a.product.lts.num_transitions(),
+        "start": lts::state_json(&a.product, a.product.lts.initial(), locs),
+        "reason": if a.verdict.passes() { Value::from(pass_reason(a)) } else { Value::Null },
+        "witness": witness,
+    })
 }

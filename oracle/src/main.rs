@@ -1,18 +1,44 @@
 //! `oracle`: termination verdicts for progress litmus tests.
 
 use axb::buckets::Table4;
+use axb::error::{excerpt, printable};
 use axb::load::{self, NamedTest};
-use axb::{model, FileError, Model, Verdicts};
-use clap::{Parser, Subcommand, ValueEnum};
+use axb::{FileError, Model, Verdicts};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// The end of `oracle --help`: exit statuses, where output goes, limits.
+const AFTER_HELP: &str = "\
+Exit status:
+  0  every input was read and every result written
+  2  bad input or usage: a test file that cannot be read or parsed (reported
+     as FILE:LINE:COL: message on standard error), an unknown model or test
+     name, a bad flag; the tests that could be read are still reported
+  1  anything else: an output that cannot be written, an internal error
+
+Output goes to standard output, or with -o FILE to FILE, which is replaced
+only once the output is complete; -o - is standard output. Errors and status
+go to standard error.
+
+Test names are 1 to 64 characters from A-Z a-z 0-9 _ . + - and start with a
+letter, a digit or _ (a RON test's name: field, else its file name).
+
+Environment:
+  AXB_MAX_INPUT_BYTES  the largest input file read (default 1G; K, M and G
+                       suffixes)";
+
+/// The end of each command's `--help`.
+const COMMAND_AFTER_HELP: &str =
+    "Exit status: 0 success, 2 bad input or usage, 1 anything else (see `oracle --help`).";
 
 #[derive(Parser)]
 #[command(
     name = "oracle",
     version,
-    about = "Is a progress litmus test guaranteed to terminate under a progress model?"
+    about = "Is a progress litmus test guaranteed to terminate under a progress model?",
+    after_help = AFTER_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -21,15 +47,20 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Verdicts under all 11 models for each test (files, suites, directories).
+    /// Verdicts under all 11 models for each test (files, suites, directories), in input order.
+    #[command(after_help = COMMAND_AFTER_HELP)]
     Classify {
         /// `.ron` tests or suites, artifact `.txt` tests, or directories of them.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        /// `table` for people; `csv` in the published column order (RFC 4180); `json`, a list of objects.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
+        #[command(flatten)]
+        out: Out,
     },
     /// Why a test passes or fails under one model, with a witness schedule.
+    #[command(after_help = COMMAND_AFTER_HELP)]
     Explain {
         /// A test file, or a suite with --test.
         path: PathBuf,
@@ -39,8 +70,14 @@ enum Command {
         /// The test's name, when PATH is a suite.
         #[arg(long)]
         test: Option<String>,
+        /// `text` for people; `json`: verdict, model and the witness schedule step by step.
+        #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+        format: TextFormat,
+        #[command(flatten)]
+        out: Out,
     },
-    /// The state space as Graphviz DOT.
+    /// The state space, as Graphviz DOT or JSON.
+    #[command(after_help = COMMAND_AFTER_HELP)]
     Lts {
         /// A test file, or a suite with --test.
         path: PathBuf,
@@ -50,26 +87,45 @@ enum Command {
         /// The test's name, when PATH is a suite.
         #[arg(long)]
         test: Option<String>,
-        /// Print DOT (the only output format so far).
-        #[arg(long, required = true)]
+        /// `dot` (Graphviz) or `json` (states and transitions).
+        #[arg(long, value_enum, default_value_t = LtsFormat::Dot)]
+        format: LtsFormat,
+        /// The same as --format dot (the old spelling; DOT is the default).
+        #[arg(long, conflicts_with = "format")]
         dot: bool,
+        #[command(flatten)]
+        out: Out,
     },
     /// Table 4 of the paper (distinguishing and conformance tests) for the given tests.
+    #[command(after_help = COMMAND_AFTER_HELP)]
     Table {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        /// `table` in the paper's layout; `csv` (RFC 4180); `json`.
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+        #[command(flatten)]
+        out: Out,
     },
     /// Write the tests as a RON suite with their verdicts under all 11 models.
+    #[command(after_help = COMMAND_AFTER_HELP)]
     Label {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// The suite's name.
-        #[arg(long, default_value = "labelled")]
+        /// The suite's name (the test name rule applies).
+        #[arg(long, default_value = "labelled", value_parser = parse_suite_name)]
         name: String,
-        /// Output file.
-        #[arg(short, long)]
-        out: PathBuf,
+        #[command(flatten)]
+        out: Out,
     },
+}
+
+/// Where a command's output goes.
+#[derive(Args)]
+struct Out {
+    /// Write the output to FILE, replaced only once complete; `-` is standard output.
+    #[arg(short, long = "out", value_name = "FILE", default_value = "-")]
+    out: PathBuf,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -79,11 +135,38 @@ enum Format {
     Json,
 }
 
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum TextFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum LtsFormat {
+    Dot,
+    Json,
+}
+
 fn parse_model(s: &str) -> Result<Model, String> {
     Model::parse(s).ok_or_else(|| {
         let names: Vec<&str> = Model::ALL.iter().map(|m| m.name()).collect();
-        format!("unknown model `{s}`; expected one of {}", names.join(", "))
+        format!(
+            "unknown model `{}`; expected one of {}",
+            excerpt(s),
+            names.join(", ")
+        )
     })
+}
+
+fn parse_suite_name(s: &str) -> Result<String, String> {
+    axb::test::check_name(s)
+        .map(|()| s.to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// A path as messages show it: on one line, unprintable characters escaped.
+fn shown(p: &Path) -> String {
+    printable(&p.to_string_lossy())
 }
 
 /// Prints load errors; returns whether there were any.
@@ -94,18 +177,19 @@ fn report(errors: &[FileError]) -> bool {
     !errors.is_empty()
 }
 
-/// Loads tests and their verdicts, sorted by name.
+/// Loads tests and their verdicts, in input order: files in the order
+/// given, each directory's files sorted, each suite's tests in suite order.
 fn classify(paths: &[PathBuf]) -> (Vec<(NamedTest, Verdicts)>, bool) {
-    let (mut tests, errors) = load::load_all(paths);
+    let (tests, errors) = load::load_all(paths);
     let bad = report(&errors);
-    tests.sort_by(|a, b| a.name.cmp(&b.name).then(a.source.cmp(&b.source)));
     let refs: Vec<&axb::Test> = tests.iter().map(|t| &t.entry.test).collect();
     let verdicts = oracle::verdicts_all(&refs);
     (tests.into_iter().zip(verdicts).collect(), bad)
 }
 
-fn print_table(out: &mut impl Write, rows: &[(NamedTest, Verdicts)]) -> std::io::Result<()> {
+fn print_table(rows: &[(NamedTest, Verdicts)]) -> String {
     use axb::{Base::*, Fairness::*};
+    use std::fmt::Write;
     let width = rows
         .iter()
         .map(|(t, _)| t.name.len())
@@ -113,38 +197,152 @@ fn print_table(out: &mut impl Write, rows: &[(NamedTest, Verdicts)]) -> std::io:
         .unwrap_or(4)
         .max(4);
     let order = [Hsa, Obe, HsaObe, Lobe, Fair];
-    writeln!(
+    let mut out = String::new();
+    let _ = writeln!(
         out,
         "{:<width$}  weak:   HSA  OBE  HSA+OBE  LOBE  fair  strong: HSA  OBE  HSA+OBE  LOBE  fair  unfair",
         "test"
-    )?;
+    );
     for (t, v) in rows {
         let cell = |b, f| v.get(Model::new(b, f)).as_char();
         let w: Vec<char> = order.iter().map(|&b| cell(b, Weak)).collect();
         let s: Vec<char> = order.iter().map(|&b| cell(b, Strong)).collect();
-        writeln!(
+        let _ = writeln!(
             out,
             "{:<width$}          {}    {}    {}        {}     {}             {}    {}    {}        {}     {}     {}",
             t.name, w[0], w[1], w[2], w[3], w[4], s[0], s[1], s[2], s[3], s[4], cell(Unfair, Weak)
-        )?;
+        );
     }
-    Ok(())
+    out
+}
+
+/// CSV records, RFC 4180-quoted (a field with a comma, quote or line break
+/// is quoted, quotes doubled), `\n` line ends.
+fn csv_bytes(records: impl IntoIterator<Item = Vec<String>>) -> Result<Vec<u8>, Failure> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in records {
+        w.write_record(&r)
+            .map_err(|e| Failure::Other(e.to_string()))?;
+    }
+    w.into_inner().map_err(|e| Failure::Other(e.to_string()))
+}
+
+fn json_bytes(v: &serde_json::Value) -> Vec<u8> {
+    let mut s = serde_json::to_string_pretty(v).expect("JSON values serialize");
+    s.push('\n');
+    s.into_bytes()
+}
+
+fn classify_output(rows: &[(NamedTest, Verdicts)], format: Format) -> Result<Vec<u8>, Failure> {
+    Ok(match format {
+        Format::Table => print_table(rows).into_bytes(),
+        Format::Csv => {
+            let header = std::iter::once("test".to_string())
+                .chain(Model::ALL.iter().map(|m| m.name().to_string()));
+            let records = rows.iter().map(|(t, v)| {
+                std::iter::once(t.name.clone())
+                    .chain(v.0.iter().map(|x| x.as_char().to_string()))
+                    .collect()
+            });
+            csv_bytes(std::iter::once(header.collect()).chain(records))?
+        }
+        Format::Json => {
+            let list: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|(t, v)| {
+                    let verdicts: serde_json::Map<String, serde_json::Value> = Model::ALL
+                        .iter()
+                        .map(|m| (m.name().to_string(), v.get(*m).as_char().to_string().into()))
+                        .collect();
+                    serde_json::json!({
+                        "test": t.name,
+                        "source": t.source.display().to_string(),
+                        "config": t.entry.test.config(),
+                        "verdicts": verdicts,
+                    })
+                })
+                .collect();
+            json_bytes(&serde_json::Value::Array(list))
+        }
+    })
+}
+
+/// The rows of Table 4 as they are labelled in the paper.
+const TABLE4_ROWS: [&str; 4] = ["HSA", "OBE", "LOBE", "full"];
+
+fn table_output(table: &Table4, tests: usize, format: Format) -> Result<Vec<u8>, Failure> {
+    Ok(match format {
+        Format::Table => {
+            let mut s = table.to_string();
+            if table.unbucketed > 0 {
+                s.push_str(&format!(
+                    "({} tests fail even under strong fairness and are in no bucket)\n",
+                    table.unbucketed
+                ));
+            }
+            s.into_bytes()
+        }
+        Format::Csv => {
+            let header = [
+                "model",
+                "weak_distinguishing",
+                "weak_conformance",
+                "strong_distinguishing",
+                "strong_conformance",
+            ]
+            .map(String::from)
+            .to_vec();
+            let rows = TABLE4_ROWS.iter().enumerate().map(|(r, name)| {
+                vec![
+                    name.to_string(),
+                    table.d[0][r].to_string(),
+                    table.c[0][r].to_string(),
+                    table.d[1][r].to_string(),
+                    table.c[1][r].to_string(),
+                ]
+            });
+            if table.unbucketed > 0 {
+                eprintln!(
+                    "oracle: {} tests fail even under strong fairness and are in no bucket",
+                    table.unbucketed
+                );
+            }
+            csv_bytes(std::iter::once(header).chain(rows))?
+        }
+        Format::Json => {
+            let rows: Vec<serde_json::Value> = TABLE4_ROWS
+                .iter()
+                .enumerate()
+                .map(|(r, name)| {
+                    serde_json::json!({
+                        "model": name,
+                        "weak": {"distinguishing": table.d[0][r], "conformance": table.c[0][r]},
+                        "strong": {"distinguishing": table.d[1][r], "conformance": table.c[1][r]},
+                    })
+                })
+                .collect();
+            json_bytes(&serde_json::json!({
+                "tests": tests,
+                "rows": rows,
+                "unbucketed": table.unbucketed,
+            }))
+        }
+    })
 }
 
 /// The one test named by a path (and --test for suites).
-fn one_test(path: &std::path::Path, name: Option<&str>) -> Result<NamedTest, String> {
-    let tests = load::load_file(path).map_err(|e| e.to_string())?;
+fn one_test(path: &Path, name: Option<&str>) -> Result<NamedTest, Failure> {
+    let tests = load::load_file(path).map_err(|e| Failure::Input(e.to_string()))?;
     match name {
-        Some(n) => tests
-            .into_iter()
-            .find(|t| t.name == n)
-            .ok_or_else(|| format!("{}: no test named `{n}`", path.display())),
-        None if tests.len() == 1 => Ok(tests.into_iter().next().unwrap()),
-        None => Err(format!(
+        Some(n) => tests.into_iter().find(|t| t.name == n).ok_or_else(|| {
+            Failure::Input(format!("{}: no test named `{}`", shown(path), excerpt(n)))
+        }),
+        None if tests.len() == 1 => Ok(tests.into_iter().next().expect("one test")),
+        None => Err(Failure::Input(format!(
             "{}: a suite of {} tests; name one with --test NAME",
-            path.display(),
+            shown(path),
             tests.len()
-        )),
+        ))),
     }
 }
 
@@ -152,129 +350,104 @@ fn one_test(path: &std::path::Path, name: Option<&str>) -> Result<NamedTest, Str
 enum Failure {
     /// Standard output went away (`oracle ... | head`): stop quietly.
     Pipe,
-    Msg(String),
+    /// Bad input or usage: exit status 2.
+    Input(String),
+    /// Anything else (an output that cannot be written): exit status 1.
+    Other(String),
 }
 
-impl From<String> for Failure {
-    fn from(s: String) -> Failure {
-        Failure::Msg(s)
-    }
-}
-
-fn io(e: std::io::Error) -> Failure {
-    if e.kind() == std::io::ErrorKind::BrokenPipe {
-        Failure::Pipe
+/// Writes a command's complete output to standard output, or to a file
+/// replaced atomically (a failed run never leaves half a file).
+fn emit(out: &Out, bytes: &[u8]) -> Result<(), Failure> {
+    if out.out == Path::new("-") {
+        let mut o = std::io::stdout().lock();
+        o.write_all(bytes).and_then(|()| o.flush()).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                Failure::Pipe
+            } else {
+                Failure::Other(format!("cannot write to standard output: {e}"))
+            }
+        })
     } else {
-        Failure::Msg(e.to_string())
+        load::write_atomically(&out.out, bytes)
+            .map_err(|e| Failure::Other(format!("cannot write {}: {e}", shown(&out.out))))
     }
 }
 
+/// Runs a command; `Ok(false)` when some inputs could not be read (their
+/// errors are printed; the rest was reported).
 fn run(cli: Cli) -> Result<bool, Failure> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
     match cli.command {
-        Command::Classify { paths, format } => {
+        Command::Classify { paths, format, out } => {
             let (rows, bad) = classify(&paths);
             if rows.is_empty() && bad {
                 // Nothing to show: the error lines already say why, and an
                 // empty table or CSV would read as a successful, empty run.
                 return Ok(false);
             }
-            match format {
-                Format::Table => print_table(&mut out, &rows).map_err(io)?,
-                Format::Csv => {
-                    writeln!(out, "{}", model::csv_header()).map_err(io)?;
-                    for (t, v) in &rows {
-                        writeln!(out, "{},{}", t.name, v.csv()).map_err(io)?;
-                    }
-                }
-                Format::Json => {
-                    let list: Vec<serde_json::Value> = rows
-                        .iter()
-                        .map(|(t, v)| {
-                            let verdicts: serde_json::Map<String, serde_json::Value> = Model::ALL
-                                .iter()
-                                .map(|m| {
-                                    (m.name().to_string(), v.get(*m).as_char().to_string().into())
-                                })
-                                .collect();
-                            serde_json::json!({
-                                "test": t.name,
-                                "source": t.source.display().to_string(),
-                                "config": t.entry.test.config(),
-                                "verdicts": verdicts,
-                            })
-                        })
-                        .collect();
-                    serde_json::to_writer_pretty(&mut out, &list).map_err(|e| io(e.into()))?;
-                    writeln!(out).map_err(io)?;
-                }
-            }
-            out.flush().map_err(io)?;
+            emit(&out, &classify_output(&rows, format)?)?;
             Ok(!bad)
         }
-        Command::Explain { path, model, test } => {
+        Command::Explain {
+            path,
+            model,
+            test,
+            format,
+            out,
+        } => {
             let t = one_test(&path, test.as_deref())?;
             let a = oracle::analyse(&t.entry.test, model);
-            write!(
-                out,
-                "{}",
-                oracle::explain::explain(&t.entry.test, &t.name, &a)
-            )
-            .map_err(io)?;
+            let bytes = match format {
+                TextFormat::Text => {
+                    oracle::explain::explain(&t.entry.test, &t.name, &a).into_bytes()
+                }
+                TextFormat::Json => {
+                    json_bytes(&oracle::explain::explain_json(&t.entry.test, &t.name, &a))
+                }
+            };
+            emit(&out, &bytes)?;
             Ok(true)
         }
         Command::Lts {
-            path, model, test, ..
+            path,
+            model,
+            test,
+            format,
+            out,
+            dot: _,
         } => {
             let t = one_test(&path, test.as_deref())?;
-            let dot = match model {
-                Some(m) => {
-                    let p = oracle::product::Product::build(&t.entry.test, m.base);
-                    oracle::dot::to_dot(&t.entry.test, &t.name, &p)
+            let test = &t.entry.test;
+            let bytes = match (model, format) {
+                (Some(m), format) => {
+                    let p = oracle::product::Product::build(test, m.base);
+                    match format {
+                        LtsFormat::Dot => oracle::dot::to_dot(test, &t.name, &p).into_bytes(),
+                        LtsFormat::Json => {
+                            json_bytes(&oracle::lts::product_json(test, &t.name, m, &p))
+                        }
+                    }
                 }
-                None => {
-                    let test = &t.entry.test;
-                    let lts = axb::space::program_space(test);
-                    let m = axb::machine::Machine::new(test);
-                    let locs = test.num_locs().max(1);
-                    axb::space::to_dot(
-                        &lts.graph,
-                        &t.name,
-                        |_, s| m.describe(*s, locs),
-                        |st| {
-                            format!(
-                                "T{} {}",
-                                st.thread,
-                                axb::pseudo::at(test, st.thread as usize, st.pc as usize)
-                            )
-                        },
-                    )
-                }
+                (None, LtsFormat::Dot) => oracle::lts::program_dot(test, &t.name).into_bytes(),
+                (None, LtsFormat::Json) => json_bytes(&oracle::lts::program_json(test, &t.name)),
             };
-            write!(out, "{dot}").map_err(io)?;
+            emit(&out, &bytes)?;
             Ok(true)
         }
-        Command::Table { paths } => {
+        Command::Table { paths, format, out } => {
             let (rows, bad) = classify(&paths);
-            let table = Table4::from_verdicts(rows.iter().map(|(_, v)| v));
-            write!(out, "{table}").map_err(io)?;
-            if table.unbucketed > 0 {
-                writeln!(
-                    out,
-                    "({} tests fail even under strong fairness and are in no bucket)",
-                    table.unbucketed
-                )
-                .map_err(io)?;
+            if rows.is_empty() && bad {
+                return Ok(false);
             }
+            let table = Table4::from_verdicts(rows.iter().map(|(_, v)| v));
+            emit(&out, &table_output(&table, rows.len(), format)?)?;
             Ok(!bad)
         }
-        Command::Label {
-            paths,
-            name,
-            out: file,
-        } => {
+        Command::Label { paths, name, out } => {
             let (rows, bad) = classify(&paths);
+            if rows.is_empty() && bad {
+                return Ok(false);
+            }
             let suite = axb::Suite {
                 name,
                 note: String::new(),
@@ -287,21 +460,48 @@ fn run(cli: Cli) -> Result<bool, Failure> {
                     })
                     .collect(),
             };
-            axb::load::write_atomically(&file, load::suite_to_ron(&suite).as_bytes())
-                .map_err(|e| Failure::Msg(format!("{}: {e}", file.display())))?;
+            emit(&out, load::suite_to_ron(&suite).as_bytes())?;
             Ok(!bad)
         }
     }
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(2),
-        Err(Failure::Pipe) => ExitCode::SUCCESS,
-        Err(Failure::Msg(e)) => {
+    let cli = Cli::parse(); // usage errors exit here with status 2
+                            // A panic is a bug; it is reported by the panic hook and exits with 1,
+                            // not Rust's 101, so that scripts see the documented statuses.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
+    match result {
+        Ok(Ok(true)) | Ok(Err(Failure::Pipe)) => ExitCode::SUCCESS,
+        Ok(Ok(false)) => ExitCode::from(2),
+        Ok(Err(Failure::Input(e))) => {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
+        Ok(Err(Failure::Other(e))) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+        Err(_) => ExitCode::from(1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_is_rfc_4180_quoted() {
+        // The name rule keeps such names out of loaded tests; the writer
+        // must be right regardless.
+        let rows = vec![
+            vec!["a\"b".to_string(), "x,y".to_string(), "p\nq".to_string()],
+            vec!["plain".to_string(), String::new(), "r\r".to_string()],
+        ];
+        let bytes = csv_bytes(rows).ok().unwrap();
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            "\"a\"\"b\",\"x,y\",\"p\nq\"\nplain,,\"r\r\"\n"
+        );
     }
 }
