@@ -74,8 +74,12 @@ pub fn parse_ron_test(src: &str) -> Result<Test, ParseError> {
     Ok(t.0)
 }
 
-/// Parses a RON suite.
+/// Parses a RON suite: with [`crate::fast_ron`] when it handles the text
+/// (everything the tools write), else with `ron`, which also reports errors.
 pub fn parse_suite(src: &str) -> Result<Suite, ParseError> {
+    if let Ok(suite) = crate::fast_ron::from_str(src) {
+        return Ok(suite);
+    }
     ron::from_str(src).map_err(ron_error)
 }
 
