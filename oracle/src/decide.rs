@@ -94,6 +94,13 @@ const UNFAIR_AT: usize = 10;
 /// The eleven verdicts of the test whose shared space is `sp`.
 pub(crate) fn decide(sp: &Space, w: &mut Work) -> Verdicts {
     let (cyclic, weak_fails) = components(sp, w);
+    if sp.num_states() > crate::shared_space::LARGE {
+        // Give the depth-first search's buffers back before the fixpoint.
+        w.index = Vec::new();
+        w.low = Vec::new();
+        w.stack = Vec::new();
+        w.frames = Vec::new();
+    }
     let strong_passes = strong(sp, w);
     let mut v = [Verdict::F; 11];
     for i in 0..5 {

@@ -37,18 +37,26 @@ use std::cell::RefCell;
 
 /// The default bound on the states of one test's space (`--max-states`).
 ///
-/// The shared space takes about 100 bytes per state at its peak for an
-/// eight-thread test (fewer threads, fewer transitions per state), and a
-/// witness on a product space (`oracle explain`) about 300: 20 million
-/// states keep either well under the 24 GiB of the machine this was
-/// measured on. Batches explore large tests one at a time (see
-/// [`try_verdicts_all`]), so the bound holds per process, not per core.
+/// Measured peaks (eight threads, about seven transitions a state): the
+/// shared space of `classify`, `table` and `label` takes 72 to 76 bytes a
+/// state (3.5 and 18.6 million states), the per-model product and witness
+/// of `explain` about 190. Twenty million states keep either under 4 GB,
+/// well under the 24 GiB of the machine this was measured on, and take
+/// a minute or two to explore. Batches explore large tests one at a time
+/// (see [`try_verdicts_all`]), so the bound holds per process, not per core.
 pub const DEFAULT_MAX_STATES: usize = 20_000_000;
+
+/// Bytes a state of the shared space takes at its peak, rounded up (see
+/// [`DEFAULT_MAX_STATES`]).
+pub const BYTES_PER_STATE: usize = 100;
+
+/// Bytes a state of a per-model product takes with its witness, rounded up.
+pub const PRODUCT_BYTES_PER_STATE: usize = 200;
 
 /// Tests whose space grows past this many states are labelled one at a
 /// time by [`try_verdicts_all`], after the others, so that peak memory is
 /// one large space whatever the number of cores.
-const SMALL_STATES: usize = 1 << 20;
+const SMALL_STATES: usize = shared_space::LARGE;
 
 thread_local! {
     /// Each worker thread's buffers, reused from test to test.

@@ -17,6 +17,12 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Refuse a test whose state space has more than N states (each refused
+    /// test is one error line; the others are still decided). A state takes
+    /// about 100 bytes in classify, table and label, about 200 in explain
+    /// and lts: the default keeps a space under 2 GB or 4 GB.
+    #[arg(long, global = true, value_name = "N", default_value_t = oracle::DEFAULT_MAX_STATES, value_parser = parse_max_states)]
+    max_states: usize,
 }
 
 #[derive(Subcommand)]
@@ -69,6 +75,11 @@ enum Command {
         /// Output file.
         #[arg(short, long)]
         out: PathBuf,
+        /// Write the suite even if some tests exceed --max-states: they are
+        /// left out and named in the suite's note. Without it, nothing is
+        /// written when a test cannot be labelled.
+        #[arg(long)]
+        partial: bool,
     },
 }
 
@@ -77,6 +88,26 @@ enum Format {
     Table,
     Csv,
     Json,
+}
+
+fn parse_max_states(s: &str) -> Result<usize, String> {
+    let limit = oracle::shared_space::MAX_STATES_LIMIT;
+    match s.parse::<usize>() {
+        Ok(n) if (1..=limit).contains(&n) => Ok(n),
+        _ => Err(format!("expected a number of states from 1 to {limit}")),
+    }
+}
+
+/// The error line of a test whose space is over the bound; a state takes
+/// `bytes` bytes in the space the command builds.
+fn too_large(t: &NamedTest, e: oracle::TooLarge, bytes: usize) -> String {
+    format!(
+        "{}: test `{}`: state space exceeds --max-states {} (more than {} states; a larger bound needs about {bytes} bytes a state)",
+        t.source.display(),
+        t.name,
+        e.bound,
+        e.bound,
+    )
 }
 
 fn parse_model(s: &str) -> Result<Model, String> {
@@ -94,14 +125,30 @@ fn report(errors: &[FileError]) -> bool {
     !errors.is_empty()
 }
 
-/// Loads tests and their verdicts, sorted by name.
-fn classify(paths: &[PathBuf]) -> (Vec<(NamedTest, Verdicts)>, bool) {
+/// Tests and their verdicts, sorted by name; the tests over the bound
+/// (reported on stderr); whether any file or test failed.
+fn classify(
+    paths: &[PathBuf],
+    max_states: usize,
+) -> (Vec<(NamedTest, Verdicts)>, Vec<NamedTest>, bool) {
     let (mut tests, errors) = load::load_all(paths);
-    let bad = report(&errors);
+    let mut bad = report(&errors);
     tests.sort_by(|a, b| a.name.cmp(&b.name).then(a.source.cmp(&b.source)));
     let refs: Vec<&axb::Test> = tests.iter().map(|t| &t.entry.test).collect();
-    let verdicts = oracle::verdicts_all(&refs);
-    (tests.into_iter().zip(verdicts).collect(), bad)
+    let verdicts = oracle::try_verdicts_all(&refs, max_states);
+    let mut rows = Vec::with_capacity(tests.len());
+    let mut refused = Vec::new();
+    for (t, v) in tests.into_iter().zip(verdicts) {
+        match v {
+            Ok(v) => rows.push((t, v)),
+            Err(e) => {
+                eprintln!("error: {}", too_large(&t, e, oracle::BYTES_PER_STATE));
+                bad = true;
+                refused.push(t);
+            }
+        }
+    }
+    (rows, refused, bad)
 }
 
 fn print_table(out: &mut impl Write, rows: &[(NamedTest, Verdicts)]) -> std::io::Result<()> {
@@ -170,11 +217,12 @@ fn io(e: std::io::Error) -> Failure {
 }
 
 fn run(cli: Cli) -> Result<bool, Failure> {
+    let max_states = cli.max_states;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     match cli.command {
         Command::Classify { paths, format } => {
-            let (rows, bad) = classify(&paths);
+            let (rows, _, bad) = classify(&paths, max_states);
             if rows.is_empty() && bad {
                 // Nothing to show: the error lines already say why, and an
                 // empty table or CSV would read as a successful, empty run.
@@ -215,7 +263,8 @@ fn run(cli: Cli) -> Result<bool, Failure> {
         }
         Command::Explain { path, model, test } => {
             let t = one_test(&path, test.as_deref())?;
-            let a = oracle::analyse(&t.entry.test, model);
+            let a = oracle::try_analyse(&t.entry.test, model, max_states)
+                .map_err(|e| too_large(&t, e, oracle::PRODUCT_BYTES_PER_STATE))?;
             write!(
                 out,
                 "{}",
@@ -230,12 +279,15 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             let t = one_test(&path, test.as_deref())?;
             let dot = match model {
                 Some(m) => {
-                    let p = oracle::product::Product::build(&t.entry.test, m.base);
+                    let p =
+                        oracle::product::Product::build_bounded(&t.entry.test, m.base, max_states)
+                            .map_err(|e| too_large(&t, e, oracle::PRODUCT_BYTES_PER_STATE))?;
                     oracle::dot::to_dot(&t.entry.test, &t.name, &p)
                 }
                 None => {
                     let test = &t.entry.test;
-                    let lts = axb::space::program_space(test);
+                    let lts = axb::space::program_space_bounded(test, max_states)
+                        .map_err(|e| too_large(&t, e, oracle::PRODUCT_BYTES_PER_STATE))?;
                     let m = axb::machine::Machine::new(test);
                     let locs = test.num_locs().max(1);
                     axb::space::to_dot(
@@ -256,7 +308,7 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             Ok(true)
         }
         Command::Table { paths } => {
-            let (rows, bad) = classify(&paths);
+            let (rows, _, bad) = classify(&paths, max_states);
             let table = Table4::from_verdicts(rows.iter().map(|(_, v)| v));
             write!(out, "{table}").map_err(io)?;
             if table.unbucketed > 0 {
@@ -273,11 +325,28 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             paths,
             name,
             out: file,
+            partial,
         } => {
-            let (rows, bad) = classify(&paths);
+            let (rows, refused, bad) = classify(&paths, max_states);
+            let mut note = String::new();
+            if !refused.is_empty() {
+                if !partial {
+                    return Err(Failure::Msg(format!(
+                        "{}: not written: {} test{} could not be labelled (see above); raise --max-states, or write the others with --partial",
+                        file.display(),
+                        refused.len(),
+                        if refused.len() == 1 { "" } else { "s" }
+                    )));
+                }
+                let names: Vec<&str> = refused.iter().map(|t| t.name.as_str()).collect();
+                note = format!(
+                    "Left out, state space over --max-states {max_states}: {}.",
+                    names.join(", ")
+                );
+            }
             let suite = axb::Suite {
                 name,
-                note: String::new(),
+                note,
                 tests: rows
                     .into_iter()
                     .map(|(t, v)| {

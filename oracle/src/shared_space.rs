@@ -47,6 +47,11 @@
 use axb::space::TooLarge;
 use axb::Test;
 
+/// Spaces with more states than this are large: their buffers are released
+/// as soon as a phase is done with them, and batches explore them one at a
+/// time (see [`crate::try_verdicts_all`]).
+pub const LARGE: usize = 1 << 20;
+
 /// Hard ceiling on `--max-states`: state ids and transition offsets are
 /// `u32`, and a state has at most eight transitions.
 pub const MAX_STATES_LIMIT: usize = 1 << 28;
@@ -422,6 +427,13 @@ impl Scratch {
             self.keys128 = keys;
             r
         };
+        if self.space.num_states() > LARGE {
+            // The verdict rules need only the rows and the state info: give
+            // the keys and the visited table back before they run.
+            self.keys64 = Vec::new();
+            self.keys128 = Vec::new();
+            self.table = Table::default();
+        }
         r.map(|()| &self.space)
     }
 }
