@@ -1,19 +1,26 @@
 //! All eleven verdicts of SPEC §3 from one shared space
-//! ([`crate::shared_space`]), in two linear passes:
+//! ([`crate::shared_space`]), in one pass of Tarjan's algorithm:
 //!
-//! - one iterative Tarjan pass: a strongly connected component with an
-//!   internal transition is a cycle (unfair fails); F is constant on it
-//!   (F only grows on Steps and Terminates are irreversible, so no Terminate
-//!   is internal), and a weak model fails when its F there is non-empty and
-//!   every thread of it steps inside the component;
-//! - one backward fixpoint for the five strong models at once, one bit per
-//!   model in a byte per state: a state is good for a model when it is
-//!   all done or has a Step taken while the model's F is empty, or reaches
-//!   a good state by a fair move of that model (a Step of a thread in F, or
-//!   a Terminate). A strong model passes when every state is good for it.
+//! - a strongly connected component with an internal transition is a cycle
+//!   (unfair fails); F is constant on it (F only grows on Steps and
+//!   Terminates are irreversible, so no Terminate is internal), and a weak
+//!   model fails when its F there is non-empty and every thread of it steps
+//!   inside the component;
+//! - the strong rule is a backward fixpoint, computed for the five strong
+//!   models at once (a bit per model in a byte per state): a state is good
+//!   for a model when it is all done, or has a Step taken while the model's
+//!   F is empty, or reaches a good state by a fair move of that model (a
+//!   Step of a thread in F, or a Terminate). A strong model passes when
+//!   every state is good for it. Components complete in reverse
+//!   topological order, so when one completes, every state its transitions
+//!   leave it for is final: the component's own states settle by a few
+//!   sweeps over its transitions. A component that takes more sweeps than
+//!   [`SWEEPS`] (a long chain of fair moves inside one large component)
+//!   hands the whole space to [`strong`], the plain backward search over
+//!   predecessor rows, so the cost stays linear.
 //!
-//! Neither pass recurses: the depth-first search keeps its frames in a
-//! vector, so no state space is too deep for it.
+//! Nothing recurses: the depth-first search keeps its frames in a vector,
+//! so no state space is too deep for it.
 
 use crate::shared_space::{Info, Space};
 #[cfg(test)]
@@ -70,18 +77,18 @@ fn fair_by_thread(f: &[u8; 5]) -> u64 {
         | SPREAD[f[4] as usize] << 4
 }
 
-/// Buffers of the two passes, reused from test to test.
+/// Buffers of the passes, reused from test to test.
 #[derive(Default)]
 pub(crate) struct Work {
     index: Vec<u32>,
     low: Vec<u32>,
     stack: Vec<u32>,
     frames: Vec<(u32, u32)>,
+    good: Vec<u8>,
     pred_start: Vec<u32>,
     pred: Vec<u32>,
     /// The models under which each predecessor transition is a fair move.
     pred_fair: Vec<u8>,
-    good: Vec<u8>,
     queue: Vec<u32>,
 }
 
@@ -91,31 +98,81 @@ const WEAK_AT: [usize; 5] = [0, 1, 8, 2, 3];
 const STRONG_AT: [usize; 5] = [4, 5, 9, 6, 7];
 const UNFAIR_AT: usize = 10;
 
+/// Sweeps over a component's transitions before the strong rule falls back
+/// to the backward search over the whole space ([`strong`]).
+const SWEEPS: usize = 8;
+
+/// Larger components go to the backward search at once.
+const SWEEP_MEMBERS: usize = 4096;
+
 /// The eleven verdicts of the test whose shared space is `sp`.
 pub(crate) fn decide(sp: &Space, w: &mut Work) -> Verdicts {
-    let (cyclic, weak_fails) = components(sp, w);
-    if sp.num_states() > crate::shared_space::LARGE {
-        // Give the depth-first search's buffers back before the fixpoint.
-        w.index = Vec::new();
-        w.low = Vec::new();
-        w.stack = Vec::new();
-        w.frames = Vec::new();
-    }
-    let strong_passes = strong(sp, w);
+    decide_with(sp, w, SWEEPS)
+}
+
+fn decide_with(sp: &Space, w: &mut Work, sweeps: usize) -> Verdicts {
+    let r = components(sp, w, sweeps);
+    let strong_passes = match r.strong_passes {
+        Some(p) => p,
+        None => {
+            if sp.num_states() > crate::shared_space::LARGE {
+                // Give the depth-first search's buffers back first.
+                w.index = Vec::new();
+                w.low = Vec::new();
+                w.stack = Vec::new();
+                w.frames = Vec::new();
+            }
+            strong(sp, w)
+        }
+    };
     let mut v = [Verdict::F; 11];
     for i in 0..5 {
-        v[WEAK_AT[i]] = Verdict::from_pass(weak_fails & 1 << i == 0);
+        v[WEAK_AT[i]] = Verdict::from_pass(r.weak_fails & 1 << i == 0);
         v[STRONG_AT[i]] = Verdict::from_pass(strong_passes & 1 << i != 0);
     }
-    v[UNFAIR_AT] = Verdict::from_pass(!cyclic);
+    v[UNFAIR_AT] = Verdict::from_pass(!r.cyclic);
     Verdicts(v)
 }
 
+/// What one pass of [`components`] finds.
+struct Found {
+    /// The space has a cycle.
+    cyclic: bool,
+    /// The weak models (bits in [`BASES`] order) that fail.
+    weak_fails: u8,
+    /// The strong models that pass, unless a component took too many
+    /// sweeps.
+    strong_passes: Option<u8>,
+}
+
+/// The models (bits in [`BASES`] order) under which each label out of a
+/// state with fair sets `f` is a fair move, indexed by label: a Terminate
+/// (labels 0..8) under every model, a Step of t (label 8 + t) under those
+/// whose F holds t.
+#[inline(always)]
+fn fair_by_label(f: &[u8; 5]) -> [u8; 16] {
+    ((fair_by_thread(f) as u128) << 64 | 0x1f1f_1f1f_1f1f_1f1f).to_le_bytes()
+}
+
+/// The models for which a state is good by itself: all done, or a Step
+/// taken while F is empty (only OBE's and LOBE's F can be empty while a
+/// thread is live). `steps`: whether some transition out of it is a Step.
+#[inline(always)]
+fn seed(info: Info, f: &[u8; 5], all: u8, steps: bool) -> u8 {
+    if info.term() == all {
+        ALL_MODELS
+    } else if steps {
+        (((f[1] == 0) as u8) << 1) | (((f[3] == 0) as u8) << 3)
+    } else {
+        0
+    }
+}
+
 /// Tarjan's algorithm with an explicit stack, from state 0 (every state is
-/// reachable from it). Returns whether the space has a cycle, and the weak
-/// models (bits in [`BASES`] order) that fail.
+/// reachable from it), deciding the weak and unfair rules per component and
+/// the strong rule per state as components complete.
 #[inline(never)]
-fn components(sp: &Space, w: &mut Work) -> (bool, u8) {
+fn components(sp: &Space, w: &mut Work, sweeps: usize) -> Found {
     const UNSEEN: u32 = u32::MAX;
     // A node whose component is complete; `low` then holds the component.
     const DONE: u32 = u32::MAX - 1;
@@ -126,13 +183,18 @@ fn components(sp: &Space, w: &mut Work) -> (bool, u8) {
     w.index.resize(n, UNSEEN);
     w.low.clear();
     w.low.resize(n, 0);
-    let (index, low) = (&mut w.index[..], &mut w.low[..]);
+    w.good.clear();
+    w.good.resize(n, 0);
+    let (index, low, good) = (&mut w.index[..], &mut w.low[..], &mut w.good[..]);
     let stack = &mut w.stack;
     let frames = &mut w.frames;
     stack.clear();
     frames.clear();
     let mut cyclic = false;
     let mut weak_fails = 0u8;
+    // The strong models every completed state is good for; None once a
+    // component needed too many sweeps.
+    let mut strong_passes = Some(ALL_MODELS);
     let mut next = 1u32;
     let mut comp = 0u32;
     index[0] = 0;
@@ -181,15 +243,25 @@ fn components(sp: &Space, w: &mut Work) -> (bool, u8) {
         let mut steppers = 0u8;
         for &m in members {
             let m = m as usize;
+            let f = fair_sets(info[m], all);
+            let by_label = fair_by_label(&f);
+            let mut steps = 0u8;
+            let mut g = 0u8;
             for e in start[m] as usize..start[m + 1] as usize {
                 let x = succ[e] as usize;
-                if index[x] == DONE && low[x] == comp {
+                let l = labels[e];
+                steps |= l;
+                if low[x] == comp && index[x] == DONE {
                     internal = true;
                     // Terminates are never internal: every internal
                     // transition is a Step.
-                    steppers |= 1 << (labels[e] & 7);
+                    steppers |= 1 << (l & 7);
+                } else {
+                    // Leaves the component: x is final.
+                    g |= good[x] & by_label[l as usize & 15];
                 }
             }
+            good[m] = g | seed(info[m], &f, all, steps & 8 != 0);
         }
         if internal {
             cyclic = true;
@@ -198,20 +270,62 @@ fn components(sp: &Space, w: &mut Work) -> (bool, u8) {
                     weak_fails |= 1 << i;
                 }
             }
-            if weak_fails == ALL_MODELS {
-                // Every weak model fails and there is a cycle: nothing
-                // left to learn from the components.
-                break;
+            // Good states inside the component make their fair
+            // predecessors inside it good: sweep until nothing changes.
+            if strong_passes.is_some() {
+                let mut settled = false;
+                // Reverse discovery order: along the depth-first tree, good
+                // flows from child to parent in one sweep.
+                let tries = if members.len() <= SWEEP_MEMBERS {
+                    sweeps
+                } else {
+                    0
+                };
+                for _ in 0..tries {
+                    let mut changed = false;
+                    for &m in members.iter().rev() {
+                        let m = m as usize;
+                        let by_label = fair_by_label(&fair_sets(info[m], all));
+                        let mut g = good[m];
+                        for e in start[m] as usize..start[m + 1] as usize {
+                            let x = succ[e] as usize;
+                            if low[x] == comp && index[x] == DONE {
+                                g |= good[x] & by_label[labels[e] as usize & 15];
+                            }
+                        }
+                        if g != good[m] {
+                            good[m] = g;
+                            changed = true;
+                        }
+                    }
+                    if !changed {
+                        settled = true;
+                        break;
+                    }
+                }
+                if !settled {
+                    strong_passes = None;
+                }
+            }
+        }
+        if let Some(p) = &mut strong_passes {
+            for &m in members {
+                *p &= good[m as usize];
             }
         }
         stack.truncate(at);
         comp += 1;
     }
-    (cyclic, weak_fails)
+    Found {
+        cyclic,
+        weak_fails,
+        strong_passes,
+    }
 }
 
-/// The backward fixpoint of the strong rule for the five models at once;
-/// returns the models (bits in [`BASES`] order) that pass.
+/// The backward fixpoint of the strong rule for the five models at once,
+/// over the whole space by predecessor rows; returns the models (bits in
+/// [`BASES`] order) that pass.
 #[inline(never)]
 fn strong(sp: &Space, w: &mut Work) -> u8 {
     let n = sp.num_states();
@@ -248,10 +362,7 @@ fn strong(sp: &Space, w: &mut Work) -> u8 {
     );
     for v in (0..n).rev() {
         let f = fair_sets(info[v], all);
-        // The models under which each label out of v is a fair move, by
-        // label: a Terminate (labels 0..8) under every model, a Step of t
-        // (label 8 + t) under those whose F holds t.
-        let fair_by_label = (fair_by_thread(&f) as u128) << 64 | 0x1f1f_1f1f_1f1f_1f1fu128;
+        let by_label = fair_by_label(&f);
         let mut steps = 0u8;
         let edges = start[v] as usize..start[v + 1] as usize;
         for (&x, &l) in succ[edges.clone()].iter().zip(&labels[edges]).rev() {
@@ -259,18 +370,10 @@ fn strong(sp: &Space, w: &mut Work) -> u8 {
             pred_start[x] -= 1;
             let at = pred_start[x] as usize;
             pred[at] = v as u32;
-            pred_fair[at] = (fair_by_label >> (8 * l)) as u8;
+            pred_fair[at] = by_label[l as usize & 15];
             steps |= l;
         }
-        let g = if info[v].term() == all {
-            ALL_MODELS
-        } else if steps & 8 != 0 {
-            // Some thread can step: good for the models whose F is empty
-            // (only OBE's and LOBE's can be, while a thread is live).
-            (((f[1] == 0) as u8) << 1) | (((f[3] == 0) as u8) << 3)
-        } else {
-            0
-        };
+        let g = seed(info[v], &f, all, steps & 8 != 0);
         if g != 0 {
             good[v] = g;
             queue.push(v as u32);
@@ -298,6 +401,61 @@ mod tests {
 
     /// The closed forms of F agree with the SPEC §2 update rules on every
     /// path of a few steps, for every thread count.
+    /// The per-component strong rule agrees with the backward search over
+    /// the whole space, on random programs (with sweeps, and with every
+    /// cyclic component sent to the fallback).
+    #[test]
+    fn component_sweeps_agree_with_the_backward_search() {
+        use axb::{Instr, Target, Test};
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        let mut scratch = crate::shared_space::Scratch::new();
+        let mut fell_back = 0;
+        for _ in 0..3000 {
+            let threads = (0..1 + rand(4))
+                .map(|_| {
+                    let len = 1 + rand(4) as usize;
+                    (0..len)
+                        .map(|_| Instr {
+                            loc: rand(3) as u8,
+                            check: rand(3) as u8,
+                            jump: Target::from_pc(rand(len as u64 + 1) as usize, len),
+                            exch: (rand(3) > 0).then(|| rand(3) as u8),
+                        })
+                        .collect()
+                })
+                .collect();
+            let test = Test::new(threads).unwrap();
+            scratch.build(&test, usize::MAX).unwrap();
+            let crate::shared_space::Scratch { space, work, .. } = &mut scratch;
+            let swept = components(space, work, SWEEPS);
+            let forced = components(space, work, 0);
+            let global = strong(space, work);
+            assert_eq!(forced.strong_passes.is_none(), forced.cyclic, "{test:?}");
+            if let Some(p) = swept.strong_passes {
+                assert_eq!(p, global, "{test:?}");
+            } else {
+                fell_back += 1;
+            }
+            assert_eq!(
+                decide_with(space, work, SWEEPS),
+                decide_with(space, work, 0),
+                "{test:?}"
+            );
+            assert_eq!(
+                (swept.cyclic, swept.weak_fails),
+                (forced.cyclic, forced.weak_fails)
+            );
+        }
+        // The sweeps settle nearly every component of programs this size.
+        assert!(fell_back < 30, "{fell_back}");
+    }
+
     #[test]
     fn verdict_positions_follow_the_model_order() {
         use axb::{Fairness, Model};
