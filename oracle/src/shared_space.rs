@@ -343,7 +343,7 @@ impl Table {
 /// State 0 is the start; states are numbered in breadth-first order and the
 /// transitions of state `s` are `succ[start[s]..start[s + 1]]` with labels
 /// `labels[..]` (see [`label`]), in thread order.
-#[derive(Default)]
+#[derive(Default, Debug)]
 pub struct Space {
     pub n: usize,
     pub info: Vec<Info>,
@@ -511,6 +511,47 @@ mod tests {
             .unwrap();
         assert_eq!(sp.info[spin].started(), 0b01);
         assert_eq!(s.build(&t, 2).err(), Some(TooLarge { bound: 2 }));
+    }
+
+    /// The u128 packing builds the same space as the u64 one, state for
+    /// state and transition for transition, on random programs.
+    #[test]
+    fn both_packings_build_the_same_space() {
+        use axb::{Instr, Target};
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rand = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        let (mut table, mut k64, mut k128) = (Table::default(), Vec::new(), Vec::new());
+        for _ in 0..500 {
+            let threads = (0..1 + rand(4))
+                .map(|_| {
+                    let len = 1 + rand(5) as usize;
+                    (0..len)
+                        .map(|_| Instr {
+                            loc: rand(4) as u8,
+                            check: rand(5) as u8,
+                            jump: Target::from_pc(rand(len as u64 + 1) as usize, len),
+                            exch: (rand(3) > 0).then(|| rand(5) as u8),
+                        })
+                        .collect()
+                })
+                .collect();
+            let test = Test::new(threads).unwrap();
+            let layout = Layout::new(&test);
+            assert!(layout.fits_u64());
+            let (mut a, mut b) = (Space::default(), Space::default());
+            explore::<u64>(&layout, usize::MAX, &mut k64, &mut table, &mut a).unwrap();
+            explore::<u128>(&layout, usize::MAX, &mut k128, &mut table, &mut b).unwrap();
+            assert_eq!(a.info, b.info, "{test:?}");
+            assert_eq!(a.start, b.start);
+            assert_eq!(a.succ, b.succ);
+            assert_eq!(a.labels, b.labels);
+            assert!(k64.iter().zip(&k128).all(|(&x, &y)| x as u128 == y));
+        }
     }
 
     #[test]

@@ -95,3 +95,21 @@ fn the_per_model_products_agree_on_every_committed_test() {
         }
     }
 }
+
+/// A test whose states need more than 64 bits (eight threads, a thread of
+/// fourteen instructions, values up to 15 at eight locations) takes the
+/// u128 packing: its verdicts against the per-model products (release
+/// builds; 400 thousand states).
+#[test]
+fn a_test_wider_than_64_bits_decides_like_the_per_model_products() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/wide-8t.txt");
+    let test = axb::text::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(!oracle::shared_space::Layout::new(&test).fits_u64());
+    let v = oracle::verdicts(&test);
+    assert_eq!(v.csv(), "F,F,F,P,F,F,F,P,F,F,F");
+    if cfg!(debug_assertions) {
+        eprintln!("per-model comparison skipped in debug builds: run `cargo test --release`");
+        return;
+    }
+    assert_eq!(oracle::verdicts_per_model(&test), v);
+}
