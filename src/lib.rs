@@ -13,6 +13,7 @@
 
 pub mod buckets;
 pub mod error;
+pub mod fast_ron;
 pub mod load;
 pub mod locate;
 pub mod machine;

@@ -217,9 +217,14 @@ pub fn parse_ron_test(src: &str) -> Result<Test, ParseError> {
     finish_test(src, read_ron(src)?).map(|(_, test)| test)
 }
 
-/// Parses a RON suite.
+/// Parses a RON suite: with [`crate::fast_ron`] when it handles the text
+/// (everything the tools write), else with `ron`, which also reports errors.
 pub fn parse_suite(src: &str) -> Result<Suite, ParseError> {
-    finish_suite(src, read_ron(src)?)
+    let raw = match crate::fast_ron::from_str::<RawSuite>(src) {
+        Ok(raw) => raw,
+        Err(_) => read_ron(src)?,
+    };
+    finish_suite(src, raw)
 }
 
 /// Parses a RON document, a test or a suite: `Test(..)` or `Suite(..)`,

@@ -207,18 +207,18 @@ fn covering_cycle(
             continue;
         }
         // Walk to a state inside the component where t can step inside it.
-        let sources: Vec<NodeIndex> = g
-            .edge_references()
-            .filter(|e| {
-                e.weight().is_step()
-                    && e.weight().thread() == t
-                    && members.contains(e.source().index())
-                    && members.contains(e.target().index())
-                    && ok(e.weight())
-            })
-            .map(|e| e.source())
-            .collect();
-        let path = shortest_path(p, at, |n| sources.contains(&n), |e| inside(e))
+        let mut sources = BitSet::with_capacity(g.node_count());
+        for e in g.edge_references() {
+            if e.weight().is_step()
+                && e.weight().thread() == t
+                && members.contains(e.source().index())
+                && members.contains(e.target().index())
+                && ok(e.weight())
+            {
+                sources.insert(e.source().index());
+            }
+        }
+        let path = shortest_path(p, at, |n| sources.contains(n.index()), |e| inside(e))
             .expect("strongly connected");
         for &e in &path {
             at = g.edge_endpoints(e).unwrap().1;
@@ -313,12 +313,13 @@ pub fn strong_witness(p: &Product) -> Option<Witness> {
     // A bottom component of the fair-move subgraph restricted to the
     // closure: the schedule walks there and cycles, taking every fair
     // thread's steps that are available so no guaranteed thread is ignored.
+    let in_cycle = fair_cyclic_nodes(p, &closure);
     let to_cycle = shortest_path(
         p,
         trap,
         |n| {
             g.edges(n).any(|e| fair_move(e.weight()) && e.target() == n)
-                || component_has_cycle(p, n, &closure)
+                || in_cycle.contains(n.index())
         },
         fair_move,
     )
@@ -371,9 +372,71 @@ fn fair_component(p: &Product, n: NodeIndex, within: &BitSet) -> BitSet {
     fwd
 }
 
-fn component_has_cycle(p: &Product, n: NodeIndex, within: &BitSet) -> bool {
-    let comp = fair_component(p, n, within);
-    comp.len() > 1
+/// The nodes of `within` whose [`fair_component`] has more than one node:
+/// the strongly connected components of the fair moves inside `within`, by
+/// Tarjan's algorithm with an explicit stack (no recursion, linear time).
+fn fair_cyclic_nodes(p: &Product, within: &BitSet) -> BitSet {
+    const UNSEEN: u32 = u32::MAX;
+    let g = &p.lts.graph;
+    let n = g.node_count();
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = BitSet::with_capacity(n);
+    let mut stack: Vec<usize> = Vec::new();
+    let mut out = BitSet::with_capacity(n);
+    let mut next = 0u32;
+    let succ = |v: usize| -> Vec<usize> {
+        g.edges(NodeIndex::new(v))
+            .filter(|e| fair_move(e.weight()) && within.contains(e.target().index()))
+            .map(|e| e.target().index())
+            .collect()
+    };
+    for root in within.iter() {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack.insert(root);
+        let mut frames: Vec<(usize, Vec<usize>, usize)> = vec![(root, succ(root), 0)];
+        while let Some((v, targets, i)) = frames.last_mut() {
+            let v = *v;
+            if let Some(&w) = targets.get(*i) {
+                *i += 1;
+                if index[w] == UNSEEN {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack.insert(w);
+                    frames.push((w, succ(w), 0));
+                } else if on_stack.contains(w) {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            frames.pop();
+            if let Some((u, _, _)) = frames.last() {
+                low[*u] = low[*u].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let at = stack
+                    .iter()
+                    .rposition(|&w| w == v)
+                    .expect("v is on the stack");
+                let cyclic = stack.len() - at > 1;
+                for w in stack.drain(at..) {
+                    on_stack.remove(w);
+                    if cyclic {
+                        out.insert(w);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 fn comp_steppers(p: &Product, comp: &BitSet) -> ThreadSet {

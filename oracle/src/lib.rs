@@ -1,28 +1,72 @@
 //! # oracle: is a progress litmus test guaranteed to terminate?
 //!
 //! For a test and one of the eleven progress models (SPEC §2-3) the oracle
-//! builds the product of the test's state space with the model's fair set F
-//! ([`product`], [`fair_set`]), decides termination by strongly connected
-//! components (weak fairness), a backward fixpoint (strong fairness) or
-//! cycle detection (unfair) ([`check`]), and, when termination is not
-//! guaranteed, produces a witness schedule ([`explain`] renders it).
+//! decides termination by strongly connected components (weak fairness), a
+//! backward fixpoint (strong fairness) or cycle detection (unfair).
 //!
-//! The weak and strong variants of a model share one product space, so
-//! [`verdicts`] builds six spaces for eleven verdicts.
+//! Two engines share those rules:
+//!
+//! - [`verdicts`] and its batch forms build one state space per test, shared
+//!   by all eleven models ([`shared_space`]: every model's fair set F is a
+//!   function of its states), and decide the eleven verdicts in two linear
+//!   passes over it ([`decide`]). This is what labelling suites costs.
+//! - [`analyse`] builds the product of the test with one model's F
+//!   ([`product`], [`fair_set`]) and, when termination is not guaranteed,
+//!   finds a witness schedule on it ([`check`]; [`explain`] renders it).
+//!
+//! The property tests check that the two agree on random programs.
+//!
+//! Every builder takes a bound on the number of states (`max_states`):
+//! past it, a test is refused with [`TooLarge`] instead of exhausting
+//! memory. [`DEFAULT_MAX_STATES`] says how the default was chosen.
 
 pub mod check;
+pub mod decide;
 pub mod dot;
 pub mod explain;
 pub mod fair_set;
 pub mod lts;
 pub mod product;
+pub mod shared_space;
 
+pub use axb::space::TooLarge;
 use axb::{Base, Fairness, Model, Test, Verdict, Verdicts};
 use product::Product;
 use rayon::prelude::*;
+use shared_space::Scratch;
+use std::cell::RefCell;
 
-/// The verdict of one model on a product space of its base.
-fn decide(p: &Product, fairness: Fairness) -> bool {
+/// The default bound on the states of one test's space (`--max-states`).
+///
+/// Measured peaks (eight threads, about seven transitions a state): the
+/// shared space of `classify`, `table` and `label` takes 72 to 76 bytes a
+/// state (3.5 and 18.6 million states), the per-model product and witness
+/// of `explain` about 190. Twenty million states keep either under 4 GB,
+/// well under the 24 GiB of the machine this was measured on, and take
+/// a minute or two to explore. Batches explore large tests one at a time
+/// (see [`try_verdicts_all`]), so the bound holds per process, not per core.
+pub const DEFAULT_MAX_STATES: usize = 20_000_000;
+
+/// Bytes a state of the shared space takes at its peak, rounded up (see
+/// [`DEFAULT_MAX_STATES`]).
+pub const BYTES_PER_STATE: usize = 100;
+
+/// Bytes a state of a per-model product takes with its witness, rounded up.
+pub const PRODUCT_BYTES_PER_STATE: usize = 200;
+
+/// Tests whose space grows past this many states are labelled one at a
+/// time by [`try_verdicts_all`], after the others, so that peak memory is
+/// one large space whatever the number of cores.
+const SMALL_STATES: usize = shared_space::LARGE;
+
+thread_local! {
+    /// Each worker thread's buffers, reused from test to test.
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::new());
+}
+
+/// The verdict of one model on a product space of its base (the per-model
+/// engine, used for witnesses and as a cross-check of the shared one).
+pub fn decide_on_product(p: &Product, fairness: Fairness) -> bool {
     match (p.base, fairness) {
         (Base::Unfair, _) => check::cyclic_component(p).is_none(),
         (_, Fairness::Weak) => check::weak_passes(p),
@@ -30,14 +74,10 @@ fn decide(p: &Product, fairness: Fairness) -> bool {
     }
 }
 
-/// Whether `test` (valid, see [`Test::validate`]) is guaranteed to
-/// terminate under `model`.
-pub fn verdict(test: &Test, model: Model) -> Verdict {
-    Verdict::from_pass(decide(&Product::build(test, model.base), model.fairness))
-}
-
-/// The verdicts of `test` under all eleven models.
-pub fn verdicts(test: &Test) -> Verdicts {
+/// The eleven verdicts computed the long way: one product space per base
+/// model ([`Product`]) and the rules of [`check`] on each. Slower than
+/// [`verdicts`]; kept as a cross-check of the shared space.
+pub fn verdicts_per_model(test: &Test) -> Verdicts {
     let mut v = [Verdict::F; 11];
     for base in [
         Base::Unfair,
@@ -52,15 +92,86 @@ pub fn verdicts(test: &Test) -> Verdicts {
             if base == Base::Unfair && fairness == Fairness::Strong {
                 continue;
             }
-            v[Model::new(base, fairness).index()] = Verdict::from_pass(decide(&p, fairness));
+            v[Model::new(base, fairness).index()] =
+                Verdict::from_pass(decide_on_product(&p, fairness));
         }
     }
     Verdicts(v)
 }
 
-/// [`verdicts`] for many tests, in parallel, in input order.
+/// The verdicts of `test` under all eleven models, or [`TooLarge`] if its
+/// state space has more than `max_states` states. Uses the calling thread's
+/// reusable buffers.
+pub fn try_verdicts(test: &Test, max_states: usize) -> Result<Verdicts, TooLarge> {
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        let r = try_verdicts_in(&mut s, test, max_states);
+        if s.space.num_states() > SMALL_STATES {
+            // Do not keep a large space's buffers for the thread's life.
+            *s = Scratch::new();
+        }
+        r
+    })
+}
+
+/// [`try_verdicts`] with explicit buffers.
+pub fn try_verdicts_in(
+    scratch: &mut Scratch,
+    test: &Test,
+    max_states: usize,
+) -> Result<Verdicts, TooLarge> {
+    scratch.build(test, max_states)?;
+    let Scratch { space, work, .. } = scratch;
+    Ok(decide::decide(space, work))
+}
+
+/// Whether `test` (valid, see [`Test::validate`]) is guaranteed to
+/// terminate under `model`. Unbounded: see [`try_verdicts`] for input from
+/// users.
+pub fn verdict(test: &Test, model: Model) -> Verdict {
+    verdicts(test).get(model)
+}
+
+/// The verdicts of `test` under all eleven models. Unbounded (up to
+/// [`shared_space::MAX_STATES_LIMIT`] states, past which it panics): tools
+/// that read tests from users call [`try_verdicts`] or [`try_verdicts_all`].
+pub fn verdicts(test: &Test) -> Verdicts {
+    try_verdicts(test, shared_space::MAX_STATES_LIMIT).unwrap_or_else(|e| {
+        panic!("a state space of more than {} states", e.bound);
+    })
+}
+
+/// [`verdicts`] for many tests, in parallel, in input order. Unbounded, as
+/// [`verdicts`].
 pub fn verdicts_all(tests: &[&Test]) -> Vec<Verdicts> {
-    tests.par_iter().map(|t| verdicts(t)).collect()
+    try_verdicts_all(tests, shared_space::MAX_STATES_LIMIT)
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("a state space of more than {} states", e.bound)))
+        .collect()
+}
+
+/// [`try_verdicts`] for many tests, on every core, in input order.
+///
+/// Tests are first explored in parallel up to a million states each; those
+/// that need more are then explored one at a time up to `max_states`, so
+/// that the memory a batch needs is that of one large space plus a small one
+/// per core, however many cores there are.
+pub fn try_verdicts_all(tests: &[&Test], max_states: usize) -> Vec<Result<Verdicts, TooLarge>> {
+    let first = max_states.min(SMALL_STATES);
+    let mut out: Vec<Result<Verdicts, TooLarge>> = tests
+        .par_iter()
+        .with_min_len(16)
+        .map(|t| try_verdicts(t, first))
+        .collect();
+    if max_states > first {
+        let mut scratch = Scratch::new();
+        for (r, t) in out.iter_mut().zip(tests) {
+            if r.is_err() {
+                *r = try_verdicts_in(&mut scratch, t, max_states);
+            }
+        }
+    }
+    out
 }
 
 /// A verdict with its evidence, for [`explain`].
@@ -71,18 +182,26 @@ pub struct Analysis {
     pub witness: Option<check::Witness>,
 }
 
-/// Decides `test` under `model` and, when it fails, finds a witness.
+/// Decides `test` under `model` on its product space and, when it fails,
+/// finds a witness. Unbounded: see [`try_analyse`].
 pub fn analyse(test: &Test, model: Model) -> Analysis {
-    let product = Product::build(test, model.base);
+    try_analyse(test, model, shared_space::MAX_STATES_LIMIT)
+        .unwrap_or_else(|e| panic!("a state space of more than {} states", e.bound))
+}
+
+/// [`analyse`], or [`TooLarge`] if the product space has more than
+/// `max_states` states.
+pub fn try_analyse(test: &Test, model: Model, max_states: usize) -> Result<Analysis, TooLarge> {
+    let product = Product::build_bounded(test, model.base, max_states)?;
     let witness = match (model.base, model.fairness) {
         (Base::Unfair, _) => check::unfair_witness(&product),
         (_, Fairness::Weak) => check::weak_witness(&product),
         (_, Fairness::Strong) => check::strong_witness(&product),
     };
-    Analysis {
+    Ok(Analysis {
         model,
         verdict: Verdict::from_pass(witness.is_none()),
         product,
         witness,
-    }
+    })
 }

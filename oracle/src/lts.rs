@@ -12,14 +12,14 @@
 use crate::fair_set;
 use crate::product::{Event, Product};
 use axb::machine::{Machine, PState};
+use axb::space::{Lts, Step};
 use axb::{pseudo, Model, Test};
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 use serde_json::{json, Value};
 
 /// The test's own state space (memory and pcs) as DOT.
-pub fn program_dot(test: &Test, name: &str) -> String {
-    let lts = axb::space::program_space(test);
+pub fn program_dot(test: &Test, name: &str, lts: &Lts<PState, Step>) -> String {
     let m = Machine::new(test);
     let locs = test.num_locs().max(1);
     axb::space::to_dot(
@@ -44,8 +44,7 @@ fn program_state(m: &Machine, s: PState, locs: usize) -> (Vec<u8>, Vec<usize>) {
 }
 
 /// The test's own state space as JSON.
-pub fn program_json(test: &Test, name: &str) -> Value {
-    let lts = axb::space::program_space(test);
+pub fn program_json(test: &Test, name: &str, lts: &Lts<PState, Step>) -> Value {
     let m = Machine::new(test);
     let locs = test.num_locs().max(1);
     let states: Vec<Value> = lts

@@ -43,6 +43,12 @@ const COMMAND_AFTER_HELP: &str =
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Refuse a test whose state space has more than N states (each refused
+    /// test is one error line; the others are still decided). A state takes
+    /// about 100 bytes in classify, table and label, about 200 in explain
+    /// and lts: the default keeps a space under 2 GB or 4 GB.
+    #[arg(long, global = true, value_name = "N", default_value_t = oracle::DEFAULT_MAX_STATES, value_parser = parse_max_states)]
+    max_states: usize,
 }
 
 #[derive(Subcommand)]
@@ -117,6 +123,11 @@ enum Command {
         name: String,
         #[command(flatten)]
         out: Out,
+        /// Write the suite even if some tests exceed --max-states: they are
+        /// left out and named in the suite's note. Without it, nothing is
+        /// written when a test cannot be labelled.
+        #[arg(long)]
+        partial: bool,
     },
 }
 
@@ -145,6 +156,26 @@ enum TextFormat {
 enum LtsFormat {
     Dot,
     Json,
+}
+
+fn parse_max_states(s: &str) -> Result<usize, String> {
+    let limit = oracle::shared_space::MAX_STATES_LIMIT;
+    match s.parse::<usize>() {
+        Ok(n) if (1..=limit).contains(&n) => Ok(n),
+        _ => Err(format!("expected a number of states from 1 to {limit}")),
+    }
+}
+
+/// The error line of a test whose space is over the bound; a state takes
+/// `bytes` bytes in the space the command builds.
+fn too_large(t: &NamedTest, e: oracle::TooLarge, bytes: usize) -> String {
+    format!(
+        "{}: test `{}`: state space exceeds --max-states {} (more than {} states; a larger bound needs about {bytes} bytes a state)",
+        shown(&t.source),
+        t.name,
+        e.bound,
+        e.bound,
+    )
 }
 
 fn parse_model(s: &str) -> Result<Model, String> {
@@ -179,12 +210,29 @@ fn report(errors: &[FileError]) -> bool {
 
 /// Loads tests and their verdicts, in input order: files in the order
 /// given, each directory's files sorted, each suite's tests in suite order.
-fn classify(paths: &[PathBuf]) -> (Vec<(NamedTest, Verdicts)>, bool) {
+/// Also returns the tests over the bound (reported on stderr) and whether
+/// any file or test failed.
+fn classify(
+    paths: &[PathBuf],
+    max_states: usize,
+) -> (Vec<(NamedTest, Verdicts)>, Vec<NamedTest>, bool) {
     let (tests, errors) = load::load_all(paths);
-    let bad = report(&errors);
+    let mut bad = report(&errors);
     let refs: Vec<&axb::Test> = tests.iter().map(|t| &t.entry.test).collect();
-    let verdicts = oracle::verdicts_all(&refs);
-    (tests.into_iter().zip(verdicts).collect(), bad)
+    let verdicts = oracle::try_verdicts_all(&refs, max_states);
+    let mut rows = Vec::with_capacity(tests.len());
+    let mut refused = Vec::new();
+    for (t, v) in tests.into_iter().zip(verdicts) {
+        match v {
+            Ok(v) => rows.push((t, v)),
+            Err(e) => {
+                eprintln!("error: {}", too_large(&t, e, oracle::BYTES_PER_STATE));
+                bad = true;
+                refused.push(t);
+            }
+        }
+    }
+    (rows, refused, bad)
 }
 
 fn print_table(rows: &[(NamedTest, Verdicts)]) -> String {
@@ -377,9 +425,10 @@ fn emit(out: &Out, bytes: &[u8]) -> Result<(), Failure> {
 /// Runs a command; `Ok(false)` when some inputs could not be read (their
 /// errors are printed; the rest was reported).
 fn run(cli: Cli) -> Result<bool, Failure> {
+    let max_states = cli.max_states;
     match cli.command {
         Command::Classify { paths, format, out } => {
-            let (rows, bad) = classify(&paths);
+            let (rows, _, bad) = classify(&paths, max_states);
             if rows.is_empty() && bad {
                 // Nothing to show: the error lines already say why, and an
                 // empty table or CSV would read as a successful, empty run.
@@ -396,7 +445,8 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             out,
         } => {
             let t = one_test(&path, test.as_deref())?;
-            let a = oracle::analyse(&t.entry.test, model);
+            let a = oracle::try_analyse(&t.entry.test, model, max_states)
+                .map_err(|e| Failure::Input(too_large(&t, e, oracle::PRODUCT_BYTES_PER_STATE)))?;
             let bytes = match format {
                 TextFormat::Text => {
                     oracle::explain::explain(&t.entry.test, &t.name, &a).into_bytes()
@@ -420,7 +470,10 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             let test = &t.entry.test;
             let bytes = match (model, format) {
                 (Some(m), format) => {
-                    let p = oracle::product::Product::build(test, m.base);
+                    let p = oracle::product::Product::build_bounded(test, m.base, max_states)
+                        .map_err(|e| {
+                            Failure::Input(too_large(&t, e, oracle::PRODUCT_BYTES_PER_STATE))
+                        })?;
                     match format {
                         LtsFormat::Dot => oracle::dot::to_dot(test, &t.name, &p).into_bytes(),
                         LtsFormat::Json => {
@@ -428,14 +481,25 @@ fn run(cli: Cli) -> Result<bool, Failure> {
                         }
                     }
                 }
-                (None, LtsFormat::Dot) => oracle::lts::program_dot(test, &t.name).into_bytes(),
-                (None, LtsFormat::Json) => json_bytes(&oracle::lts::program_json(test, &t.name)),
+                (None, format) => {
+                    let lts = axb::space::program_space_bounded(test, max_states).map_err(|e| {
+                        Failure::Input(too_large(&t, e, oracle::PRODUCT_BYTES_PER_STATE))
+                    })?;
+                    match format {
+                        LtsFormat::Dot => {
+                            oracle::lts::program_dot(test, &t.name, &lts).into_bytes()
+                        }
+                        LtsFormat::Json => {
+                            json_bytes(&oracle::lts::program_json(test, &t.name, &lts))
+                        }
+                    }
+                }
             };
             emit(&out, &bytes)?;
             Ok(true)
         }
         Command::Table { paths, format, out } => {
-            let (rows, bad) = classify(&paths);
+            let (rows, _, bad) = classify(&paths, max_states);
             if rows.is_empty() && bad {
                 return Ok(false);
             }
@@ -443,14 +507,35 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             emit(&out, &table_output(&table, rows.len(), format)?)?;
             Ok(!bad)
         }
-        Command::Label { paths, name, out } => {
-            let (rows, bad) = classify(&paths);
+        Command::Label {
+            paths,
+            name,
+            out,
+            partial,
+        } => {
+            let (rows, refused, bad) = classify(&paths, max_states);
             if rows.is_empty() && bad {
                 return Ok(false);
             }
+            let mut note = String::new();
+            if !refused.is_empty() {
+                if !partial {
+                    return Err(Failure::Input(format!(
+                        "{}: not written: {} test{} could not be labelled (see above); raise --max-states, or write the others with --partial",
+                        shown(&out.out),
+                        refused.len(),
+                        if refused.len() == 1 { "" } else { "s" }
+                    )));
+                }
+                let names: Vec<&str> = refused.iter().map(|t| t.name.as_str()).collect();
+                note = format!(
+                    "Left out, state space over --max-states {max_states}: {}.",
+                    names.join(", ")
+                );
+            }
             let suite = axb::Suite {
                 name,
-                note: String::new(),
+                note,
                 tests: rows
                     .into_iter()
                     .map(|(t, v)| {

@@ -6,7 +6,7 @@
 
 use crate::fair_set::{self, ThreadSet};
 use axb::machine::{Machine, PState};
-use axb::space::{explore, Lts};
+use axb::space::{explore_bounded, Lts, TooLarge};
 use axb::{Base, Test};
 use petgraph::graph::NodeIndex;
 
@@ -65,7 +65,13 @@ pub struct Product {
 }
 
 impl Product {
+    /// The product space of `test` and `base` (unbounded).
     pub fn build(test: &Test, base: Base) -> Product {
+        Product::build_bounded(test, base, usize::MAX).expect("unbounded")
+    }
+
+    /// The product space, or [`TooLarge`] past `max_states` states.
+    pub fn build_bounded(test: &Test, base: Base, max_states: usize) -> Result<Product, TooLarge> {
         let machine = Machine::new(test);
         let n = machine.num_threads();
         let all = ((1u16 << n) - 1) as ThreadSet;
@@ -74,7 +80,7 @@ impl Product {
             terminated: 0,
             f: fair_set::initial(base, n),
         };
-        let lts = explore(init, |s: State, emit| {
+        let lts = explore_bounded(init, max_states, |s: State, emit| {
             for t in 0..n {
                 let bit = 1 << t;
                 if s.terminated & bit != 0 {
@@ -110,13 +116,13 @@ impl Product {
                     }
                 }
             }
-        });
-        Product {
+        })?;
+        Ok(Product {
             base,
             machine,
             lts,
             all,
-        }
+        })
     }
 
     pub fn state(&self, n: NodeIndex) -> State {
