@@ -14,6 +14,7 @@ pub mod check;
 pub mod dot;
 pub mod explain;
 pub mod fair_set;
+pub mod kernel;
 pub mod product;
 
 use axb::{Base, Fairness, Model, Test, Verdict, Verdicts};

@@ -295,6 +295,11 @@ fn run(cli: Cli) -> Result<bool, Failure> {
 }
 
 fn main() -> ExitCode {
+    // Hook: kernel programs (`.litmus`, `Kernel` RON) have their own command line.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(code) = oracle::kernel::cli::intercept(&args) {
+        return code;
+    }
     match run(Cli::parse()) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(2),
