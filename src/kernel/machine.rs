@@ -912,6 +912,38 @@ impl Machine {
         }
     }
 
+    /// The bit range (offset, width) of invocation `i`'s own fields (pc,
+    /// registers, Terminate and wait flags), contiguous in the state: what
+    /// symmetry reduction permutes.
+    pub fn invocation_range(&self, i: usize) -> (u32, u32) {
+        let v = &self.invs[i];
+        let start = if self.lockstep { v.regs_off } else { v.pc_off };
+        let end = if self.lockstep {
+            v.term_off + 1
+        } else {
+            v.wait_off + 1
+        };
+        (start, end - start)
+    }
+
+    /// The bit range of lockstep subgroup `g`'s stack and wait flag.
+    pub fn subgroup_range(&self, g: usize) -> Option<(u32, u32)> {
+        let sg = self.sgs.get(g)?;
+        Some((sg.depth_off, sg.wait_off + 1 - sg.depth_off))
+    }
+
+    /// The bit ranges of workgroup `w`'s copies of the shared locations.
+    pub fn shared_ranges(&self, w: usize) -> Vec<(u32, u32)> {
+        let mut v = Vec::new();
+        for (l, loc) in self.program.locations.iter().enumerate() {
+            if loc.shared {
+                let first = self.loc_base[l] + w * loc.len();
+                v.push((first as u32 * self.vb, loc.len() as u32 * self.vb));
+            }
+        }
+        v
+    }
+
     /// Whether every invocation has signalled Terminate.
     pub fn all_terminated(&self, s: &[u64]) -> bool {
         (0..self.invs.len()).all(|i| self.terminated(s, i))

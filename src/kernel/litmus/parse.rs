@@ -865,6 +865,14 @@ impl<'a> Parser<'a> {
                     branch: None,
                 }
             }
+            w if is_name(w) && matches!(self.peek2().tok, Tok::Punct("(")) => {
+                return Err(err(
+                    &t,
+                    format!(
+                        "expected an instruction, found `{w}`: the calls are load, exch, cas, fetch_add, fetch_sub, fetch_and, fetch_or, fetch_xor, fetch_min, fetch_max, barrier, subgroupAll, subgroupAny, subgroupBroadcastFirst"
+                    ),
+                ))
+            }
             w if is_name(w) => {
                 let name = w.to_string();
                 self.next();
