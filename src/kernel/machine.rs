@@ -379,6 +379,14 @@ impl Machine {
         get(s, self.invs[i].term_off, 1) != 0
     }
 
+    /// Bit `i` set iff invocation `i` has signalled Terminate.
+    pub fn terminated_mask(&self, s: &[u64]) -> u32 {
+        self.invs
+            .iter()
+            .enumerate()
+            .fold(0, |m, (i, v)| m | (get(s, v.term_off, 1) as u32) << i)
+    }
+
     /// Whether invocation `i` waits at a barrier or collective (in lockstep:
     /// whether its subgroup does and it is among the waiting lanes).
     pub fn waiting(&self, s: &[u64], i: usize) -> bool {
@@ -563,15 +571,30 @@ impl Machine {
         a: usize,
         out: &mut Vec<(StepInfo, S)>,
     ) -> Result<(), Fault> {
+        self.steps_into(s, a, &mut |info, t| out.push((info, t)))
+    }
+
+    /// [`Machine::steps`], handing each successor to `emit`.
+    pub fn steps_into<S: Packed>(
+        &self,
+        s: &S,
+        a: usize,
+        emit: &mut impl FnMut(StepInfo, S),
+    ) -> Result<(), Fault> {
         if !self.can_step(s.as_ref(), a) {
             return Ok(());
         }
         if self.lockstep {
-            self.lockstep_steps(s, a, out)
+            let mut out = Vec::new();
+            self.lockstep_steps(s, a, &mut out)?;
+            for (info, t) in out {
+                emit(info, t);
+            }
+            Ok(())
         } else {
             let mut t = *s;
             let info = self.interleaved_step(t.as_mut(), a)?;
-            out.push((info, t));
+            emit(info, t);
             Ok(())
         }
     }

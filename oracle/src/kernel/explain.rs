@@ -207,7 +207,7 @@ fn explain_w<S: Packed>(
             } else {
                 let _ = writeln!(
                     out,
-                    "A weakly fair schedule that never finishes: the guaranteed entities are {}; each of {} takes a step in the repeated part (the others cannot move somewhere on it), yet the program never finishes.",
+                    "A weakly fair schedule that never finishes: guaranteed are {}; every one of them that can move all along the repeated part ({}) steps in it, yet the program never finishes.",
                     entities(k, guaranteed),
                     entities(k, *must_step)
                 );

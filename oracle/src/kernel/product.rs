@@ -181,50 +181,54 @@ impl Kernel {
     /// The actors allowed to step: resident, able to step, and lowest among
     /// their siblings with a move at every scope run by the priority
     /// scheduler.
-    fn runnable(&self, s: &[u64], resident: u16) -> Vec<usize> {
+    fn runnable(&self, s: &[u64], resident: u16) -> u32 {
         let m = &self.machine;
         let sc = &self.scopes;
-        let mut actors: Vec<usize> = (0..m.num_actors())
-            .filter(|&a| {
-                let (w, ..) = m.coords(m.actor_invocations(a).start);
-                resident & (1 << w) != 0 && m.can_step(s, a)
-            })
-            .collect();
+        let mut actors = 0u32;
+        for a in 0..m.num_actors() {
+            let (w, ..) = m.coords(m.actor_invocations(a).start);
+            if resident & (1 << w) != 0 && m.can_step(s, a) {
+                actors |= 1 << a;
+            }
+        }
         let model = sc.model;
-        if [model.device, model.workgroup, model.subgroup].contains(&Sched::Priority) {
-            // A child "has a move" if an actor in it can step or an
-            // invocation in it can terminate.
-            let moving = |i: usize| {
-                let (w, ..) = m.coords(i);
-                resident & (1 << w) != 0 && (m.can_terminate(s, i) || m.can_step(s, m.actor_of(i)))
-            };
-            let invs: Vec<bool> = (0..m.num_invocations()).map(moving).collect();
-            let lowest = |range: std::ops::Range<usize>, unit: usize| {
-                range
-                    .clone()
-                    .step_by(unit)
-                    .find(|&first| invs[first..first + unit].iter().any(|&b| b))
-            };
-            let (n, sz) = (sc.n, sc.s);
-            actors.retain(|&a| {
-                let i = m.actor_invocations(a).start;
-                let (w, _, g, _) = m.coords(i);
-                if model.device == Sched::Priority && lowest(0..sc.w * n, n) != Some(w * n) {
-                    return false;
-                }
-                if model.workgroup == Sched::Priority
-                    && lowest(w * n..(w + 1) * n, sz) != Some(g * sz)
-                {
-                    return false;
-                }
-                if model.subgroup == Sched::Priority
+        if ![model.device, model.workgroup, model.subgroup].contains(&Sched::Priority) {
+            return actors;
+        }
+        // A child "has a move" if an actor in it can step or an invocation
+        // in it can terminate.
+        let mut moving = 0u32;
+        for i in 0..m.num_invocations() {
+            let (w, ..) = m.coords(i);
+            if resident & (1 << w) != 0
+                && (m.can_terminate(s, i) || actors & (1 << m.actor_of(i)) != 0)
+            {
+                moving |= 1 << i;
+            }
+        }
+        // The first block of `unit` invocations in `range` with a move.
+        let lowest = |range: std::ops::Range<usize>, unit: usize| {
+            range
+                .step_by(unit)
+                .find(|&first| (moving >> first) & ((1u32 << unit) - 1) != 0)
+        };
+        let (n, sz) = (sc.n, sc.s);
+        for a in 0..m.num_actors() {
+            if actors & (1 << a) == 0 {
+                continue;
+            }
+            let i = m.actor_invocations(a).start;
+            let (w, _, g, _) = m.coords(i);
+            let blocked = (model.device == Sched::Priority
+                && lowest(0..sc.w * n, n) != Some(w * n))
+                || (model.workgroup == Sched::Priority
+                    && lowest(w * n..(w + 1) * n, sz) != Some(g * sz))
+                || (model.subgroup == Sched::Priority
                     && !m.lockstep()
-                    && lowest(g * sz..(g + 1) * sz, 1) != Some(i)
-                {
-                    return false;
-                }
-                true
-            });
+                    && lowest(g * sz..(g + 1) * sz, 1) != Some(i));
+            if blocked {
+                actors &= !(1 << a);
+            }
         }
         actors
     }
@@ -285,15 +289,15 @@ impl Kernel {
         let st = s.as_ref();
         let resident = self.scopes.resident(m, st);
         let mut actors = self.runnable(st, resident);
-        let mut buf: Vec<(StepInfo, S)> = Vec::new();
         let mut local_only = false;
         if self.local_first {
-            let locals: Vec<usize> = actors
-                .iter()
-                .copied()
-                .filter(|&a| self.local_forward(s, a))
-                .collect();
-            if !locals.is_empty() {
+            let mut locals = 0u32;
+            for a in 0..m.num_actors() {
+                if actors & (1 << a) != 0 && self.local_forward(s, a) {
+                    locals |= 1 << a;
+                }
+            }
+            if locals != 0 {
                 actors = locals;
                 local_only = true;
             }
@@ -312,17 +316,17 @@ impl Kernel {
                 }
             }
         }
-        for a in actors {
-            buf.clear();
-            m.steps(s, a, &mut buf)?;
-            for &(info, mut t) in &buf {
-                self.scopes
-                    .on_step(m, t.as_mut(), m.actor_invocations(a).start);
+        while actors != 0 {
+            let a = actors.trailing_zeros() as usize;
+            actors &= actors - 1;
+            let first = m.actor_invocations(a).start;
+            m.steps_into(s, a, &mut |info, mut t: S| {
+                self.scopes.on_step(m, t.as_mut(), first);
                 if canon {
                     self.canon(&mut t);
                 }
                 out.push((Move::step(a, info), t));
-            }
+            })?;
         }
         Ok(())
     }

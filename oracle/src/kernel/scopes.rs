@@ -176,36 +176,40 @@ impl Scopes {
             .map(|&o| get_bits(st, o, self.s as u32) as u16)
     }
 
-    /// Terminated lanes of subgroup `g`.
-    fn term_lanes(&self, m: &Machine, st: &[u64], g: usize) -> u16 {
-        (0..self.s)
-            .filter(|&l| m.terminated(st, g * self.s + l))
-            .fold(0, |a, l| a | 1 << l)
+    /// Terminated lanes of subgroup `g`, from the terminated invocations.
+    fn term_lanes(&self, tm: u32, g: usize) -> u16 {
+        ((tm >> (g * self.s)) & ((1u32 << self.s) - 1)) as u16
     }
 
     /// Terminated subgroups of workgroup `w`, as local subgroup ids.
-    fn term_sgs(&self, m: &Machine, st: &[u64], w: usize) -> u16 {
+    fn term_sgs(&self, tm: u32, w: usize) -> u16 {
         let full = ((1u32 << self.s) - 1) as u16;
         (0..self.per)
-            .filter(|&k| self.term_lanes(m, st, w * self.per + k) == full)
+            .filter(|&k| self.term_lanes(tm, w * self.per + k) == full)
             .fold(0, |a, k| a | 1 << k)
+    }
+
+    /// Terminated workgroups (all their invocations have terminated).
+    fn term_wgs_of(&self, tm: u32) -> u16 {
+        let full = (1u32 << self.n) - 1;
+        (0..self.w)
+            .filter(|&w| (tm >> (w * self.n)) & full == full)
+            .fold(0, |a, w| a | 1 << w)
     }
 
     /// Terminated workgroups.
     pub fn term_wgs(&self, m: &Machine, st: &[u64]) -> u16 {
-        let full = ((1u32 << self.per) - 1) as u16;
-        (0..self.w)
-            .filter(|&w| self.term_sgs(m, st, w) == full)
-            .fold(0, |a, w| a | 1 << w)
+        self.term_wgs_of(m.terminated_mask(st))
     }
 
     /// F updates for a step of the actor moving invocation `i` (in lockstep
     /// the whole subgroup of `i` steps: no lane-scope update).
     pub fn on_step(&self, m: &Machine, st: &mut [u64], i: usize) {
         let (w, _, g, lane) = m.coords(i);
+        let tm = m.terminated_mask(st);
         if let Some(o) = self.dev {
             let f = get_bits(st, o, self.w as u32) as u16;
-            let t = self.term_wgs(m, st);
+            let t = self.term_wgs_of(tm);
             set_bits(
                 st,
                 o,
@@ -215,7 +219,7 @@ impl Scopes {
         }
         if let Some(&o) = self.wg.get(w) {
             let f = get_bits(st, o, self.per as u32) as u16;
-            let t = self.term_sgs(m, st, w);
+            let t = self.term_sgs(tm, w);
             let k = g - w * self.per;
             set_bits(
                 st,
@@ -227,7 +231,7 @@ impl Scopes {
         if !self.lockstep {
             if let Some(&o) = self.sg.get(g) {
                 let f = get_bits(st, o, self.s as u32) as u16;
-                let t = self.term_lanes(m, st, g);
+                let t = self.term_lanes(tm, g);
                 set_bits(
                     st,
                     o,
@@ -244,7 +248,8 @@ impl Scopes {
     /// whose subgroups have, the device's.
     pub fn on_terminate(&self, m: &Machine, st: &mut [u64], i: usize) {
         let (w, _, g, lane) = m.coords(i);
-        let lanes_done = self.term_lanes(m, st, g);
+        let tm = m.terminated_mask(st);
+        let lanes_done = self.term_lanes(tm, g);
         if let Some(&o) = self.sg.get(g) {
             let f = get_bits(st, o, self.s as u32) as u16;
             let nf = after_terminate(self.model.subgroup, f, lane, self.s, lanes_done);
@@ -253,7 +258,7 @@ impl Scopes {
         if lanes_done != ((1u32 << self.s) - 1) as u16 {
             return;
         }
-        let sgs_done = self.term_sgs(m, st, w);
+        let sgs_done = self.term_sgs(tm, w);
         if let Some(&o) = self.wg.get(w) {
             let f = get_bits(st, o, self.per as u32) as u16;
             let k = g - w * self.per;
@@ -265,7 +270,7 @@ impl Scopes {
         }
         if let Some(o) = self.dev {
             let f = get_bits(st, o, self.w as u32) as u16;
-            let t = self.term_wgs(m, st);
+            let t = self.term_wgs_of(tm);
             let nf = after_terminate(self.model.device, f, w, self.w, t);
             set_bits(st, o, self.w as u32, nf as u64);
         }

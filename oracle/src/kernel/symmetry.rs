@@ -30,23 +30,40 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use rustc_hash::FxHashMap;
 
-/// The interchangeable workgroups and lanes of a program under a model.
+/// The interchangeable workgroups and lanes of a program under a model,
+/// with the bit fields that move with each.
 #[derive(Clone, Debug)]
 pub struct Symmetry {
     /// Classes of interchangeable workgroups (ascending, at least two each).
     wg_classes: Vec<Vec<usize>>,
-    /// Workgroups whose lanes are interchangeable inside each subgroup.
-    lane_wgs: Vec<usize>,
+    /// Per workgroup: its fields (invocations, lockstep stacks, shared
+    /// cells, the F sets of its scopes, its bit of the device's F).
+    wg_fields: Vec<Vec<(u32, u32)>>,
+    /// Chunks of 32 bits in a workgroup's record (the same in a class).
+    wg_len: Vec<usize>,
+    /// Subgroups whose lanes are interchangeable: each lane's field and the
+    /// offset of the subgroup's F.
+    lane_sgs: Vec<LaneGroup>,
 }
 
-fn read(s: &[u64], (off, w): (u32, u32), out: &mut Vec<u64>) {
+/// The lanes' fields of a subgroup and the offset of its F set.
+type LaneGroup = (Vec<(u32, u32)>, Option<u32>);
+
+fn chunks((_, w): (u32, u32)) -> usize {
+    w.div_ceil(32) as usize
+}
+
+fn read(s: &[u64], (off, w): (u32, u32), out: &mut [u64]) -> usize {
     let end = off + w;
     let mut o = off;
+    let mut k = 0;
     while o < end {
         let c = (end - o).min(32);
-        out.push(get_bits(s, o, c));
+        out[k] = get_bits(s, o, c);
+        k += 1;
         o += c;
     }
+    k
 }
 
 fn write(s: &mut [u64], (off, w): (u32, u32), vals: &[u64]) -> usize {
@@ -60,6 +77,10 @@ fn write(s: &mut [u64], (off, w): (u32, u32), vals: &[u64]) -> usize {
         o += c;
     }
     k
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl Symmetry {
@@ -83,7 +104,7 @@ impl Symmetry {
                 }
             }
         }
-        let mut lane_wgs = Vec::new();
+        let mut lane_sgs = Vec::new();
         if !m.lockstep() && sc.s > 1 && model.subgroup.id_blind() {
             for w in 0..sc.w {
                 let c = p.wg_code[w] as usize;
@@ -96,125 +117,120 @@ impl Symmetry {
                         }
                     )
                 });
-                if !broadcasts && !p.reads_id(c, IdKind::LocalId) && !p.reads_id(c, IdKind::LaneId)
-                {
-                    lane_wgs.push(w);
+                if broadcasts || p.reads_id(c, IdKind::LocalId) || p.reads_id(c, IdKind::LaneId) {
+                    continue;
+                }
+                for g in w * sc.per..(w + 1) * sc.per {
+                    let lanes = (0..sc.s)
+                        .map(|l| m.invocation_range(g * sc.s + l))
+                        .collect();
+                    lane_sgs.push((lanes, sc.sg.get(g).copied()));
                 }
             }
         }
-        (!wg_classes.is_empty() || !lane_wgs.is_empty()).then_some(Symmetry {
+        if wg_classes.is_empty() && lane_sgs.is_empty() {
+            return None;
+        }
+        let wg_fields: Vec<Vec<(u32, u32)>> = (0..sc.w)
+            .map(|w| {
+                let mut f = Vec::new();
+                for i in w * sc.n..(w + 1) * sc.n {
+                    f.push(m.invocation_range(i));
+                }
+                for g in w * sc.per..(w + 1) * sc.per {
+                    f.extend(m.subgroup_range(g));
+                }
+                f.extend(m.shared_ranges(w));
+                if let Some(&o) = sc.wg.get(w) {
+                    f.push((o, sc.per as u32));
+                }
+                for g in w * sc.per..(w + 1) * sc.per {
+                    if let Some(&o) = sc.sg.get(g) {
+                        f.push((o, sc.s as u32));
+                    }
+                }
+                if let Some(o) = sc.dev {
+                    f.push((o + w as u32, 1));
+                }
+                f
+            })
+            .collect();
+        let wg_len = wg_fields
+            .iter()
+            .map(|f| f.iter().map(|&r| chunks(r)).sum())
+            .collect();
+        Some(Symmetry {
             wg_classes,
-            lane_wgs,
+            wg_fields,
+            wg_len,
+            lane_sgs,
         })
     }
 
     /// Replaces a state by the canonical member of its orbit.
-    pub fn canonicalize(&self, k: &Kernel, s: &mut [u64]) {
-        let m = &k.machine;
-        let sc = &k.scopes;
-        for &w in &self.lane_wgs {
-            for g in w * sc.per..(w + 1) * sc.per {
-                self.sort_lanes(m, sc, s, g);
-            }
+    pub fn canonicalize(&self, _k: &Kernel, s: &mut [u64]) {
+        for (lanes, fsg) in &self.lane_sgs {
+            sort_lanes(s, lanes, *fsg);
         }
         for class in &self.wg_classes {
-            self.sort_workgroups(m, sc, s, class);
+            self.sort_workgroups(s, class);
         }
     }
 
-    fn sort_lanes(&self, m: &Machine, sc: &Scopes, s: &mut [u64], g: usize) {
-        let lanes = sc.s;
-        let fsg = sc.sg.get(g).map(|&o| (o, get_bits(s, o, lanes as u32)));
-        let mut recs: Vec<(Vec<u64>, usize)> = (0..lanes)
-            .map(|l| {
-                let mut r = Vec::new();
-                read(s, m.invocation_range(g * lanes + l), &mut r);
-                if let Some((_, f)) = fsg {
-                    r.push((f >> l) & 1);
+    fn sort_workgroups(&self, s: &mut [u64], class: &[usize]) {
+        let len = self.wg_len[class[0]];
+        SCRATCH.with(|scratch| {
+            let mut buf = scratch.borrow_mut();
+            buf.clear();
+            buf.resize(len * class.len(), 0);
+            for (k, &w) in class.iter().enumerate() {
+                let rec = &mut buf[k * len..(k + 1) * len];
+                let mut at = 0;
+                for &r in &self.wg_fields[w] {
+                    at += read(s, r, &mut rec[at..]);
                 }
-                (r, l)
-            })
-            .collect();
-        if recs.windows(2).all(|p| p[0].0 <= p[1].0) {
-            return;
-        }
-        recs.sort();
-        let mut f = 0u64;
-        for (slot, (rec, _)) in recs.iter().enumerate() {
-            let used = write(s, m.invocation_range(g * lanes + slot), rec);
-            if fsg.is_some() {
-                f |= rec[used] << slot;
             }
-        }
-        if let Some((o, _)) = fsg {
-            set_bits(s, o, lanes as u32, f);
+            let rec = |k: usize| &buf[k * len..(k + 1) * len];
+            if (1..class.len()).all(|k| rec(k - 1) <= rec(k)) {
+                return;
+            }
+            let mut order: Vec<usize> = (0..class.len()).collect();
+            order.sort_by(|&a, &b| rec(a).cmp(rec(b)));
+            for (slot, &k) in order.iter().enumerate() {
+                let w = class[slot];
+                let mut at = 0;
+                for &r in &self.wg_fields[w] {
+                    at += write(s, r, &buf[k * len + at..(k + 1) * len]);
+                }
+            }
+        });
+    }
+}
+
+/// Sorts the lanes of one subgroup by their fields (and F bit).
+fn sort_lanes(s: &mut [u64], lanes: &[(u32, u32)], fsg: Option<u32>) {
+    let n = lanes.len();
+    let f = fsg.map(|o| get_bits(s, o, n as u32));
+    let mut recs = [[0u64; 4]; 8];
+    for (l, &r) in lanes.iter().enumerate() {
+        let used = read(s, r, &mut recs[l]);
+        if let Some(f) = f {
+            recs[l][used] = (f >> l) & 1;
         }
     }
-
-    fn wg_record(&self, m: &Machine, sc: &Scopes, s: &[u64], w: usize) -> Vec<u64> {
-        let mut r = Vec::new();
-        for i in w * sc.n..(w + 1) * sc.n {
-            read(s, m.invocation_range(i), &mut r);
-        }
-        for g in w * sc.per..(w + 1) * sc.per {
-            if let Some(range) = m.subgroup_range(g) {
-                read(s, range, &mut r);
-            }
-        }
-        for range in m.shared_ranges(w) {
-            read(s, range, &mut r);
-        }
-        if let Some(&o) = sc.wg.get(w) {
-            r.push(get_bits(s, o, sc.per as u32));
-        }
-        for g in w * sc.per..(w + 1) * sc.per {
-            if let Some(&o) = sc.sg.get(g) {
-                r.push(get_bits(s, o, sc.s as u32));
-            }
-        }
-        if let Some(o) = sc.dev {
-            r.push(get_bits(s, o + w as u32, 1));
-        }
-        r
+    if (1..n).all(|l| recs[l - 1] <= recs[l]) {
+        return;
     }
-
-    fn write_wg(&self, m: &Machine, sc: &Scopes, s: &mut [u64], w: usize, rec: &[u64]) {
-        let mut k = 0;
-        for i in w * sc.n..(w + 1) * sc.n {
-            k += write(s, m.invocation_range(i), &rec[k..]);
-        }
-        for g in w * sc.per..(w + 1) * sc.per {
-            if let Some(range) = m.subgroup_range(g) {
-                k += write(s, range, &rec[k..]);
-            }
-        }
-        for range in m.shared_ranges(w) {
-            k += write(s, range, &rec[k..]);
-        }
-        if let Some(&o) = sc.wg.get(w) {
-            set_bits(s, o, sc.per as u32, rec[k]);
-            k += 1;
-        }
-        for g in w * sc.per..(w + 1) * sc.per {
-            if let Some(&o) = sc.sg.get(g) {
-                set_bits(s, o, sc.s as u32, rec[k]);
-                k += 1;
-            }
-        }
-        if let Some(o) = sc.dev {
-            set_bits(s, o + w as u32, 1, rec[k]);
+    recs[..n].sort();
+    let mut nf = 0u64;
+    for (slot, &r) in lanes.iter().enumerate() {
+        let used = write(s, r, &recs[slot]);
+        if fsg.is_some() {
+            nf |= recs[slot][used] << slot;
         }
     }
-
-    fn sort_workgroups(&self, m: &Machine, sc: &Scopes, s: &mut [u64], class: &[usize]) {
-        let mut recs: Vec<Vec<u64>> = class.iter().map(|&w| self.wg_record(m, sc, s, w)).collect();
-        if recs.windows(2).all(|p| p[0] <= p[1]) {
-            return;
-        }
-        recs.sort();
-        for (&w, rec) in class.iter().zip(&recs) {
-            self.write_wg(m, sc, s, w, rec);
-        }
+    if let Some(o) = fsg {
+        set_bits(s, o, n as u32, nf);
     }
 }
 
