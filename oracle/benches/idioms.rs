@@ -83,4 +83,100 @@ fn main() {
         total_full.as_secs_f64() * 1e3,
         total_red.as_secs_f64() * 1e3
     );
+    scaled();
+}
+
+/// Larger launches of some idioms: how far the reductions carry.
+fn scaled() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../suites/idioms");
+    let read = |name: &str| std::fs::read_to_string(dir.join(format!("{name}.litmus"))).unwrap();
+    // (name, idiom, replacements)
+    let variants: Vec<(&str, String)> = vec![
+        (
+            "ticket-lock x4",
+            read("ticket-lock")
+                .replace("workgroups 3;", "workgroups 4;")
+                .replace("values 4;", "values 8;"),
+        ),
+        (
+            "ticket-lock x5",
+            read("ticket-lock")
+                .replace("workgroups 3;", "workgroups 5;")
+                .replace("values 4;", "values 8;"),
+        ),
+        (
+            "discovery-barrier x4",
+            read("discovery-barrier")
+                .replace("workgroups 3;", "workgroups 4;")
+                .replace("values 4;", "values 8;"),
+        ),
+        (
+            "discovery-barrier x5",
+            read("discovery-barrier")
+                .replace("workgroups 3;", "workgroups 5;")
+                .replace("values 4;", "values 8;"),
+        ),
+        (
+            "decoupled-lookback x5",
+            read("decoupled-lookback")
+                .replace("workgroups 3;", "workgroups 5;")
+                .replace("values 4;", "values 8;")
+                .replace("flag[3]", "flag[5]"),
+        ),
+        (
+            "decoupled-lookback-parallel x3",
+            read("decoupled-lookback-parallel")
+                .replace("workgroups 2;", "workgroups 3;")
+                .replace("values 4;", "values 8;")
+                .replace("flag[4]", "flag[6]"),
+        ),
+        (
+            "mp-wg_obe-t_obe x3",
+            read("mp-wg_obe-t_obe").replace("workgroups 2;", "workgroups 3;"),
+        ),
+    ];
+    println!();
+    println!(
+        "{:<32} {:<8} {:>10} {:>9} {:>10} {:>10}",
+        "scaled program", "model", "states", "reduced", "s", "s reduced"
+    );
+    for (name, src) in variants {
+        // Drop the stated verdicts: they are about the original launch.
+        let src: String = src
+            .lines()
+            .filter(|l| !l.starts_with("expect"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let p = axb::kernel::litmus::parse(&src).expect("a scaled idiom parses");
+        for model in ["OBE", "WEAK_FAIR"] {
+            let m = ScopedModel::parse(model).unwrap();
+            let run = |reductions, max_states| {
+                let t0 = Instant::now();
+                let r = decide_both(
+                    &p,
+                    &m,
+                    Options {
+                        max_states,
+                        reductions,
+                    },
+                );
+                (r.map(|(w, _)| w.states), t0.elapsed())
+            };
+            let (full, tf) = run(Reductions::NONE, 3_000_000);
+            let (red, tr) = run(Reductions::ALL, 10_000_000);
+            let cell = |r: Result<usize, _>| match r {
+                Ok(n) => n.to_string(),
+                Err(_) => ">3000000".to_string(),
+            };
+            println!(
+                "{:<32} {:<8} {:>10} {:>9} {:>10.3} {:>10.3}",
+                name,
+                model,
+                cell(full),
+                cell(red),
+                tf.as_secs_f64(),
+                tr.as_secs_f64()
+            );
+        }
+    }
 }

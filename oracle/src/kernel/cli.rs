@@ -37,6 +37,8 @@ enum Format {
     Table,
     Csv,
     Json,
+    Text,
+    Dot,
 }
 
 #[derive(Subcommand)]
@@ -55,6 +57,8 @@ enum Command {
         path: PathBuf,
         #[arg(long)]
         model: Option<String>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
         #[arg(long)]
         test: Option<String>,
         #[arg(long)]
@@ -72,8 +76,10 @@ enum Command {
         test: Option<String>,
         #[arg(long)]
         occupancy: Option<u8>,
-        #[arg(long, required = true)]
+        #[arg(long)]
         dot: bool,
+        #[arg(long, value_enum)]
+        format: Option<Format>,
         #[arg(short, long)]
         out: Option<PathBuf>,
         #[arg(long, default_value_t = DEFAULT_MAX_STATES)]
@@ -290,7 +296,12 @@ fn run(command: Command) -> Result<bool, Failure> {
                 return Ok(false);
             }
             let text = match format {
-                Format::Table => table(&ok),
+                Format::Dot => {
+                    return Err(Failure::Msg(
+                        "classify prints --format table, csv or json".into(),
+                    ))
+                }
+                Format::Table | Format::Text => table(&ok),
                 Format::Csv => {
                     let mut s = model::csv_header();
                     s.push('\n');
@@ -404,6 +415,7 @@ fn run(command: Command) -> Result<bool, Failure> {
         Command::Explain {
             path,
             model,
+            format,
             test,
             occupancy,
             out,
@@ -415,13 +427,35 @@ fn run(command: Command) -> Result<bool, Failure> {
                 max_states,
                 reductions: Reductions::NONE,
             };
-            let text = explain::explain(&item.program(), item.name(), &m, opts).map_err(|e| {
+            let fail = |e: KernelError| {
                 Failure::Msg(format!(
                     "{}: test `{}`: {e}",
                     item.source().display(),
                     item.name()
                 ))
-            })?;
+            };
+            let text = explain::explain(&item.program(), item.name(), &m, opts).map_err(fail)?;
+            let text = match format {
+                Format::Json => {
+                    let d = super::decide(&item.program(), &m, opts).map_err(fail)?;
+                    let v = serde_json::json!({
+                        "test": item.name(),
+                        "source": item.source().display().to_string(),
+                        "model": m.to_string(),
+                        "memory": "sequentially consistent",
+                        "verdict": d.verdict.as_char().to_string(),
+                        "deadlock": d.deadlock,
+                        "states": d.states,
+                        "transitions": d.transitions,
+                        "explanation": text,
+                    });
+                    let mut s = serde_json::to_string_pretty(&v).expect("json");
+                    s.push('\n');
+                    s
+                }
+                Format::Text => text,
+                _ => return Err(Failure::Msg("explain prints --format text or json".into())),
+            };
             emit(&out, &text)?;
             Ok(true)
         }
@@ -432,8 +466,14 @@ fn run(command: Command) -> Result<bool, Failure> {
             occupancy,
             out,
             max_states,
-            ..
+            dot,
+            format,
         } => {
+            if !dot && format != Some(Format::Dot) {
+                return Err(Failure::Msg(
+                    "lts prints Graphviz DOT: give --dot (or --format dot)".into(),
+                ));
+            }
             let item = one(&path, test.as_deref())?;
             let m = match model {
                 Some(s) => Some(pick_model(&item, Some(&s), occupancy)?),
