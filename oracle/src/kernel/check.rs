@@ -28,11 +28,13 @@ use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 
-/// The entities that have a move in each state.
+/// The entities that have a move in each state (in the unreduced
+/// product: a reduced one may explore only some of them).
 pub fn enabled<S: Packed>(k: &Kernel, p: &Product<S>) -> Vec<u64> {
-    let g = &p.lts.graph;
-    g.node_indices()
-        .map(|n| g.edges(n).fold(0, |m, e| m | k.move_mask(*e.weight())))
+    p.lts
+        .graph
+        .node_weights()
+        .map(|s| k.enabled(s.as_ref()))
         .collect()
 }
 

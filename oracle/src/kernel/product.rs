@@ -178,6 +178,29 @@ impl Kernel {
         self.scopes.guaranteed(s)
     }
 
+    /// The entities that have a move in `s` in the unreduced product: the
+    /// actors allowed to step and the invocations that may terminate (with
+    /// their subgroups, workgroups and the device). The weak rule needs
+    /// this, not the moves a reduced product explores.
+    pub fn enabled(&self, s: &[u64]) -> u64 {
+        let m = &self.machine;
+        let resident = self.scopes.resident(m, s);
+        let mut en = 0u64;
+        for i in 0..m.num_invocations() {
+            let (w, ..) = m.coords(i);
+            if resident & (1 << w) != 0 && m.can_terminate(s, i) {
+                en |= self.inv_mask[i];
+            }
+        }
+        let mut actors = self.runnable(s, resident);
+        while actors != 0 {
+            let a = actors.trailing_zeros() as usize;
+            actors &= actors - 1;
+            en |= self.actor_mask[a];
+        }
+        en
+    }
+
     /// The actors allowed to step: resident, able to step, and lowest among
     /// their siblings with a move at every scope run by the priority
     /// scheduler.

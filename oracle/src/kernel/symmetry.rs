@@ -303,9 +303,7 @@ fn lifted_witness<S: Packed>(
         out.clear();
         k.successors_with(&s, &mut out, false)
             .map_err(KernelError::Fault)?;
-        let mut en = 0;
         for &(mv, t) in &out {
-            en |= k.move_mask(mv);
             if !in_component(&t) {
                 continue;
             }
@@ -324,7 +322,7 @@ fn lifted_witness<S: Packed>(
             };
             lifted.add_edge(x, y, mv);
         }
-        enabled[x.index()] = en;
+        enabled[x.index()] = k.enabled(s.as_ref());
     }
     let (ids, count) = scc_ids(&lifted);
     let mut internal = vec![false; count];
