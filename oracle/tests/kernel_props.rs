@@ -17,6 +17,16 @@ use proptest::prelude::*;
 
 const NREGS: u8 = 2;
 
+/// Cases per property: ten times more in release builds (`cargo test
+/// --release`), where they are cheap.
+fn cases(n: u32) -> u32 {
+    if cfg!(debug_assertions) {
+        n
+    } else {
+        10 * n
+    }
+}
+
 fn operand(values: u16) -> impl Strategy<Value = Operand> {
     prop_oneof![
         (0..NREGS).prop_map(Operand::Reg),
@@ -199,7 +209,7 @@ fn both(p: &Program, m: &ScopedModel, r: Reductions) -> Result<(String, String),
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(400), ..ProptestConfig::default() })]
 
     #[test]
     fn every_reduction_keeps_every_verdict(p in program(), m in model()) {
@@ -342,7 +352,7 @@ fn sync_program() -> impl Strategy<Value = Program> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(300), ..ProptestConfig::default() })]
 
     #[test]
     fn reductions_keep_deadlocks_and_verdicts_of_synchronising_programs(p in sync_program(), m in model()) {
@@ -416,7 +426,7 @@ fn replay<S: axb::kernel::machine::Packed>(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(300), ..ProptestConfig::default() })]
 
     #[test]
     fn witnesses_replay(p in program(), m in model(), strong in any::<bool>()) {
@@ -479,7 +489,7 @@ fn local_heavy_program() -> impl Strategy<Value = Program> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(500), ..ProptestConfig::default() })]
 
     #[test]
     fn reductions_keep_verdicts_when_local_steps_meet_finished_invocations(p in local_heavy_program(), m in model()) {

@@ -974,7 +974,9 @@ impl Machine {
 
     /// `Mem=[..] flag=.. pc=[..]` for people: every location (shared ones
     /// per workgroup as `name@w`), the pc of every invocation (END when
-    /// finished, `w` after it when waiting), and registers that are not 0.
+    /// finished, `w` after it when waiting), and registers that are not 0
+    /// (`regs w1:r=1` or, with several invocations per workgroup,
+    /// `regs w1.0:r=1`).
     pub fn describe(&self, s: &[u64]) -> String {
         let mut parts = Vec::new();
         for (l, loc) in self.program.locations.iter().enumerate() {
@@ -1028,7 +1030,12 @@ impl Machine {
                 .collect();
             if !set.is_empty() {
                 let v = &self.invs[i];
-                regs.push(format!("{}.{}:{}", v.wg, v.local, set.join(",")));
+                let who = if self.n == 1 {
+                    format!("w{}", v.wg)
+                } else {
+                    format!("w{}.{}", v.wg, v.local)
+                };
+                regs.push(format!("{who}:{}", set.join(",")));
             }
         }
         if !regs.is_empty() {

@@ -12,7 +12,7 @@ use axb::kernel::machine::Packed;
 use axb::kernel::program::Program;
 use axb::kernel::ScopedModel;
 use axb::Fairness;
-use petgraph::graph::{EdgeIndex, NodeIndex};
+use petgraph::graph::EdgeIndex;
 use std::fmt::Write;
 
 /// The name of an actor or invocation in schedules: `w1` for the one
@@ -255,9 +255,4 @@ pub fn explain(
         k.words,
         explain_w(program, name, model, &k, opts.max_states)
     )
-}
-
-/// The start state of a product, for tests and tools.
-pub fn start_state<S: Packed>(p: &Product<S>) -> NodeIndex {
-    p.lts.initial()
 }

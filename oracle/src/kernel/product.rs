@@ -356,7 +356,7 @@ impl Kernel {
 
     fn canon<S: Packed>(&self, t: &mut S) {
         if let Some(sym) = &self.symmetry {
-            sym.canonicalize(self, t.as_mut());
+            sym.canonicalize(t.as_mut());
         }
     }
 

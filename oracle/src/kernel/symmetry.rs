@@ -168,7 +168,7 @@ impl Symmetry {
     }
 
     /// Replaces a state by the canonical member of its orbit.
-    pub fn canonicalize(&self, _k: &Kernel, s: &mut [u64]) {
+    pub fn canonicalize(&self, s: &mut [u64]) {
         for (lanes, fsg) in &self.lane_sgs {
             sort_lanes(s, lanes, *fsg);
         }
@@ -280,7 +280,7 @@ fn lifted_witness<S: Packed>(
         k.symmetry
             .as_ref()
             .expect("symmetry")
-            .canonicalize(k, canon.as_mut());
+            .canonicalize(canon.as_mut());
         p.lts
             .index
             .get(&canon)

@@ -221,11 +221,9 @@ fn strong_witness<S: Packed>(k: &Kernel, p: &Product<S>) -> Option<Witness> {
     }
     let bottom = (0..count).find(|&c| !leaves[c] && internal[c])?;
     let mut members = vec![false; g.node_count()];
-    let mut any = None;
     for m in sub.node_indices() {
         if ids[m.index()] as usize == bottom {
             members[sub[m].index()] = true;
-            any.get_or_insert(sub[m]);
         }
     }
     let prefix = shortest_path(
@@ -238,7 +236,6 @@ fn strong_witness<S: Packed>(k: &Kernel, p: &Product<S>) -> Option<Witness> {
     let entry = prefix
         .last()
         .map_or(trap, |&e| g.edge_endpoints(e).unwrap().1);
-    let _ = any;
     // Cover a step of every guaranteed entity that steps inside.
     let mut cover = 0u64;
     for e in g.edge_references() {
