@@ -5,7 +5,9 @@
 //! format, [`load`] and [`suite`] for RON, [`locate`] to point at a fault in
 //! RON, [`pseudo`] for the paper's C-like notation), the names of the progress models and verdicts ([`model`]), the
 //! Table 4 buckets ([`buckets`]), and the explicit state-space builder
-//! ([`machine`], [`space`]).
+//! ([`machine`], [`space`]); and [`kernel`], the language of real GPU idioms
+//! (workgroups of invocations, barriers, atomics, registers) that AXB is a
+//! subset of.
 //!
 //! The three tools build on this crate and never on each other's internals:
 //! `synth` generates tests, `oracle` decides termination under each progress
@@ -14,6 +16,7 @@
 pub mod buckets;
 pub mod error;
 pub mod fast_ron;
+pub mod kernel;
 pub mod load;
 pub mod locate;
 pub mod machine;

@@ -25,6 +25,7 @@ pub mod decide;
 pub mod dot;
 pub mod explain;
 pub mod fair_set;
+pub mod kernel;
 pub mod lts;
 pub mod product;
 pub mod shared_space;

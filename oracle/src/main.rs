@@ -552,6 +552,11 @@ fn run(cli: Cli) -> Result<bool, Failure> {
 }
 
 fn main() -> ExitCode {
+    // Hook: kernel programs (`.litmus`, `Kernel` RON) have their own command line.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(code) = oracle::kernel::cli::intercept(&args) {
+        return code;
+    }
     let cli = Cli::parse(); // usage errors exit here with status 2
                             // A panic is a bug; it is reported by the panic hook and exits with 1,
                             // not Rust's 101, so that scripts see the documented statuses.

@@ -1,0 +1,258 @@
+//! Verdicts for people (`oracle explain` on kernel programs): the verdict
+//! under the model, the program, and the witness schedule of a failing
+//! verdict or the reason of a passing one. Every verdict line says that
+//! memory is sequentially consistent: the checker assumes it.
+
+use super::product::{build, Kernel, Move, Product, Reductions};
+use super::scopes;
+use super::witness::{self, Lasso, Witness};
+use super::{with_words, KernelError, Options};
+use axb::kernel::litmus;
+use axb::kernel::machine::Packed;
+use axb::kernel::program::Program;
+use axb::kernel::ScopedModel;
+use axb::Fairness;
+use petgraph::graph::EdgeIndex;
+use std::fmt::Write;
+
+/// The name of an actor or invocation in schedules: `w1` for the one
+/// invocation of workgroup 1, `w1.2` for invocation 2 of workgroup 1,
+/// `w1.s0` for subgroup 0 of workgroup 1 stepping in lockstep.
+pub fn who(k: &Kernel, m: Move) -> String {
+    let mc = &k.machine;
+    let p = &mc.program;
+    if m.is_step() && mc.lockstep() {
+        let per = k.scopes.per;
+        return format!("w{}.s{}", m.who() / per, m.who() % per);
+    }
+    let (w, local, ..) = mc.coords(m.who());
+    if p.workgroup_size == 1 {
+        format!("w{w}")
+    } else {
+        format!("w{w}.{local}")
+    }
+}
+
+/// The state without its fair sets, then `term={..}`.
+pub fn describe_state(k: &Kernel, s: &[u64]) -> String {
+    let m = &k.machine;
+    let term: Vec<String> = (0..m.num_invocations())
+        .filter(|&i| m.terminated(s, i))
+        .map(|i| i.to_string())
+        .collect();
+    format!("{} term={{{}}}", m.describe(s), term.join(","))
+}
+
+/// The whole state, fair sets included.
+pub fn describe_full(k: &Kernel, s: &[u64]) -> String {
+    let f = k.scopes.describe(s);
+    if f.is_empty() {
+        describe_state(k, s)
+    } else {
+        format!("{} {f}", describe_state(k, s))
+    }
+}
+
+/// What a move does, for schedules and graphs.
+pub fn move_text(k: &Kernel, m: Move) -> String {
+    if !m.is_step() {
+        return "terminates".into();
+    }
+    let p = &k.machine.program;
+    let c = k.machine.code_index(k.move_invocations(m).start);
+    let mut s = litmus::print::at(p, c, m.pc());
+    match m.branch() {
+        1 => s.push_str("  (taken)"),
+        2 => s.push_str("  (not taken)"),
+        3 => s.push_str(if m.choice() == 0 {
+            "  (divergent: taken lanes first)"
+        } else {
+            "  (divergent: other lanes first)"
+        }),
+        _ => {}
+    }
+    s
+}
+
+fn schedule_lines<S: Packed>(
+    out: &mut String,
+    k: &Kernel,
+    p: &Product<S>,
+    edges: &[EdgeIndex],
+    first: usize,
+) {
+    let g = &p.lts.graph;
+    for (i, &e) in edges.iter().enumerate() {
+        let (from, to) = g.edge_endpoints(e).unwrap();
+        let f = k.scopes.describe(g[from].as_ref());
+        let _ = writeln!(
+            out,
+            "  {:>3}  {:<6} {:<48} {}{}-> {}",
+            first + i,
+            who(k, g[e]),
+            move_text(k, g[e]),
+            f,
+            if f.is_empty() { "" } else { "  " },
+            describe_state(k, g[to].as_ref())
+        );
+    }
+}
+
+fn lasso_lines<S: Packed>(
+    out: &mut String,
+    k: &Kernel,
+    p: &Product<S>,
+    l: &Lasso,
+    first: usize,
+    from: &str,
+) {
+    if l.prefix.is_empty() {
+        let _ = writeln!(out, "  (from {from})");
+    }
+    schedule_lines(out, k, p, &l.prefix, first);
+    let _ = writeln!(out, "  --- repeats forever from here ---");
+    schedule_lines(out, k, p, &l.cycle, first + l.prefix.len());
+}
+
+/// Names of entity bits: `w0`, `w0.s1`, `w0.1`.
+fn entities(k: &Kernel, mask: u64) -> String {
+    let sc = &k.scopes;
+    let mut names = Vec::new();
+    for w in 0..sc.w {
+        if mask & scopes::wg_bit(w) != 0 {
+            names.push(format!("w{w}"));
+        }
+    }
+    for g in 0..sc.w * sc.per {
+        if mask & scopes::sg_bit(g) != 0 && sc.per > 1 {
+            names.push(format!("w{}.s{}", g / sc.per, g % sc.per));
+        }
+    }
+    for i in 0..sc.w * sc.n {
+        if mask & scopes::inv_bit(i) != 0 && sc.n > 1 {
+            names.push(format!("w{}.{}", i / sc.n, i % sc.n));
+        }
+    }
+    format!("{{{}}}", names.join(", "))
+}
+
+fn explain_w<S: Packed>(
+    program: &Program,
+    name: &str,
+    model: &ScopedModel,
+    k: &Kernel,
+    max_states: usize,
+) -> Result<String, KernelError> {
+    let p = build::<S>(k, max_states)?;
+    let w = witness::find(k, &p, model.fairness);
+    let mut out = String::new();
+    let verdict = match &w {
+        None => "P: termination is guaranteed".to_string(),
+        Some(Witness::Deadlock { .. }) => {
+            "F: termination is NOT guaranteed (a schedule deadlocks)".to_string()
+        }
+        Some(_) => "F: termination is NOT guaranteed".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "{name} under {} (memory sequentially consistent): {verdict}",
+        model.pretty()
+    );
+    let _ = writeln!(out, "Model: {model}");
+    let _ = writeln!(out);
+    out.push_str(&litmus::print(program));
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "Product space: {} states, {} transitions (memory, pcs, registers, waits, terminated invocations, fair sets per scope).",
+        p.lts.num_states(),
+        p.lts.num_transitions()
+    );
+    let start = p.lts.initial();
+    let _ = writeln!(
+        out,
+        "Start: {}",
+        describe_full(k, p.lts.graph[start].as_ref())
+    );
+    let _ = writeln!(out);
+    let g = &p.lts.graph;
+    match &w {
+        None => {
+            let reason = match model.fairness {
+                Fairness::Weak => "no schedule deadlocks, and every reachable cycle leaves some guaranteed entity (workgroup, subgroup or invocation) that can move everywhere on it without a step, so a weakly fair scheduler must leave it: every schedule it allows finishes.".to_string(),
+                Fairness::Strong => format!("from each of the {} reachable states, termination can be forced: by a Terminate, or by a guaranteed entity all of whose moves lead closer to it; a strongly fair scheduler cannot avoid that forever.", p.lts.num_states()),
+            };
+            let _ = writeln!(out, "Why: {reason}");
+        }
+        Some(Witness::Deadlock { path, state }) => {
+            let _ = writeln!(
+                out,
+                "A schedule that deadlocks: nothing can move in its last state, yet not every invocation has terminated (a barrier or collective some invocation never reaches, or waits at another one):"
+            );
+            if path.is_empty() {
+                let _ = writeln!(out, "  (the start state)");
+            }
+            schedule_lines(&mut out, k, &p, path, 1);
+            let _ = writeln!(out, "Stuck in: {}", describe_full(k, g[*state].as_ref()));
+        }
+        Some(Witness::Lasso { lasso, must_step }) => {
+            let cycle_state = lasso
+                .cycle
+                .first()
+                .map(|&e| g.edge_endpoints(e).unwrap().0)
+                .unwrap_or(start);
+            let guaranteed = p.guaranteed[cycle_state.index()] & !scopes::DEVICE;
+            if guaranteed == 0 {
+                let _ = writeln!(out, "A schedule that never finishes (no entity is guaranteed on it, so the scheduler may pick it):");
+            } else {
+                let _ = writeln!(
+                    out,
+                    "A weakly fair schedule that never finishes: guaranteed are {}; every one of them that can move all along the repeated part ({}) steps in it, yet the program never finishes.",
+                    entities(k, guaranteed),
+                    entities(k, *must_step)
+                );
+            }
+            let _ = writeln!(out, "  F (fair sets per scope) is shown before each step; the state is the one after it.");
+            lasso_lines(&mut out, k, &p, lasso, 1, "the start state");
+        }
+        Some(Witness::Trap {
+            reach,
+            trap,
+            region,
+            stay,
+        }) => {
+            let _ = writeln!(
+                out,
+                "A reachable state from which the guaranteed entities cannot force termination:"
+            );
+            let _ = writeln!(out, "  {}", describe_full(k, g[*trap].as_ref()));
+            let _ = writeln!(out, "Reached by:");
+            if reach.is_empty() {
+                let _ = writeln!(out, "  (it is the start state)");
+            }
+            schedule_lines(&mut out, k, &p, reach, 1);
+            let _ = writeln!(
+                out,
+                "From there a scheduler can keep to {region} state{} none of which can force termination, giving every guaranteed entity its moves. A strongly fair schedule that stays there forever:",
+                if *region == 1 { "" } else { "s" }
+            );
+            lasso_lines(&mut out, k, &p, stay, reach.len() + 1, "that state");
+        }
+    }
+    Ok(out)
+}
+
+/// The explanation of `program`'s verdict under `model`, with a witness.
+/// Built without reductions, so that the schedule is one of the program.
+pub fn explain(
+    program: &Program,
+    name: &str,
+    model: &ScopedModel,
+    opts: Options,
+) -> Result<String, KernelError> {
+    let k = Kernel::new(program, model, Reductions::NONE)?;
+    with_words!(
+        k.words,
+        explain_w(program, name, model, &k, opts.max_states)
+    )
+}

@@ -1,0 +1,173 @@
+//! # Termination of kernel programs under scoped progress models
+//!
+//! The oracle for the kernel language of `axb::kernel` (docs/KERNEL.md):
+//! the product of a program with a scoped model ([`product`], [`scopes`]),
+//! the weak, strong and deadlock rules ([`check`]), witnesses
+//! ([`witness`]), their rendering ([`explain`], [`dot`]), the reductions
+//! ([`symmetry`]), and the command line for litmus inputs ([`cli`]).
+//!
+//! AXB tests are kernel programs (`axb::kernel::embed`), and on them this
+//! checker gives the verdicts of the AXB engine ([`crate::verdicts`]) under
+//! all eleven models: the tests cross-check the two implementations on
+//! every published and every synthesized test. Memory is sequentially
+//! consistent.
+
+pub mod check;
+pub mod cli;
+pub mod dot;
+pub mod explain;
+pub mod product;
+pub mod scopes;
+pub mod symmetry;
+pub mod witness;
+
+use axb::kernel::machine::{Fault, Packed};
+use axb::kernel::program::Program;
+use axb::kernel::ScopedModel;
+use axb::{Fairness, Model, Verdict, Verdicts};
+use product::{Kernel, Reductions};
+use std::fmt;
+
+/// The default bound on the number of states of a product.
+pub const DEFAULT_MAX_STATES: usize = 5_000_000;
+
+/// Why a program got no verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KernelError {
+    /// The product grew past the state bound.
+    TooLarge(usize),
+    /// The program went wrong at run time (an index out of bounds).
+    Fault(Fault),
+    /// The program or model is outside what the checker supports.
+    Unsupported(String),
+}
+
+impl fmt::Display for KernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KernelError::TooLarge(b) => write!(
+                f,
+                "the state space exceeds --max-states {b}: no verdict (raise the bound, or shrink the program)"
+            ),
+            KernelError::Fault(e) => write!(f, "a schedule goes wrong: {e}"),
+            KernelError::Unsupported(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for KernelError {}
+
+/// How to check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub max_states: usize,
+    pub reductions: Reductions,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            max_states: DEFAULT_MAX_STATES,
+            reductions: Reductions::ALL,
+        }
+    }
+}
+
+/// A verdict with its detail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    pub verdict: Verdict,
+    /// Some schedule reaches a state where nothing can move and not every
+    /// invocation has terminated (a barrier or collective that cannot
+    /// complete); the verdict is then F under every model.
+    pub deadlock: bool,
+    /// States and transitions of the product that decided it.
+    pub states: usize,
+    pub transitions: usize,
+}
+
+/// Calls a function generic in the packed state width with the width a
+/// kernel needs.
+macro_rules! with_words {
+    ($words:expr, $f:ident ( $($arg:expr),* )) => {
+        match $words {
+            1 => $f::<[u64; 1]>($($arg),*),
+            2 => $f::<[u64; 2]>($($arg),*),
+            3 => $f::<[u64; 3]>($($arg),*),
+            4 => $f::<[u64; 4]>($($arg),*),
+            5 => $f::<[u64; 5]>($($arg),*),
+            6 => $f::<[u64; 6]>($($arg),*),
+            7 => $f::<[u64; 7]>($($arg),*),
+            _ => $f::<[u64; 8]>($($arg),*),
+        }
+    };
+}
+pub(crate) use with_words;
+
+fn decide_both_w<S: Packed>(
+    k: &Kernel,
+    max_states: usize,
+) -> Result<(Decision, Decision), KernelError> {
+    let p = product::build::<S>(k, max_states)?;
+    let states = p.lts.num_states();
+    let transitions = p.lts.num_transitions();
+    let deadlock = check::deadlock(k, &p).is_some();
+    let weak = !deadlock && symmetry::weak_passes(k, &p, max_states)?;
+    let strong = check::strong_passes(k, &p);
+    let d = |pass: bool| Decision {
+        verdict: Verdict::from_pass(pass),
+        deadlock,
+        states,
+        transitions,
+    };
+    Ok((d(weak), d(strong)))
+}
+
+/// The weak and strong verdicts of `program` under `model` (whose own
+/// fairness is ignored): they share one product.
+pub fn decide_both(
+    program: &Program,
+    model: &ScopedModel,
+    opts: Options,
+) -> Result<(Decision, Decision), KernelError> {
+    let k = Kernel::new(program, model, opts.reductions)?;
+    with_words!(k.words, decide_both_w(&k, opts.max_states))
+}
+
+/// The verdict of `program` under `model`.
+pub fn decide(
+    program: &Program,
+    model: &ScopedModel,
+    opts: Options,
+) -> Result<Decision, KernelError> {
+    let (weak, strong) = decide_both(program, model, opts)?;
+    Ok(match model.fairness {
+        Fairness::Weak => weak,
+        Fairness::Strong => strong,
+    })
+}
+
+/// The verdicts under the eleven models of docs/SPEC.md at the device
+/// scope (fair inside workgroups), in [`Model::ALL`] order, and whether a
+/// deadlock is reachable. Six products decide the eleven.
+pub fn flat_verdicts(program: &Program, opts: Options) -> Result<(Verdicts, bool), KernelError> {
+    let mut v = [Verdict::F; 11];
+    let mut deadlock = false;
+    for base in [
+        axb::Base::Unfair,
+        axb::Base::Hsa,
+        axb::Base::Obe,
+        axb::Base::HsaObe,
+        axb::Base::Lobe,
+        axb::Base::Fair,
+    ] {
+        let m = ScopedModel::flat(Model::new(base, Fairness::Weak));
+        let (weak, strong) = decide_both(program, &m, opts)?;
+        deadlock |= weak.deadlock;
+        v[Model::new(base, Fairness::Weak).index()] = weak.verdict;
+        if base != axb::Base::Unfair {
+            v[Model::new(base, Fairness::Strong).index()] = strong.verdict;
+        }
+    }
+    Ok((Verdicts(v), deadlock))
+}

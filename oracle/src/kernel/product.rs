@@ -1,0 +1,405 @@
+//! The product of a kernel program with a scoped model (docs/KERNEL.md §4):
+//! states are the packed program state followed by the F sets; transitions
+//! are the steps of the actors (invocations, or lockstep subgroups) that the
+//! model lets run, and the Terminate events of finished invocations.
+//!
+//! Which actors may run: only those of resident workgroups (occupancy
+//! bound), and at a scope run by the priority scheduler only the lowest-id
+//! child that has a move. Reductions (docs/KERNEL.md §8) are optional:
+//! symmetry between interchangeable workgroups and lanes
+//! ([`crate::kernel::symmetry`]) and the priority of local steps.
+
+use super::scopes::{self, Scopes, DEVICE};
+use super::symmetry::Symmetry;
+use super::KernelError;
+use axb::kernel::machine::{Fault, Machine, Packed, StepInfo};
+use axb::kernel::program::{Instr, Program};
+use axb::kernel::{Sched, ScopedModel};
+use axb::space::{explore_bounded, Lts};
+use axb::test::Target;
+use std::cell::RefCell;
+
+/// A transition: a step of an actor (with what the step did) or the
+/// Terminate of an invocation. Packed in a word: edges are stored by the
+/// million.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Move(u32);
+
+const TERMINATE: u32 = 1 << 31;
+
+impl Move {
+    pub fn step(actor: usize, info: StepInfo) -> Move {
+        Move(
+            actor as u32
+                | (info.pc as u32) << 5
+                | (info.branch as u32) << 11
+                | (info.choice as u32) << 13,
+        )
+    }
+
+    pub fn terminate(inv: usize) -> Move {
+        Move(TERMINATE | inv as u32)
+    }
+
+    pub fn is_step(self) -> bool {
+        self.0 & TERMINATE == 0
+    }
+
+    /// The actor that stepped, or the invocation that terminated.
+    pub fn who(self) -> usize {
+        (self.0 & 31) as usize
+    }
+
+    pub fn pc(self) -> usize {
+        ((self.0 >> 5) & 63) as usize
+    }
+
+    /// 0: not a branch; 1: taken; 2: not taken; 3: divergent.
+    pub fn branch(self) -> u8 {
+        ((self.0 >> 11) & 3) as u8
+    }
+
+    pub fn choice(self) -> u8 {
+        ((self.0 >> 13) & 255) as u8
+    }
+}
+
+/// Which reductions to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reductions {
+    /// Identify states that differ by a permutation of interchangeable
+    /// workgroups or lanes.
+    pub symmetry: bool,
+    /// Let a local, forward, F-neutral step go first and alone.
+    pub local_first: bool,
+}
+
+impl Reductions {
+    pub const NONE: Reductions = Reductions {
+        symmetry: false,
+        local_first: false,
+    };
+    pub const ALL: Reductions = Reductions {
+        symmetry: true,
+        local_first: true,
+    };
+}
+
+/// A program compiled for building its product with one scoped model.
+pub struct Kernel {
+    pub machine: Machine,
+    pub scopes: Scopes,
+    /// Words of a packed product state.
+    pub words: usize,
+    actor_mask: Vec<u64>,
+    inv_mask: Vec<u64>,
+    local_first: bool,
+    pub symmetry: Option<Symmetry>,
+}
+
+impl Kernel {
+    pub fn new(p: &Program, model: &ScopedModel, red: Reductions) -> Result<Kernel, KernelError> {
+        model.validate().map_err(KernelError::Unsupported)?;
+        let lockstep = model.subgroup == Sched::Lockstep;
+        let machine = Machine::new(p, lockstep).map_err(KernelError::Unsupported)?;
+        let scopes = Scopes::new(&machine, model);
+        let bits = scopes.end as usize;
+        if bits > axb::kernel::machine::MAX_WORDS * 64 {
+            return Err(KernelError::Unsupported(format!(
+                "the program's state with its fair sets takes {bits} bits: at most {} fit",
+                axb::kernel::machine::MAX_WORDS * 64
+            )));
+        }
+        let words = bits.div_ceil(64).max(1);
+        let per = scopes.per;
+        let inv_mask: Vec<u64> = (0..machine.num_invocations())
+            .map(|i| {
+                let (w, _, g, _) = machine.coords(i);
+                DEVICE | scopes::wg_bit(w) | scopes::sg_bit(g) | scopes::inv_bit(i)
+            })
+            .collect();
+        let actor_mask: Vec<u64> = (0..machine.num_actors())
+            .map(|a| {
+                if machine.lockstep() {
+                    DEVICE | scopes::wg_bit(a / per) | scopes::sg_bit(a)
+                } else {
+                    inv_mask[a]
+                }
+            })
+            .collect();
+        let priority = [model.device, model.workgroup, model.subgroup].contains(&Sched::Priority);
+        let symmetry = if red.symmetry {
+            Symmetry::new(&machine, &scopes)
+        } else {
+            None
+        };
+        Ok(Kernel {
+            machine,
+            scopes,
+            words,
+            actor_mask,
+            inv_mask,
+            local_first: red.local_first && !priority,
+            symmetry,
+        })
+    }
+
+    /// The entities a move is a move of (its actor or invocation, the
+    /// subgroup and workgroup around it, the device).
+    pub fn move_mask(&self, m: Move) -> u64 {
+        if m.is_step() {
+            self.actor_mask[m.who()]
+        } else {
+            self.inv_mask[m.who()]
+        }
+    }
+
+    /// The invocations a move moves.
+    pub fn move_invocations(&self, m: Move) -> std::ops::Range<usize> {
+        if m.is_step() {
+            self.machine.actor_invocations(m.who())
+        } else {
+            m.who()..m.who() + 1
+        }
+    }
+
+    pub fn initial<S: Packed>(&self) -> S {
+        let mut s = S::default();
+        self.machine.init(s.as_mut());
+        self.scopes.init(s.as_mut());
+        s
+    }
+
+    pub fn all_done(&self, s: &[u64]) -> bool {
+        self.machine.all_terminated(s)
+    }
+
+    pub fn guaranteed(&self, s: &[u64]) -> u64 {
+        self.scopes.guaranteed(s)
+    }
+
+    /// The entities that have a move in `s` in the unreduced product: the
+    /// actors allowed to step and the invocations that may terminate (with
+    /// their subgroups, workgroups and the device). The weak rule needs
+    /// this, not the moves a reduced product explores.
+    pub fn enabled(&self, s: &[u64]) -> u64 {
+        let m = &self.machine;
+        let resident = self.scopes.resident(m, s);
+        let mut en = 0u64;
+        for i in 0..m.num_invocations() {
+            let (w, ..) = m.coords(i);
+            if resident & (1 << w) != 0 && m.can_terminate(s, i) {
+                en |= self.inv_mask[i];
+            }
+        }
+        let mut actors = self.runnable(s, resident);
+        while actors != 0 {
+            let a = actors.trailing_zeros() as usize;
+            actors &= actors - 1;
+            en |= self.actor_mask[a];
+        }
+        en
+    }
+
+    /// The actors allowed to step: resident, able to step, and lowest among
+    /// their siblings with a move at every scope run by the priority
+    /// scheduler.
+    fn runnable(&self, s: &[u64], resident: u16) -> u32 {
+        let m = &self.machine;
+        let sc = &self.scopes;
+        let mut actors = 0u32;
+        for a in 0..m.num_actors() {
+            let (w, ..) = m.coords(m.actor_invocations(a).start);
+            if resident & (1 << w) != 0 && m.can_step(s, a) {
+                actors |= 1 << a;
+            }
+        }
+        let model = sc.model;
+        if ![model.device, model.workgroup, model.subgroup].contains(&Sched::Priority) {
+            return actors;
+        }
+        // A child "has a move" if an actor in it can step or an invocation
+        // in it can terminate.
+        let mut moving = 0u32;
+        for i in 0..m.num_invocations() {
+            let (w, ..) = m.coords(i);
+            if resident & (1 << w) != 0
+                && (m.can_terminate(s, i) || actors & (1 << m.actor_of(i)) != 0)
+            {
+                moving |= 1 << i;
+            }
+        }
+        // The first block of `unit` invocations in `range` with a move.
+        let lowest = |range: std::ops::Range<usize>, unit: usize| {
+            range
+                .step_by(unit)
+                .find(|&first| (moving >> first) & ((1u32 << unit) - 1) != 0)
+        };
+        let (n, sz) = (sc.n, sc.s);
+        for a in 0..m.num_actors() {
+            if actors & (1 << a) == 0 {
+                continue;
+            }
+            let i = m.actor_invocations(a).start;
+            let (w, _, g, _) = m.coords(i);
+            let blocked = (model.device == Sched::Priority
+                && lowest(0..sc.w * n, n) != Some(w * n))
+                || (model.workgroup == Sched::Priority
+                    && lowest(w * n..(w + 1) * n, sz) != Some(g * sz))
+                || (model.subgroup == Sched::Priority
+                    && !m.lockstep()
+                    && lowest(g * sz..(g + 1) * sz, 1) != Some(i));
+            if blocked {
+                actors &= !(1 << a);
+            }
+        }
+        actors
+    }
+
+    /// Whether actor `a`'s next step is local (registers and pc only),
+    /// forward (so no cycle consists of such steps alone) and leaves every
+    /// F set as it is.
+    fn local_forward<S: Packed>(&self, s: &S, a: usize) -> bool {
+        let Some((pc, ins)) = self.machine.next_instr(s.as_ref(), a) else {
+            return false;
+        };
+        if !ins.is_local() {
+            return false;
+        }
+        let forward = match ins {
+            Instr::Branch { target, .. } | Instr::Goto { target } => match target {
+                Target::End => true,
+                Target::At(t) => t as usize > pc,
+            },
+            _ => true,
+        };
+        if !forward {
+            return false;
+        }
+        if self.machine.lockstep() && matches!(ins, Instr::Branch { .. }) {
+            // A lockstep branch may diverge: two successors, not a local step.
+            return false;
+        }
+        let mut t = *s;
+        self.scopes.on_step(
+            &self.machine,
+            t.as_mut(),
+            self.machine.actor_invocations(a).start,
+        );
+        t == *s
+    }
+
+    /// Every transition out of `s`.
+    pub fn successors<S: Packed>(&self, s: &S, out: &mut Vec<(Move, S)>) -> Result<(), Fault> {
+        self.successors_with(s, out, true)
+    }
+
+    /// Every transition out of `s`, with successors made canonical (when
+    /// reducing by symmetry) or left as they are.
+    ///
+    /// With the local-first reduction, when some actors' next steps are
+    /// local, forward and F-neutral, only those steps are taken (all of
+    /// them, so that the choice does not depend on ids and commutes with
+    /// symmetry): they commute with every other move and nobody can observe
+    /// them, and as they only go forward no cycle consists of them alone.
+    pub fn successors_with<S: Packed>(
+        &self,
+        s: &S,
+        out: &mut Vec<(Move, S)>,
+        canon: bool,
+    ) -> Result<(), Fault> {
+        let m = &self.machine;
+        let st = s.as_ref();
+        let resident = self.scopes.resident(m, st);
+        let mut actors = self.runnable(st, resident);
+        let mut local_only = false;
+        if self.local_first {
+            let mut locals = 0u32;
+            for a in 0..m.num_actors() {
+                if actors & (1 << a) != 0 && self.local_forward(s, a) {
+                    locals |= 1 << a;
+                }
+            }
+            if locals != 0 {
+                actors = locals;
+                local_only = true;
+            }
+        }
+        if !local_only {
+            for i in 0..m.num_invocations() {
+                let (w, ..) = m.coords(i);
+                if resident & (1 << w) != 0 && m.can_terminate(st, i) {
+                    let mut t = *s;
+                    m.terminate(t.as_mut(), i);
+                    self.scopes.on_terminate(m, t.as_mut(), i);
+                    if canon {
+                        self.canon(&mut t);
+                    }
+                    out.push((Move::terminate(i), t));
+                }
+            }
+        }
+        while actors != 0 {
+            let a = actors.trailing_zeros() as usize;
+            actors &= actors - 1;
+            let first = m.actor_invocations(a).start;
+            m.steps_into(s, a, &mut |info, mut t: S| {
+                self.scopes.on_step(m, t.as_mut(), first);
+                if canon {
+                    self.canon(&mut t);
+                }
+                out.push((Move::step(a, info), t));
+            })?;
+        }
+        Ok(())
+    }
+
+    fn canon<S: Packed>(&self, t: &mut S) {
+        if let Some(sym) = &self.symmetry {
+            sym.canonicalize(t.as_mut());
+        }
+    }
+
+    /// The initial state, canonical when reducing by symmetry.
+    pub fn start<S: Packed>(&self) -> S {
+        let mut s = self.initial::<S>();
+        self.canon(&mut s);
+        s
+    }
+}
+
+/// A built product: the graph and the guaranteed entities of every state.
+pub struct Product<S> {
+    pub lts: Lts<S, Move>,
+    pub guaranteed: Vec<u64>,
+}
+
+/// Builds the reachable product, giving up past `max_states` states.
+pub fn build<S: Packed>(k: &Kernel, max_states: usize) -> Result<Product<S>, KernelError> {
+    let fault: RefCell<Option<Fault>> = RefCell::new(None);
+    let mut out: Vec<(Move, S)> = Vec::new();
+    let lts = explore_bounded(k.start::<S>(), max_states, |s: S, emit| {
+        if fault.borrow().is_some() {
+            return;
+        }
+        out.clear();
+        match k.successors(&s, &mut out) {
+            Ok(()) => {
+                for &(mv, t) in &out {
+                    emit(mv, t);
+                }
+            }
+            Err(f) => *fault.borrow_mut() = Some(f),
+        }
+    })
+    .map_err(|e| KernelError::TooLarge(e.bound))?;
+    if let Some(f) = fault.into_inner() {
+        return Err(KernelError::Fault(f));
+    }
+    let guaranteed = lts
+        .graph
+        .node_weights()
+        .map(|s| k.guaranteed(s.as_ref()))
+        .collect();
+    Ok(Product { lts, guaranteed })
+}

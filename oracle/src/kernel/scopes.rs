@@ -1,0 +1,379 @@
+//! Scoped progress models (docs/KERNEL.md §3): a fair set F per scope.
+//!
+//! The entities form a tree: the device, its workgroups, their subgroups,
+//! their invocations. Each inner entity runs a scheduler over its children
+//! and keeps F, the children guaranteed fair execution, by the rules of
+//! docs/SPEC.md §2 with threads replaced by children: a child *steps* when
+//! an invocation inside it steps, and *terminates* when every invocation
+//! inside it has signalled Terminate. An entity is *guaranteed* (in P) when
+//! its parent is and it is in its parent's F; the device always is. A scope
+//! whose entity has a single child keeps no F: that child is guaranteed
+//! exactly when its parent is (the two carry the same obligation).
+//!
+//! F sets live in the packed state after the machine's fields, one bit per
+//! child, so the product space is that of docs/SPEC.md §3 when every
+//! workgroup has one invocation.
+
+use axb::kernel::machine::{get_bits, set_bits, Machine};
+use axb::kernel::{Sched, ScopedModel};
+
+/// Entity bits of the masks the checker uses: workgroups 0..8, subgroups
+/// 8..24, invocations 24..40, the device 40.
+pub const DEVICE: u64 = 1 << 40;
+
+pub fn wg_bit(w: usize) -> u64 {
+    1 << w
+}
+
+pub fn sg_bit(g: usize) -> u64 {
+    1 << (8 + g)
+}
+
+pub fn inv_bit(i: usize) -> u64 {
+    1 << (24 + i)
+}
+
+/// F when no child has started; `n` children.
+pub fn initial(s: Sched, n: usize) -> u16 {
+    match s {
+        Sched::Unfair | Sched::Obe | Sched::Lobe | Sched::Lockstep => 0,
+        Sched::Fair => ((1u32 << n) - 1) as u16,
+        Sched::Hsa | Sched::HsaObe | Sched::Priority => 1,
+    }
+}
+
+fn smallest_live(n: usize, terminated: u16) -> u16 {
+    (0..n)
+        .find(|&t| terminated & (1 << t) == 0)
+        .map_or(0, |t| 1 << t)
+}
+
+/// F after child `t` steps; `terminated`: children that have terminated.
+pub fn after_step(s: Sched, f: u16, t: usize, terminated: u16) -> u16 {
+    match s {
+        Sched::Unfair | Sched::Fair | Sched::Hsa | Sched::Priority | Sched::Lockstep => f,
+        Sched::Obe | Sched::HsaObe => f | 1 << t,
+        Sched::Lobe => f | (((1u32 << (t + 1)) - 1) as u16 & !terminated),
+    }
+}
+
+/// F after child `t` terminates; `terminated` includes `t`.
+pub fn after_terminate(s: Sched, f: u16, t: usize, n: usize, terminated: u16) -> u16 {
+    match s {
+        Sched::Unfair | Sched::Lockstep => f,
+        Sched::Fair | Sched::Obe | Sched::Lobe => f & !(1 << t),
+        Sched::Hsa | Sched::Priority => smallest_live(n, terminated),
+        Sched::HsaObe => (f & !(1 << t)) | smallest_live(n, terminated),
+    }
+}
+
+/// The scope tree of a program under a model, and where its F sets are.
+#[derive(Clone, Debug)]
+pub struct Scopes {
+    pub model: ScopedModel,
+    /// Workgroups, invocations per workgroup, lanes per subgroup, subgroups
+    /// per workgroup.
+    pub w: usize,
+    pub n: usize,
+    pub s: usize,
+    pub per: usize,
+    lockstep: bool,
+    /// Offsets of the F sets: the device's, each workgroup's (when it has
+    /// several subgroups), each subgroup's (several lanes, not lockstep).
+    pub dev: Option<u32>,
+    pub wg: Vec<u32>,
+    pub sg: Vec<u32>,
+    /// First bit after the F sets.
+    pub end: u32,
+}
+
+impl Scopes {
+    /// Lays out the F sets after the machine's `start` bits.
+    pub fn new(m: &Machine, model: &ScopedModel) -> Scopes {
+        let p = &m.program;
+        let (w, n, s) = (
+            p.workgroups as usize,
+            p.workgroup_size as usize,
+            p.subgroup_size as usize,
+        );
+        let per = n / s;
+        let lockstep = m.lockstep();
+        let mut off = m.bits();
+        let dev = (w > 1).then(|| {
+            let o = off;
+            off += w as u32;
+            o
+        });
+        let mut wg = Vec::new();
+        if per > 1 {
+            for _ in 0..w {
+                wg.push(off);
+                off += per as u32;
+            }
+        }
+        let mut sg = Vec::new();
+        if s > 1 && !lockstep {
+            for _ in 0..w * per {
+                sg.push(off);
+                off += s as u32;
+            }
+        }
+        Scopes {
+            model: *model,
+            w,
+            n,
+            s,
+            per,
+            lockstep,
+            dev,
+            wg,
+            sg,
+            end: off,
+        }
+    }
+
+    /// Writes the initial F sets.
+    pub fn init(&self, st: &mut [u64]) {
+        if let Some(o) = self.dev {
+            set_bits(
+                st,
+                o,
+                self.w as u32,
+                initial(self.model.device, self.w) as u64,
+            );
+        }
+        for &o in &self.wg {
+            set_bits(
+                st,
+                o,
+                self.per as u32,
+                initial(self.model.workgroup, self.per) as u64,
+            );
+        }
+        for &o in &self.sg {
+            set_bits(
+                st,
+                o,
+                self.s as u32,
+                initial(self.model.subgroup, self.s) as u64,
+            );
+        }
+    }
+
+    pub fn f_device(&self, st: &[u64]) -> Option<u16> {
+        self.dev.map(|o| get_bits(st, o, self.w as u32) as u16)
+    }
+
+    pub fn f_workgroup(&self, st: &[u64], w: usize) -> Option<u16> {
+        self.wg
+            .get(w)
+            .map(|&o| get_bits(st, o, self.per as u32) as u16)
+    }
+
+    pub fn f_subgroup(&self, st: &[u64], g: usize) -> Option<u16> {
+        self.sg
+            .get(g)
+            .map(|&o| get_bits(st, o, self.s as u32) as u16)
+    }
+
+    /// Terminated lanes of subgroup `g`, from the terminated invocations.
+    fn term_lanes(&self, tm: u32, g: usize) -> u16 {
+        ((tm >> (g * self.s)) & ((1u32 << self.s) - 1)) as u16
+    }
+
+    /// Terminated subgroups of workgroup `w`, as local subgroup ids.
+    fn term_sgs(&self, tm: u32, w: usize) -> u16 {
+        let full = ((1u32 << self.s) - 1) as u16;
+        (0..self.per)
+            .filter(|&k| self.term_lanes(tm, w * self.per + k) == full)
+            .fold(0, |a, k| a | 1 << k)
+    }
+
+    /// Terminated workgroups (all their invocations have terminated).
+    fn term_wgs_of(&self, tm: u32) -> u16 {
+        let full = (1u32 << self.n) - 1;
+        (0..self.w)
+            .filter(|&w| (tm >> (w * self.n)) & full == full)
+            .fold(0, |a, w| a | 1 << w)
+    }
+
+    /// Terminated workgroups.
+    pub fn term_wgs(&self, m: &Machine, st: &[u64]) -> u16 {
+        self.term_wgs_of(m.terminated_mask(st))
+    }
+
+    /// F updates for a step of the actor moving invocation `i` (in lockstep
+    /// the whole subgroup of `i` steps: no lane-scope update).
+    pub fn on_step(&self, m: &Machine, st: &mut [u64], i: usize) {
+        let (w, _, g, lane) = m.coords(i);
+        let tm = m.terminated_mask(st);
+        if let Some(o) = self.dev {
+            let f = get_bits(st, o, self.w as u32) as u16;
+            let t = self.term_wgs_of(tm);
+            set_bits(
+                st,
+                o,
+                self.w as u32,
+                after_step(self.model.device, f, w, t) as u64,
+            );
+        }
+        if let Some(&o) = self.wg.get(w) {
+            let f = get_bits(st, o, self.per as u32) as u16;
+            let t = self.term_sgs(tm, w);
+            let k = g - w * self.per;
+            set_bits(
+                st,
+                o,
+                self.per as u32,
+                after_step(self.model.workgroup, f, k, t) as u64,
+            );
+        }
+        if !self.lockstep {
+            if let Some(&o) = self.sg.get(g) {
+                let f = get_bits(st, o, self.s as u32) as u16;
+                let t = self.term_lanes(tm, g);
+                set_bits(
+                    st,
+                    o,
+                    self.s as u32,
+                    after_step(self.model.subgroup, f, lane, t) as u64,
+                );
+            }
+        }
+    }
+
+    /// F updates for the Terminate of invocation `i` (already marked
+    /// terminated in `st`): the lane leaves its subgroup's F; a subgroup
+    /// whose lanes have all terminated leaves its workgroup's; a workgroup
+    /// whose subgroups have, the device's.
+    pub fn on_terminate(&self, m: &Machine, st: &mut [u64], i: usize) {
+        let (w, _, g, lane) = m.coords(i);
+        let tm = m.terminated_mask(st);
+        let lanes_done = self.term_lanes(tm, g);
+        if let Some(&o) = self.sg.get(g) {
+            let f = get_bits(st, o, self.s as u32) as u16;
+            let nf = after_terminate(self.model.subgroup, f, lane, self.s, lanes_done);
+            set_bits(st, o, self.s as u32, nf as u64);
+        }
+        if lanes_done != ((1u32 << self.s) - 1) as u16 {
+            return;
+        }
+        let sgs_done = self.term_sgs(tm, w);
+        if let Some(&o) = self.wg.get(w) {
+            let f = get_bits(st, o, self.per as u32) as u16;
+            let k = g - w * self.per;
+            let nf = after_terminate(self.model.workgroup, f, k, self.per, sgs_done);
+            set_bits(st, o, self.per as u32, nf as u64);
+        }
+        if sgs_done != ((1u32 << self.per) - 1) as u16 {
+            return;
+        }
+        if let Some(o) = self.dev {
+            let f = get_bits(st, o, self.w as u32) as u16;
+            let t = self.term_wgs_of(tm);
+            let nf = after_terminate(self.model.device, f, w, self.w, t);
+            set_bits(st, o, self.w as u32, nf as u64);
+        }
+    }
+
+    /// The guaranteed entities (P) of a state, as entity bits.
+    pub fn guaranteed(&self, st: &[u64]) -> u64 {
+        let mut p = DEVICE;
+        let fd = self.f_device(st);
+        for w in 0..self.w {
+            if !member(fd, w) {
+                continue;
+            }
+            p |= wg_bit(w);
+            let fw = self.f_workgroup(st, w);
+            for k in 0..self.per {
+                if !member(fw, k) {
+                    continue;
+                }
+                let g = w * self.per + k;
+                p |= sg_bit(g);
+                if self.lockstep {
+                    continue;
+                }
+                let fs = self.f_subgroup(st, g);
+                for l in 0..self.s {
+                    if member(fs, l) {
+                        p |= inv_bit(g * self.s + l);
+                    }
+                }
+            }
+        }
+        p
+    }
+
+    /// The workgroups that may run: all of them, or under an occupancy
+    /// bound K the first `K + (terminated workgroups)` by id that have not
+    /// terminated (workgroups are admitted in id order as slots free up).
+    pub fn resident(&self, m: &Machine, st: &[u64]) -> u16 {
+        let all = ((1u32 << self.w) - 1) as u16;
+        match self.model.occupancy {
+            None => all,
+            Some(k) => {
+                let t = self.term_wgs(m, st);
+                let admitted = (k as usize + t.count_ones() as usize).min(self.w);
+                ((1u32 << admitted) - 1) as u16 & !t
+            }
+        }
+    }
+
+    /// `F: dev={0,1} wg0={..} sg0={..}` for people (scopes with an F only).
+    pub fn describe(&self, st: &[u64]) -> String {
+        let mut parts = Vec::new();
+        if let Some(f) = self.f_device(st) {
+            parts.push(format!("dev={}", show(f, self.w)));
+        }
+        for w in 0..self.wg.len() {
+            parts.push(format!(
+                "wg{w}={}",
+                show(self.f_workgroup(st, w).unwrap(), self.per)
+            ));
+        }
+        for g in 0..self.sg.len() {
+            parts.push(format!(
+                "sg{g}={}",
+                show(self.f_subgroup(st, g).unwrap(), self.s)
+            ));
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("F: {}", parts.join(" "))
+        }
+    }
+}
+
+/// Whether child `k` is in F; a scope without F (one child) guarantees it.
+fn member(f: Option<u16>, k: usize) -> bool {
+    !matches!(f, Some(set) if set & (1 << k) == 0)
+}
+
+/// `{0,2}` style rendering of a set of `n` children.
+pub fn show(set: u16, n: usize) -> String {
+    let ids: Vec<String> = (0..n)
+        .filter(|t| set & (1 << t) != 0)
+        .map(|t| t.to_string())
+        .collect();
+    format!("{{{}}}", ids.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spec_table_per_scope() {
+        assert_eq!(initial(Sched::Fair, 3), 0b111);
+        assert_eq!(initial(Sched::Priority, 3), 0b001);
+        assert_eq!(after_step(Sched::Lobe, 0, 2, 0b001), 0b110);
+        assert_eq!(after_step(Sched::Obe, 0b001, 2, 0), 0b101);
+        assert_eq!(after_terminate(Sched::Hsa, 0b001, 0, 3, 0b001), 0b010);
+        assert_eq!(after_terminate(Sched::HsaObe, 0b101, 0, 3, 0b001), 0b110);
+        assert_eq!(after_terminate(Sched::Priority, 0b100, 2, 3, 0b111), 0);
+        assert_eq!(show(0b101, 3), "{0,2}");
+    }
+}

@@ -1,0 +1,347 @@
+//! Symmetry reduction (docs/KERNEL.md §8.1).
+//!
+//! Workgroups that run the same code without reading `wg_id` are
+//! interchangeable when the device scheduler ignores ids (unfair, OBE,
+//! fair) and no occupancy bound admits them in id order; so are the lanes
+//! of a subgroup that do not read `local_id` or `lane_id` nor broadcast the
+//! first lane's value, when the subgroup scheduler ignores ids and lanes
+//! interleave. Permuting such workgroups or lanes (with their registers,
+//! shared memory and fair-set bits) maps the product onto itself, so the
+//! product is explored up to permutation: every state is replaced by a
+//! canonical one (lanes sorted inside each subgroup, then workgroups sorted
+//! inside each class).
+//!
+//! The strong rule, deadlocks and acyclicity are decided exactly on the
+//! reduced space: they are statements about single states and their
+//! successors, and the guarantees of a state are permuted with it. The weak
+//! rule is about which entity steps along a cycle, which the reduced space
+//! loses; so each cyclic component of the reduced space is lifted: the
+//! original states it stands for are explored from its canonical states,
+//! and the rule is checked on their components exactly.
+
+use super::check;
+use super::product::{Kernel, Move, Product};
+use super::scopes::Scopes;
+use super::KernelError;
+use axb::kernel::machine::{get_bits, set_bits, Machine, Packed};
+use axb::kernel::program::{CollectiveOp, IdKind, Instr};
+use axb::space::scc_ids;
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+use rustc_hash::FxHashMap;
+
+/// The interchangeable workgroups and lanes of a program under a model,
+/// with the bit fields that move with each.
+#[derive(Clone, Debug)]
+pub struct Symmetry {
+    /// Classes of interchangeable workgroups (ascending, at least two each).
+    wg_classes: Vec<Vec<usize>>,
+    /// Per workgroup: its fields (invocations, lockstep stacks, shared
+    /// cells, the F sets of its scopes, its bit of the device's F).
+    wg_fields: Vec<Vec<(u32, u32)>>,
+    /// Chunks of 32 bits in a workgroup's record (the same in a class).
+    wg_len: Vec<usize>,
+    /// Subgroups whose lanes are interchangeable: each lane's field and the
+    /// offset of the subgroup's F.
+    lane_sgs: Vec<LaneGroup>,
+}
+
+/// The lanes' fields of a subgroup and the offset of its F set.
+type LaneGroup = (Vec<(u32, u32)>, Option<u32>);
+
+fn chunks((_, w): (u32, u32)) -> usize {
+    w.div_ceil(32) as usize
+}
+
+fn read(s: &[u64], (off, w): (u32, u32), out: &mut [u64]) -> usize {
+    let end = off + w;
+    let mut o = off;
+    let mut k = 0;
+    while o < end {
+        let c = (end - o).min(32);
+        out[k] = get_bits(s, o, c);
+        k += 1;
+        o += c;
+    }
+    k
+}
+
+fn write(s: &mut [u64], (off, w): (u32, u32), vals: &[u64]) -> usize {
+    let end = off + w;
+    let mut o = off;
+    let mut k = 0;
+    while o < end {
+        let c = (end - o).min(32);
+        set_bits(s, o, c, vals[k]);
+        k += 1;
+        o += c;
+    }
+    k
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Symmetry {
+    /// The symmetry of a program under the model of `sc`, if it has any.
+    pub fn new(m: &Machine, sc: &Scopes) -> Option<Symmetry> {
+        let p = &m.program;
+        let model = sc.model;
+        let mut wg_classes = Vec::new();
+        let occupancy_blind = match model.occupancy {
+            None => true,
+            Some(k) => k as usize >= sc.w,
+        };
+        if model.device.id_blind() && occupancy_blind && sc.w > 1 {
+            for c in 0..p.codes.len() {
+                if p.reads_id(c, IdKind::WgId) {
+                    continue;
+                }
+                let class: Vec<usize> = (0..sc.w).filter(|&w| p.wg_code[w] as usize == c).collect();
+                if class.len() > 1 {
+                    wg_classes.push(class);
+                }
+            }
+        }
+        let mut lane_sgs = Vec::new();
+        if !m.lockstep() && sc.s > 1 && model.subgroup.id_blind() {
+            for w in 0..sc.w {
+                let c = p.wg_code[w] as usize;
+                let broadcasts = p.codes[c].instrs.iter().any(|i| {
+                    matches!(
+                        i,
+                        Instr::Collective {
+                            op: CollectiveOp::BroadcastFirst,
+                            ..
+                        }
+                    )
+                });
+                if broadcasts || p.reads_id(c, IdKind::LocalId) || p.reads_id(c, IdKind::LaneId) {
+                    continue;
+                }
+                for g in w * sc.per..(w + 1) * sc.per {
+                    let lanes = (0..sc.s)
+                        .map(|l| m.invocation_range(g * sc.s + l))
+                        .collect();
+                    lane_sgs.push((lanes, sc.sg.get(g).copied()));
+                }
+            }
+        }
+        if wg_classes.is_empty() && lane_sgs.is_empty() {
+            return None;
+        }
+        let wg_fields: Vec<Vec<(u32, u32)>> = (0..sc.w)
+            .map(|w| {
+                let mut f = Vec::new();
+                for i in w * sc.n..(w + 1) * sc.n {
+                    f.push(m.invocation_range(i));
+                }
+                for g in w * sc.per..(w + 1) * sc.per {
+                    f.extend(m.subgroup_range(g));
+                }
+                f.extend(m.shared_ranges(w));
+                if let Some(&o) = sc.wg.get(w) {
+                    f.push((o, sc.per as u32));
+                }
+                for g in w * sc.per..(w + 1) * sc.per {
+                    if let Some(&o) = sc.sg.get(g) {
+                        f.push((o, sc.s as u32));
+                    }
+                }
+                if let Some(o) = sc.dev {
+                    f.push((o + w as u32, 1));
+                }
+                f
+            })
+            .collect();
+        let wg_len = wg_fields
+            .iter()
+            .map(|f| f.iter().map(|&r| chunks(r)).sum())
+            .collect();
+        Some(Symmetry {
+            wg_classes,
+            wg_fields,
+            wg_len,
+            lane_sgs,
+        })
+    }
+
+    /// Replaces a state by the canonical member of its orbit.
+    pub fn canonicalize(&self, s: &mut [u64]) {
+        for (lanes, fsg) in &self.lane_sgs {
+            sort_lanes(s, lanes, *fsg);
+        }
+        for class in &self.wg_classes {
+            self.sort_workgroups(s, class);
+        }
+    }
+
+    fn sort_workgroups(&self, s: &mut [u64], class: &[usize]) {
+        let len = self.wg_len[class[0]];
+        SCRATCH.with(|scratch| {
+            let mut buf = scratch.borrow_mut();
+            buf.clear();
+            buf.resize(len * class.len(), 0);
+            for (k, &w) in class.iter().enumerate() {
+                let rec = &mut buf[k * len..(k + 1) * len];
+                let mut at = 0;
+                for &r in &self.wg_fields[w] {
+                    at += read(s, r, &mut rec[at..]);
+                }
+            }
+            let rec = |k: usize| &buf[k * len..(k + 1) * len];
+            if (1..class.len()).all(|k| rec(k - 1) <= rec(k)) {
+                return;
+            }
+            let mut order: Vec<usize> = (0..class.len()).collect();
+            order.sort_by(|&a, &b| rec(a).cmp(rec(b)));
+            for (slot, &k) in order.iter().enumerate() {
+                let w = class[slot];
+                let mut at = 0;
+                for &r in &self.wg_fields[w] {
+                    at += write(s, r, &buf[k * len + at..(k + 1) * len]);
+                }
+            }
+        });
+    }
+}
+
+/// Sorts the lanes of one subgroup by their fields (and F bit).
+fn sort_lanes(s: &mut [u64], lanes: &[(u32, u32)], fsg: Option<u32>) {
+    let n = lanes.len();
+    let f = fsg.map(|o| get_bits(s, o, n as u32));
+    let mut recs = [[0u64; 4]; 8];
+    for (l, &r) in lanes.iter().enumerate() {
+        let used = read(s, r, &mut recs[l]);
+        if let Some(f) = f {
+            recs[l][used] = (f >> l) & 1;
+        }
+    }
+    if (1..n).all(|l| recs[l - 1] <= recs[l]) {
+        return;
+    }
+    recs[..n].sort();
+    let mut nf = 0u64;
+    for (slot, &r) in lanes.iter().enumerate() {
+        let used = write(s, r, &recs[slot]);
+        if fsg.is_some() {
+            nf |= recs[slot][used] << slot;
+        }
+    }
+    if let Some(o) = fsg {
+        set_bits(s, o, n as u32, nf);
+    }
+}
+
+/// The weak rule on a product built with or without symmetry (exact in
+/// both cases; see the module documentation). Deadlocks are not checked
+/// here.
+pub fn weak_passes<S: Packed>(
+    k: &Kernel,
+    p: &Product<S>,
+    max_states: usize,
+) -> Result<bool, KernelError> {
+    if k.symmetry.is_none() {
+        return Ok(check::weak_witness_component(k, p).is_none());
+    }
+    let comps = check::components(k, p);
+    let g = &p.lts.graph;
+    let mut members: FxHashMap<u32, Vec<NodeIndex>> = FxHashMap::default();
+    for n in g.node_indices() {
+        let c = comps.id[n.index()];
+        if comps.internal[c as usize] {
+            members.entry(c).or_default().push(n);
+        }
+    }
+    let mut cyclic: Vec<(u32, Vec<NodeIndex>)> = members.into_iter().collect();
+    cyclic.sort_by_key(|(_, nodes)| nodes[0]);
+    for (c, nodes) in cyclic {
+        if lifted_witness(k, p, &comps.id, c, &nodes, max_states)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Explores the original states a reduced component stands for and checks
+/// the weak rule on their components.
+fn lifted_witness<S: Packed>(
+    k: &Kernel,
+    p: &Product<S>,
+    comp: &[u32],
+    c: u32,
+    nodes: &[NodeIndex],
+    max_states: usize,
+) -> Result<bool, KernelError> {
+    let g = &p.lts.graph;
+    let in_component = |t: &S| -> bool {
+        let mut canon = *t;
+        k.symmetry
+            .as_ref()
+            .expect("symmetry")
+            .canonicalize(canon.as_mut());
+        p.lts
+            .index
+            .get(&canon)
+            .is_some_and(|n| comp[n.index()] == c)
+    };
+    let mut lifted: DiGraph<S, Move> = DiGraph::new();
+    let mut index: FxHashMap<S, NodeIndex> = FxHashMap::default();
+    let mut enabled: Vec<u64> = Vec::new();
+    let mut work: Vec<NodeIndex> = Vec::new();
+    for &n in nodes {
+        let s = g[n];
+        let id = lifted.add_node(s);
+        index.insert(s, id);
+        enabled.push(0);
+        work.push(id);
+    }
+    let mut out: Vec<(Move, S)> = Vec::new();
+    while let Some(x) = work.pop() {
+        let s = lifted[x];
+        out.clear();
+        k.successors_with(&s, &mut out, false)
+            .map_err(KernelError::Fault)?;
+        for &(mv, t) in &out {
+            if !in_component(&t) {
+                continue;
+            }
+            let y = match index.get(&t) {
+                Some(&y) => y,
+                None => {
+                    if lifted.node_count() >= max_states {
+                        return Err(KernelError::TooLarge(max_states));
+                    }
+                    let y = lifted.add_node(t);
+                    index.insert(t, y);
+                    enabled.push(0);
+                    work.push(y);
+                    y
+                }
+            };
+            lifted.add_edge(x, y, mv);
+        }
+        enabled[x.index()] = k.enabled(s.as_ref());
+    }
+    let (ids, count) = scc_ids(&lifted);
+    let mut internal = vec![false; count];
+    let mut steppers = vec![0u64; count];
+    let mut always = vec![u64::MAX; count];
+    let mut guaranteed = vec![0u64; count];
+    for n in lifted.node_indices() {
+        let id = ids[n.index()] as usize;
+        always[id] &= enabled[n.index()];
+        guaranteed[id] = k.guaranteed(lifted[n].as_ref());
+    }
+    for e in lifted.edge_references() {
+        let id = ids[e.source().index()] as usize;
+        if id == ids[e.target().index()] as usize {
+            internal[id] = true;
+            if e.weight().is_step() {
+                steppers[id] |= k.move_mask(*e.weight());
+            }
+        }
+    }
+    Ok((0..count).any(|id| internal[id] && guaranteed[id] & always[id] & !steppers[id] == 0))
+}

@@ -1,0 +1,290 @@
+//! The `oracle` binary on kernel programs: every command accepts `.litmus`
+//! files (alone, mixed with AXB tests, in directories), bad input gets one
+//! positioned error line and exit status 2 without stopping the batch.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn oracle(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(args)
+        .output()
+        .expect("run oracle")
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn idiom(name: &str) -> PathBuf {
+    root().join("suites/idioms").join(format!("{name}.litmus"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("oracle-kernel-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).unwrap()
+}
+
+#[test]
+fn classify_mixes_litmus_programs_and_axb_tests() {
+    let axb = root().join("data/oopsla21/tests/2t2i_3.txt");
+    let out = oracle(&["classify", "--format", "csv", s(&idiom("mutex")), s(&axb)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let csv = text(&out.stdout);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], axb::model::csv_header());
+    assert_eq!(lines[1], "2t2i_3,P,F,P,P,P,F,P,P,P,P,F");
+    assert_eq!(lines[2], "mutex,F,P,P,P,F,P,P,P,P,P,F");
+    let out = oracle(&["classify", s(&root().join("suites/idioms"))]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    assert!(table.contains("sequentially consistent"), "{table}");
+    assert!(table.lines().count() >= 22, "{table}");
+    assert!(
+        out.stderr.is_empty(),
+        "expectations disagree: {}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn classify_json_reports_expectations_and_deadlocks() {
+    let out = oracle(&[
+        "classify",
+        "--format",
+        "json",
+        s(&idiom("barrier-nonuniform-2")),
+    ]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["test"], "barrier-nonuniform-2");
+    assert_eq!(v[0]["deadlock"], true);
+    assert_eq!(v[0]["verdicts"]["STRONG_FAIR"], "F");
+    assert_eq!(v[0]["memory"], "sequentially consistent");
+    assert_eq!(v[0]["expect"][0]["agrees"], true);
+}
+
+#[test]
+fn explain_uses_the_given_or_the_files_model() {
+    let out = oracle(&["explain", s(&idiom("mutex")), "--model", "HSA"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    assert!(
+        t.starts_with("mutex under weak HSA (memory sequentially consistent): F"),
+        "{t}"
+    );
+    assert!(t.contains("repeats forever"), "{t}");
+    // The file has no model line: it must be named.
+    let out = oracle(&["explain", s(&idiom("mutex"))]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--model"),
+        "{}",
+        text(&out.stderr)
+    );
+    let d = scratch("explain");
+    let f = d.join("p.litmus");
+    std::fs::write(
+        &f,
+        "values 2;\nworkgroups 3;\nglobal n;\nmodel WEAK_FAIR, occupancy=2;\n\nkernel {\n  0: fetch_add(n, 1);\n  1: if (n != 1) goto 1;\n}\n",
+    )
+    .unwrap();
+    let out = oracle(&["explain", s(&f)]);
+    let t = text(&out.stdout);
+    assert!(t.contains("at most 2 workgroups resident"), "{t}");
+    assert!(t.contains("F: termination is NOT guaranteed"), "{t}");
+    // --occupancy overrides the file's bound.
+    let out = oracle(&[
+        "explain",
+        s(&f),
+        "--occupancy",
+        "3",
+        "-o",
+        s(&d.join("e.txt")),
+    ]);
+    assert!(out.status.success());
+    let t = std::fs::read_to_string(d.join("e.txt")).unwrap();
+    assert!(t.contains("at most 3 workgroups resident"), "{t}");
+    let out = oracle(&[
+        "explain",
+        s(&idiom("barrier-nonuniform-2")),
+        "--model",
+        "STRONG_FAIR",
+    ]);
+    assert!(text(&out.stdout).contains("a schedule deadlocks"));
+}
+
+#[test]
+fn lts_draws_the_program_and_the_product() {
+    let out = oracle(&["lts", s(&idiom("mutex")), "--dot"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let dot = text(&out.stdout);
+    assert!(dot.starts_with("digraph \"mutex\" {"), "{dot}");
+    assert!(dot.contains("lock=0 pc=[0,0]"), "{dot}");
+    let out = oracle(&["lts", s(&idiom("mutex")), "--dot", "--model", "OBE"]);
+    let dot = text(&out.stdout);
+    assert!(dot.contains("F: dev={"), "{dot}");
+    assert!(dot.contains("peripheries=2"), "{dot}");
+}
+
+#[test]
+fn label_writes_a_kernel_suite_that_classifies_back() {
+    let d = scratch("label");
+    let suite = d.join("idioms.ron");
+    let out = oracle(&[
+        "label",
+        "--name",
+        "idioms",
+        "-o",
+        s(&suite),
+        s(&idiom("mutex")),
+        s(&idiom("ticket-lock")),
+        s(&root().join("data/oopsla21/tests/2t2i_3.txt")),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let ron = std::fs::read_to_string(&suite).unwrap();
+    assert!(ron.starts_with("KernelSuite("), "{ron}");
+    let a = oracle(&["classify", "--format", "csv", s(&suite)]);
+    assert!(a.status.success(), "{}", text(&a.stderr));
+    let csv = text(&a.stdout);
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    assert!(csv.contains("mutex,F,P,P,P,F,P,P,P,P,P,F"), "{csv}");
+    let out = oracle(&[
+        "explain",
+        s(&suite),
+        "--test",
+        "ticket-lock",
+        "--model",
+        "OBE",
+    ]);
+    assert!(text(&out.stdout).contains("P: termination is guaranteed"));
+}
+
+#[test]
+fn bad_programs_get_one_positioned_error_and_the_batch_goes_on() {
+    let d = scratch("bad");
+    std::fs::copy(idiom("mutex"), d.join("mutex.litmus")).unwrap();
+    let cases: [(&str, &str, &str); 6] = [
+        (
+            "syntax.litmus",
+            "values 2;\nworkgroups 1;\nkernel {\n  goto;\n}\n",
+            "syntax.litmus:4:7: expected a label",
+        ),
+        (
+            "domain.litmus",
+            "values 2;\nworkgroups 1;\nglobal x;\nkernel {\n  x = 5;\n}\n",
+            "domain.litmus:5:3: value 5 is outside the domain 0..2",
+        ),
+        (
+            "shape.litmus",
+            "values 2;\nworkgroups 12;\nkernel {\n}\n",
+            "shape.litmus:1:1: 12 workgroups",
+        ),
+        (
+            "unknown.litmus",
+            "values 2;\nworkgroups 1;\nkernel {\n  spin(x);\n}\n",
+            "unknown.litmus:4:3: expected an instruction, found `spin`",
+        ),
+        (
+            "model.litmus",
+            "values 2;\nworkgroups 1;\nmodel OBE, wg=lockstep;\nkernel {\n}\n",
+            "model.litmus:3:7: lockstep is a subgroup-scope model",
+        ),
+        (
+            "bytes.litmus",
+            "values 2;\u{1}\n",
+            "bytes.litmus:1:10: unexpected character",
+        ),
+    ];
+    for (name, body, _) in &cases {
+        std::fs::write(d.join(name), body).unwrap();
+    }
+    let out = oracle(&["classify", "--format", "csv", s(&d)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), cases.len(), "{err}");
+    for (name, _, want) in &cases {
+        assert!(err.contains(want), "{name}: {err}");
+    }
+    assert!(!err.contains("panicked"));
+    let csv = text(&out.stdout);
+    assert_eq!(
+        csv.lines().count(),
+        2,
+        "the good program is still classified: {csv}"
+    );
+    // A single bad file: one line, exit 2, no empty table.
+    let out = oracle(&["classify", s(&d.join("syntax.litmus"))]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(text(&out.stderr).lines().count(), 1);
+}
+
+#[test]
+fn the_state_bound_and_run_time_faults_are_errors_of_one_test() {
+    let d = scratch("bound");
+    std::fs::copy(idiom("mutex"), d.join("a.litmus")).unwrap();
+    std::fs::copy(idiom("discovery-barrier"), d.join("b.litmus")).unwrap();
+    std::fs::write(
+        d.join("c.litmus"),
+        "values 4;\nworkgroups 2;\nglobal a[2];\nkernel {\n  0: r = wg_id + 1;\n  1: a[r] = 1;\n}\n",
+    )
+    .unwrap();
+    let out = oracle(&["classify", "--format", "csv", "--max-states", "100", s(&d)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(
+        err.contains("b.litmus: test `b`: the state space exceeds --max-states 100"),
+        "{err}"
+    );
+    assert!(err.contains("c.litmus: test `c`: a schedule goes wrong: invocation 1.0 at instruction 1: index 2 is out of bounds: `a` has 2 cells"), "{err}");
+    let csv = text(&out.stdout);
+    assert!(csv.contains("\na,"), "{csv}");
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+}
+
+#[cfg(unix)]
+#[test]
+fn directories_with_link_loops_are_walked_once() {
+    let d = scratch("loop");
+    std::fs::copy(idiom("mutex"), d.join("mutex.litmus")).unwrap();
+    std::os::unix::fs::symlink(&d, d.join("again")).unwrap();
+    let out = oracle(&["classify", "--format", "csv", s(&d)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).lines().count(), 2);
+}
+
+#[test]
+fn huge_inputs_fail_fast() {
+    let d = scratch("huge");
+    let f = d.join("big.litmus");
+    let mut src = String::from("values 2;\nworkgroups 1;\nkernel {\n");
+    for _ in 0..200_000 {
+        src.push_str("  barrier();\n");
+    }
+    src.push_str("}\n");
+    std::fs::write(&f, src).unwrap();
+    let out = oracle(&["classify", s(&f)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("big.litmus:3:1: 200000 instructions: at most 63"),
+        "{err}"
+    );
+    let g = d.join("deep.litmus");
+    std::fs::write(&g, "{".repeat(100_000)).unwrap();
+    let out = oracle(&["classify", s(&g)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("deep.litmus:1:1:"));
+}

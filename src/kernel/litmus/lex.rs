@@ -1,0 +1,197 @@
+//! Tokens of the litmus format, each with its line and column (from 1,
+//! columns counted in characters) and its byte range in the source.
+
+use crate::error::ParseError;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tok {
+    Ident(String),
+    Num(u64),
+    Punct(&'static str),
+    Eof,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub tok: Tok,
+    pub line: usize,
+    pub col: usize,
+    /// Byte offsets of the token in the source.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Longest first, so that `==` wins over `=`.
+const PUNCTS: &[&str] = &[
+    "==", "!=", "<=", ">=", "<<", ">>", "{", "}", "(", ")", "[", "]", ";", ",", ":", "=", "<", ">",
+    "+", "-", "*", "&", "|", "^",
+];
+
+/// The largest number the format accepts; larger ones are an error here
+/// rather than a wrap-around later.
+const MAX_NUMBER: u64 = 1 << 32;
+
+struct Cursor<'a> {
+    src: &'a str,
+    pos: usize,
+    line: usize,
+    col: usize,
+}
+
+impl Cursor<'_> {
+    fn peek(&self) -> Option<char> {
+        self.src[self.pos..].chars().next()
+    }
+
+    fn bump(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.pos += c.len_utf8();
+        if c == '\n' {
+            self.line += 1;
+            self.col = 1;
+        } else {
+            self.col += 1;
+        }
+        Some(c)
+    }
+
+    fn rest(&self) -> &str {
+        &self.src[self.pos..]
+    }
+}
+
+/// Splits a litmus source into tokens (comments and blanks dropped), ending
+/// with an `Eof` token.
+pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
+    let mut c = Cursor {
+        src,
+        pos: 0,
+        line: 1,
+        col: 1,
+    };
+    let mut out = Vec::new();
+    loop {
+        // Blanks and comments.
+        loop {
+            match c.peek() {
+                Some(ch) if ch.is_whitespace() => {
+                    c.bump();
+                }
+                Some('/') if c.rest().starts_with("//") => {
+                    while let Some(ch) = c.peek() {
+                        if ch == '\n' {
+                            break;
+                        }
+                        c.bump();
+                    }
+                }
+                Some('/') if c.rest().starts_with("/*") => {
+                    let (line, col) = (c.line, c.col);
+                    c.bump();
+                    c.bump();
+                    loop {
+                        if c.rest().starts_with("*/") {
+                            c.bump();
+                            c.bump();
+                            break;
+                        }
+                        if c.bump().is_none() {
+                            return Err(ParseError::new(line, col, "unterminated comment"));
+                        }
+                    }
+                }
+                _ => break,
+            }
+        }
+        let (line, col, start) = (c.line, c.col, c.pos);
+        let Some(ch) = c.peek() else {
+            out.push(Token {
+                tok: Tok::Eof,
+                line,
+                col,
+                start,
+                end: start,
+            });
+            return Ok(out);
+        };
+        let tok = if ch.is_ascii_alphabetic() || ch == '_' {
+            while c
+                .peek()
+                .is_some_and(|d| d.is_ascii_alphanumeric() || d == '_')
+            {
+                c.bump();
+            }
+            let word = &src[start..c.pos];
+            if word.len() > 64 {
+                return Err(ParseError::new(
+                    line,
+                    col,
+                    "a name longer than 64 characters",
+                ));
+            }
+            Tok::Ident(word.to_string())
+        } else if ch.is_ascii_digit() {
+            while c.peek().is_some_and(|d| d.is_ascii_digit()) {
+                c.bump();
+            }
+            let digits = &src[start..c.pos];
+            match digits.parse::<u64>() {
+                Ok(n) if n <= MAX_NUMBER => Tok::Num(n),
+                _ => {
+                    return Err(ParseError::new(
+                        line,
+                        col,
+                        format!("number `{digits}` is too large"),
+                    ))
+                }
+            }
+        } else if let Some(p) = PUNCTS.iter().find(|p| c.rest().starts_with(**p)) {
+            for _ in 0..p.len() {
+                c.bump();
+            }
+            Tok::Punct(p)
+        } else {
+            return Err(ParseError::new(
+                line,
+                col,
+                format!("unexpected character `{}`", ch.escape_default()),
+            ));
+        };
+        out.push(Token {
+            tok,
+            line,
+            col,
+            start,
+            end: c.pos,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_have_positions() {
+        let t = lex("a == 1; // x\n/* y\n */ b<<2").unwrap();
+        let kinds: Vec<&Tok> = t.iter().map(|t| &t.tok).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                &Tok::Ident("a".into()),
+                &Tok::Punct("=="),
+                &Tok::Num(1),
+                &Tok::Punct(";"),
+                &Tok::Ident("b".into()),
+                &Tok::Punct("<<"),
+                &Tok::Num(2),
+                &Tok::Eof
+            ]
+        );
+        assert_eq!((t[4].line, t[4].col), (3, 5));
+        assert_eq!(lex("x @").unwrap_err().col, 3);
+        assert_eq!(lex("/* open").unwrap_err().msg, "unterminated comment");
+        assert!(lex("99999999999999999999").is_err());
+        assert_eq!(lex("é").unwrap_err().col, 1);
+    }
+}

@@ -1,0 +1,946 @@
+//! The litmus parser (grammar in docs/KERNEL.md §5). One pass of recursive
+//! descent over the tokens; the only nesting is that of a block inside the
+//! file, so no input can make it recurse deeply. Every error carries the
+//! line and column of the token it is about; rule violations found by
+//! [`Program::validate`] are reported at the declaration or instruction
+//! they concern.
+
+use super::lex::{lex, Tok, Token};
+use crate::error::ParseError;
+use crate::kernel::model::ScopedModel;
+use crate::kernel::program::{
+    is_name, Addr, AtomicOp, BinOp, Cmp, Code, CollectiveOp, CondBranch, Expectation, IdKind,
+    Instr, Location, Operand, Outcome, Program, RmwOp, Site, KEYWORDS,
+};
+use crate::test::Target;
+
+/// Where each part of a parsed program is in its source.
+#[derive(Clone, Debug, Default)]
+pub struct Spans {
+    pub program: (usize, usize),
+    pub model: (usize, usize),
+    pub locations: Vec<(usize, usize)>,
+    pub codes: Vec<(usize, usize)>,
+    pub instrs: Vec<Vec<(usize, usize)>>,
+    pub expect: Vec<(usize, usize)>,
+}
+
+impl Spans {
+    /// The line and column of a site of the program.
+    pub fn of(&self, site: Site) -> (usize, usize) {
+        let get = |v: Option<&(usize, usize)>| v.copied().unwrap_or(self.program);
+        match site {
+            Site::Program => self.program,
+            Site::Model => self.model,
+            Site::Location(l) => get(self.locations.get(l)),
+            Site::Code(c) => get(self.codes.get(c)),
+            Site::Instr { code, pc } => get(self.instrs.get(code).and_then(|v| v.get(pc))),
+            Site::Expect(e) => get(self.expect.get(e)),
+        }
+    }
+}
+
+/// Parses and validates a litmus file.
+pub fn parse(src: &str) -> Result<Program, ParseError> {
+    let (mut p, spans) = parse_with_spans(src)?;
+    p.validate().map_err(|e| {
+        let (line, col) = spans.of(e.site);
+        ParseError::new(line, col, e.msg)
+    })?;
+    p.normalize();
+    Ok(p)
+}
+
+/// Parses a litmus file without validating it, with the position of every
+/// part.
+pub fn parse_with_spans(src: &str) -> Result<(Program, Spans), ParseError> {
+    let toks = lex(src)?;
+    let mut p = Parser {
+        src,
+        toks,
+        i: 0,
+        locations: Vec::new(),
+    };
+    p.file()
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    toks: Vec<Token>,
+    i: usize,
+    locations: Vec<Location>,
+}
+
+fn err(t: &Token, msg: impl Into<String>) -> ParseError {
+    ParseError::new(t.line, t.col, msg)
+}
+
+fn describe(t: &Tok) -> String {
+    match t {
+        Tok::Ident(s) => format!("`{s}`"),
+        Tok::Num(n) => format!("`{n}`"),
+        Tok::Punct(p) => format!("`{p}`"),
+        Tok::Eof => "the end of the file".into(),
+    }
+}
+
+const ATOMIC_FNS: &[&str] = &[
+    "load",
+    "exch",
+    "Exch",
+    "cas",
+    "fetch_add",
+    "fetch_sub",
+    "fetch_and",
+    "fetch_or",
+    "fetch_xor",
+    "fetch_min",
+    "fetch_max",
+];
+
+fn cmp_of(p: &str) -> Option<Cmp> {
+    Cmp::ALL.into_iter().find(|c| c.symbol() == p)
+}
+
+fn binop_of(p: &str) -> Option<BinOp> {
+    BinOp::ARITH
+        .into_iter()
+        .find(|o| o.symbol() == p)
+        .or_else(|| cmp_of(p).map(BinOp::Cmp))
+}
+
+fn id_of(s: &str) -> Option<IdKind> {
+    IdKind::ALL.into_iter().find(|k| k.name() == s)
+}
+
+/// The workgroups a block is the code of (`None`: all), and where it is.
+type Cover = (Option<Vec<(u8, Token)>>, Token);
+
+/// A block's registers: declared with `reg`, or named by first use.
+struct Regs {
+    names: Vec<String>,
+    declared: bool,
+}
+
+/// A memory access as written: a location read, or a call.
+enum Access {
+    Load(Addr),
+    Call(AtomicOp, Addr),
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> &Token {
+        &self.toks[self.i]
+    }
+
+    fn peek2(&self) -> &Token {
+        &self.toks[(self.i + 1).min(self.toks.len() - 1)]
+    }
+
+    fn next(&mut self) -> Token {
+        let t = self.toks[self.i].clone();
+        if self.i + 1 < self.toks.len() {
+            self.i += 1;
+        }
+        t
+    }
+
+    fn is_punct(&self, p: &str) -> bool {
+        matches!(&self.peek().tok, Tok::Punct(q) if *q == p)
+    }
+
+    fn is_ident(&self, w: &str) -> bool {
+        matches!(&self.peek().tok, Tok::Ident(q) if q == w)
+    }
+
+    fn punct(&mut self, p: &str) -> Result<Token, ParseError> {
+        if self.is_punct(p) {
+            Ok(self.next())
+        } else {
+            let t = self.peek();
+            Err(err(
+                t,
+                format!("expected `{p}`, found {}", describe(&t.tok)),
+            ))
+        }
+    }
+
+    fn keyword(&mut self, w: &str) -> Result<Token, ParseError> {
+        if self.is_ident(w) {
+            Ok(self.next())
+        } else {
+            let t = self.peek();
+            Err(err(
+                t,
+                format!("expected `{w}`, found {}", describe(&t.tok)),
+            ))
+        }
+    }
+
+    fn number(&mut self, what: &str) -> Result<(u64, Token), ParseError> {
+        let t = self.next();
+        match t.tok {
+            Tok::Num(n) => Ok((n, t)),
+            ref other => Err(err(
+                &t,
+                format!("expected {what}, found {}", describe(other)),
+            )),
+        }
+    }
+
+    fn small(&mut self, what: &str, max: u64) -> Result<u64, ParseError> {
+        let (n, t) = self.number(what)?;
+        if n > max {
+            return Err(err(&t, format!("{what} {n} is too large (at most {max})")));
+        }
+        Ok(n)
+    }
+
+    fn name(&mut self, what: &str) -> Result<(String, Token), ParseError> {
+        let t = self.next();
+        match &t.tok {
+            Tok::Ident(s) if is_name(s) => Ok((s.clone(), t)),
+            Tok::Ident(s) if KEYWORDS.contains(&s.as_str()) => Err(err(
+                &t,
+                format!("`{s}` is a keyword and cannot name a {what}"),
+            )),
+            other => Err(err(
+                &t,
+                format!("expected a {what} name, found {}", describe(other)),
+            )),
+        }
+    }
+
+    /// The source text from the current token up to (not including) the
+    /// next `stop` punctuation, which is left unconsumed.
+    fn text_until(&mut self, stop: &str) -> Result<(String, Token), ParseError> {
+        let first = self.peek().clone();
+        let mut end = first.start;
+        while !self.is_punct(stop) {
+            if self.peek().tok == Tok::Eof || self.is_punct(";") {
+                let t = self.peek();
+                return Err(err(
+                    t,
+                    format!("expected `{stop}`, found {}", describe(&t.tok)),
+                ));
+            }
+            end = self.next().end;
+        }
+        Ok((self.src[first.start..end].trim().to_string(), first))
+    }
+
+    fn file(&mut self) -> Result<(Program, Spans), ParseError> {
+        let mut spans = Spans {
+            program: (1, 1),
+            model: (1, 1),
+            ..Spans::default()
+        };
+        let mut values: Option<u16> = None;
+        let mut workgroups: Option<(u8, Token)> = None;
+        let mut wg_size: Option<u8> = None;
+        let mut sg_size: Option<u8> = None;
+        let mut model = None;
+        let mut expect = Vec::new();
+        let mut codes: Vec<Code> = Vec::new();
+        // For each block: the workgroups it covers (None: all).
+        let mut covers: Vec<Cover> = Vec::new();
+        let once = |seen: bool, t: &Token| -> Result<(), ParseError> {
+            if seen {
+                let Tok::Ident(w) = &t.tok else {
+                    unreachable!()
+                };
+                Err(err(t, format!("`{w}` is given twice")))
+            } else {
+                Ok(())
+            }
+        };
+        loop {
+            let t = self.peek().clone();
+            let word = match &t.tok {
+                Tok::Eof => break,
+                Tok::Ident(w) => w.clone(),
+                other => {
+                    return Err(err(
+                        &t,
+                        format!(
+                            "expected a declaration (values, workgroups, workgroup_size, subgroup_size, global, shared, model, expect) or code (kernel, workgroup), found {}",
+                            describe(other)
+                        ),
+                    ))
+                }
+            };
+            match word.as_str() {
+                "values" => {
+                    once(values.is_some(), &t)?;
+                    self.next();
+                    values = Some(self.small("a value count", 65535)? as u16);
+                    spans.program = (t.line, t.col);
+                    self.punct(";")?;
+                }
+                "workgroups" => {
+                    once(workgroups.is_some(), &t)?;
+                    self.next();
+                    workgroups = Some((self.small("a workgroup count", 255)? as u8, t.clone()));
+                    self.punct(";")?;
+                }
+                "workgroup_size" => {
+                    once(wg_size.is_some(), &t)?;
+                    self.next();
+                    wg_size = Some(self.small("a workgroup size", 255)? as u8);
+                    self.punct(";")?;
+                }
+                "subgroup_size" => {
+                    once(sg_size.is_some(), &t)?;
+                    self.next();
+                    sg_size = Some(self.small("a subgroup size", 255)? as u8);
+                    self.punct(";")?;
+                }
+                "global" | "shared" => {
+                    if !codes.is_empty() {
+                        return Err(err(&t, "declare memory before the code"));
+                    }
+                    self.next();
+                    let (loc, at) = self.location(word == "shared")?;
+                    spans.locations.push((at.line, at.col));
+                    self.locations.push(loc);
+                }
+                "model" => {
+                    once(model.is_some(), &t)?;
+                    self.next();
+                    let (text, at) = self.text_until(";")?;
+                    model = Some(ScopedModel::parse(&text).map_err(|m| err(&at, m))?);
+                    spans.model = (t.line, t.col);
+                    self.punct(";")?;
+                }
+                "expect" => {
+                    self.next();
+                    let (text, at) = self.text_until(":")?;
+                    let m = ScopedModel::parse(&text).map_err(|m| err(&at, m))?;
+                    self.punct(":")?;
+                    let o = self.next();
+                    let outcome = match &o.tok {
+                        Tok::Ident(w) if w == "P" => Outcome::P,
+                        Tok::Ident(w) if w == "F" => Outcome::F,
+                        Tok::Ident(w) if w == "deadlock" => Outcome::Deadlock,
+                        other => {
+                            return Err(err(
+                                &o,
+                                format!("expected P, F or deadlock, found {}", describe(other)),
+                            ))
+                        }
+                    };
+                    self.punct(";")?;
+                    spans.expect.push((t.line, t.col));
+                    expect.push(Expectation { model: m, outcome });
+                }
+                "kernel" => {
+                    self.next();
+                    if !covers.is_empty() {
+                        return Err(err(
+                            &t,
+                            "a `kernel` block is the code of every workgroup: it cannot be combined with other blocks",
+                        ));
+                    }
+                    let (code, instr_spans) = self.block()?;
+                    codes.push(code);
+                    spans.codes.push((t.line, t.col));
+                    spans.instrs.push(instr_spans);
+                    covers.push((None, t));
+                }
+                "workgroup" => {
+                    self.next();
+                    if covers.iter().any(|(c, _)| c.is_none()) {
+                        return Err(err(
+                            &t,
+                            "a `kernel` block is the code of every workgroup: it cannot be combined with other blocks",
+                        ));
+                    }
+                    let mut list = Vec::new();
+                    loop {
+                        let (n, at) = self.number("a workgroup id")?;
+                        if n > 255 {
+                            return Err(err(&at, format!("workgroup {n} is out of range")));
+                        }
+                        list.push((n as u8, at));
+                        if !self.is_punct(",") {
+                            break;
+                        }
+                        self.next();
+                    }
+                    let (code, instr_spans) = self.block()?;
+                    codes.push(code);
+                    spans.codes.push((t.line, t.col));
+                    spans.instrs.push(instr_spans);
+                    covers.push((Some(list), t));
+                }
+                _ => {
+                    return Err(err(
+                        &t,
+                        format!(
+                            "expected a declaration (values, workgroups, workgroup_size, subgroup_size, global, shared, model, expect) or code (kernel, workgroup), found `{word}`"
+                        ),
+                    ))
+                }
+            }
+        }
+        let eof = self.peek().clone();
+        let Some((workgroups, wt)) = workgroups else {
+            return Err(err(&eof, "missing `workgroups N;`"));
+        };
+        if workgroups == 0 {
+            return Err(err(&wt, "a program needs at least one workgroup"));
+        }
+        if codes.is_empty() {
+            return Err(err(
+                &eof,
+                "missing code: a `kernel { ... }` block or `workgroup N { ... }` blocks",
+            ));
+        }
+        let mut wg_code: Vec<Option<u8>> = vec![None; workgroups as usize];
+        for (c, (list, at)) in covers.iter().enumerate() {
+            match list {
+                None => wg_code.iter_mut().for_each(|w| *w = Some(c as u8)),
+                Some(list) => {
+                    for (w, t) in list {
+                        let Some(slot) = wg_code.get_mut(*w as usize) else {
+                            return Err(err(
+                                t,
+                                format!("workgroup {w} does not exist (workgroups {workgroups})"),
+                            ));
+                        };
+                        if slot.is_some() {
+                            return Err(err(t, format!("workgroup {w} has code twice")));
+                        }
+                        *slot = Some(c as u8);
+                    }
+                }
+            }
+            let _ = at;
+        }
+        if let Some(w) = wg_code.iter().position(Option::is_none) {
+            let at = &covers.last().expect("a block").1;
+            return Err(err(at, format!("workgroup {w} has no code")));
+        }
+        let program = Program {
+            values: values.unwrap_or(16),
+            workgroups,
+            workgroup_size: wg_size.unwrap_or(1),
+            subgroup_size: sg_size.unwrap_or(1),
+            locations: std::mem::take(&mut self.locations),
+            codes,
+            wg_code: wg_code.into_iter().map(|w| w.unwrap()).collect(),
+            model,
+            expect,
+        };
+        Ok((program, spans))
+    }
+
+    fn location(&mut self, shared: bool) -> Result<(Location, Token), ParseError> {
+        let (name, at) = self.name("memory location")?;
+        if self.locations.iter().any(|l| l.name == name) {
+            return Err(err(&at, format!("`{name}` is declared twice")));
+        }
+        let mut len = 1usize;
+        let mut array = false;
+        if self.is_punct("[") {
+            self.next();
+            len = self.small("an array length", 64)? as usize;
+            self.punct("]")?;
+            array = true;
+        }
+        let mut init = vec![0u8; len];
+        if self.is_punct("=") {
+            self.next();
+            if array {
+                let open = self.punct("{")?;
+                let mut vals = Vec::new();
+                loop {
+                    vals.push(self.small("an initial value", 255)? as u8);
+                    if !self.is_punct(",") {
+                        break;
+                    }
+                    self.next();
+                }
+                self.punct("}")?;
+                if vals.len() != len {
+                    return Err(err(
+                        &open,
+                        format!("{} initial values for {len} cells", vals.len()),
+                    ));
+                }
+                init = vals;
+            } else {
+                init = vec![self.small("an initial value", 255)? as u8];
+            }
+        }
+        self.punct(";")?;
+        Ok((
+            Location {
+                name,
+                shared,
+                array,
+                init,
+            },
+            at,
+        ))
+    }
+
+    fn location_index(&self, name: &str) -> Option<usize> {
+        self.locations.iter().position(|l| l.name == name)
+    }
+
+    fn block(&mut self) -> Result<(Code, Vec<(usize, usize)>), ParseError> {
+        self.punct("{")?;
+        let mut regs = Regs {
+            names: Vec::new(),
+            declared: false,
+        };
+        if self.is_ident("reg") {
+            self.next();
+            regs.declared = true;
+            loop {
+                let (r, at) = self.name("register")?;
+                if self.location_index(&r).is_some() {
+                    return Err(err(&at, format!("`{r}` is a memory location")));
+                }
+                if regs.names.contains(&r) {
+                    return Err(err(&at, format!("register `{r}` is declared twice")));
+                }
+                regs.names.push(r);
+                if !self.is_punct(",") {
+                    break;
+                }
+                self.next();
+            }
+            self.punct(";")?;
+        }
+        let mut instrs = Vec::new();
+        let mut labels: Vec<Option<String>> = Vec::new();
+        let mut spans = Vec::new();
+        // Targets named by label, resolved at the end of the block.
+        let mut pending: Vec<(usize, String, Token)> = Vec::new();
+        let mut label_at: Vec<(String, Token)> = Vec::new();
+        loop {
+            if self.is_punct("}") {
+                let close = self.next();
+                if labels.len() > instrs.len() {
+                    return Err(err(&close, "a label must be followed by an instruction"));
+                }
+                break;
+            }
+            if self.peek().tok == Tok::Eof {
+                let t = self.peek();
+                return Err(err(t, "expected `}` to close the block"));
+            }
+            let pc = instrs.len();
+            let mut label: Option<String> = None;
+            // Labels `name:` and the optional instruction number `N:`.
+            loop {
+                let second_is_colon = matches!(self.peek2().tok, Tok::Punct(":"));
+                match self.peek().tok.clone() {
+                    Tok::Ident(w) if second_is_colon => {
+                        let t = self.next();
+                        self.next();
+                        if !is_name(&w) {
+                            return Err(err(&t, format!("`{w}` cannot be a label")));
+                        }
+                        if label.is_some() {
+                            return Err(err(&t, "an instruction has at most one label"));
+                        }
+                        if let Some((_, first)) = label_at.iter().find(|(l, _)| *l == w) {
+                            return Err(err(
+                                &t,
+                                format!(
+                                    "label `{w}` is defined twice (first at {}:{})",
+                                    first.line, first.col
+                                ),
+                            ));
+                        }
+                        label_at.push((w.clone(), t));
+                        label = Some(w);
+                    }
+                    Tok::Num(n) if second_is_colon => {
+                        let t = self.next();
+                        self.next();
+                        if n != pc as u64 {
+                            return Err(err(
+                                &t,
+                                format!("instruction number {n} does not match its position {pc}"),
+                            ));
+                        }
+                    }
+                    _ => break,
+                }
+            }
+            labels.push(label);
+            let at = self.peek().clone();
+            let ins = self.instr(&mut regs, pc, &mut pending)?;
+            spans.push((at.line, at.col));
+            instrs.push(ins);
+        }
+        let len = instrs.len();
+        for (pc, name, t) in pending {
+            let target = labels
+                .iter()
+                .position(|l| l.as_deref() == Some(name.as_str()))
+                .ok_or_else(|| err(&t, format!("no label `{name}` in this block")))?;
+            set_target(&mut instrs[pc], Target::from_pc(target, len));
+        }
+        Ok((
+            Code {
+                regs: regs.names,
+                instrs,
+                labels,
+            },
+            spans,
+        ))
+    }
+
+    fn reg(&mut self, regs: &mut Regs, name: &str, t: &Token) -> Result<u8, ParseError> {
+        if let Some(r) = regs.names.iter().position(|n| n == name) {
+            return Ok(r as u8);
+        }
+        if regs.declared {
+            return Err(err(
+                t,
+                format!("register `{name}` is not declared (this block declares its registers with `reg`)"),
+            ));
+        }
+        regs.names.push(name.to_string());
+        Ok((regs.names.len() - 1) as u8)
+    }
+
+    fn operand(&mut self, regs: &mut Regs) -> Result<Operand, ParseError> {
+        let t = self.next();
+        match &t.tok {
+            Tok::Num(n) if *n <= u16::MAX as u64 => Ok(Operand::Imm(*n as u16)),
+            Tok::Num(n) => Err(err(&t, format!("value {n} is too large"))),
+            Tok::Ident(w) => {
+                if let Some(id) = id_of(w) {
+                    return Ok(Operand::Id(id));
+                }
+                if self.location_index(w).is_some() {
+                    return Err(err(
+                        &t,
+                        format!(
+                            "`{w}` is a memory location: an instruction makes at most one memory access, so load it into a register first"
+                        ),
+                    ));
+                }
+                if !is_name(w) {
+                    return Err(err(&t, format!("expected a value, found `{w}`")));
+                }
+                Ok(Operand::Reg(self.reg(regs, w, &t)?))
+            }
+            Tok::Punct("-") => Err(err(
+                &t,
+                "negative numbers are not values: the domain is 0..values (wrap around with `values - 1`)",
+            )),
+            other => Err(err(&t, format!("expected a value, found {}", describe(other)))),
+        }
+    }
+
+    fn target(
+        &mut self,
+        pc: usize,
+        pending: &mut Vec<(usize, String, Token)>,
+    ) -> Result<Target, ParseError> {
+        let t = self.next();
+        match &t.tok {
+            Tok::Ident(w) if w == "END" => Ok(Target::End),
+            Tok::Num(n) if *n <= 255 => Ok(Target::At(*n as u8)),
+            Tok::Ident(w) if is_name(w) => {
+                pending.push((pc, w.clone(), t.clone()));
+                Ok(Target::End)
+            }
+            other => Err(err(
+                &t,
+                format!(
+                    "expected a label, an instruction number or END, found {}",
+                    describe(other)
+                ),
+            )),
+        }
+    }
+
+    fn addr(&mut self, regs: &mut Regs) -> Result<Addr, ParseError> {
+        let t = self.next();
+        let Tok::Ident(name) = &t.tok else {
+            return Err(err(
+                &t,
+                format!("expected a memory location, found {}", describe(&t.tok)),
+            ));
+        };
+        let Some(loc) = self.location_index(name) else {
+            return Err(err(
+                &t,
+                format!("`{name}` is not a declared memory location"),
+            ));
+        };
+        let array = self.locations[loc].array;
+        if self.is_punct("[") {
+            if !array {
+                return Err(err(
+                    self.peek(),
+                    format!("`{name}` is a scalar: it takes no index"),
+                ));
+            }
+            self.next();
+            let index = self.operand(regs)?;
+            self.punct("]")?;
+            Ok(Addr {
+                loc: loc as u8,
+                index,
+            })
+        } else if array {
+            Err(err(
+                &t,
+                format!("`{name}` is an array: index it, e.g. `{name}[0]`"),
+            ))
+        } else {
+            Ok(Addr {
+                loc: loc as u8,
+                index: Operand::Imm(0),
+            })
+        }
+    }
+
+    /// A memory access: `loc`, `loc[i]`, or a call `exch(loc, v)`, ...
+    fn access(&mut self, regs: &mut Regs) -> Result<Option<Access>, ParseError> {
+        let Tok::Ident(w) = self.peek().tok.clone() else {
+            return Ok(None);
+        };
+        if self.location_index(&w).is_some() {
+            return Ok(Some(Access::Load(self.addr(regs)?)));
+        }
+        if !ATOMIC_FNS.contains(&w.as_str()) {
+            return Ok(None);
+        }
+        self.next();
+        self.punct("(")?;
+        let addr = self.addr(regs)?;
+        let op = match w.as_str() {
+            "load" => AtomicOp::Load,
+            "exch" | "Exch" => {
+                self.punct(",")?;
+                AtomicOp::Exchange(self.operand(regs)?)
+            }
+            "cas" => {
+                self.punct(",")?;
+                let e = self.operand(regs)?;
+                self.punct(",")?;
+                AtomicOp::CompareExchange(e, self.operand(regs)?)
+            }
+            f => {
+                let op = RmwOp::ALL
+                    .into_iter()
+                    .find(|o| o.name() == f)
+                    .expect("an atomic function");
+                self.punct(",")?;
+                AtomicOp::Fetch(op, self.operand(regs)?)
+            }
+        };
+        self.punct(")")?;
+        Ok(Some(if op == AtomicOp::Load {
+            Access::Load(addr)
+        } else {
+            Access::Call(op, addr)
+        }))
+    }
+
+    fn no_second_access(&self) -> Result<(), ParseError> {
+        let t = self.peek();
+        if let Tok::Punct(p) = &t.tok {
+            if binop_of(p).is_some() {
+                return Err(err(
+                    t,
+                    "an instruction makes one memory access and nothing else: load into a register, then compute",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn instr(
+        &mut self,
+        regs: &mut Regs,
+        pc: usize,
+        pending: &mut Vec<(usize, String, Token)>,
+    ) -> Result<Instr, ParseError> {
+        let t = self.peek().clone();
+        let Tok::Ident(word) = &t.tok else {
+            return Err(err(
+                &t,
+                format!("expected an instruction, found {}", describe(&t.tok)),
+            ));
+        };
+        let ins = match word.as_str() {
+            "goto" => {
+                self.next();
+                Instr::Goto {
+                    target: self.target(pc, pending)?,
+                }
+            }
+            "if" => {
+                self.next();
+                self.punct("(")?;
+                let lhs = self.access(regs)?;
+                let a = match lhs {
+                    Some(_) => None,
+                    None => Some(self.operand(regs)?),
+                };
+                let ct = self.next();
+                let cmp = match &ct.tok {
+                    Tok::Punct(p) => cmp_of(p),
+                    _ => None,
+                }
+                .ok_or_else(|| {
+                    err(
+                        &ct,
+                        format!(
+                            "expected a comparison (==, !=, <, <=, >, >=), found {}",
+                            describe(&ct.tok)
+                        ),
+                    )
+                })?;
+                let rhs = self.operand(regs)?;
+                self.punct(")")?;
+                self.keyword("goto")?;
+                let target = self.target(pc, pending)?;
+                match (lhs, a) {
+                    (Some(acc), _) => {
+                        let (op, addr) = match acc {
+                            Access::Load(a) => (AtomicOp::Load, a),
+                            Access::Call(op, a) => (op, a),
+                        };
+                        if matches!(op, AtomicOp::Store(_)) {
+                            unreachable!("stores are not expressions");
+                        }
+                        Instr::Atomic {
+                            op,
+                            addr,
+                            dst: None,
+                            branch: Some(CondBranch { cmp, rhs, target }),
+                        }
+                    }
+                    (None, Some(a)) => Instr::Branch {
+                        a,
+                        cmp,
+                        b: rhs,
+                        target,
+                    },
+                    (None, None) => unreachable!(),
+                }
+            }
+            "barrier" => {
+                self.next();
+                self.punct("(")?;
+                self.punct(")")?;
+                Instr::Barrier
+            }
+            w if ATOMIC_FNS.contains(&w) => match self.access(regs)? {
+                Some(Access::Load(addr)) => Instr::Atomic {
+                    op: AtomicOp::Load,
+                    addr,
+                    dst: None,
+                    branch: None,
+                },
+                Some(Access::Call(op, addr)) => Instr::Atomic {
+                    op,
+                    addr,
+                    dst: None,
+                    branch: None,
+                },
+                None => unreachable!(),
+            },
+            w if self.location_index(w).is_some() => {
+                let addr = self.addr(regs)?;
+                self.punct("=")?;
+                let v = self.operand(regs)?;
+                self.no_second_access()?;
+                Instr::Atomic {
+                    op: AtomicOp::Store(v),
+                    addr,
+                    dst: None,
+                    branch: None,
+                }
+            }
+            w if is_name(w) && matches!(self.peek2().tok, Tok::Punct("(")) => {
+                return Err(err(
+                    &t,
+                    format!(
+                        "expected an instruction, found `{w}`: the calls are load, exch, cas, fetch_add, fetch_sub, fetch_and, fetch_or, fetch_xor, fetch_min, fetch_max, barrier, subgroupAll, subgroupAny, subgroupBroadcastFirst"
+                    ),
+                ))
+            }
+            w if is_name(w) => {
+                let name = w.to_string();
+                self.next();
+                let dst = self.reg(regs, &name, &t)?;
+                self.punct("=")?;
+                self.rhs(regs, dst)?
+            }
+            w => return Err(err(&t, format!("expected an instruction, found `{w}`"))),
+        };
+        self.punct(";")?;
+        Ok(ins)
+    }
+
+    fn rhs(&mut self, regs: &mut Regs, dst: u8) -> Result<Instr, ParseError> {
+        if let Some(acc) = self.access(regs)? {
+            self.no_second_access()?;
+            let (op, addr) = match acc {
+                Access::Load(a) => (AtomicOp::Load, a),
+                Access::Call(op, a) => (op, a),
+            };
+            return Ok(Instr::Atomic {
+                op,
+                addr,
+                dst: Some(dst),
+                branch: None,
+            });
+        }
+        if let Tok::Ident(w) = self.peek().tok.clone() {
+            if let Some(op) = CollectiveOp::ALL.into_iter().find(|o| o.name() == w) {
+                self.next();
+                self.punct("(")?;
+                let src = self.operand(regs)?;
+                self.punct(")")?;
+                return Ok(Instr::Collective { op, dst, src });
+            }
+        }
+        let a = self.operand(regs)?;
+        let op = match &self.peek().tok {
+            Tok::Punct(p) => binop_of(p),
+            _ => None,
+        };
+        match op {
+            Some(op) => {
+                self.next();
+                let b = self.operand(regs)?;
+                Ok(Instr::Assign {
+                    dst,
+                    op: Some(op),
+                    a,
+                    b,
+                })
+            }
+            None => Ok(Instr::Assign {
+                dst,
+                op: None,
+                a,
+                b: Operand::Imm(0),
+            }),
+        }
+    }
+}
+
+fn set_target(i: &mut Instr, t: Target) {
+    match i {
+        Instr::Atomic {
+            branch: Some(b), ..
+        } => b.target = t,
+        Instr::Branch { target, .. } | Instr::Goto { target } => *target = t,
+        _ => unreachable!("only branches have pending targets"),
+    }
+}
