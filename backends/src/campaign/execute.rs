@@ -13,6 +13,7 @@ use crate::campaign::journal::{self, Entry, RunRecord};
 use crate::campaign::options::{hardware_threads, RunArgs, RunTarget};
 use crate::campaign::{env, input, Failure};
 use crate::mapping::Mapping;
+use crate::target::names;
 use axb::load::NamedTest;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,7 +31,7 @@ pub fn program_command(
     iterations: u32,
 ) -> Vec<String> {
     let mut v = vec![
-        format!("--test={}", tests.join(",")),
+        format!("--test={}", names::test_list(tests)),
         format!(
             "--mapping={}",
             mappings
@@ -222,9 +223,29 @@ pub(crate) fn pending<'t>(
     groups
 }
 
-/// Runs the `pending` groups with the program `exe`, at most 200 tests per
-/// invocation (command lines stay short), journaling each result as it
-/// arrives.
+/// The tests of a group in chunks of at most 200 tests and 64 KiB of
+/// names, so that a program's command line stays well inside the system's
+/// limits (128 KiB per argument on Linux; names are at most
+/// [`names::MAX_BYTES`] long, see [`names::check`]).
+fn chunks<'a, 't>(group: &'a [&'t str]) -> Vec<&'a [&'t str]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (k, name) in group.iter().enumerate() {
+        let len = 2 * name.len() + 1;
+        if k > start && (k - start == 200 || bytes + len > 64 * 1024) {
+            out.push(&group[start..k]);
+            (start, bytes) = (k, 0);
+        }
+        bytes += len;
+    }
+    if start < group.len() {
+        out.push(&group[start..]);
+    }
+    out
+}
+
+/// Runs the `pending` groups with the program `exe`, a [`chunks`] per
+/// invocation, journaling each result as it arrives.
 pub(crate) fn run_pending(
     args: &RunArgs,
     exe: &Path,
@@ -233,7 +254,7 @@ pub(crate) fn run_pending(
     progress: &mut Progress,
 ) -> Result<(), Failure> {
     for ((ms, d), group) in pending {
-        for chunk in group.chunks(200) {
+        for chunk in chunks(group) {
             run_group(
                 args,
                 exe,

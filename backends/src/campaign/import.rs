@@ -27,7 +27,7 @@ use crate::campaign::execute::parse_result_line;
 use crate::campaign::journal::{self, Entry, Session};
 use crate::campaign::options::RunTarget;
 use crate::campaign::output::{check_name, paths, write_results};
-use crate::campaign::suite::{load_suite, show_paths, suite_json};
+use crate::campaign::suite::{check_tests, load_suite, show_paths, suite_json};
 use crate::campaign::{env, finish, input, Failure};
 use crate::mapping::Mapping;
 use clap::Args;
@@ -105,6 +105,7 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         .unwrap_or_else(|| args.target.name().to_string());
     check_name(&name)?;
     let tests = load_suite(&args.suite)?;
+    check_tests(&tests, &args.suite)?;
     let names: BTreeSet<&str> = tests.iter().map(|t| t.name.as_str()).collect();
     let p = paths(&args.out, &name);
     if p.journal.exists() {

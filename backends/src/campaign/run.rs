@@ -13,7 +13,7 @@ use crate::campaign::execute::{self, Progress};
 use crate::campaign::journal::{self, Entry, Session};
 use crate::campaign::options::{campaign, default_name, RunArgs, RunTarget};
 use crate::campaign::output::{check_name, paths, write_results};
-use crate::campaign::suite::{load_suite, select};
+use crate::campaign::suite::{check_tests, load_suite, select};
 use crate::campaign::{env, finish, input, Failure};
 use crate::mapping::Mapping;
 use serde_json::Value;
@@ -106,6 +106,7 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
     if let Some(list) = &args.only {
         tests = select(tests, list, &args.suite)?;
     }
+    check_tests(&tests, &args.suite)?;
     let source = build::source(args, &tests, &mappings)?;
     let hash = source.hash();
     let campaign = campaign(args, &name, &tests, &hash);
