@@ -38,8 +38,19 @@ fn sample_suite(dir: &Path) -> PathBuf {
     suite
 }
 
+/// The binary, its build cache in the test's scratch space (not the
+/// user's ~/.cache).
+fn bin() -> Command {
+    let mut c = Command::new(BIN);
+    c.env(
+        "XDG_CACHE_HOME",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("cache"),
+    );
+    c
+}
+
 fn backends(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().unwrap()
+    bin().args(args).output().unwrap()
 }
 
 fn stderr(o: &Output) -> String {
@@ -200,11 +211,7 @@ fn a_campaign_killed_with_sigkill_resumes_without_losing_or_double_counting() {
         "--name",
         "k",
     ];
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = bin().args(args).stderr(Stdio::null()).spawn().unwrap();
     let t0 = Instant::now();
     loop {
         let n = std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count());
@@ -356,7 +363,7 @@ fn bad_run_input_and_missing_compilers_are_clear_errors() {
         ("cuda", ["`nvcc` not found", "cuda-toolkit"]),
         ("vulkan", ["`glslangValidator` not found", "glslang-tools"]),
     ] {
-        let o = Command::new(BIN)
+        let o = bin()
             .args(["run", "--target", target, s(&suite), "--out", s(&out)])
             .env("PATH", &empty)
             .output()

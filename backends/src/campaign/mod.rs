@@ -3,8 +3,8 @@
 //! written as artifact-format result CSVs.
 //!
 //! - [`run`]: `backends run`, a campaign on this machine, in three stages:
-//!   [`build`] (the suite's program, compiled once, and the device it
-//!   reports), [`execute`] (the pending runs, journaled as they arrive,
+//!   [`build`] (the suite's program, compiled once into the private
+//!   build [`cache`], and the device it reports), [`execute`] (the pending runs, journaled as they arrive,
 //!   with progress) and [`output`] (the result CSVs and device file,
 //!   written from the journal).
 //! - [`options`]: what defines a campaign (target, options), and
@@ -21,6 +21,7 @@
 //! [`options`], [`suite`], [`journal`] and this module, never the reverse.
 
 pub mod build;
+pub mod cache;
 pub mod execute;
 pub mod import;
 pub mod journal;

@@ -114,7 +114,7 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
 
     // The compiler and the device first: a missing one should not leave a
     // journal behind.
-    let exe = build::build(args, &source, &hash)?;
+    let exe = build::build(args, &source)?;
     let device = build::device_info(args, &exe)?;
 
     let mut writer = open_journal(args, &p.journal, &campaign)?;
