@@ -492,7 +492,7 @@ fn the_cuda_runner_works_against_the_cpu_emulation_of_the_runtime() {
 
 /// `backends run --target vulkan` on the machine's Vulkan device (CI:
 /// lavapipe). A device that ends the canary by itself is refused before
-/// anything is journaled; `--program-arg=--no-canary` runs the campaign
+/// anything is journaled; `--no-canary` runs the campaign
 /// anyway, and its results land in artifact `Vulkan` directories that
 /// `backends report` reads.
 #[test]
@@ -525,7 +525,8 @@ fn the_vulkan_runner_checks_the_canary_then_journals_and_reports() {
         assert!(!out.exists(), "no journal for a refused device");
     }
     let _ = std::fs::remove_dir_all(&out);
-    let o = run(&["--program-arg=--no-canary", "--name", "vk"]);
+    // The canary's message says `--no-canary`: `run` takes it as it says.
+    let o = run(&["--no-canary", "--name", "vk"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let device: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("vk.device.json")).unwrap())
