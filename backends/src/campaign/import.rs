@@ -122,8 +122,13 @@ fn read_lines(files: &[PathBuf]) -> Result<Vec<String>, Failure> {
         if !meta.is_file() {
             return Err(input(format!("{}: not a file", file.display())));
         }
-        let text = std::fs::read_to_string(file)
+        let bytes = std::fs::read(file)
             .map_err(|e| input(format!("{}: cannot read: {e}", file.display())))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let bad = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..bad].iter().filter(|&&b| b == b'\n').count() + 1;
+            input(format!("{}:{line}: not UTF-8 text", file.display()))
+        })?;
         let digest = crate::campaign::cache::sha256(text.as_bytes());
         let twice = |j: usize, how: &str| {
             input(format!(

@@ -73,9 +73,10 @@ pub(crate) fn select(
         }
         if !known.contains(name) {
             return Err(input(format!(
-                "{}:{}: no test named `{name}` in {}",
+                "{}:{}: no test named `{}` in {}",
                 list.display(),
                 n + 1,
+                crate::excerpt::excerpt(name),
                 show_paths(suite)
             )));
         }
