@@ -442,6 +442,31 @@ fn bad_report_input_is_a_clear_error_with_status_2() {
         2,
         &["already read from"],
     );
+    // Links in a loop (issue 10: `ln -s . x` twice hung a walk, one link
+    // read files twice) and a link to /dev/zero: each file read once, the
+    // walk ends, the device is not read.
+    let looped = dir.join("looped");
+    let config = looped.join("2_thread_2_instruction/x");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("dev.csv"),
+        format!("{header}\n2,P,P,P,P\nTotal failures:,0,0,0,0\n"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(".", looped.join("x")).unwrap();
+    std::os::unix::fs::symlink(".", looped.join("y")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", config.join("zero.csv")).unwrap();
+    let o = backends(&[
+        "report",
+        s(&looped),
+        "--tests",
+        s(&suite),
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let list: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(list.iter().all(|f| f["device"] == "dev"));
 }
 
 /// The CUDA path without a GPU: the program compiled by g++ against the
