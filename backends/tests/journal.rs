@@ -316,6 +316,20 @@ fn import_never_counts_the_same_runs_twice() {
         assert!(!out.join("twice.journal.jsonl").exists());
     }
 
+    // Runs of one test of the suite: the other has no row (a row of empty
+    // cells would count as observed in a report).
+    let o = import("onlyF", &[&f]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(out.join("2_thread_2_instruction/cpp/onlyF.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    let r = backends(&[
+        "report",
+        s(&out.join("2_thread_2_instruction/cpp/onlyF.csv")),
+        "--tests",
+        s(&suite),
+    ]);
+    assert!(String::from_utf8_lossy(&r.stdout).contains("(1 tests observed)"));
+
     // Lines of another target, and a 10 MB bad line: short, clear errors.
     let cuda = dir.join("cuda.jsonl");
     std::fs::write(
