@@ -231,7 +231,7 @@ pub(crate) fn device_info(args: &RunArgs, exe: &Path) -> Result<Value, Failure> 
         env(format!(
             "{} --info printed `{}`, not a JSON line: {e}",
             exe.display(),
-            text.trim()
+            crate::excerpt::excerpt(text.trim())
         ))
     })?;
     let key = if args.target == RunTarget::Vulkan {
