@@ -16,7 +16,7 @@
 //! twice, is an error naming the file and line: the journal is the record
 //! of the campaign and is never silently repaired. (What a resumed
 //! campaign checks beyond that, each run against the campaign, is in
-//! [`crate::campaign::execute::recorded`].)
+//! `execute::recorded` in [`crate::campaign::execute`].)
 //!
 //! A process working on a journal holds an exclusive lock on it
 //! ([`Locked`], `flock` on Unix) for as long as it runs, so a second

@@ -33,7 +33,7 @@
 //! Records are RFC 4180 ([`records`]): a quoted field may hold `,`, `""`
 //! and line breaks. The published files quote only one header label; our
 //! own files quote a test id that needs it (a test's full name, see
-//! [`write`]), so that every id reads back as it was written.
+//! [`write()`]), so that every id reads back as it was written.
 
 use crate::excerpt::excerpt;
 use crate::mapping::Mapping;
