@@ -16,14 +16,16 @@
 //!   `backends report`.
 //!
 //! Below the three parts, the ground they share: [`mapping`], where test
-//! threads run (used by all three), and [`toolchain`], finding and running
-//! the compilers (used by `emit --check` and `run`).
+//! threads run (used by all three), [`toolchain`], finding and running
+//! the compilers (used by `emit --check` and `run`), and [`excerpt`],
+//! input quoted in messages (used by all three).
 //!
 //! Dependencies run one way: `campaign` uses `target` and `report`;
 //! `target` and `report` use only the shared ground, never each other nor
 //! `campaign` (checked by `tests/layout.rs`).
 
 pub mod campaign;
+pub mod excerpt;
 pub mod mapping;
 pub mod report;
 pub mod target;

@@ -2,21 +2,32 @@
 //!
 //! A thin command-line layer over the library: each subcommand parses its
 //! arguments here and calls one library function. Exit status 2 means bad
-//! input (arguments, test files, tests that cannot be emitted), 1 a failure
-//! of the environment (writing files, a missing or failing compiler).
+//! input or usage (arguments, test files, tests that cannot be emitted,
+//! journals, results), 1 everything else (writing files, a missing or
+//! failing compiler, device or program); see [`EXIT_STATUS`].
 
 use axb::load::{load_all, NamedTest};
+use backends::mapping::MappingList;
+use backends::report::cli::Format;
 use backends::target::emit::{self, EmitOptions, Target};
-use backends::{Mapping, Shape};
+use backends::Shape;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// The exit statuses, as every `--help` shows them.
+const EXIT_STATUS: &str = "Exit status: 0 success; 2 bad input or usage (arguments, test files, \
+suites, journals, result files); 1 anything else (a missing or failing compiler, device or \
+program, a file that cannot be written). Errors are one `error:` line per problem on stderr, \
+naming the file and line where there is one; progress and status go to stderr, data \
+(`--format json`, `report`, `emit -o -`) to stdout.";
 
 #[derive(Parser)]
 #[command(
     name = "backends",
     version,
-    about = "Turn progress litmus tests into GLSL/Amber, Vulkan, Metal, CUDA and C++ programs, run them on devices, and report which progress models the devices are consistent with"
+    about = "Turn progress litmus tests into GLSL/Amber, Vulkan, Metal, CUDA and C++ programs, run them on devices, and report which progress models the devices are consistent with",
+    after_help = EXIT_STATUS
 )]
 struct Cli {
     #[command(subcommand)]
@@ -26,21 +37,17 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Write the programs of a target for tests or suites.
+    #[command(after_help = EXIT_STATUS)]
     Emit(EmitArgs),
     /// Run a suite on this CPU (cpp), an NVIDIA GPU (cuda) or a Vulkan device (vulkan): journaled, resumable, artifact-format results.
+    #[command(after_help = EXIT_STATUS)]
     Run(backends::campaign::options::RunArgs),
     /// Results of a generated program run on another machine, journaled and written as `run` would.
+    #[command(after_help = EXIT_STATUS)]
     Import(backends::campaign::import::ImportArgs),
     /// Which progress models each device's observations are consistent with, and the violations.
+    #[command(after_help = EXIT_STATUS)]
     Report(backends::report::cli::ReportArgs),
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum MappingArg {
-    Plain,
-    RoundRobin,
-    Chunked,
-    All,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -54,9 +61,16 @@ struct EmitArgs {
     /// Target language.
     #[arg(long, value_enum)]
     target: Target,
-    /// Mapping of test threads to workgroups (for cpp and cuda: the default of the program).
-    #[arg(long, value_enum, default_value = "all")]
-    mapping: MappingArg,
+    /// Mappings of test threads to workgroups: plain, round-robin,
+    /// chunked, comma-separated, or all (for cpp and cuda: the default of
+    /// the program). `--mappings` is the same flag, as in `run`.
+    #[arg(
+        long,
+        visible_alias = "mappings",
+        value_name = "LIST",
+        default_value = "all"
+    )]
+    mapping: Vec<MappingList>,
     /// Instances for round-robin and chunked (default floor(65535 / threads)).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     instances: Option<u32>,
@@ -75,9 +89,14 @@ struct EmitArgs {
     /// Tests or suites: `.ron` tests or suites, artifact `.txt` tests, or directories of them.
     #[arg(value_name = "TEST_OR_SUITE", required = true)]
     inputs: Vec<PathBuf>,
-    /// Output directory.
-    #[arg(long)]
+    /// Output directory; for cpp and cuda (one file) `-` writes the
+    /// program to stdout.
+    #[arg(short = 'o', long, value_name = "DIR")]
     out: PathBuf,
+    /// `json`: what was written (and checked) as one JSON object on stdout
+    /// (default: a line on stderr).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
 }
 
 fn main() -> ExitCode {
@@ -120,16 +139,28 @@ fn default_name(inputs: &[PathBuf]) -> String {
 }
 
 fn emit_cmd(args: EmitArgs) -> ExitCode {
+    let to_stdout = args.out.as_os_str() == "-";
+    if to_stdout && !matches!(args.target, Target::Cpp | Target::Cuda) {
+        eprintln!(
+            "error: --out -: the {} target writes several files; give a directory",
+            args.target.name()
+        );
+        return ExitCode::from(2);
+    }
+    if to_stdout && args.check {
+        eprintln!("error: --check compiles what was written: give a directory, not --out -");
+        return ExitCode::from(2);
+    }
     let tests = match load(&args.inputs) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let mappings = match args.mapping {
-        MappingArg::Plain => vec![Mapping::Plain],
-        MappingArg::RoundRobin => vec![Mapping::RoundRobin],
-        MappingArg::Chunked => vec![Mapping::Chunked],
-        MappingArg::All => Mapping::ALL.to_vec(),
-    };
+    let mut mappings = Vec::new();
+    for m in args.mapping.iter().flat_map(|l| l.0.iter()) {
+        if !mappings.contains(m) {
+            mappings.push(*m);
+        }
+    }
     let opts = EmitOptions {
         target: args.target,
         mappings,
@@ -151,17 +182,20 @@ fn emit_cmd(args: EmitArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if to_stdout {
+        let text: String = files.iter().map(|f| f.contents.as_str()).collect();
+        return match backends::report::cli::print(&text) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     if let Err(e) = emit::write(&args.out, &files) {
         eprintln!("error: cannot write to {}: {e}", args.out.display());
         return ExitCode::from(1);
     }
-    eprintln!(
-        "wrote {} {} file(s) for {} test(s) to {}",
-        files.len(),
-        opts.target.name(),
-        tests.len(),
-        args.out.display()
-    );
     if args.check {
         let scratch = args.out.join(".axb-check");
         let result = emit::check(&args.out, &files, &opts, &scratch);
@@ -170,7 +204,38 @@ fn emit_cmd(args: EmitArgs) -> ExitCode {
             eprintln!("error: {e}");
             return ExitCode::from(1);
         }
-        eprintln!("checked: the {} output compiles", opts.target.name());
     }
-    ExitCode::SUCCESS
+    match args.format {
+        Format::Text => {
+            eprintln!(
+                "wrote {} {} file(s) for {} test(s) to {}",
+                files.len(),
+                opts.target.name(),
+                tests.len(),
+                args.out.display()
+            );
+            if args.check {
+                eprintln!("checked: the {} output compiles", opts.target.name());
+            }
+            ExitCode::SUCCESS
+        }
+        Format::Json => {
+            let summary = serde_json::json!({
+                "target": opts.target.name(),
+                "tests": tests.len(),
+                "out": args.out.display().to_string(),
+                "files": files.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>(),
+                "checked": args.check,
+            });
+            let mut text = serde_json::to_string_pretty(&summary).expect("serializable");
+            text.push('\n');
+            match backends::report::cli::print(&text) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+    }
 }

@@ -82,6 +82,29 @@ impl FromStr for Mapping {
     }
 }
 
+/// A list of mappings as a command line gives it: names separated by
+/// commas (`plain,chunked`), or `all` for [`Mapping::ALL`]; in the order
+/// given. The same spelling for `backends emit --mapping` and `backends run
+/// --mappings`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MappingList(pub Vec<Mapping>);
+
+impl FromStr for MappingList {
+    type Err = String;
+    fn from_str(s: &str) -> Result<MappingList, String> {
+        let mut out = Vec::new();
+        for part in s.split(',') {
+            match part.trim() {
+                "all" => out.extend(Mapping::ALL),
+                name => out.push(name.parse().map_err(|_| {
+                    format!("unknown mapping `{name}`: expected plain, round-robin, chunked or all, comma-separated")
+                })?),
+            }
+        }
+        Ok(MappingList(out))
+    }
+}
+
 /// The default number of instances for an `n`-thread test: `floor(65535 / n)`.
 pub fn default_instances(threads: usize) -> u32 {
     MAX_WORKGROUPS / threads.max(1) as u32

@@ -84,13 +84,34 @@ impl fmt::Display for ToolError {
 
 impl std::error::Error for ToolError {}
 
-/// The path of `tool` on PATH.
+/// The path of `tool` on PATH. A tool found in a place that other users
+/// can write (a world-writable directory, `/tmp` say, or a world-writable
+/// file; a relative PATH entry such as `.`) is refused rather than run:
+/// anybody could have put it there.
 pub fn find(tool: Tool) -> Result<PathBuf, ToolError> {
+    use std::os::unix::fs::PermissionsExt;
     let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
+    let found = std::env::split_paths(&path)
+        .filter(|dir| !dir.as_os_str().is_empty())
         .map(|dir| dir.join(tool.program()))
         .find(|p| p.is_file())
-        .ok_or(ToolError::Missing(tool))
+        .ok_or(ToolError::Missing(tool))?;
+    let writable =
+        |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.permissions().mode() & 0o002 != 0);
+    let dir = found.parent().unwrap_or(Path::new("."));
+    if found.is_relative() || writable(&found) || writable(dir) {
+        return Err(ToolError::Io(format!(
+            "`{}` was found at {}, {}: refusing to run it (anybody could have put it there); fix PATH",
+            tool.program(),
+            found.display(),
+            if found.is_relative() {
+                "through a relative PATH entry"
+            } else {
+                "a place every user can write"
+            }
+        )));
+    }
+    Ok(found)
 }
 
 /// Runs `tool` with `args`; its combined output on success.

@@ -49,7 +49,7 @@ static const char kUsage[] =
     "Runs progress litmus tests (GLSL shaders of `backends emit --target glsl`, with a .spv\n"
     "beside each .comp) on a Vulkan device and prints one JSON line per run.\n"
     "  --shaders DIR        the directory of NAME.MAPPING.comp and .spv files\n"
-    "  --test NAME[,NAME]   tests to run (default: all, by file name; see --list)\n"
+    "  --test NAME[,NAME]   tests to run (default: all, by file name; see --list; `\\,` is a comma in a name)\n"
     "  --mapping LIST       plain, round-robin, chunked, all (default: every mapping with shaders)\n"
     "  --instances M        must equal the instances the shaders were emitted for\n"
     "  --iterations K       runs of each test and mapping (default: 1)\n"
@@ -306,7 +306,7 @@ int main(int argc, char** argv) {
         if (names.empty()) fail("no test shaders in " + shader_dir + " (only the canary)");
         if (!tests_arg.empty()) {
             std::vector<std::string> chosen;
-            for (const std::string& n : axb_split(tests_arg)) {
+            for (const std::string& n : axb_split_names(tests_arg)) {
                 if (std::find(names.begin(), names.end(), n) == names.end()) {
                     axb_fail_usage("no test named `" + n + "` in " + shader_dir + " (see --list)");
                 }

@@ -12,14 +12,18 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Which parts each part may use (besides itself). `mapping` and
-/// `toolchain` are the shared ground below the three parts.
-const ALLOWED: [(&str, &[&str]); 5] = [
-    ("campaign", &["target", "report", "mapping", "toolchain"]),
-    ("target", &["mapping", "toolchain"]),
-    ("report", &["mapping"]),
+/// Which parts each part may use (besides itself). `mapping`,
+/// `toolchain` and `excerpt` are the shared ground below the three parts.
+const ALLOWED: [(&str, &[&str]); 6] = [
+    (
+        "campaign",
+        &["target", "report", "mapping", "toolchain", "excerpt"],
+    ),
+    ("target", &["mapping", "toolchain", "excerpt"]),
+    ("report", &["mapping", "excerpt"]),
     ("mapping", &[]),
     ("toolchain", &[]),
+    ("excerpt", &[]),
 ];
 
 /// What another crate may use of `backends` (see `backends::target`).
@@ -258,6 +262,7 @@ fn parts_depend_one_way_and_files_form_no_circle() {
     for m in [
         "mapping",
         "toolchain",
+        "excerpt",
         "target::emit",
         "campaign::run",
         "report::analysis",

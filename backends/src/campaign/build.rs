@@ -1,10 +1,11 @@
 //! Building a suite's program, the first stage of `backends run`: the
 //! source (one C++ or CUDA program holding every test, [`crate::target::cpp`],
 //! [`crate::target::cuda`]; for Vulkan, the suite's shaders and the generic
-//! host of [`crate::target::vulkan`]), compiled once into a cache directory
-//! named by the hash of its source and compiler options (a re-run, or a
-//! resumed campaign, reuses it), and the device the program reports.
+//! host of [`crate::target::vulkan`]), compiled once into the private
+//! build cache ([`crate::campaign::cache`]; a re-run, or a resumed
+//! campaign, reuses it), and the device the program reports.
 
+use crate::campaign::cache;
 use crate::campaign::options::{hardware_threads, RunArgs, RunTarget};
 use crate::campaign::suite::show_paths;
 use crate::campaign::{env, input, Failure};
@@ -98,73 +99,82 @@ pub(crate) fn source(
     })
 }
 
-/// The compiled program: generated, then compiled once into a cache
-/// directory named by the hash of its source and compiler options (a
-/// re-run, or a resumed campaign, reuses it).
-pub(crate) fn build(args: &RunArgs, source: &Source, hash: &str) -> Result<PathBuf, Failure> {
-    let (tool, ext) = match (args.target, args.cuda_on_cpu) {
-        (RunTarget::Cpp, _) | (RunTarget::Cuda, true) => (Tool::Gxx, "cpp"),
-        (RunTarget::Cuda, false) => (Tool::Nvcc, "cu"),
-        (RunTarget::Vulkan, _) => (Tool::Glslang, "cpp"),
+impl Source {
+    /// The key of its build in the cache: the target, how it is compiled
+    /// and every source file ([`cache::key`]).
+    fn cache_key(&self, args: &RunArgs) -> String {
+        let mut parts: Vec<Vec<u8>> = vec![
+            args.target.name().as_bytes().to_vec(),
+            vec![args.cuda_on_cpu as u8],
+        ];
+        parts.extend(args.nvcc_flags.iter().map(|f| f.as_bytes().to_vec()));
+        parts.push(b"sources".to_vec());
+        match self {
+            Source::Program(text) => parts.push(text.as_bytes().to_vec()),
+            Source::Shaders(files) => {
+                for f in files {
+                    parts.push(f.path.to_string_lossy().as_bytes().to_vec());
+                    parts.push(f.contents.as_bytes().to_vec());
+                }
+            }
+        }
+        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        cache::key(&refs)
+    }
+}
+
+/// The compiled program (`tests` in its cache entry): taken from the
+/// build cache ([`cache`]) if it holds exactly this build, else generated
+/// and compiled into it.
+pub(crate) fn build(args: &RunArgs, source: &Source) -> Result<PathBuf, Failure> {
+    let tool = match (args.target, args.cuda_on_cpu) {
+        (RunTarget::Cpp, _) | (RunTarget::Cuda, true) => Tool::Gxx,
+        (RunTarget::Cuda, false) => Tool::Nvcc,
+        (RunTarget::Vulkan, _) => Tool::Glslang,
     };
     toolchain::find(tool)?;
     toolchain::find(Tool::Gxx)?;
-    let key = fnv64(format!("{hash} {:?} {:?}", args.nvcc_flags, args.cuda_on_cpu).as_bytes());
-    let dir = std::env::temp_dir()
-        .join("axb-backends-run")
-        .join(format!("{}-{key}", args.target.name()));
-    let exe = dir.join("tests");
-    if exe.is_file() {
-        return Ok(exe);
+    let root = cache::root()?;
+    let key = source.cache_key(args);
+    if let Some(entry) = cache::lookup(&root, &key) {
+        return Ok(entry.join("tests"));
     }
-    // Build in a directory of our own, then move the results into place:
-    // concurrent builds of the same program (parallel tests, two campaigns)
-    // never see each other's half-written files.
-    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let work = dir.join(format!(
-        "build-{}-{}",
-        std::process::id(),
-        BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&work).map_err(|e| env(format!("{}: {e}", work.display())))?;
-    let source = match source {
-        Source::Program(text) => text,
-        Source::Shaders(files) => return build_vulkan(&dir, &work, files),
+    let work = cache::work_dir(&root)?;
+    let built = match source {
+        Source::Program(text) => compile(args, tool, text, &work),
+        Source::Shaders(files) => build_vulkan(&work, files),
     };
-    let src = work.join(format!("tests.{ext}"));
-    std::fs::write(&src, source.as_bytes())
-        .map_err(|e| env(format!("{}: cannot write: {e}", src.display())))?;
-    let built = work.join("tests");
-    eprintln!("compiling {} with {} ...", src.display(), tool.program());
-    let compiled = match (args.target, args.cuda_on_cpu) {
-        (RunTarget::Cpp, _) => toolchain::compile_cpp(&src, &built),
-        (RunTarget::Cuda, true) => toolchain::compile_cuda_on_cpu(&src, &built, &work),
-        (RunTarget::Cuda, false) => {
-            let flags: Vec<&str> = args.nvcc_flags.iter().map(String::as_str).collect();
-            toolchain::compile_cuda(&src, &built, &flags)
-        }
-        (RunTarget::Vulkan, _) => unreachable!("shaders are built by build_vulkan"),
-    };
-    if let Err(e) = compiled {
+    if let Err(e) = built {
         let _ = std::fs::remove_dir_all(&work);
-        return Err(e.into());
+        return Err(e);
     }
-    std::fs::rename(&src, dir.join(format!("tests.{ext}")))
-        .and_then(|_| std::fs::rename(&built, &exe))
-        .map_err(|e| env(format!("{}: {e}", exe.display())))?;
-    let _ = std::fs::remove_dir_all(&work);
-    Ok(exe)
+    Ok(cache::commit(&root, &work, &key)?.join("tests"))
 }
 
-/// The Vulkan build: shaders to SPIR-V and the host, in `work`, which then
-/// becomes `dir/bundle` (the host finds the shaders beside itself).
-fn build_vulkan(dir: &Path, work: &Path, files: &[File]) -> Result<PathBuf, Failure> {
-    let bundle = dir.join("bundle");
-    let exe = bundle.join("tests");
-    if exe.is_file() {
-        let _ = std::fs::remove_dir_all(work);
-        return Ok(exe);
+/// Compiles the C++ or CUDA program `text` into `work/tests`.
+fn compile(args: &RunArgs, tool: Tool, text: &str, work: &Path) -> Result<(), Failure> {
+    let ext = if tool == Tool::Nvcc { "cu" } else { "cpp" };
+    let src = work.join(format!("tests.{ext}"));
+    std::fs::write(&src, text.as_bytes())
+        .map_err(|e| env(format!("{}: cannot write: {e}", src.display())))?;
+    let exe = work.join("tests");
+    eprintln!("compiling {} with {} ...", src.display(), tool.program());
+    match (args.target, args.cuda_on_cpu) {
+        (RunTarget::Cpp, _) => toolchain::compile_cpp(&src, &exe),
+        (RunTarget::Cuda, true) => toolchain::compile_cuda_on_cpu(&src, &exe, work),
+        (RunTarget::Cuda, false) => {
+            let flags: Vec<&str> = args.nvcc_flags.iter().map(String::as_str).collect();
+            toolchain::compile_cuda(&src, &exe, &flags)
+        }
+        (RunTarget::Vulkan, _) => unreachable!("shaders are built by build_vulkan"),
     }
+    .map_err(Failure::from)
+}
+
+/// The Vulkan build in `work`: the emitted files, the shaders compiled to
+/// SPIR-V and the host to `work/tests` (the host finds the shaders beside
+/// itself).
+fn build_vulkan(work: &Path, files: &[File]) -> Result<(), Failure> {
     emit::write(work, files).map_err(|e| env(format!("{}: {e}", work.display())))?;
     let comps: Vec<PathBuf> = files
         .iter()
@@ -175,18 +185,8 @@ fn build_vulkan(dir: &Path, work: &Path, files: &[File]) -> Result<PathBuf, Fail
         "compiling {} shaders with glslangValidator and the Vulkan host with g++ ...",
         comps.len()
     );
-    if let Err(e) = vulkan::build(&comps, &work.join(vulkan::HOST_FILE), &work.join("tests")) {
-        let _ = std::fs::remove_dir_all(work);
-        return Err(e.into());
-    }
-    if let Err(e) = std::fs::rename(work, &bundle) {
-        let _ = std::fs::remove_dir_all(work);
-        // Another build of the same bundle may have won the race.
-        if !exe.is_file() {
-            return Err(env(format!("{}: {e}", bundle.display())));
-        }
-    }
-    Ok(exe)
+    vulkan::build(&comps, &work.join(vulkan::HOST_FILE), &work.join("tests"))?;
+    Ok(())
 }
 
 /// Where the Vulkan host's shaders are: beside it.
@@ -231,7 +231,7 @@ pub(crate) fn device_info(args: &RunArgs, exe: &Path) -> Result<Value, Failure> 
         env(format!(
             "{} --info printed `{}`, not a JSON line: {e}",
             exe.display(),
-            text.trim()
+            crate::excerpt::excerpt(text.trim())
         ))
     })?;
     let key = if args.target == RunTarget::Vulkan {

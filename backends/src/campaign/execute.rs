@@ -12,7 +12,9 @@ use crate::campaign::build::shader_dir;
 use crate::campaign::journal::{self, Entry, RunRecord};
 use crate::campaign::options::{hardware_threads, RunArgs, RunTarget};
 use crate::campaign::{env, input, Failure};
-use crate::mapping::Mapping;
+use crate::excerpt::excerpt;
+use crate::mapping::{Layout, Mapping};
+use crate::target::names;
 use axb::load::NamedTest;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,7 +32,7 @@ pub fn program_command(
     iterations: u32,
 ) -> Vec<String> {
     let mut v = vec![
-        format!("--test={}", tests.join(",")),
+        format!("--test={}", names::test_list(tests)),
         format!(
             "--mapping={}",
             mappings
@@ -55,46 +57,60 @@ pub fn program_command(
     v
 }
 
-/// One result line of the program, checked against what was asked.
-pub fn parse_result_line(line: &str, at_unix_ms: u64) -> Result<RunRecord, String> {
+/// One result line of a program of `target` (`cpp`, `cuda`, `vulkan`),
+/// checked field by field; errors quote a short excerpt of the line.
+pub fn parse_result_line(line: &str, target: &str, at_unix_ms: u64) -> Result<RunRecord, String> {
+    let shown = || excerpt(line);
     let v: Value = serde_json::from_str(line)
-        .map_err(|e| format!("not a JSON result line ({e}): `{line}`"))?;
+        .map_err(|e| format!("not a JSON result line ({e}): `{}`", shown()))?;
     let Value::Object(mut o) = v else {
-        return Err(format!("not a JSON object: `{line}`"));
+        return Err(format!("not a JSON object: `{}`", shown()));
     };
     let mut take = |k: &str| {
         o.remove(k)
-            .ok_or_else(|| format!("result line without `{k}`: `{line}`"))
+            .ok_or_else(|| format!("result line without `{k}`: `{}`", shown()))
     };
     let str_of = |v: Value, k: &str| match v {
         Value::String(s) => Ok(s),
-        _ => Err(format!("`{k}` is not a string in `{line}`")),
+        _ => Err(format!("`{k}` is not a string in `{}`", shown())),
     };
     let u64_of = |v: Value, k: &str| {
         v.as_u64()
-            .ok_or_else(|| format!("`{k}` is not an unsigned integer in `{line}`"))
+            .ok_or_else(|| format!("`{k}` is not an unsigned integer in `{}`", shown()))
     };
     let test = str_of(take("test")?, "test")?;
     let mapping = str_of(take("mapping")?, "mapping")?;
     let iteration = u64_of(take("iteration")?, "iteration")?;
     let terminated = take("terminated")?
         .as_bool()
-        .ok_or_else(|| format!("`terminated` is not a boolean in `{line}`"))?;
+        .ok_or_else(|| format!("`terminated` is not a boolean in `{}`", shown()))?;
     let elapsed_ms = take("elapsed_ms")?
         .as_f64()
-        .ok_or_else(|| format!("`elapsed_ms` is not a number in `{line}`"))?;
+        .filter(|t| *t >= 0.0)
+        .ok_or_else(|| format!("`elapsed_ms` is not a time in ms in `{}`", shown()))?;
     let instances = u64_of(take("instances")?, "instances")?;
     let workgroups = u64_of(take("workgroups")?, "workgroups")?;
-    o.remove("target");
+    // Lines of programs of every target say which they are.
+    match o.remove("target") {
+        None => {}
+        Some(Value::String(t)) if t == target => {}
+        Some(t) => {
+            return Err(format!(
+                "a result of target {}, not {target}: `{}`",
+                excerpt(&t.to_string()),
+                shown()
+            ))
+        }
+    }
     Ok(RunRecord {
         test,
         mapping,
         iteration: u32::try_from(iteration)
-            .map_err(|_| format!("iteration too large in `{line}`"))?,
+            .map_err(|_| format!("iteration too large in `{}`", shown()))?,
         terminated,
         elapsed_ms,
         instances: u32::try_from(instances)
-            .map_err(|_| format!("instances too large in `{line}`"))?,
+            .map_err(|_| format!("instances too large in `{}`", shown()))?,
         workgroups,
         at_unix_ms,
         extra: o,
@@ -150,49 +166,94 @@ impl Progress {
     }
 }
 
-/// The runs the journal holds per test and mapping, checked against the
-/// campaign: every result is of one of its tests under one of its
-/// `mappings`, and the iterations of each are 0..n with n at most
-/// `iterations`. `path` names the journal in errors.
+/// Checks one run against the campaign that asked for it (`threads`: its
+/// test's): the instance count the campaign's options give (unless
+/// program arguments, which may change the launch, were passed), and a
+/// real, non-negative time.
+pub(crate) fn check_run(
+    r: &RunRecord,
+    mapping: Mapping,
+    threads: usize,
+    args: &RunArgs,
+) -> Result<(), String> {
+    if args.program_args.is_empty() {
+        let want = Layout::new(mapping, threads, args.instances).instances;
+        if r.instances != want {
+            return Err(format!(
+                "{} instances for test {} under {}, but this campaign runs {want}",
+                r.instances,
+                excerpt(&r.test),
+                mapping
+            ));
+        }
+    }
+    if !r.elapsed_ms.is_finite() || r.elapsed_ms < 0.0 {
+        return Err(format!("elapsed_ms {} is not a time", r.elapsed_ms));
+    }
+    Ok(())
+}
+
+/// The runs the journal holds per test and mapping, each checked against
+/// the campaign before any work is done: of one of its `tests`, under one
+/// of its `mappings`, iteration below `args.iterations`, as
+/// [`check_run`] says; and the iterations of each test and mapping are
+/// 0..n. Errors name the journal `path` and the line.
 pub(crate) fn recorded<'t>(
     contents: &journal::Contents,
     path: &Path,
+    args: &RunArgs,
     tests: &'t [NamedTest],
     mappings: &[Mapping],
-    iterations: u32,
 ) -> Result<BTreeMap<(&'t str, Mapping), u32>, Failure> {
-    let names: BTreeSet<&str> = tests.iter().map(|t| t.name.as_str()).collect();
-    // (runs, highest iteration) per test and mapping. The journal has no
-    // run twice, so the iterations are 0..runs iff the highest is runs - 1.
-    let mut seen: BTreeMap<(&str, Mapping), (u32, u32)> = BTreeMap::new();
-    for r in contents.results() {
-        let m: Mapping = r.mapping.parse().map_err(input)?;
-        let Some(t) = names
-            .get(r.test.as_str())
-            .copied()
-            .filter(|_| mappings.contains(&m))
-        else {
-            return Err(input(format!(
-                "{}: a result for test {} under {} is not part of this campaign",
-                path.display(),
-                r.test,
-                r.mapping
-            )));
+    let by_name: BTreeMap<&str, &NamedTest> = tests.iter().map(|t| (t.name.as_str(), t)).collect();
+    // (runs, highest iteration, its line) per test and mapping. The journal
+    // has no run twice, so the iterations are 0..runs iff the highest is
+    // runs - 1.
+    let mut seen: BTreeMap<(&str, Mapping), (u32, u32, usize)> = BTreeMap::new();
+    for (n, r) in contents.results_at() {
+        let at = |msg: String| {
+            input(format!(
+                "{}:{n}: {msg}; the journal is not of this campaign or was edited: fix or remove the line, or start a new campaign in another --out directory",
+                path.display()
+            ))
         };
-        let e = seen.entry((t, m)).or_default();
-        e.0 += 1;
-        e.1 = e.1.max(r.iteration);
-    }
-    let mut done: BTreeMap<(&str, Mapping), u32> = BTreeMap::new();
-    for ((t, m), (n, max)) in seen {
-        if n > iterations || max + 1 != n {
-            return Err(input(format!(
-                "{}: the iterations of {t} under {m} are not 0..{n} (at most {} expected)",
-                path.display(),
-                iterations
+        let m: Mapping = r.mapping.parse().map_err(|e: String| at(excerpt(&e)))?;
+        if !mappings.contains(&m) {
+            return Err(at(format!(
+                "a run under {m}, which this campaign does not run"
             )));
         }
-        done.insert((t, m), n);
+        let Some(t) = by_name.get(r.test.as_str()) else {
+            return Err(at(format!(
+                "a run of test `{}`, which is not in this campaign's suite",
+                excerpt(&r.test)
+            )));
+        };
+        if r.iteration >= args.iterations {
+            return Err(at(format!(
+                "run {} of {} under {m}, but this campaign runs {} iterations",
+                r.iteration,
+                excerpt(&r.test),
+                args.iterations
+            )));
+        }
+        check_run(r, m, t.entry.test.num_threads(), args).map_err(at)?;
+        let e = seen.entry((t.name.as_str(), m)).or_default();
+        e.0 += 1;
+        if r.iteration >= e.1 {
+            (e.1, e.2) = (r.iteration, n);
+        }
+    }
+    let mut done: BTreeMap<(&str, Mapping), u32> = BTreeMap::new();
+    for ((t, m), (runs, max, line)) in seen {
+        if max + 1 != runs {
+            return Err(input(format!(
+                "{}:{line}: run {max} of {} under {m}, but only {runs} runs of it are journaled: the iterations are not 0..{runs} (a line was removed?)",
+                path.display(),
+                excerpt(t)
+            )));
+        }
+        done.insert((t, m), runs);
     }
     Ok(done)
 }
@@ -222,45 +283,76 @@ pub(crate) fn pending<'t>(
     groups
 }
 
-/// Runs the `pending` groups with the program `exe`, at most 200 tests per
-/// invocation (command lines stay short), journaling each result as it
-/// arrives.
+/// The tests of a group in chunks of at most 200 tests and 64 KiB of
+/// names, so that a program's command line stays well inside the system's
+/// limits (128 KiB per argument on Linux; names are at most
+/// [`names::MAX_BYTES`] long, see [`names::check`]).
+fn chunks<'a, 't>(group: &'a [&'t str]) -> Vec<&'a [&'t str]> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (k, name) in group.iter().enumerate() {
+        let len = 2 * name.len() + 1;
+        if k > start && (k - start == 200 || bytes + len > 64 * 1024) {
+            out.push(&group[start..k]);
+            (start, bytes) = (k, 0);
+        }
+        bytes += len;
+    }
+    if start < group.len() {
+        out.push(&group[start..]);
+    }
+    out
+}
+
+/// Runs the `pending` groups with the program `exe`, a [`chunks`] per
+/// invocation, journaling each result as it arrives.
 pub(crate) fn run_pending(
     args: &RunArgs,
     exe: &Path,
+    tests: &[NamedTest],
     pending: &BTreeMap<(Vec<Mapping>, u32), Vec<&str>>,
     writer: &mut journal::Writer,
     progress: &mut Progress,
 ) -> Result<(), Failure> {
+    let threads: BTreeMap<&str, usize> = tests
+        .iter()
+        .map(|t| (t.name.as_str(), t.entry.test.num_threads()))
+        .collect();
     for ((ms, d), group) in pending {
-        for chunk in group.chunks(200) {
-            run_group(
-                args,
-                exe,
-                chunk,
-                ms,
-                *d,
-                args.iterations - d,
-                writer,
-                progress,
-            )?;
+        for chunk in chunks(group) {
+            let group = Group {
+                tests: chunk,
+                threads: &threads,
+                mappings: ms,
+                offset: *d,
+                count: args.iterations - d,
+            };
+            run_group(args, exe, &group, writer, progress)?;
         }
     }
     Ok(())
 }
 
-/// Runs one program invocation, journaling each result as it arrives.
-#[allow(clippy::too_many_arguments)]
+/// One program invocation: `count` runs of each of `tests` under each of
+/// `mappings`, journaled as iterations `offset..offset + count`.
+struct Group<'a> {
+    tests: &'a [&'a str],
+    threads: &'a BTreeMap<&'a str, usize>,
+    mappings: &'a [Mapping],
+    offset: u32,
+    count: u32,
+}
+
+/// Runs one program invocation, checking each result ([`check_run`]) and
+/// journaling it as it arrives.
 fn run_group(
     args: &RunArgs,
     exe: &Path,
-    tests: &[&str],
-    mappings: &[Mapping],
-    offset: u32,
-    count: u32,
+    g: &Group,
     writer: &mut journal::Writer,
     progress: &mut Progress,
 ) -> Result<(), Failure> {
+    let (tests, mappings, offset, count) = (g.tests, g.mappings, g.offset, g.count);
     let mut argv = program_command(args, tests, mappings, count);
     if args.target == RunTarget::Vulkan {
         argv.insert(0, format!("--shaders={}", shader_dir(exe).display()));
@@ -281,9 +373,9 @@ fn run_group(
             }
         }
     });
-    let expected: BTreeSet<(&str, &str)> = tests
+    let expected: BTreeMap<(&str, &str), Mapping> = tests
         .iter()
-        .flat_map(|t| mappings.iter().map(move |m| (*t, m.name())))
+        .flat_map(|t| mappings.iter().map(move |m| ((*t, m.name()), *m)))
         .collect();
     let mut seen: BTreeSet<(String, String, u32)> = BTreeSet::new();
     let want = expected.len() * count as usize;
@@ -313,18 +405,27 @@ fn run_group(
                 ))
             }
         };
-        let mut r = match parse_result_line(&line, journal::now_unix_ms()) {
+        let mut r = match parse_result_line(&line, args.target.name(), journal::now_unix_ms()) {
             Ok(r) => r,
             Err(e) => return Err(fail(&mut child, e)),
         };
-        if !expected.contains(&(r.test.as_str(), r.mapping.as_str())) || r.iteration >= count {
+        let Some(&m) = expected
+            .get(&(r.test.as_str(), r.mapping.as_str()))
+            .filter(|_| r.iteration < count)
+        else {
             return Err(fail(
                 &mut child,
                 format!(
                     "unexpected result (test {}, mapping {}, iteration {}) for a request of {count} iterations",
-                    r.test, r.mapping, r.iteration
+                    excerpt(&r.test),
+                    excerpt(&r.mapping),
+                    r.iteration
                 ),
             ));
+        };
+        let threads = g.threads.get(r.test.as_str()).copied().unwrap_or(0);
+        if let Err(e) = check_run(&r, m, threads, args) {
+            return Err(fail(&mut child, e));
         }
         r.iteration += offset;
         if !seen.insert((r.test.clone(), r.mapping.clone(), r.iteration)) {
@@ -333,7 +434,7 @@ fn run_group(
                 format!(
                     "the program reported run {} of {} under {} twice",
                     r.iteration - offset,
-                    r.test,
+                    excerpt(&r.test),
                     r.mapping
                 ),
             ));
@@ -410,7 +511,7 @@ mod tests {
         assert_eq!(a.nvcc_flags, ["-arch=sm_90"]);
         let c = parse(&["--target", "cpp", "s", "--out", "o", "--os-threads", "200"]);
         assert_eq!(c.iterations, 20);
-        assert_eq!(c.mappings, Mapping::ALL);
+        assert_eq!(c.mapping_list(), Mapping::ALL);
         assert!(program_command(&c, &["a"], &[Mapping::Plain], 1)
             .contains(&"--threads=200".to_string()));
     }
@@ -418,7 +519,7 @@ mod tests {
     #[test]
     fn cuda_result_lines_parse_with_their_own_fields() {
         let line = r#"{"test":"2t2i_0","target":"cuda","mapping":"chunked","instances":32767,"workgroups":65534,"iteration":3,"terminated":false,"elapsed_ms":1000.5,"launch":"normal","intra_warp":false,"device":"NVIDIA H100 80GB HBM3"}"#;
-        let r = parse_result_line(line, 42).unwrap();
+        let r = parse_result_line(line, "cuda", 42).unwrap();
         assert_eq!(r.test, "2t2i_0");
         assert_eq!(r.mapping, "chunked");
         assert_eq!(r.iteration, 3);
@@ -432,7 +533,7 @@ mod tests {
             r#"{"test":"a","mapping":"plain","iteration":0,"elapsed_ms":1,"instances":1,"workgroups":2}"#,
             r#"{"test":"a","mapping":"plain","iteration":-1,"terminated":true,"elapsed_ms":1,"instances":1,"workgroups":2}"#,
         ] {
-            assert!(parse_result_line(bad, 0).is_err(), "{bad}");
+            assert!(parse_result_line(bad, "cuda", 0).is_err(), "{bad}");
         }
     }
 }

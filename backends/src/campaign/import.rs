@@ -27,12 +27,14 @@ use crate::campaign::execute::parse_result_line;
 use crate::campaign::journal::{self, Entry, Session};
 use crate::campaign::options::RunTarget;
 use crate::campaign::output::{check_name, paths, write_results};
-use crate::campaign::suite::{load_suite, show_paths, suite_json};
+use crate::campaign::suite::{check_tests, load_suite, show_paths, suite_json};
 use crate::campaign::{env, finish, input, Failure};
+use crate::excerpt::excerpt;
 use crate::mapping::Mapping;
+use crate::report::cli::Format;
 use clap::Args;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -55,9 +57,13 @@ pub struct ImportArgs {
     /// The device's name: the stem of the result files (default: the target).
     #[arg(long)]
     pub name: Option<String>,
-    /// Results directory.
-    #[arg(long)]
+    /// Results directory (created; as for `run`).
+    #[arg(short = 'o', long, value_name = "DIR")]
     pub out: PathBuf,
+    /// `json`: the summary as one JSON object on stdout (default: a line
+    /// on stderr).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 /// What an import wrote.
@@ -97,6 +103,92 @@ fn read_info(path: &Path) -> Result<Value, Failure> {
     }
 }
 
+/// The texts of the `--lines` files, refusing the same runs given twice:
+/// a file named twice (also through another path or a link), two files
+/// with the same contents (a copy), or a file every result line of which
+/// is also in the other files (a part of another, or a concatenation of
+/// others). Two different runs never print the same line in practice (the
+/// line holds the run's time to the microsecond), so whole files are
+/// compared; lines are only compared with lines of other files: within a
+/// file, a repeated run is caught by its (test, mapping, iteration).
+fn read_lines(files: &[PathBuf]) -> Result<Vec<String>, Failure> {
+    use std::os::unix::fs::MetadataExt;
+    let mut texts = Vec::new();
+    let mut ids: Vec<(u64, u64)> = Vec::new();
+    let mut digests: Vec<String> = Vec::new();
+    for file in files {
+        let meta = std::fs::metadata(file)
+            .map_err(|e| input(format!("{}: cannot read: {e}", file.display())))?;
+        if !meta.is_file() {
+            return Err(input(format!("{}: not a file", file.display())));
+        }
+        let bytes = std::fs::read(file)
+            .map_err(|e| input(format!("{}: cannot read: {e}", file.display())))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let bad = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..bad].iter().filter(|&&b| b == b'\n').count() + 1;
+            input(format!("{}:{line}: not UTF-8 text", file.display()))
+        })?;
+        let digest = crate::campaign::cache::sha256(text.as_bytes());
+        let twice = |j: usize, how: &str| {
+            input(format!(
+                "--lines {} {how} --lines {}: its runs would be counted twice",
+                file.display(),
+                files[j].display()
+            ))
+        };
+        if let Some(j) = ids.iter().position(|&id| id == (meta.dev(), meta.ino())) {
+            return Err(twice(j, "is the same file as"));
+        }
+        let has_lines = text.lines().any(|l| !l.trim().is_empty());
+        if let Some(j) = digests.iter().position(|d| has_lines && *d == digest) {
+            return Err(twice(j, "has the same contents as"));
+        }
+        ids.push((meta.dev(), meta.ino()));
+        digests.push(digest);
+        texts.push(text);
+    }
+    // Where each result line occurs: (file, line) of its first occurrence
+    // in each file.
+    let mut occurs: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    for (k, text) in texts.iter().enumerate() {
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            let at = occurs.entry(line).or_default();
+            if !at.iter().any(|&(f, _)| f == k) {
+                at.push((k, n + 1));
+            }
+        }
+    }
+    for (k, text) in texts.iter().enumerate() {
+        let mut first_shared = None;
+        let mut all_shared = true;
+        for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            match occurs[line].iter().find(|&&(f, _)| f != k) {
+                Some(&other) => {
+                    let own = occurs[line].iter().find(|&&(f, _)| f == k).expect("seen");
+                    first_shared.get_or_insert((own.1, other));
+                }
+                None => {
+                    all_shared = false;
+                    break;
+                }
+            }
+        }
+        if let (true, Some((n, (j, m)))) = (all_shared, first_shared) {
+            return Err(input(format!(
+                "{}:{n}: every result line of this file is also in {} (this one at line {m}): its runs would be counted twice; give each run once",
+                files[k].display(),
+                files[j].display()
+            )));
+        }
+    }
+    Ok(texts)
+}
+
 /// The whole command; see the module doc.
 pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
     let name = args
@@ -104,7 +196,13 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         .clone()
         .unwrap_or_else(|| args.target.name().to_string());
     check_name(&name)?;
+    if args.out.as_os_str() == "-" {
+        return Err(input(
+            "--out -: import writes a directory of results (CSVs, journal, device file), not one stream; give a directory",
+        ));
+    }
     let tests = load_suite(&args.suite)?;
+    check_tests(&tests, &args.suite)?;
     let names: BTreeSet<&str> = tests.iter().map(|t| t.name.as_str()).collect();
     let p = paths(&args.out, &name);
     if p.journal.exists() {
@@ -121,28 +219,31 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
     let imported_at = journal::now_unix_ms();
     let mut runs = Vec::new();
     let mut count: BTreeMap<(String, String), u32> = BTreeMap::new();
-    for file in &args.lines {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| input(format!("{}: cannot read: {e}", file.display())))?;
+    let texts = read_lines(&args.lines)?;
+    for (file, text) in args.lines.iter().zip(&texts) {
         let mut seen: BTreeSet<(String, String, u32)> = BTreeSet::new();
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
             let at = |msg: String| input(format!("{}:{}: {msg}", file.display(), n + 1));
-            let mut r = parse_result_line(line, imported_at).map_err(at)?;
+            let mut r = parse_result_line(line, args.target.name(), imported_at).map_err(at)?;
             if !names.contains(r.test.as_str()) {
                 return Err(at(format!(
                     "test `{}` is not in the suite {}",
-                    r.test,
+                    excerpt(&r.test),
                     show_paths(&args.suite)
                 )));
             }
-            r.mapping.parse::<Mapping>().map_err(at)?;
+            r.mapping
+                .parse::<Mapping>()
+                .map_err(|e: String| at(excerpt(&e)))?;
             if !seen.insert((r.test.clone(), r.mapping.clone(), r.iteration)) {
                 return Err(at(format!(
                     "run {} of {} under {} appears twice in this file",
-                    r.iteration, r.test, r.mapping
+                    r.iteration,
+                    excerpt(&r.test),
+                    r.mapping
                 )));
             }
             let k = count
@@ -185,10 +286,8 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
             started_unix_ms: imported_at,
         }))
         .map_err(env)?;
-    for r in runs {
-        writer.append(&Entry::Result(r)).map_err(env)?;
-    }
-    drop(writer);
+    let entries: Vec<Entry> = runs.into_iter().map(Entry::Result).collect();
+    writer.append_all(&entries).map_err(env)?;
     let contents = journal::read(&p.journal).map_err(input)?;
     let key = match args.target {
         RunTarget::Cpp => "host",
@@ -204,6 +303,7 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         &contents,
         description,
     )?;
+    drop(writer);
     Ok(Summary {
         name,
         runs: contents.results().count(),
@@ -214,14 +314,27 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
 
 /// `backends import`.
 pub fn main(args: &ImportArgs) -> ExitCode {
-    finish(import(args), |s| {
-        format!(
-            "{}: imported {} runs, {} did not terminate; wrote {} files under {}",
-            s.name,
-            s.runs,
-            s.non_terminating,
-            s.files.len(),
-            args.out.display()
-        )
-    })
+    finish(
+        import(args),
+        args.format,
+        |s| {
+            format!(
+                "{}: imported {} runs, {} did not terminate; wrote {} files under {}",
+                s.name,
+                s.runs,
+                s.non_terminating,
+                s.files.len(),
+                args.out.display()
+            )
+        },
+        |s| {
+            json!({
+                "name": s.name,
+                "runs": s.runs,
+                "non_terminating": s.non_terminating,
+                "out": args.out.display().to_string(),
+                "files": s.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+            })
+        },
+    )
 }

@@ -14,11 +14,19 @@
 //! which [`read`] reports separately so the runner can cut it off and redo
 //! that run. Any complete line that does not parse, and any run recorded
 //! twice, is an error naming the file and line: the journal is the record
-//! of the campaign and is never silently repaired.
+//! of the campaign and is never silently repaired. (What a resumed
+//! campaign checks beyond that, each run against the campaign, is in
+//! `execute::recorded` in [`crate::campaign::execute`].)
+//!
+//! A process working on a journal holds an exclusive lock on it
+//! ([`Locked`], `flock` on Unix) for as long as it runs, so a second
+//! process on the same campaign (`backends run --resume` twice on one
+//! `--out`) is refused at once instead of interleaving its lines.
 
+use crate::excerpt::excerpt;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
-use std::fs::{File, OpenOptions};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions, TryLockError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -61,6 +69,8 @@ pub enum Entry {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Contents {
     pub entries: Vec<Entry>,
+    /// The line of each entry (from 1).
+    pub lines: Vec<usize>,
     /// Length in bytes of the complete lines: where to cut a torn tail.
     pub complete_len: u64,
     /// The bytes of a torn last line (no newline), if any.
@@ -77,10 +87,18 @@ impl Contents {
     }
 
     pub fn results(&self) -> impl Iterator<Item = &RunRecord> {
-        self.entries.iter().filter_map(|e| match e {
-            Entry::Result(r) => Some(r),
-            _ => None,
-        })
+        self.results_at().map(|(_, r)| r)
+    }
+
+    /// The results with their lines.
+    pub fn results_at(&self) -> impl Iterator<Item = (usize, &RunRecord)> {
+        self.lines
+            .iter()
+            .zip(&self.entries)
+            .filter_map(|(&n, e)| match e {
+                Entry::Result(r) => Some((n, r)),
+                _ => None,
+            })
     }
 }
 
@@ -92,7 +110,8 @@ pub fn read(path: &Path) -> Result<Contents, String> {
     let torn = (complete_len < bytes.len())
         .then(|| String::from_utf8_lossy(&bytes[complete_len..]).into_owned());
     let mut entries = Vec::new();
-    let mut seen: BTreeSet<(String, String, u32)> = BTreeSet::new();
+    let mut at = Vec::new();
+    let mut seen: BTreeMap<(String, String, u32), usize> = BTreeMap::new();
     let mut lines: Vec<&[u8]> = bytes[..complete_len].split(|&b| b == b'\n').collect();
     lines.pop(); // what follows the last newline: nothing
     for (i, line) in lines.into_iter().enumerate() {
@@ -110,16 +129,20 @@ pub fn read(path: &Path) -> Result<Contents, String> {
             (Entry::Campaign(_), _) => return Err(corrupt("a second campaign line".into())),
             (_, 1) => return Err(corrupt("the first line must describe the campaign".into())),
             (Entry::Result(r), _) => {
-                if !seen.insert((r.test.clone(), r.mapping.clone(), r.iteration)) {
+                let key = (r.test.clone(), r.mapping.clone(), r.iteration);
+                if let Some(first) = seen.insert(key, n) {
                     return Err(corrupt(format!(
-                        "run {} of {} under {} is recorded twice",
-                        r.iteration, r.test, r.mapping
+                        "run {} of {} under {} is recorded twice (first at line {first})",
+                        r.iteration,
+                        excerpt(&r.test),
+                        excerpt(&r.mapping)
                     )));
                 }
             }
             (Entry::Session(_), _) => {}
         }
         entries.push(entry);
+        at.push(n);
     }
     if entries.is_empty() {
         return Err(format!(
@@ -134,12 +157,94 @@ pub fn read(path: &Path) -> Result<Contents, String> {
     }
     Ok(Contents {
         entries,
+        lines: at,
         complete_len: complete_len as u64,
         torn,
     })
 }
 
-/// An open journal, appending.
+/// Takes the exclusive lock on an open journal, or says who holds it.
+fn lock(file: &File, path: &Path) -> Result<(), String> {
+    file.try_lock().map_err(|e| match e {
+        TryLockError::WouldBlock => format!(
+            "{}: another process is working on this campaign (it holds the journal's lock): wait for it to end, or stop it, before running or resuming this campaign",
+            path.display()
+        ),
+        TryLockError::Error(e) => format!("{}: cannot lock the journal: {e}", path.display()),
+    })
+}
+
+/// A journal held with an exclusive lock, not yet written to by this
+/// process: opened (created empty if missing) before a campaign does any
+/// work, so a second process is refused at once. An empty journal is a
+/// campaign not started (a process that died while building its program
+/// leaves one).
+pub struct Locked {
+    file: File,
+    path: PathBuf,
+}
+
+impl Locked {
+    pub fn open(path: &Path) -> Result<Locked, String> {
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|e| format!("{}: cannot open journal: {e}", path.display()))?;
+        lock(&file, path)?;
+        Ok(Locked {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Whether nothing was ever written to it.
+    pub fn is_empty(&self) -> Result<bool, String> {
+        self.file
+            .metadata()
+            .map(|m| m.len() == 0)
+            .map_err(|e| format!("{}: {e}", self.path.display()))
+    }
+
+    /// Removes an empty journal (a campaign that did not start: its
+    /// program could not be built), releasing the lock.
+    pub fn discard_if_empty(self) {
+        if self.is_empty().unwrap_or(false) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+
+    /// Starts the campaign in an empty journal: its first line.
+    pub fn start(self, campaign: &serde_json::Value) -> Result<Writer, String> {
+        let mut w = Writer {
+            file: self.file,
+            path: self.path,
+        };
+        w.append(&Entry::Campaign(campaign.clone()))?;
+        Ok(w)
+    }
+
+    /// Continues the journal after its first `complete_len` bytes, cutting
+    /// off a torn last line.
+    pub fn resume(self, complete_len: u64) -> Result<Writer, String> {
+        self.file
+            .set_len(complete_len)
+            .and_then(|_| self.file.sync_all())
+            .map_err(|e| {
+                format!(
+                    "{}: cannot cut the torn last line: {e}",
+                    self.path.display()
+                )
+            })?;
+        Ok(Writer {
+            file: self.file,
+            path: self.path,
+        })
+    }
+}
+
+/// An open journal, appending, its lock held until it is dropped.
 pub struct Writer {
     file: File,
     path: PathBuf,
@@ -154,12 +259,12 @@ impl Writer {
             .create_new(true)
             .open(path)
             .map_err(|e| format!("{}: cannot create journal: {e}", path.display()))?;
-        let mut w = Writer {
+        lock(&file, path)?;
+        Locked {
             file,
             path: path.to_path_buf(),
-        };
-        w.append(&Entry::Campaign(campaign.clone()))?;
-        Ok(w)
+        }
+        .start(campaign)
     }
 
     /// Opens an existing journal for appending after its first
@@ -169,21 +274,29 @@ impl Writer {
             .append(true)
             .open(path)
             .map_err(|e| format!("{}: cannot open journal: {e}", path.display()))?;
-        file.set_len(complete_len)
-            .and_then(|_| file.sync_all())
-            .map_err(|e| format!("{}: cannot cut the torn last line: {e}", path.display()))?;
-        Ok(Writer {
+        lock(&file, path)?;
+        Locked {
             file,
             path: path.to_path_buf(),
-        })
+        }
+        .resume(complete_len)
     }
 
     /// Appends one line and waits until it is on disk.
     pub fn append(&mut self, entry: &Entry) -> Result<(), String> {
-        let mut line = serde_json::to_string(entry).expect("serializable");
-        line.push('\n');
+        self.append_all(std::slice::from_ref(entry))
+    }
+
+    /// Appends lines and waits until they are on disk (one sync for all:
+    /// an import journals thousands of runs known at once).
+    pub fn append_all(&mut self, entries: &[Entry]) -> Result<(), String> {
+        let mut text = String::new();
+        for e in entries {
+            text.push_str(&serde_json::to_string(e).expect("serializable"));
+            text.push('\n');
+        }
         self.file
-            .write_all(line.as_bytes())
+            .write_all(text.as_bytes())
             .and_then(|_| self.file.sync_data())
             .map_err(|e| format!("{}: cannot append to journal: {e}", self.path.display()))
     }

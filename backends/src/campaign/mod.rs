@@ -3,8 +3,8 @@
 //! written as artifact-format result CSVs.
 //!
 //! - [`run`]: `backends run`, a campaign on this machine, in three stages:
-//!   [`build`] (the suite's program, compiled once, and the device it
-//!   reports), [`execute`] (the pending runs, journaled as they arrive,
+//!   [`build`] (the suite's program, compiled once into the private
+//!   build [`cache`], and the device it reports), [`execute`] (the pending runs, journaled as they arrive,
 //!   with progress) and [`output`] (the result CSVs and device file,
 //!   written from the journal).
 //! - [`options`]: what defines a campaign (target, options), and
@@ -21,6 +21,7 @@
 //! [`options`], [`suite`], [`journal`] and this module, never the reverse.
 
 pub mod build;
+pub mod cache;
 pub mod execute;
 pub mod import;
 pub mod journal;
@@ -29,6 +30,7 @@ pub mod output;
 pub mod run;
 pub mod suite;
 
+use crate::report::cli::Format;
 use crate::toolchain::ToolError;
 use std::process::ExitCode;
 
@@ -62,14 +64,33 @@ impl From<ToolError> for Failure {
     }
 }
 
-/// A command's end: `done`'s summary line, or the failure, on stderr, and
-/// the exit status.
-pub(crate) fn finish<T>(result: Result<T, Failure>, done: impl FnOnce(T) -> String) -> ExitCode {
+/// A command's end: with `--format text` the summary line `text` on
+/// stderr, with `--format json` the summary object `json` on stdout; or the
+/// failure on stderr; and the exit status.
+pub(crate) fn finish<T>(
+    result: Result<T, Failure>,
+    format: Format,
+    text: impl FnOnce(&T) -> String,
+    json: impl FnOnce(&T) -> serde_json::Value,
+) -> ExitCode {
     match result {
-        Ok(s) => {
-            eprintln!("{}", done(s));
-            ExitCode::SUCCESS
-        }
+        Ok(s) => match format {
+            Format::Text => {
+                eprintln!("{}", text(&s));
+                ExitCode::SUCCESS
+            }
+            Format::Json => {
+                let mut out = serde_json::to_string_pretty(&json(&s)).expect("serializable");
+                out.push('\n');
+                match crate::report::cli::print(&out) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        ExitCode::from(1)
+                    }
+                }
+            }
+        },
         Err(f) => {
             eprintln!("error: {}", f.msg);
             ExitCode::from(f.code)

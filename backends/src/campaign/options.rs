@@ -4,7 +4,8 @@
 //! campaign.
 
 use crate::campaign::suite::suite_json;
-use crate::mapping::Mapping;
+use crate::mapping::{Mapping, MappingList};
+use crate::report::cli::Format;
 use axb::load::NamedTest;
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
@@ -53,13 +54,15 @@ pub struct RunArgs {
     /// conformance list of `synth suites` (`suites/2t4i/conformance/WEAK_FAIR.txt`).
     #[arg(long, value_name = "FILE")]
     pub only: Option<PathBuf>,
-    /// Mappings to run, comma-separated.
+    /// Mappings to run: plain, round-robin, chunked, comma-separated, or
+    /// all (`--mapping` is the same flag, as in `emit`).
     #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "plain,round-robin,chunked"
+        long = "mappings",
+        visible_alias = "mapping",
+        value_name = "LIST",
+        default_value = "all"
     )]
-    pub mappings: Vec<Mapping>,
+    pub mappings: Vec<MappingList>,
     /// Runs of each test under each mapping.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
     pub iterations: u32,
@@ -87,16 +90,37 @@ pub struct RunArgs {
     /// cuda: a flag for nvcc, e.g. `--nvcc-flag=-arch=sm_90` (repeatable).
     #[arg(long = "nvcc-flag", allow_hyphen_values = true, value_name = "FLAG")]
     pub nvcc_flags: Vec<String>,
-    /// cuda, for tests without a GPU: compile the CUDA program with g++
-    /// against the CPU emulation of the runtime instead of nvcc.
-    #[arg(long, hide = true)]
-    pub cuda_on_cpu: bool,
-    /// Results directory.
+    /// cuda and vulkan: run even if the device fails the canary (it ends
+    /// loops by itself, or the stop flag does not reach it), for testing
+    /// the host only: such a device cannot show non-termination. The same
+    /// as `--program-arg=--no-canary`.
     #[arg(long)]
+    pub no_canary: bool,
+    /// cuda, on a machine without a GPU: compile the CUDA program with g++
+    /// against the CPU emulation of the CUDA runtime
+    /// (`backends/cuda-shim/`, an occupancy-bound "GPU" of 2 SMs) instead of
+    /// nvcc. For trying a campaign, `import` and `report` anywhere; the
+    /// results are the emulation's, not a GPU's.
+    #[arg(long)]
+    pub cuda_on_cpu: bool,
+    /// Results directory (created; several campaigns may share one, each
+    /// with its own --name).
+    #[arg(short = 'o', long, value_name = "DIR")]
     pub out: PathBuf,
     /// Continue the interrupted campaign journaled in --out.
     #[arg(long)]
     pub resume: bool,
+    /// `json`: the summary as one JSON object on stdout (default: a line
+    /// on stderr).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+impl RunArgs {
+    /// The mappings in the order given, `all` spelled out.
+    pub fn mapping_list(&self) -> Vec<Mapping> {
+        self.mappings.iter().flat_map(|l| l.0.clone()).collect()
+    }
 }
 
 /// The machine's hardware threads.
@@ -120,7 +144,7 @@ pub(crate) fn campaign(
         "only": args.only.as_ref().map(|p| p.display().to_string()),
         "tests": tests.len(),
         "program_fnv64": program_hash,
-        "mappings": args.mappings.iter().map(|m| m.name()).collect::<Vec<_>>(),
+        "mappings": args.mapping_list().iter().map(|m| m.name()).collect::<Vec<_>>(),
         "iterations": args.iterations,
         "deadline_ms": args.deadline_ms,
         "instances": args.instances,

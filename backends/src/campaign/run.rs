@@ -13,10 +13,13 @@ use crate::campaign::execute::{self, Progress};
 use crate::campaign::journal::{self, Entry, Session};
 use crate::campaign::options::{campaign, default_name, RunArgs, RunTarget};
 use crate::campaign::output::{check_name, paths, write_results};
-use crate::campaign::suite::{load_suite, select};
+use crate::campaign::suite::{check_tests, load_suite, select};
 use crate::campaign::{env, finish, input, Failure};
+use crate::excerpt::excerpt;
 use crate::mapping::Mapping;
+use axb::load::NamedTest;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -41,90 +44,141 @@ fn check_args(args: &RunArgs) -> Result<Vec<Mapping>, Failure> {
     if args.cuda_on_cpu && args.target != RunTarget::Cuda {
         return Err(input("--cuda-on-cpu is for the cuda target"));
     }
-    let mut mappings = args.mappings.clone();
+    if args.no_canary && args.target == RunTarget::Cpp {
+        return Err(input(
+            "--no-canary is for the cuda and vulkan targets (the cpp program has no canary)",
+        ));
+    }
+    if args.out.as_os_str() == "-" {
+        return Err(input(
+            "--out -: run writes a directory of results (CSVs, journal, device file), not one stream; give a directory",
+        ));
+    }
+    let given = args.mapping_list();
+    let mut mappings = given.clone();
     mappings.sort();
     mappings.dedup();
-    if mappings.len() != args.mappings.len() {
+    if mappings.len() != given.len() {
         return Err(input("a mapping is named twice in --mappings"));
     }
     Ok(mappings)
 }
 
-/// The journal at `path`, a new session begun in it: a new journal for a
-/// new campaign, or with `--resume` the one there, if it is of the same
-/// `campaign`, its torn last line (if any) cut off.
-fn open_journal(args: &RunArgs, path: &Path, campaign: &Value) -> Result<journal::Writer, Failure> {
+/// The journal at `path`, locked (a second process on the campaign is
+/// refused here, before any work), and what it holds: `None` for a new
+/// campaign, else (with `--resume`) its contents, checked to be of this
+/// same `campaign`, every run in it checked against it
+/// ([`execute::recorded`]).
+fn open_journal<'t>(
+    args: &RunArgs,
+    path: &Path,
+    campaign: &Value,
+    tests: &'t [NamedTest],
+    mappings: &[Mapping],
+) -> Result<(journal::Locked, Option<Resumed<'t>>), Failure> {
     std::fs::create_dir_all(&args.out)
         .map_err(|e| env(format!("{}: cannot create: {e}", args.out.display())))?;
-    let mut writer = if path.exists() {
-        if !args.resume {
-            return Err(input(format!(
-                "{}: a campaign is already journaled here: pass --resume to continue it, or choose another --out or --name",
-                path.display()
-            )));
-        }
-        let contents = journal::read(path).map_err(input)?;
-        if contents.campaign() != campaign {
-            return Err(input(format!(
-                "{}: the journaled campaign differs from this command's, so its runs cannot be counted together:\n  journal: {}\n  command: {}",
-                path.display(),
-                contents.campaign(),
-                campaign
-            )));
-        }
-        if let Some(torn) = &contents.torn {
-            eprintln!(
-                "note: {}: cutting off the torn last line `{}` (a run interrupted while being recorded; it will be run again)",
-                path.display(),
-                torn.escape_debug()
-            );
-        }
-        journal::Writer::resume(path, contents.complete_len).map_err(env)?
-    } else {
+    let locked = journal::Locked::open(path).map_err(env)?;
+    if locked.is_empty().map_err(env)? {
         if args.resume {
             eprintln!(
                 "note: no journal at {}: starting the campaign",
                 path.display()
             );
         }
-        journal::Writer::create(path, campaign).map_err(env)?
-    };
-    writer
-        .append(&Entry::Session(Session {
-            started_unix_ms: journal::now_unix_ms(),
-        }))
-        .map_err(env)?;
-    Ok(writer)
+        return Ok((locked, None));
+    }
+    if !args.resume {
+        return Err(input(format!(
+            "{}: a campaign is already journaled here: pass --resume to continue it, or choose another --out or --name",
+            path.display()
+        )));
+    }
+    let contents = journal::read(path).map_err(input)?;
+    if contents.campaign() != campaign {
+        return Err(input(format!(
+            "{}:1: the journaled campaign differs from this command's, so its runs cannot be counted together:\n  journal: {}\n  command: {}",
+            path.display(),
+            excerpt(&contents.campaign().to_string()),
+            excerpt(&campaign.to_string())
+        )));
+    }
+    let done = execute::recorded(&contents, path, args, tests, mappings)?;
+    if let Some(torn) = &contents.torn {
+        eprintln!(
+            "note: {}: cutting off the torn last line `{}` (a run interrupted while being recorded; it will be run again)",
+            path.display(),
+            excerpt(torn)
+        );
+    }
+    Ok((locked, Some(Resumed { contents, done })))
+}
+
+/// A journal to resume: what it holds, and the runs per test and mapping.
+struct Resumed<'t> {
+    contents: journal::Contents,
+    done: BTreeMap<(&'t str, Mapping), u32>,
 }
 
 /// The whole command; see the module doc.
 pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
     let mappings = check_args(args)?;
+    // --no-canary is the program's flag: passed to it like any other (and
+    // journaled so, as when given with --program-arg).
+    let mut args = args.clone();
+    if args.no_canary && !args.program_args.iter().any(|a| a == "--no-canary") {
+        args.program_args.push("--no-canary".to_string());
+    }
+    let args = &args;
     let name = args.name.clone().unwrap_or_else(|| default_name(args));
     check_name(&name)?;
     let mut tests = load_suite(&args.suite)?;
     if let Some(list) = &args.only {
         tests = select(tests, list, &args.suite)?;
     }
+    check_tests(&tests, &args.suite)?;
     let source = build::source(args, &tests, &mappings)?;
     let hash = source.hash();
     let campaign = campaign(args, &name, &tests, &hash);
     let p = paths(&args.out, &name);
 
-    // The compiler and the device first: a missing one should not leave a
-    // journal behind.
-    let exe = build::build(args, &source, &hash)?;
-    let device = build::device_info(args, &exe)?;
-
-    let mut writer = open_journal(args, &p.journal, &campaign)?;
-    let contents = journal::read(&p.journal).map_err(input)?;
-    let done = execute::recorded(&contents, &p.journal, &tests, &mappings, args.iterations)?;
-    let pending = execute::pending(&tests, &args.mappings, args.iterations, &done);
-    let total = tests.len() * args.mappings.len() * args.iterations as usize;
-    let already = contents.results().count();
+    // The journal first, locked and checked, so that a second process or a
+    // bad journal is refused before any work; then the compiler and the
+    // device: a missing one leaves no journal behind.
+    let new_out = !args.out.exists();
+    let (locked, resumed) = open_journal(args, &p.journal, &campaign, &tests, &mappings)?;
+    let built = build::build(args, &source).and_then(|exe| {
+        let device = build::device_info(args, &exe)?;
+        Ok((exe, device))
+    });
+    let (exe, device) = match built {
+        Ok(b) => b,
+        Err(e) => {
+            locked.discard_if_empty();
+            if new_out {
+                // Only if empty: nothing of anybody else's is removed.
+                let _ = std::fs::remove_dir(&args.out);
+            }
+            return Err(e);
+        }
+    };
+    let (mut writer, done, already) = match resumed {
+        None => (locked.start(&campaign).map_err(env)?, BTreeMap::new(), 0),
+        Some(r) => (
+            locked.resume(r.contents.complete_len).map_err(env)?,
+            r.done,
+            r.contents.results().count(),
+        ),
+    };
+    writer
+        .append(&Entry::Session(Session {
+            started_unix_ms: journal::now_unix_ms(),
+        }))
+        .map_err(env)?;
+    let pending = execute::pending(&tests, &args.mapping_list(), args.iterations, &done);
+    let total = tests.len() * mappings.len() * args.iterations as usize;
     let mut progress = Progress::new(total, already);
-    execute::run_pending(args, &exe, &pending, &mut writer, &mut progress)?;
-    drop(writer);
+    execute::run_pending(args, &exe, &tests, &pending, &mut writer, &mut progress)?;
 
     let contents = journal::read(&p.journal).map_err(input)?;
     let runs = contents.results().count();
@@ -135,6 +189,7 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
         )));
     }
     let files = write_results(&args.out, args.target, &name, &tests, &contents, device)?;
+    drop(writer);
     Ok(Summary {
         name,
         runs,
@@ -146,15 +201,29 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
 
 /// `backends run`.
 pub fn main(args: &RunArgs) -> ExitCode {
-    finish(run(args), |s| {
-        format!(
-            "{}: {} runs ({} now), {} did not terminate; wrote {} files under {}",
-            s.name,
-            s.runs,
-            s.ran_now,
-            s.non_terminating,
-            s.files.len(),
-            args.out.display()
-        )
-    })
+    finish(
+        run(args),
+        args.format,
+        |s| {
+            format!(
+                "{}: {} runs ({} now), {} did not terminate; wrote {} files under {}",
+                s.name,
+                s.runs,
+                s.ran_now,
+                s.non_terminating,
+                s.files.len(),
+                args.out.display()
+            )
+        },
+        |s| {
+            serde_json::json!({
+                "name": s.name,
+                "runs": s.runs,
+                "ran_now": s.ran_now,
+                "non_terminating": s.non_terminating,
+                "out": args.out.display().to_string(),
+                "files": s.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+            })
+        },
+    )
 }

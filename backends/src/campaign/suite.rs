@@ -3,6 +3,7 @@
 //! as a campaign records them.
 
 use crate::campaign::{input, Failure};
+use crate::target::host::{self, ProgramError};
 use axb::load::{load_all, NamedTest};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -24,6 +25,17 @@ pub(crate) fn suite_json(paths: &[PathBuf]) -> Value {
         [one] => Value::String(one.display().to_string()),
         _ => paths.iter().map(|p| p.display().to_string()).collect(),
     }
+}
+
+/// Checks that `tests` (of `suite`) can be one campaign: at least one,
+/// names unique, every name one the programs, journals and CSVs carry
+/// ([`crate::target::names`]). Done before anything is built or run, so
+/// that no campaign fails on a name after its work is done.
+pub(crate) fn check_tests(tests: &[NamedTest], suite: &[PathBuf]) -> Result<(), Failure> {
+    host::check_names(tests).map_err(|e| match e {
+        ProgramError::Empty => input(format!("{}: no tests found", show_paths(suite))),
+        e => input(e.to_string()),
+    })
 }
 
 /// The tests of a suite, every file readable.
@@ -61,9 +73,10 @@ pub(crate) fn select(
         }
         if !known.contains(name) {
             return Err(input(format!(
-                "{}:{}: no test named `{name}` in {}",
+                "{}:{}: no test named `{}` in {}",
                 list.display(),
                 n + 1,
+                crate::excerpt::excerpt(name),
                 show_paths(suite)
             )));
         }

@@ -10,6 +10,7 @@
 //! occasional. Termination never proves a model (a test may simply not have
 //! been provoked), so "consistent" is the strongest claim the data allows.
 
+use crate::excerpt::{excerpt, printable};
 use crate::mapping::Mapping;
 use crate::report::observations::Device;
 use crate::report::results::Cell;
@@ -192,10 +193,11 @@ fn check_known(devices: &[Device], tests: &Tests) -> Result<(), String> {
             .collect();
         if let Some((name, first)) = unknown.first() {
             msgs.push(format!(
-                "{}:{}: test {name} (device {}) is not among the tests of {}{}; is this a results file of another suite? Pass its tests with --tests",
+                "{}:{}: test {} (device {}) is not among the tests of {}{}; is this a results file of another suite? Pass its tests with --tests",
                 first.source.display(),
                 first.line,
-                d.name,
+                excerpt(name),
+                excerpt(&d.name),
                 tests.source,
                 if unknown.len() > 1 {
                     format!(" ({} unknown tests in all for this device)", unknown.len())
@@ -332,7 +334,7 @@ impl Report {
         let w = self
             .devices
             .iter()
-            .map(|d| d.device.len())
+            .map(|d| printable(&d.device).chars().count())
             .max()
             .unwrap_or(6)
             .max(6);
@@ -342,7 +344,7 @@ impl Report {
         }
         out.push('\n');
         for d in &self.devices {
-            let _ = write!(out, "{:w$}", d.device);
+            let _ = write!(out, "{:w$}", printable(&d.device));
             for (i, m) in Model::ALL.iter().enumerate() {
                 let tests = distinct_tests(&d.violations[i]);
                 let cell = if d.conformance[i] == 0 {
@@ -357,7 +359,12 @@ impl Report {
             out.push('\n');
         }
         for d in &self.devices {
-            let _ = writeln!(out, "\n== {} ({} tests observed)", d.device, d.observed);
+            let _ = writeln!(
+                out,
+                "\n== {} ({} tests observed)",
+                printable(&d.device),
+                d.observed
+            );
             for m in Mapping::ALL {
                 let n = d.nonterm[m.code() as usize];
                 if n.run == 0 {
@@ -416,7 +423,7 @@ impl Report {
                     let _ = writeln!(
                         out,
                         "    {:<10} {:<12} {}/{} {}",
-                        v.test,
+                        printable(&v.test),
                         v.mapping.name(),
                         v.failed,
                         v.runs,

@@ -30,7 +30,7 @@ fn label_height(report: &Report) -> f64 {
     let longest = report
         .devices
         .iter()
-        .map(|d| d.device.chars().count())
+        .map(|d| crate::excerpt::printable(&d.device).chars().count())
         .max()
         .unwrap_or(0) as f64;
     (longest * 6.2 * 0.87 + 20.0).max(LABEL_H)
@@ -44,8 +44,11 @@ const COLOURS: [(&str, &str); 3] = [
     ("#2ca02c", "#98df8a"),
 ];
 
+/// `s` as XML text: markup escaped, and control characters (which XML 1.0
+/// does not allow) written as escapes.
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
+    crate::excerpt::printable(s)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")

@@ -23,19 +23,36 @@ pub struct ReportArgs {
     /// tests or a RON suite (verdicts stored in the suite are used, else
     /// computed); repeatable, e.g. one complete suite per configuration.
     /// Default: the 483 published tests, compiled in.
-    #[arg(long)]
+    #[arg(long, visible_alias = "test", value_name = "TESTS")]
     pub tests: Vec<PathBuf>,
     /// `json`: a list of {device, model, consistent, violations} objects.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Where to write the report (`-`: stdout, the default).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
     /// Also write the chart of non-terminating tests per device and
-    /// mapping (like the paper's Fig. 12) as SVG.
+    /// mapping (like the paper's Fig. 12) as SVG to FILE (`-`: stdout,
+    /// when the report goes to a file).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// Text format: list at most N violations per device and model (the
     /// counts stay complete).
     #[arg(long, value_name = "N")]
     pub max_listed: Option<usize>,
+}
+
+/// Writes `text` to stdout. A closed pipe (`| head`) is not an error worth
+/// a message; anything else is, for the caller to report (exit 1).
+pub fn print(text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("writing to stdout: {e}"))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Loads, analyses and prints; the error is the message for the user.
@@ -45,10 +62,19 @@ pub fn build(args: &ReportArgs) -> Result<Report, String> {
     analysis::analyse(&devices, &tests)
 }
 
+/// Whether `path` means stdout.
+fn is_stdout(path: &Option<PathBuf>) -> bool {
+    path.as_ref().is_none_or(|p| p.as_os_str() == "-")
+}
+
 /// `backends report`: exit 0 with the report, 2 with a message for bad
-/// input (unreadable or malformed results, unknown tests), 1 when the SVG
-/// cannot be written.
+/// input (unreadable or malformed results, unknown tests, both outputs on
+/// stdout), 1 when an output cannot be written.
 pub fn main(args: &ReportArgs) -> ExitCode {
+    if args.svg.is_some() && is_stdout(&args.svg) && is_stdout(&args.out) {
+        eprintln!("error: --svg - and the report would both go to stdout: give the report a file with -o FILE, or the chart one with --svg FILE");
+        return ExitCode::from(2);
+    }
     let report = match build(args) {
         Ok(r) => r,
         Err(e) => {
@@ -56,25 +82,24 @@ pub fn main(args: &ReportArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Some(svg) = &args.svg {
-        if let Err(e) =
-            axb::load::write_atomically(svg, crate::report::chart::svg(&report).as_bytes())
-        {
-            eprintln!("error: {}: cannot write: {e}", svg.display());
-            return ExitCode::from(1);
-        }
-    }
-    let out = match args.format {
+    let text = match args.format {
         Format::Text => report.text(args.max_listed),
         Format::Json => report.json(),
     };
-    // A closed pipe (`| head`) is not an error worth a panic or a message.
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(out.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            eprintln!("error: writing the report: {e}");
-            ExitCode::from(1)
-        }
-        _ => ExitCode::SUCCESS,
+    let mut outputs = vec![(&args.out, text)];
+    if args.svg.is_some() {
+        outputs.push((&args.svg, crate::report::chart::svg(&report)));
     }
+    for (path, text) in outputs {
+        let written = match path {
+            Some(p) if p.as_os_str() != "-" => axb::load::write_atomically(p, text.as_bytes())
+                .map_err(|e| format!("{}: cannot write: {e}", p.display())),
+            _ => print(&text),
+        };
+        if let Err(e) = written {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    }
+    ExitCode::SUCCESS
 }

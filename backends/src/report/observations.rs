@@ -19,6 +19,10 @@ use crate::report::results::{self, Cell, ColumnKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The largest result CSV read (a row per test: the complete suites of
+/// five configurations take 0.2 MB).
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
 /// One test's observations on a device, per mapping in [`Mapping::ALL`]
 /// order, with where they were read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,9 +68,15 @@ fn file_config(path: &Path) -> Option<(u32, u32)> {
 }
 
 /// The CSV files under `paths`: a file stands for itself, a directory for
-/// every `.csv` below it, in sorted order.
+/// every `.csv` file below it, in sorted order. Each directory and file is
+/// visited once (by device and inode), so links in a loop (`ln -s . x`)
+/// end the walk instead of hanging it, and a file reached twice is read
+/// once; only regular files are read (a link to `/dev/zero` is not).
 pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    use std::collections::BTreeSet;
+    use std::os::unix::fs::MetadataExt;
+    type Seen = BTreeSet<(u64, u64)>;
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>, seen: &mut Seen) -> Result<(), String> {
         let rd = std::fs::read_dir(dir)
             .map_err(|e| format!("{}: cannot read directory: {e}", dir.display()))?;
         let mut entries = Vec::new();
@@ -76,19 +86,29 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         }
         entries.sort();
         for p in entries {
-            if p.is_dir() {
-                walk(&p, out)?;
-            } else if p.extension().is_some_and(|e| e == "csv") {
+            let Ok(meta) = std::fs::metadata(&p) else {
+                continue; // a dangling link
+            };
+            if !seen.insert((meta.dev(), meta.ino())) {
+                continue;
+            }
+            if meta.is_dir() {
+                walk(&p, out, seen)?;
+            } else if meta.is_file() && p.extension().is_some_and(|e| e == "csv") {
                 out.push(p);
             }
         }
         Ok(())
     }
     let mut out = Vec::new();
+    let mut seen = Seen::new();
     for p in paths {
         if p.is_dir() {
             let before = out.len();
-            walk(p, &mut out)?;
+            if let Ok(meta) = std::fs::metadata(p) {
+                seen.insert((meta.dev(), meta.ino()));
+            }
+            walk(p, &mut out, &mut seen)?;
             if out.len() == before {
                 return Err(format!(
                     "{}: no result CSV files in this directory",
@@ -97,6 +117,8 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             }
         } else if p.is_file() {
             out.push(p.clone());
+        } else if p.exists() {
+            return Err(format!("{}: not a regular file or directory", p.display()));
         } else {
             return Err(format!("{}: no such file or directory", p.display()));
         }
@@ -110,6 +132,13 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 pub fn load(paths: &[PathBuf]) -> Result<Vec<Device>, String> {
     let mut devices: BTreeMap<String, Device> = BTreeMap::new();
     for path in expand(paths)? {
+        let len = std::fs::metadata(&path).map_or(0, |m| m.len());
+        if len > MAX_FILE_BYTES {
+            return Err(format!(
+                "{}: {len} bytes, more than a result CSV can be ({MAX_FILE_BYTES} bytes: a row per test)",
+                path.display()
+            ));
+        }
         let src = std::fs::read_to_string(&path)
             .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
         let table = results::parse(&src).map_err(|e| {

@@ -29,9 +29,14 @@
 //!
 //! An empty result cell means "not run" (a campaign limited to some
 //! mappings); the published files have none.
+//!
+//! Records are RFC 4180 ([`records`]): a quoted field may hold `,`, `""`
+//! and line breaks. The published files quote only one header label; our
+//! own files quote a test id that needs it (a test's full name, see
+//! [`write()`]), so that every id reads back as it was written.
 
+use crate::excerpt::excerpt;
 use crate::mapping::Mapping;
-use std::fmt::Write;
 
 /// The header of the first column.
 pub const ID_HEADER: &str = "Test File Name";
@@ -136,7 +141,10 @@ impl Cell {
             return Ok(Cell::Pass);
         }
         let bad = || {
-            format!("bad result cell `{s}`: expected `P`, `F (k/n)` with 0 < k <= n, or an empty cell (not run)")
+            format!(
+                "bad result cell `{}`: expected `P`, `F (k/n)` with 0 < k <= n, or an empty cell (not run)",
+                excerpt(s)
+            )
         };
         let inner = s
             .strip_prefix("F (")
@@ -194,83 +202,125 @@ fn err<T>(line: usize, msg: impl Into<String>) -> Result<T, CsvError> {
     })
 }
 
-/// Splits one CSV record. Quoted fields (`"a, b"`, with `""` for a quote)
-/// are supported because a published header has one; anything after a
-/// closing quote other than a comma is an error.
-pub fn split_record(line: &str) -> Result<Vec<String>, String> {
-    let mut fields = Vec::new();
-    let mut chars = line.chars().peekable();
-    loop {
-        let mut field = String::new();
-        if chars.peek() == Some(&'"') {
-            chars.next();
-            loop {
-                match chars.next() {
-                    None => return Err("unterminated quoted field".into()),
-                    Some('"') if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        field.push('"');
+/// One record of a results file: its fields, the line it starts on, and
+/// whether its first field (the test id) was quoted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub line: usize,
+    pub fields: Vec<String>,
+    pub id_quoted: bool,
+}
+
+impl Record {
+    /// An empty line: one empty, unquoted field.
+    fn is_blank(&self) -> bool {
+        !self.id_quoted && self.fields.len() == 1 && self.fields[0].is_empty()
+    }
+}
+
+/// Splits a results file into records, strictly by RFC 4180: fields
+/// separated by `,`, records ended by LF or CRLF (the last one may lack
+/// it), a field in double quotes may hold `,`, line breaks and `""` for a
+/// quote. Where RFC 4180 is silent the reader is strict rather than
+/// guessing: a quote inside an unquoted field, anything but `,` or a line
+/// end after a closing quote, and a carriage return not followed by a line
+/// feed (outside quotes) are errors at their line.
+pub fn records(src: &str) -> Result<Vec<Record>, CsvError> {
+    let mut out = Vec::new();
+    let mut chars = src.chars().peekable();
+    let mut line = 1;
+    while chars.peek().is_some() {
+        let start = line;
+        let mut fields = Vec::new();
+        let mut id_quoted = false;
+        loop {
+            let mut field = String::new();
+            let quoted = chars.peek() == Some(&'"');
+            if fields.is_empty() {
+                id_quoted = quoted;
+            }
+            if quoted {
+                chars.next();
+                loop {
+                    match chars.next() {
+                        None => return err(start, "unterminated quoted field"),
+                        Some('"') if chars.peek() == Some(&'"') => {
+                            chars.next();
+                            field.push('"');
+                        }
+                        Some('"') => break,
+                        Some(c) => {
+                            line += (c == '\n') as usize;
+                            field.push(c);
+                        }
                     }
-                    Some('"') => break,
-                    Some(c) => field.push(c),
+                }
+            } else {
+                while let Some(&c) = chars.peek() {
+                    match c {
+                        ',' | '\n' | '\r' => break,
+                        '"' => return err(line, "a quote inside an unquoted field"),
+                        _ => {
+                            field.push(c);
+                            chars.next();
+                        }
+                    }
                 }
             }
+            fields.push(field);
             match chars.next() {
-                None => {
-                    fields.push(field);
-                    return Ok(fields);
-                }
+                None => break,
                 Some(',') => {}
-                Some(c) => return Err(format!("`{c}` after a closing quote")),
-            }
-        } else {
-            loop {
-                match chars.next() {
-                    None => {
-                        fields.push(field);
-                        return Ok(fields);
-                    }
-                    Some(',') => break,
-                    Some('"') => return Err("a quote inside an unquoted field".into()),
-                    Some(c) => field.push(c),
+                Some('\n') => {
+                    line += 1;
+                    break;
+                }
+                Some('\r') if chars.peek() == Some(&'\n') => {
+                    chars.next();
+                    line += 1;
+                    break;
+                }
+                Some('\r') => {
+                    return err(line, "stray carriage return (not followed by a line feed)")
+                }
+                Some(c) => {
+                    return err(
+                        line,
+                        format!("`{}` after a closing quote", c.escape_debug()),
+                    )
                 }
             }
         }
-        fields.push(field);
+        out.push(Record {
+            line: start,
+            fields,
+            id_quoted,
+        });
     }
+    Ok(out)
 }
 
 /// Parses a results file (see the module doc for what is checked).
 pub fn parse(src: &str) -> Result<Table, CsvError> {
-    // Lines without their terminator (LF or CRLF). A final terminator is
-    // optional; blank lines are allowed only at the very end.
-    let mut lines: Vec<(usize, &str)> = src
-        .split('\n')
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
-        .collect();
-    while lines.last().is_some_and(|(_, l)| l.is_empty()) {
+    // A final line end is optional; blank lines are allowed only at the
+    // very end.
+    let mut lines = records(src)?;
+    while lines.last().is_some_and(Record::is_blank) {
         lines.pop();
     }
-    if let Some((n, _)) = lines.iter().find(|(_, l)| l.is_empty()) {
-        return err(*n, "blank line inside the table");
+    if let Some(r) = lines.iter().find(|r| r.is_blank()) {
+        return err(r.line, "blank line inside the table");
     }
-    if let Some((n, l)) = lines.iter().find(|(_, l)| l.contains('\r')) {
-        return err(
-            *n,
-            format!("stray carriage return in `{}`", l.escape_debug()),
-        );
-    }
-    let Some(&(_, header)) = lines.first() else {
+    let Some(header) = lines.first() else {
         return err(0, "empty file: expected a result CSV header");
     };
-    let header = split_record(header).map_err(|m| CsvError { line: 1, msg: m })?;
+    let header = &header.fields;
     if header.len() < 3 || header[0] != ID_HEADER || header.last().unwrap() != ALL_PASSED_HEADER {
         return err(
             1,
             format!(
                 "not a result CSV header: expected `{ID_HEADER},<result columns>,{ALL_PASSED_HEADER}`, got `{}`",
-                header.join(",")
+                excerpt(&header.join(","))
             ),
         );
     }
@@ -280,7 +330,10 @@ pub fn parse(src: &str) -> Result<Table, CsvError> {
             let known: Vec<&str> = KNOWN_COLUMNS.iter().map(|(l, _)| *l).collect();
             return err(
                 1,
-                format!("unknown result column `{label}`: expected one of {known:?}"),
+                format!(
+                    "unknown result column `{}`: expected one of {known:?}",
+                    excerpt(label)
+                ),
             );
         };
         if columns.iter().any(|c: &Column| c.kind == kind) {
@@ -295,7 +348,7 @@ pub fn parse(src: &str) -> Result<Table, CsvError> {
         });
     }
     let width = header.len();
-    let Some(&(total_line, total)) = lines.last().filter(|_| lines.len() >= 2) else {
+    let Some(total) = lines.last().filter(|_| lines.len() >= 2) else {
         return err(
             lines.len(),
             format!("no `{TOTAL_LABEL}` row: the file looks truncated"),
@@ -303,22 +356,25 @@ pub fn parse(src: &str) -> Result<Table, CsvError> {
     };
 
     let mut rows: Vec<Row> = Vec::new();
+    let mut first_at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let mut passed_col = Vec::new();
-    for &(n, line) in &lines[1..lines.len() - 1] {
-        let f = split_record(line).map_err(|m| CsvError { line: n, msg: m })?;
+    for r in &lines[1..lines.len() - 1] {
+        let (n, f) = (r.line, &r.fields);
         if f.len() != width {
             return err(n, format!("{} fields, the header has {width}", f.len()));
         }
         if f[0] == TOTAL_LABEL {
             return err(n, format!("`{TOTAL_LABEL}` row before the end of the file"));
         }
-        if f[0].is_empty() || f[0].trim() != f[0] {
-            return err(n, format!("bad test id `{}`", f[0]));
+        // White space around an id is a sloppy edit unless the id was
+        // quoted (a test's full name, as `write` quotes it).
+        if f[0].is_empty() || (!r.id_quoted && f[0].trim() != f[0]) {
+            return err(n, format!("bad test id `{}`", excerpt(&f[0])));
         }
-        if let Some(prev) = rows.iter().find(|r| r.id == f[0]) {
+        if let Some(prev) = first_at.insert(&f[0], n) {
             return err(
                 n,
-                format!("test id `{}` twice (first at line {})", f[0], prev.line),
+                format!("test id `{}` twice (first at line {prev})", excerpt(&f[0])),
             );
         }
         let mut cells = Vec::with_capacity(columns.len());
@@ -332,7 +388,10 @@ pub fn parse(src: &str) -> Result<Table, CsvError> {
             other => {
                 return err(
                     n,
-                    format!("bad `{ALL_PASSED_HEADER}` cell `{other}`: expected P or F"),
+                    format!(
+                        "bad `{ALL_PASSED_HEADER}` cell `{}`: expected P or F",
+                        excerpt(other)
+                    ),
                 )
             }
         };
@@ -358,10 +417,7 @@ pub fn parse(src: &str) -> Result<Table, CsvError> {
         });
     }
 
-    let t = split_record(total).map_err(|m| CsvError {
-        line: total_line,
-        msg: m,
-    })?;
+    let (total_line, t) = (total.line, &total.fields);
     if t.first().map(String::as_str) != Some(TOTAL_LABEL) {
         return err(
             total_line,
@@ -385,7 +441,7 @@ pub fn parse(src: &str) -> Result<Table, CsvError> {
         let tests = rows.iter().filter(|r| r.cells[c].failed()).count() as u64;
         let got: u64 = t[c + 1].parse().map_err(|_| CsvError {
             line: total_line,
-            msg: format!("bad total `{}` for `{}`", t[c + 1], column.label),
+            msg: format!("bad total `{}` for `{}`", excerpt(&t[c + 1]), column.label),
         })?;
         if got != runs && got != tests {
             return err(
@@ -403,7 +459,7 @@ pub fn parse(src: &str) -> Result<Table, CsvError> {
             total_line,
             format!(
                 "total `{}` for `{ALL_PASSED_HEADER}`, but {failing} rows failed",
-                t[width - 1]
+                excerpt(&t[width - 1])
             ),
         );
     }
@@ -412,39 +468,70 @@ pub fn parse(src: &str) -> Result<Table, CsvError> {
 
 /// Writes rows `(id, [plain, round-robin, chunked])` in the artifact format
 /// (the CUDA files' flavour: LF, totals are failed runs), rows in the order
-/// given, with a final newline.
+/// given, with a final newline. Fields are quoted as RFC 4180 says (by the
+/// `csv` crate): only where needed, so the artifact's own ids and cells are
+/// written bare, and any id (a test's full name may hold `,`, `"` or a line
+/// break) reads back as it was.
 pub fn write(rows: &[(String, [Cell; 3])]) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{ID_HEADER},{},{ALL_PASSED_HEADER}",
-        WRITE_COLUMNS.join(",")
-    );
+    let mut out = Vec::new();
+    let mut header = vec![ID_HEADER];
+    header.extend(WRITE_COLUMNS);
+    header.push(ALL_PASSED_HEADER);
+    record(&mut out, &header);
     let mut totals = [0u64; 3];
     let mut failing = 0;
     for (id, cells) in rows {
-        assert!(
-            !id.contains([',', '"', '\n', '\r']),
-            "test id `{id}` cannot be written to a CSV cell"
-        );
-        out.push_str(id);
+        let texts: Vec<String> = cells.iter().map(|c| c.text()).collect();
         for (c, cell) in cells.iter().enumerate() {
-            out.push(',');
-            out.push_str(&cell.text());
             if let Cell::Fail { failed, .. } = cell {
                 totals[c] += *failed as u64;
             }
         }
         let fail = cells.iter().any(|c| c.failed());
         failing += fail as usize;
-        out.push_str(if fail { ",F\n" } else { ",P\n" });
+        record(
+            &mut out,
+            &[
+                id,
+                &texts[0],
+                &texts[1],
+                &texts[2],
+                if fail { "F" } else { "P" },
+            ],
+        );
     }
-    let _ = writeln!(
-        out,
-        "{TOTAL_LABEL},{},{},{},{failing}",
-        totals[0], totals[1], totals[2]
+    let totals: Vec<String> = totals.iter().map(u64::to_string).collect();
+    record(
+        &mut out,
+        &[
+            TOTAL_LABEL,
+            &totals[0],
+            &totals[1],
+            &totals[2],
+            &failing.to_string(),
+        ],
     );
-    out
+    String::from_utf8(out).expect("a CSV of UTF-8 fields is UTF-8")
+}
+
+/// Appends one record, ended by LF, its fields quoted where RFC 4180 needs
+/// it; a record whose id is empty or has white space at an end (which the
+/// reader refuses bare, as a sloppy edit) is quoted whole.
+fn record(out: &mut Vec<u8>, fields: &[&str]) {
+    let id = fields[0];
+    let style = if id.is_empty() || id.trim() != id {
+        csv::QuoteStyle::Always
+    } else {
+        csv::QuoteStyle::Necessary
+    };
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .quote_style(style)
+        .from_writer(out);
+    w.write_record(fields)
+        .expect("writing a CSV record to memory cannot fail");
+    w.flush()
+        .expect("writing a CSV record to memory cannot fail");
 }
 
 #[cfg(test)]
@@ -507,6 +594,33 @@ mod tests {
     }
 
     #[test]
+    fn any_id_is_quoted_as_rfc_4180_says_and_reads_back() {
+        let ids = [
+            "plain",
+            "a,b",
+            "say \"hi\"",
+            "two\nlines",
+            "crlf\r\nx",
+            " padded ",
+            "\"",
+            "Total failures:x",
+        ];
+        let rows: Vec<(String, [Cell; 3])> = ids
+            .iter()
+            .map(|id| (id.to_string(), [Cell::Pass, Cell::NotRun, Cell::NotRun]))
+            .collect();
+        let text = write(&rows);
+        assert!(text.contains("\nplain,P,,,P\n\"a,b\",P,,,P\n\"say \"\"hi\"\"\",P"));
+        let t = parse(&text).unwrap();
+        let back: Vec<&str> = t.rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(back, ids);
+        // Rows keep the line they start on, past ids with line breaks.
+        assert_eq!(t.rows[3].line, 5);
+        assert_eq!(t.rows[4].line, 7);
+        assert_eq!(t.rows[5].line, 9);
+    }
+
+    #[test]
     fn quirks_beyond_the_known_ones_are_errors_with_lines() {
         let cases: [(&str, usize, &str); 9] = [
             ("", 0, "empty file"),
@@ -533,5 +647,29 @@ mod tests {
             assert!(e.msg.contains(needle), "{src:?}: {e:?}");
         }
         assert!(parse(&CUDA.replace("\n2,", "\n\n2,")).is_err());
+        let strict: [(&str, usize, &str); 5] = [
+            (
+                &CUDA.replace("\n2,", "\n\"2\"x,"),
+                3,
+                "`x` after a closing quote",
+            ),
+            (
+                &CUDA.replace("\n2,", "\n2\",\","),
+                3,
+                "a quote inside an unquoted field",
+            ),
+            (
+                &CUDA.replace("\n2,", "\n\"2,"),
+                3,
+                "unterminated quoted field",
+            ),
+            (&CUDA.replace("\n2,", "\r2,"), 2, "stray carriage return"),
+            (&CUDA.replace("\n2,", "\n 2,"), 3, "bad test id ` 2`"),
+        ];
+        for (src, line, needle) in strict {
+            let e = parse(src).unwrap_err();
+            assert_eq!(e.line, line, "{src:?}: {e:?}");
+            assert!(e.msg.contains(needle), "{src:?}: {e:?}");
+        }
     }
 }

@@ -166,9 +166,7 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
         }
         _ => {}
     }
-    if tests.is_empty() {
-        return Err(ProgramError::Empty.into());
-    }
+    host::check_names(tests)?;
     let mut out = Vec::new();
     let mut owners: BTreeMap<PathBuf, &str> = BTreeMap::new();
     for t in tests {

@@ -6,7 +6,8 @@
 //! a campaign compiles once. Their command line:
 //!
 //! ```text
-//! --test NAME[,NAME...]   tests to run (repeatable; default: all, in program order)
+//! --test NAME[,NAME...]   tests to run (repeatable; default: all, in program order;
+//!                         `\,` is a comma in a name, `\\` a backslash)
 //! --mapping LIST          plain, round-robin, chunked or all, comma-separated (repeatable)
 //! --instances M           instances for round-robin and chunked (default floor(65535 / N))
 //! --iterations K          runs of each test x mapping (default 1)
@@ -67,6 +68,8 @@ pub enum ProgramError {
         first: String,
         second: String,
     },
+    /// A name the programs cannot carry (see [`crate::target::names`]).
+    BadName { source: String, msg: String },
 }
 
 impl fmt::Display for ProgramError {
@@ -79,21 +82,28 @@ impl fmt::Display for ProgramError {
                 second,
             } => write!(
                 f,
-                "two tests are named `{name}` ({first} and {second}): a program selects tests by name, so names must be unique"
+                "two tests are named `{}` ({first} and {second}): a program selects tests by name, so names must be unique",
+                crate::excerpt::excerpt(name)
             ),
+            ProgramError::BadName { source, msg } => write!(f, "{source}: {msg}"),
         }
     }
 }
 
 impl std::error::Error for ProgramError {}
 
-/// Checks that `tests` can share a program: at least one, names unique.
+/// Checks that `tests` can share a program: at least one, every name one
+/// a program can carry ([`crate::target::names::check`]), names unique.
 pub fn check_names(tests: &[NamedTest]) -> Result<(), ProgramError> {
     if tests.is_empty() {
         return Err(ProgramError::Empty);
     }
     let mut seen: BTreeMap<&str, &NamedTest> = BTreeMap::new();
     for t in tests {
+        crate::target::names::check(&t.name).map_err(|msg| ProgramError::BadName {
+            source: t.source.display().to_string(),
+            msg,
+        })?;
         if let Some(first) = seen.insert(&t.name, t) {
             return Err(ProgramError::DuplicateName {
                 name: t.name.clone(),
@@ -233,7 +243,7 @@ pub fn usage(program: &str, own_flags: &str, opts: &Options) -> String {
     format!(
         "usage: {program} [options]\n\
          Runs progress litmus tests and prints one JSON line per run.\n\
-         \x20 --test NAME[,NAME]   tests to run (default: all; see --list)\n\
+         \x20 --test NAME[,NAME]   tests to run (default: all; see --list; `\\,` is a comma in a name)\n\
          \x20 --mapping LIST       plain, round-robin, chunked, all (default: {})\n\
          \x20 --instances M        instances for round-robin and chunked (default: {})\n\
          \x20 --iterations K       runs of each test and mapping (default: 1)\n\

@@ -8,7 +8,8 @@
 //!   a generic Vulkan host that runs them with a deadline.
 //! - [`cpp`], [`cuda`]: one program for a whole suite, tests selected at run
 //!   time by name; what the two programs share (command line, result lines,
-//!   test table) is in [`host`].
+//!   test table) is in [`host`], and which test names a program can carry
+//!   in [`names`].
 //! - [`templates`]: the hand-written host code the generated programs embed.
 //! - [`File`]: an emitted file, made by the targets and written by [`emit`].
 //! - [`emit`]: the `backends emit` command, writing any of the above.
@@ -32,6 +33,7 @@ pub mod emit;
 pub mod glsl;
 pub mod host;
 pub mod metal;
+pub mod names;
 pub mod templates;
 pub mod vulkan;
 

@@ -1,0 +1,356 @@
+//! Journals and imports (issue 10, item 6 and the smaller items). The
+//! reproducers: two `backends run --resume` on one output interleaved
+//! (mangled lines, runs journaled twice, no CSV); a journal line edited
+//! into valid JSON was trusted; `backends import --lines F --lines F` (or a
+//! copy of F) gave `F (4/4)` instead of `F (2/2)`; a 10 MB bad line was
+//! echoed whole to stderr.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_backends");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("journal-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn bin() -> Command {
+    let mut c = Command::new(BIN);
+    c.env(
+        "XDG_CACHE_HOME",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("cache"),
+    );
+    c
+}
+
+fn backends(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn assert_clean_failure(o: &Output, code: i32, needles: &[&str]) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+    for n in needles {
+        assert!(e.contains(n), "`{n}` not in: {e}");
+    }
+}
+
+/// A suite of published tests.
+fn suite(dir: &Path, names: &[&str]) -> PathBuf {
+    let suite = dir.join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    for t in names {
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../data/oopsla21/tests")
+                .join(format!("{t}.txt")),
+            suite.join(format!("{t}.txt")),
+        )
+        .unwrap();
+    }
+    suite
+}
+
+#[test]
+fn a_second_process_on_a_campaign_is_refused_at_once() {
+    let dir = scratch("lock");
+    let suite = suite(&dir, &["2t2i_2"]);
+    let out = dir.join("out");
+    let journal = out.join("l.journal.jsonl");
+    // 2t2i_2 hangs on one OS thread under the occupancy-bound scheduler:
+    // every run lasts its deadline, 3 x 8 x 300 ms in all.
+    let args = [
+        "run",
+        "--target",
+        "cpp",
+        s(&suite),
+        "--iterations",
+        "8",
+        "--instances",
+        "2",
+        "--deadline-ms",
+        "300",
+        "--os-threads",
+        "1",
+        "--program-arg=--scheduler=obe",
+        "--name",
+        "l",
+        "--out",
+        s(&out),
+    ];
+    let mut first = bin().args(args).stderr(Stdio::null()).spawn().unwrap();
+    let t0 = Instant::now();
+    while std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) < 3 {
+        assert!(t0.elapsed() < Duration::from_secs(120), "no progress");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut resume = args.to_vec();
+    resume.push("--resume");
+    for argv in [&resume[..], &args[..]] {
+        let t = Instant::now();
+        let o = backends(argv);
+        assert_clean_failure(&o, 1, &["another process is working on this campaign"]);
+        assert!(t.elapsed() < Duration::from_secs(10), "not refused at once");
+    }
+    assert!(first.wait().unwrap().success());
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let results = text
+        .lines()
+        .filter(|l| l.starts_with("{\"result\""))
+        .count();
+    assert_eq!(results, 3 * 8, "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("{\"session\""))
+            .count(),
+        1
+    );
+    let csv = std::fs::read_to_string(out.join("2_thread_2_instruction/cpp/l.csv")).unwrap();
+    assert!(csv.contains("\n2,F (8/8),"), "{csv}");
+    // Once it has ended, the campaign can be resumed (nothing left to run).
+    let o = backends(&resume);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("24 runs (0 now)"), "{}", stderr(&o));
+}
+
+#[test]
+fn every_journal_line_is_checked_on_resume_before_any_work() {
+    let dir = scratch("edited");
+    let suite = suite(&dir, &["2t2i_4", "2t3i_10"]);
+    let out = dir.join("out");
+    let journal = out.join("e.journal.jsonl");
+    let args = [
+        "run",
+        "--target",
+        "cpp",
+        s(&suite),
+        "--iterations",
+        "2",
+        "--instances",
+        "4",
+        "--mappings",
+        "plain,chunked",
+        "--name",
+        "e",
+        "--out",
+        s(&out),
+        "--resume",
+    ];
+    let o = backends(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let good = std::fs::read_to_string(&journal).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    // Line 3 is the first result; find a chunked one for the instance edit.
+    let first = 3;
+    assert!(lines[first - 1].starts_with("{\"result\""), "{good}");
+    let chunked = lines
+        .iter()
+        .position(|l| l.contains("\"mapping\":\"chunked\""))
+        .unwrap()
+        + 1;
+    let edit = |n: usize, from: &str, to: &str| {
+        let mut v = lines.clone();
+        let edited = v[n - 1].replacen(from, to, 1);
+        assert_ne!(edited, v[n - 1], "{from} not in line {n}");
+        v[n - 1] = Box::leak(edited.into_boxed_str());
+        v.join("\n") + "\n"
+    };
+    let test = |n: usize| {
+        let v: serde_json::Value = serde_json::from_str(lines[n - 1]).unwrap();
+        v["result"]["test"].as_str().unwrap().to_string()
+    };
+    let t = test(first);
+    let removed = {
+        let mut v = lines.clone();
+        v.remove(first - 1);
+        v.join("\n") + "\n"
+    };
+    let cases: Vec<(String, String)> = vec![
+        (
+            edit(first, &format!("\"test\":\"{t}\""), "\"test\":\"2t2i_5\""),
+            format!(":{first}: a run of test `2t2i_5`, which is not in this campaign's suite"),
+        ),
+        (
+            edit(
+                first,
+                "\"mapping\":\"plain\"",
+                "\"mapping\":\"round-robin\"",
+            ),
+            format!(":{first}: a run under round-robin, which this campaign does not run"),
+        ),
+        (
+            edit(first, "\"mapping\":\"plain\"", "\"mapping\":\"diagonal\""),
+            format!(":{first}: unknown mapping"),
+        ),
+        (
+            edit(first, "\"iteration\":0", "\"iteration\":5"),
+            format!(":{first}: run 5 of {t} under plain, but this campaign runs 2 iterations"),
+        ),
+        (
+            edit(chunked, "\"instances\":4", "\"instances\":7"),
+            format!(":{chunked}: 7 instances"),
+        ),
+        (
+            edit(first, "\"elapsed_ms\":", "\"elapsed_ms\":-"),
+            format!(":{first}: elapsed_ms -"),
+        ),
+        (removed, "the iterations are not 0..1".to_string()),
+    ];
+    for (text, needle) in cases {
+        std::fs::write(&journal, &text).unwrap();
+        let o = backends(&args);
+        assert_clean_failure(&o, 2, &[&format!("{}", journal.display()), &needle]);
+        assert!(!stderr(&o).contains("compiling"), "work was done first");
+        assert_eq!(
+            std::fs::read_to_string(&journal).unwrap(),
+            text,
+            "the journal was changed"
+        );
+    }
+    // A 10 MB corrupt line: one short error line.
+    std::fs::write(&journal, format!("{good}{}\n", "x".repeat(10_000_000))).unwrap();
+    let o = backends(&args);
+    assert_clean_failure(&o, 2, &["corrupt journal line"]);
+    assert!(
+        stderr(&o).len() < 2000,
+        "{} bytes on stderr",
+        stderr(&o).len()
+    );
+    // The journal as it was: resumed, nothing to do.
+    std::fs::write(&journal, &good).unwrap();
+    let o = backends(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn import_never_counts_the_same_runs_twice() {
+    let dir = scratch("import");
+    let suite = suite(&dir, &["2t2i_2", "2t2i_4"]);
+    let prog = dir.join("prog");
+    let o = backends(&[
+        "emit",
+        "--target",
+        "cpp",
+        s(&suite),
+        "--name",
+        "tests",
+        "--out",
+        s(&prog),
+        "--check",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines = |file: &str, test: &str| {
+        let o = Command::new(prog.join("tests"))
+            .args([
+                "--test",
+                test,
+                "--mapping",
+                "plain",
+                "--iterations",
+                "2",
+                "--deadline-ms",
+                "200",
+                "--threads",
+                "1",
+                "--scheduler",
+                "obe",
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        let p = dir.join(file);
+        std::fs::write(&p, &o.stdout).unwrap();
+        p
+    };
+    let f = lines("F.jsonl", "2t2i_2");
+    let g = lines("G.jsonl", "2t2i_4");
+    let out = dir.join("out");
+    let import = |name: &str, files: &[&Path]| {
+        let mut argv = vec!["import", "--target", "cpp", s(&suite), "--out", s(&out)];
+        for f in files {
+            argv.extend(["--lines", s(f)]);
+        }
+        argv.extend(["--name", name]);
+        backends(&argv)
+    };
+    let o = import("once", &[&f, &g]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(out.join("2_thread_2_instruction/cpp/once.csv")).unwrap();
+    assert!(csv.contains("\n2,F (2/2),,,F\n"), "{csv}");
+
+    let copy = dir.join("copy-of-F.jsonl");
+    std::fs::copy(&f, &copy).unwrap();
+    let link = dir.join("link-to-F.jsonl");
+    std::os::unix::fs::symlink(&f, &link).unwrap();
+    let both = dir.join("F-and-G.jsonl");
+    std::fs::write(
+        &both,
+        std::fs::read_to_string(&f).unwrap() + &std::fs::read_to_string(&g).unwrap(),
+    )
+    .unwrap();
+    let cases: [(&[&Path], &str); 4] = [
+        (&[&f, &f], "is the same file as"),
+        (&[&f, &link], "is the same file as"),
+        (&[&f, &copy], "has the same contents as"),
+        (
+            &[&both, &f],
+            "F.jsonl:1: every result line of this file is also in",
+        ),
+    ];
+    for (files, needle) in cases {
+        let o = import("twice", files);
+        assert_clean_failure(&o, 2, &[needle, "counted twice"]);
+        assert!(!out.join("twice.journal.jsonl").exists());
+    }
+
+    // Runs of one test of the suite: the other has no row (a row of empty
+    // cells would count as observed in a report).
+    let o = import("onlyF", &[&f]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(out.join("2_thread_2_instruction/cpp/onlyF.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    let r = backends(&[
+        "report",
+        s(&out.join("2_thread_2_instruction/cpp/onlyF.csv")),
+        "--tests",
+        s(&suite),
+    ]);
+    assert!(String::from_utf8_lossy(&r.stdout).contains("(1 tests observed)"));
+
+    // Lines of another target, and a 10 MB bad line: short, clear errors.
+    let cuda = dir.join("cuda.jsonl");
+    std::fs::write(
+        &cuda,
+        std::fs::read_to_string(&f)
+            .unwrap()
+            .replace("\"target\":\"cpp\"", "\"target\":\"cuda\""),
+    )
+    .unwrap();
+    assert_clean_failure(
+        &import("other", &[&cuda]),
+        2,
+        &["cuda.jsonl:1: a result of target \\\"cuda\\\", not cpp"],
+    );
+    let huge = dir.join("huge.jsonl");
+    std::fs::write(&huge, "y".repeat(10_000_000)).unwrap();
+    let o = import("huge", &[&huge]);
+    assert_clean_failure(&o, 2, &["huge.jsonl:1: not a JSON result line"]);
+    assert!(
+        stderr(&o).len() < 2000,
+        "{} bytes on stderr",
+        stderr(&o).len()
+    );
+}
