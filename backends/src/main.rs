@@ -16,7 +16,7 @@ use std::process::ExitCode;
 #[command(
     name = "backends",
     version,
-    about = "Turn progress litmus tests into GLSL/Amber, Vulkan, Metal, CUDA and C++ programs, run them on devices, and report which progress models the devices are consistent with"
+    about = "Turn progress litmus tests into GLSL/Amber, Vulkan, Metal, CUDA, C++ and WGSL programs and a WebGPU page, run them on devices, and report which progress models the devices are consistent with"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -66,10 +66,10 @@ struct EmitArgs {
     /// cpp and cuda: the default deadline of a run, in milliseconds.
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
     deadline_ms: u64,
-    /// cpp and cuda: the program's file stem (default: the input's stem).
+    /// cpp, cuda and webgpu: the program's (or page's) file stem and suite name (default: the input's stem).
     #[arg(long)]
     name: Option<String>,
-    /// Compile or validate what was written (g++, nvcc, glslangValidator, clang++; vulkan: also builds `vkrun`).
+    /// Compile or validate what was written (g++, nvcc, glslangValidator, clang++; vulkan: also builds `vkrun`; wgsl and webgpu: naga, in-process).
     #[arg(long)]
     check: bool,
     /// Tests or suites: `.ron` tests or suites, artifact `.txt` tests, or directories of them.

@@ -34,6 +34,8 @@ pub mod host;
 pub mod metal;
 pub mod templates;
 pub mod vulkan;
+pub mod webgpu;
+pub mod wgsl;
 
 // The API for other crates, see the module doc.
 pub use codegen::Shape;
