@@ -11,6 +11,8 @@
 //                     (lines `axb-file: LINE`, then `axb-end: STATUS`)
 //   &no-canary        run even on a device that fails the canary (testing
 //                     the page only: its results are then meaningless)
+//   &lose-after=N     destroy the device after N runs (testing how a lost
+//                     device is reported)
 "use strict";
 
 (() => {
@@ -459,6 +461,7 @@
           });
           state.ranNow++;
           if (opts.log) log("run " + line);
+          if (opts["lose-after"] && state.ranNow >= Number(opts["lose-after"])) gpu.device.destroy();
           if (r.early && !opts["no-canary"]) {
             throw new AxbGpu.AxbGpuError(
               "device",

@@ -71,7 +71,7 @@ const AxbGpu = (() => {
       this.info = describe(adapter, info);
       this.lost = null; // the GPUDeviceLostInfo, once lost
       this.onLost = null;
-      device.lost.then((l) => {
+      this.lostPromise = device.lost.then((l) => {
         this.lost = l;
         if (this.onLost) this.onLost(l);
       });
@@ -185,6 +185,8 @@ const AxbGpu = (() => {
         try {
           await this.readback.mapAsync(GPUMapMode.READ);
         } catch (e) {
+          // A lost device rejects the read-back first and says why soon after.
+          await Promise.race([this.lostPromise, new Promise((r) => setTimeout(r, 1000))]);
           if (this.lost) throw this.lostError();
           throw new AxbGpuError("internal", `${h.test} (${h.mapping}): reading the result back failed: ${e.message}`);
         }

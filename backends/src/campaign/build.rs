@@ -95,8 +95,12 @@ pub(crate) fn source(
             };
             Source::Shaders(emit::files(tests, &emit_opts).map_err(|e| suite_err(&e))?)
         }
+        RunTarget::Webgpu => return Err(input(WEBGPU_IS_IMPORTED)),
     })
 }
+
+/// Why `backends run --target webgpu` is refused.
+pub(crate) const WEBGPU_IS_IMPORTED: &str = "webgpu runs in a browser, not from here: write its page with `backends emit --target webgpu SUITE --out DIR`, open it, and bring its result file back with `backends import --target webgpu SUITE --lines FILE`";
 
 /// The compiled program: generated, then compiled once into a cache
 /// directory named by the hash of its source and compiler options (a
@@ -106,6 +110,7 @@ pub(crate) fn build(args: &RunArgs, source: &Source, hash: &str) -> Result<PathB
         (RunTarget::Cpp, _) | (RunTarget::Cuda, true) => (Tool::Gxx, "cpp"),
         (RunTarget::Cuda, false) => (Tool::Nvcc, "cu"),
         (RunTarget::Vulkan, _) => (Tool::Glslang, "cpp"),
+        (RunTarget::Webgpu, _) => return Err(input(WEBGPU_IS_IMPORTED)),
     };
     toolchain::find(tool)?;
     toolchain::find(Tool::Gxx)?;
@@ -143,7 +148,9 @@ pub(crate) fn build(args: &RunArgs, source: &Source, hash: &str) -> Result<PathB
             let flags: Vec<&str> = args.nvcc_flags.iter().map(String::as_str).collect();
             toolchain::compile_cuda(&src, &built, &flags)
         }
-        (RunTarget::Vulkan, _) => unreachable!("shaders are built by build_vulkan"),
+        (RunTarget::Vulkan | RunTarget::Webgpu, _) => {
+            unreachable!("shaders are built by build_vulkan; webgpu is refused above")
+        }
     };
     if let Err(e) = compiled {
         let _ = std::fs::remove_dir_all(&work);

@@ -16,6 +16,9 @@ pub enum RunTarget {
     Cpp,
     Cuda,
     Vulkan,
+    /// The page of `backends emit --target webgpu`, in a browser: its
+    /// results are imported, never run from here.
+    Webgpu,
 }
 
 impl RunTarget {
@@ -24,6 +27,7 @@ impl RunTarget {
             RunTarget::Cpp => "cpp",
             RunTarget::Cuda => "cuda",
             RunTarget::Vulkan => "vulkan",
+            RunTarget::Webgpu => "webgpu",
         }
     }
 
@@ -33,6 +37,7 @@ impl RunTarget {
             RunTarget::Cpp => "cpp",
             RunTarget::Cuda => "CUDA",
             RunTarget::Vulkan => "Vulkan",
+            RunTarget::Webgpu => "WebGPU",
         }
     }
 }
@@ -126,7 +131,7 @@ pub(crate) fn campaign(
         "instances": args.instances,
         "os_threads": match args.target {
             RunTarget::Cpp => Some(args.os_threads.unwrap_or_else(hardware_threads)),
-            RunTarget::Cuda | RunTarget::Vulkan => None,
+            RunTarget::Cuda | RunTarget::Vulkan | RunTarget::Webgpu => None,
         },
         "program_args": args.program_args,
         "nvcc_flags": args.nvcc_flags,
@@ -143,5 +148,6 @@ pub(crate) fn default_name(args: &RunArgs) -> String {
         ),
         RunTarget::Cuda => "cuda".to_string(),
         RunTarget::Vulkan => "vulkan".to_string(),
+        RunTarget::Webgpu => "webgpu".to_string(),
     }
 }
