@@ -23,7 +23,12 @@ const ALLOWED: [(&str, &[&str]); 5] = [
 ];
 
 /// What another crate may use of `backends` (see `backends::target`).
-const PUBLIC_API: [&str; 3] = ["target::test_sources", "target::Source", "target::Shape"];
+const PUBLIC_API: [&str; 4] = [
+    "target::test_sources",
+    "target::Source",
+    "target::Shape",
+    "target::runner_script",
+];
 
 /// The source without comment lines (doc comments name modules in links
 /// without depending on them).

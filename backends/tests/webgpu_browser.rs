@@ -268,14 +268,15 @@ fn the_page_runs_a_sample_on_swiftshader_and_its_results_import_and_report() {
         assert_eq!(r["terminated"], n("finished") == n("workgroups"), "{r}");
         hung += (r["terminated"] == false) as usize;
     }
-    // SwiftShader runs a few workgroups at a time: it starves some chunked
-    // instances, so it shows non-termination on this sample.
-    assert!(hung > 0, "no run on SwiftShader was non-terminating");
-    // Plain runs (two or three workgroups) of these tests terminate.
+    // SwiftShader runs a few workgroups at a time, in order: under chunked
+    // the thread 0s of 2t4i_100 come first and wait for thread 1s that never
+    // start, so SwiftShader shows non-termination. (Which other runs end in
+    // time depends on the machine's load: not asserted.)
     assert!(runs
         .iter()
-        .filter(|r| r["mapping"] == "plain")
-        .all(|r| r["terminated"] == true));
+        .filter(|r| r["test"] == "2t4i_100" && r["mapping"] == "chunked")
+        .all(|r| r["terminated"] == false));
+    assert!(hung > 0);
 
     // The file imports and reports as a CUDA program's output does.
     let file = dir.join("sample.webgpu.jsonl");

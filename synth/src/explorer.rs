@@ -16,13 +16,19 @@
 //! (layers by breadth-first depth, ordered by the barycentre of their
 //! predecessors), so the same test always gives the same picture.
 //!
-//! The code `backends emit` writes for the test (GLSL, Amber, Metal per
-//! mapping; the C++ and CUDA function) is embedded too, exactly as
+//! The code `backends emit` writes for the test (GLSL, Amber, Metal, WGSL
+//! per mapping; the C++ and CUDA function) is embedded too, exactly as
 //! [`backends::target::test_sources`] gives it. Raw, it would be about 20 KB
 //! per test (135 MB for the 6,946 tests of 2t4i), but it is very
 //! repetitive, so it is gzip-compressed in chunks of [`CODE_CHUNK`] tests
 //! (2 MB for 2t4i) that the page decompresses with the browser's own
 //! `DecompressionStream` when a test of the chunk is first shown.
+//!
+//! "Run this test on my GPU" runs the test's WGSL shaders with WebGPU in
+//! the visitor's browser, per mapping, showing the runs that terminated and
+//! those whose iteration budget was exhausted. It uses the runner of the
+//! page of `backends emit --target webgpu`, embedded from
+//! [`backends::target::runner_script`] (one source for both pages).
 //!
 //! The program space drawn is [`axb::space::program_space`]: node `i` of
 //! the embedded table is node `i` of that space and edges come in its order
@@ -39,7 +45,7 @@ use axb::model::{Model, Verdicts};
 use axb::space::program_space;
 use axb::suite::Entry;
 use axb::test::Test;
-use backends::target::{test_sources, Shape};
+use backends::target::{runner_script, test_sources, Shape};
 use oracle::check::{Lasso, Witness};
 use oracle::product::{Event, Product};
 use petgraph::graph::EdgeIndex;
@@ -427,7 +433,8 @@ pub fn render_with(suite: &str, note: &str, entries: &[Entry], opts: PageOptions
         .replace('<', "\\u003c");
     let title = html_escape(&format!("{suite}: progress litmus test explorer"));
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{BODY}<script id=\"data\" type=\"application/json\">{json}</script>\n<script>\n{JS}</script>\n</body>\n</html>\n"
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{BODY}<script id=\"data\" type=\"application/json\">{json}</script>\n<script>\n{runner}</script>\n<script>\n{JS}</script>\n</body>\n</html>\n",
+        runner = runner_script(opts.shape),
     )
 }
 
@@ -452,6 +459,7 @@ const BODY: &str = r#"<header><h1 id="suite"></h1><span id="note"></span></heade
 <section id="graph-box"><h3>State space <span id="graph-info"></span></h3><div id="legend"></div><div id="graph"></div></section>
 <section id="witness-box"><h3 id="witness-title">Witness</h3><p id="witness-intro"></p><table id="schedule"></table></section>
 <section id="emitted-box"><h3>Emitted code <select id="c-target"></select> <select id="c-mapping"></select></h3><p id="emitted-note"></p><pre id="emitted"></pre></section>
+<section id="gpu-box"><h3>Run this test on my GPU (WebGPU)</h3><p><label>Runs per mapping <input id="g-runs" type="number" min="1" max="1000" value="5"></label><label>Time per run (ms) <input id="g-ms" type="number" min="1" max="10000" value="100"></label><button id="g-run" type="button">Run on my GPU</button></p><p id="g-status"></p><table id="g-results"></table></section>
 </main>
 </div>
 "#;
