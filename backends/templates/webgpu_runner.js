@@ -212,8 +212,12 @@ const AxbGpu = (() => {
     }
 
     // The canary: one thread waiting for a write nobody makes, run with
-    // `budget`. `ok` when it spent its budget.
+    // `budget`, or 2^20 if that is more: a device that ends loops after a
+    // fixed count (llvmpipe: 65535) shows it only to a canary that would
+    // spin longer (CANARY_MIN_BUDGET in backends/src/target/webgpu.rs).
+    // `ok` when it spent its budget.
     async canary(budget) {
+      budget = Math.max(budget, 1 << 20);
       const p = await this.prepare(CANARY.plain);
       const r = await this.run(p, budget);
       const ok = r.exhausted === 1 && r.finished === 0 && r.early === 0;
@@ -225,6 +229,7 @@ const AxbGpu = (() => {
     // of at least a quarter of it. `step(budget, ms)` sees each try.
     async calibrate(targetMs, step) {
       const p = await this.prepare(CANARY.wide);
+      await this.run(p, 1); // a first dispatch may compile lazily: not overhead
       let budget = 1024;
       let r = await this.run(p, budget);
       const overhead = r.elapsed_ms;

@@ -96,6 +96,18 @@ pub(crate) fn source(
             Source::Shaders(emit::files(tests, &emit_opts).map_err(|e| suite_err(&e))?)
         }
         RunTarget::Webgpu => return Err(input(WEBGPU_IS_IMPORTED)),
+        RunTarget::Wgpu => {
+            host::check_names(tests).map_err(|e| suite_err(&e))?;
+            let emit_opts = EmitOptions {
+                target: Target::Wgsl,
+                mappings: mappings.to_vec(),
+                instances: args.instances,
+                shape: opts.shape,
+                deadline_ms: args.deadline_ms,
+                program_name: "tests".to_string(),
+            };
+            Source::Shaders(emit::files(tests, &emit_opts).map_err(|e| suite_err(&e))?)
+        }
     })
 }
 
@@ -106,11 +118,15 @@ pub(crate) const WEBGPU_IS_IMPORTED: &str = "webgpu runs in a browser, not from 
 /// directory named by the hash of its source and compiler options (a
 /// re-run, or a resumed campaign, reuses it).
 pub(crate) fn build(args: &RunArgs, source: &Source, hash: &str) -> Result<PathBuf, Failure> {
+    if let (RunTarget::Wgpu, Source::Shaders(files)) = (args.target, source) {
+        return bundle_wgpu(files, hash);
+    }
     let (tool, ext) = match (args.target, args.cuda_on_cpu) {
         (RunTarget::Cpp, _) | (RunTarget::Cuda, true) => (Tool::Gxx, "cpp"),
         (RunTarget::Cuda, false) => (Tool::Nvcc, "cu"),
         (RunTarget::Vulkan, _) => (Tool::Glslang, "cpp"),
         (RunTarget::Webgpu, _) => return Err(input(WEBGPU_IS_IMPORTED)),
+        (RunTarget::Wgpu, _) => unreachable!("bundled above"),
     };
     toolchain::find(tool)?;
     toolchain::find(Tool::Gxx)?;
@@ -148,8 +164,10 @@ pub(crate) fn build(args: &RunArgs, source: &Source, hash: &str) -> Result<PathB
             let flags: Vec<&str> = args.nvcc_flags.iter().map(String::as_str).collect();
             toolchain::compile_cuda(&src, &built, &flags)
         }
-        (RunTarget::Vulkan | RunTarget::Webgpu, _) => {
-            unreachable!("shaders are built by build_vulkan; webgpu is refused above")
+        (RunTarget::Vulkan | RunTarget::Webgpu | RunTarget::Wgpu, _) => {
+            unreachable!(
+                "shaders are built by build_vulkan; webgpu is refused and wgpu bundled above"
+            )
         }
     };
     if let Err(e) = compiled {
@@ -196,6 +214,60 @@ fn build_vulkan(dir: &Path, work: &Path, files: &[File]) -> Result<PathBuf, Fail
     Ok(exe)
 }
 
+/// The wgpu runner `backends-wgpu`: `$BACKENDS_WGPU`, or beside this
+/// program (cargo builds both into one directory).
+fn wgpu_runner() -> Result<PathBuf, Failure> {
+    let runner = match std::env::var_os("BACKENDS_WGPU") {
+        Some(p) => PathBuf::from(p),
+        None => std::env::current_exe()
+            .map_err(|e| env(format!("cannot find this program: {e}")))?
+            .with_file_name(format!("backends-wgpu{}", std::env::consts::EXE_SUFFIX)),
+    };
+    if !runner.is_file() {
+        return Err(env(format!(
+            "{}: the wgpu runner is not built: `cargo build --release -p backends --features wgpu` builds it beside backends (or set BACKENDS_WGPU)",
+            runner.display()
+        )));
+    }
+    Ok(runner)
+}
+
+/// The wgpu "build": the suite's WGSL shaders written into a cache
+/// directory (named by their hash and the runner) with a link `tests` to
+/// the runner, which finds the shaders beside itself as the Vulkan host
+/// does.
+fn bundle_wgpu(files: &[File], hash: &str) -> Result<PathBuf, Failure> {
+    let runner = wgpu_runner()?;
+    let key = fnv64(format!("{hash} {}", runner.display()).as_bytes());
+    let dir = std::env::temp_dir()
+        .join("axb-backends-run")
+        .join(format!("wgpu-{key}"));
+    let exe = dir.join("tests");
+    if exe.exists() {
+        return Ok(exe);
+    }
+    static BUNDLES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let work = dir.with_file_name(format!(
+        "wgpu-{key}.build-{}-{}",
+        std::process::id(),
+        BUNDLES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let made = emit::write(&work, files).and_then(|_| {
+        #[cfg(unix)]
+        return std::os::unix::fs::symlink(&runner, work.join("tests"));
+        #[cfg(not(unix))]
+        return std::fs::copy(&runner, work.join("tests")).map(|_| ());
+    });
+    if let Err(e) = made.and_then(|_| std::fs::rename(&work, &dir)) {
+        let _ = std::fs::remove_dir_all(&work);
+        // Another campaign may have made the same bundle meanwhile.
+        if !exe.exists() {
+            return Err(env(format!("{}: {e}", dir.display())));
+        }
+    }
+    Ok(exe)
+}
+
 /// Where the Vulkan host's shaders are: beside it.
 pub(crate) fn shader_dir(exe: &Path) -> &Path {
     exe.parent().unwrap_or(Path::new("."))
@@ -221,6 +293,10 @@ pub(crate) fn device_info(args: &RunArgs, exe: &Path) -> Result<Value, Failure> 
     if args.target == RunTarget::Vulkan {
         // With the shaders, --info first runs the canary (see crate::target::vulkan).
         command.arg(format!("--shaders={}", shader_dir(exe).display()));
+    }
+    if args.target == RunTarget::Wgpu {
+        // --info runs the canary and the calibration for the deadline.
+        command.arg(format!("--deadline-ms={}", args.deadline_ms));
     }
     let out = command
         .output()

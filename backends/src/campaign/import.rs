@@ -274,6 +274,7 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         RunTarget::Cuda => "gpu",
         RunTarget::Vulkan => "vulkan",
         RunTarget::Webgpu => "webgpu",
+        RunTarget::Wgpu => "wgpu",
     };
     let mut description = json!({ "imported": true, key: device });
     if args.target == RunTarget::Webgpu {

@@ -19,6 +19,8 @@ pub enum RunTarget {
     /// The page of `backends emit --target webgpu`, in a browser: its
     /// results are imported, never run from here.
     Webgpu,
+    /// The WGSL shaders run by `backends-wgpu` (Vulkan, Metal, D3D12).
+    Wgpu,
 }
 
 impl RunTarget {
@@ -28,6 +30,7 @@ impl RunTarget {
             RunTarget::Cuda => "cuda",
             RunTarget::Vulkan => "vulkan",
             RunTarget::Webgpu => "webgpu",
+            RunTarget::Wgpu => "wgpu",
         }
     }
 
@@ -38,6 +41,7 @@ impl RunTarget {
             RunTarget::Cuda => "CUDA",
             RunTarget::Vulkan => "Vulkan",
             RunTarget::Webgpu => "WebGPU",
+            RunTarget::Wgpu => "wgpu",
         }
     }
 }
@@ -47,7 +51,9 @@ pub struct RunArgs {
     /// Where to run: `cpp` (this CPU, g++), `cuda` (an NVIDIA GPU, nvcc) or
     /// `vulkan` (any Vulkan device: glslangValidator, g++ and libvulkan-dev;
     /// a device that ends loops by itself, like Mesa's CPU device lavapipe,
-    /// is refused by the canary, see `backends::target::vulkan`).
+    /// is refused by the canary, see `backends::target::vulkan`), or `wgpu`
+    /// (the WGSL shaders on Vulkan, Metal or D3D12 with `backends-wgpu`,
+    /// built with `--features wgpu`).
     #[arg(long, value_enum)]
     pub target: RunTarget,
     /// The suite: RON suites, artifact `.txt` tests, or directories of them
@@ -131,7 +137,7 @@ pub(crate) fn campaign(
         "instances": args.instances,
         "os_threads": match args.target {
             RunTarget::Cpp => Some(args.os_threads.unwrap_or_else(hardware_threads)),
-            RunTarget::Cuda | RunTarget::Vulkan | RunTarget::Webgpu => None,
+            RunTarget::Cuda | RunTarget::Vulkan | RunTarget::Webgpu | RunTarget::Wgpu => None,
         },
         "program_args": args.program_args,
         "nvcc_flags": args.nvcc_flags,
@@ -149,5 +155,6 @@ pub(crate) fn default_name(args: &RunArgs) -> String {
         RunTarget::Cuda => "cuda".to_string(),
         RunTarget::Vulkan => "vulkan".to_string(),
         RunTarget::Webgpu => "webgpu".to_string(),
+        RunTarget::Wgpu => "wgpu".to_string(),
     }
 }

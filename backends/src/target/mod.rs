@@ -38,6 +38,8 @@ pub mod metal;
 pub mod templates;
 pub mod vulkan;
 pub mod webgpu;
+#[cfg(feature = "wgpu")]
+pub mod wgpu;
 pub mod wgsl;
 
 // The API for other crates, see the module doc.

@@ -45,6 +45,12 @@ use base64::Engine;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 
+/// The least budget the canary runs with, whatever the calibration says: a
+/// device that ends loops after a fixed count (llvmpipe: 65535 iterations)
+/// shows it only to a canary that would spin longer. Also in
+/// `templates/webgpu_runner.js`.
+pub const CANARY_MIN_BUDGET: u32 = 1 << 20;
+
 /// The `axb` value of a result file's header.
 pub const RESULT_FILE_KIND: &str = "webgpu-results";
 
@@ -79,7 +85,7 @@ pub fn suite_fingerprint(tests: &[NamedTest]) -> String {
 
 /// The canary shaders: one workgroup (`plain`) and 65535 (`wide`,
 /// round-robin), as `backends emit --target wgsl` writes them.
-fn canaries(shape: Shape) -> (String, String) {
+pub fn canaries(shape: Shape) -> (String, String) {
     let t = host::canary_test();
     let shader = |mapping| {
         wgsl::shader(&t, &Layout::new(mapping, 1, None), shape, "wgsl")
