@@ -13,6 +13,7 @@
 //                     the page only: its results are then meaningless)
 //   &lose-after=N     destroy the device after N runs (testing how a lost
 //                     device is reported)
+//   &stop-after=N     press Stop after N runs of this visit (testing resume)
 "use strict";
 
 (() => {
@@ -462,6 +463,7 @@
           state.ranNow++;
           if (opts.log) log("run " + line);
           if (opts["lose-after"] && state.ranNow >= Number(opts["lose-after"])) gpu.device.destroy();
+          if (opts["stop-after"] && state.ranNow >= Number(opts["stop-after"])) state.stop = true;
           if (r.early && !opts["no-canary"]) {
             throw new AxbGpu.AxbGpuError(
               "device",

@@ -129,6 +129,21 @@ fn run_page(
         std::process::id(),
         PROFILES.fetch_add(1, Ordering::Relaxed)
     ));
+    let c = run_page_in(chromium, page, fragment, flags, limit, &profile);
+    let _ = std::fs::remove_dir_all(&profile);
+    c
+}
+
+/// [`run_page`] with the browser profile (and so the page's storage) in
+/// `profile`, kept.
+fn run_page_in(
+    chromium: &Path,
+    page: &Path,
+    fragment: &str,
+    flags: &[&str],
+    limit: Duration,
+    profile: &Path,
+) -> Console {
     let url = format!("file://{}#{fragment}", page.display());
     let mut child = Command::new(chromium)
         .args(["--headless=new", "--no-sandbox"])
@@ -184,7 +199,6 @@ fn run_page(
     }
     let _ = child.kill();
     let _ = child.wait();
-    let _ = std::fs::remove_dir_all(&profile);
     assert!(
         !c.end.is_empty(),
         "the page did not finish within {limit:?} on {url}; it said:\n{}",
@@ -431,4 +445,61 @@ fn a_lost_device_and_a_browser_without_webgpu_are_reported_not_dropped() {
         err.contains("no result lines") && err.contains("unsupported"),
         "{err}"
     );
+}
+
+#[test]
+fn a_stopped_run_resumes_from_the_browsers_storage() {
+    let Some(chromium) = chromium() else { return };
+    let dir = scratch("resume");
+    let (_, page) = sample_and_page(&dir);
+    let profile = dir.join("profile");
+    std::fs::create_dir_all(&profile).unwrap();
+    let limit = Duration::from_secs(300);
+    // Stopped after 5 runs, as the Stop button does.
+    let first = run_page_in(
+        &chromium,
+        &page,
+        "autorun&fresh&log&iterations=1&run-ms=20&stop-after=5",
+        &SWIFTSHADER,
+        limit,
+        &profile,
+    );
+    assert_eq!(first.end, "stopped");
+    let runs = |c: &Console| -> Vec<Value> {
+        c.file
+            .iter()
+            .map(|l| json(l))
+            .filter(|v| v.get("test").is_some())
+            .collect()
+    };
+    assert_eq!(runs(&first).len(), 5);
+    // The page opened again, in the same browser profile: the 5 runs are
+    // there and the rest run, each once, with the settings of the first
+    // visit (iterations=3 here is ignored: the stored settings win).
+    let second = run_page_in(
+        &chromium,
+        &page,
+        "autorun&log&iterations=3",
+        &SWIFTSHADER,
+        limit,
+        &profile,
+    );
+    assert_eq!(second.end, "complete");
+    let all = runs(&second);
+    assert_eq!(all.len(), SAMPLE.len() * 3);
+    assert_eq!(runs(&first)[..], all[..5]);
+    let mut keys: Vec<(String, String)> = all
+        .iter()
+        .map(|r| (r["test"].to_string(), r["mapping"].to_string()))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), all.len(), "a run was done twice");
+    let sessions = second
+        .file
+        .iter()
+        .filter(|l| l.contains("\"event\":\"session\""))
+        .count();
+    assert_eq!(sessions, 2);
+    assert_eq!(json(&second.file[0])["settings"]["iterations"], 1);
 }
