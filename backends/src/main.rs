@@ -27,9 +27,9 @@ struct Cli {
 enum Command {
     /// Write the programs of a target for tests or suites.
     Emit(EmitArgs),
-    /// Run a suite on this CPU (cpp), an NVIDIA GPU (cuda) or a Vulkan device (vulkan): journaled, resumable, artifact-format results.
+    /// Run a suite on this CPU (cpp), an NVIDIA GPU (cuda), a Vulkan device (vulkan) or, with backends-wgpu, a Vulkan, Metal or D3D12 GPU (wgpu): journaled, resumable, artifact-format results.
     Run(backends::campaign::options::RunArgs),
-    /// Results of a generated program run on another machine, journaled and written as `run` would.
+    /// Results of a generated program run on another machine (or of the webgpu page), journaled and written as `run` would.
     Import(backends::campaign::import::ImportArgs),
     /// Which progress models each device's observations are consistent with, and the violations.
     Report(backends::report::cli::ReportArgs),

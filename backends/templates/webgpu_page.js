@@ -563,11 +563,16 @@
     }
     drawNow();
     state.shaders = await loadShaders();
-    if (!navigator.gpu) {
+    log(`loaded in ${(performance.now() - t0).toFixed(1)} ms (${DATA.tests.length} tests)`);
+    if (navigator.gpu) {
+      // The adapter before any run; the device is opened by Start.
+      const info = await AxbGpu.peek();
+      if (info) showDevice(info);
+      else setStatus("canary", "WebGPU is present but offers no adapter (the GPU or its driver is blocked or missing): Start will say more.", "bad");
+    } else {
       await recordEvent("unsupported", "this browser has no WebGPU (navigator.gpu is missing): use a recent Chrome, Edge, Safari or Firefox with WebGPU enabled", {}, false);
       $("start").disabled = true;
     }
-    log(`loaded in ${(performance.now() - t0).toFixed(1)} ms (${DATA.tests.length} tests)`);
     document.body.dataset.ready = "1";
     if (opts.autorun) {
       const status = navigator.gpu ? await start() : "unsupported";

@@ -289,6 +289,20 @@ const AxbGpu = (() => {
     return new Gpu(adapter, device, info);
   }
 
+  // The preferred adapter, described (as `Gpu.info`), without opening a
+  // device; null when there is none.
+  async function peek() {
+    if (typeof navigator === "undefined" || !navigator.gpu) return null;
+    try {
+      const adapter = await navigator.gpu.requestAdapter({ powerPreference: "high-performance" });
+      if (!adapter) return null;
+      const info = adapter.info || (adapter.requestAdapterInfo ? await adapter.requestAdapterInfo() : {});
+      return describe(adapter, info);
+    } catch (e) {
+      return null;
+    }
+  }
+
   // What a canary result means, in words, for a refused device.
   function canaryRefusal(c) {
     const how = c.finished ? "ended it (the memory it waits on changed?)" : c.early ? "left its loop with budget to spare" : "did not spend the budget";
@@ -299,5 +313,5 @@ const AxbGpu = (() => {
     );
   }
 
-  return { open, header, canaryRefusal, AxbGpuError, CANARY };
+  return { open, peek, header, canaryRefusal, AxbGpuError, CANARY };
 })();

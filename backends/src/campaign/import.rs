@@ -52,7 +52,7 @@ use std::process::ExitCode;
 #[derive(Args, Debug, Clone)]
 pub struct ImportArgs {
     /// The target whose program produced the lines (names the results'
-    /// framework directory: cpp, CUDA or Vulkan).
+    /// framework directory: cpp, CUDA, Vulkan, WebGPU or wgpu).
     #[arg(long, value_enum)]
     pub target: RunTarget,
     /// The suite the program was emitted from (several paths: as for `run`).
