@@ -18,11 +18,13 @@
 //!
 //! The code `backends emit` writes for the test (GLSL, Amber, Metal, WGSL
 //! per mapping; the C++ and CUDA function) is embedded too, exactly as
-//! [`backends::target::test_sources`] gives it. Raw, it would be about 20 KB
-//! per test (135 MB for the 6,946 tests of 2t4i), but it is very
-//! repetitive, so it is gzip-compressed in chunks of [`CODE_CHUNK`] tests
-//! (2 MB for 2t4i) that the page decompresses with the browser's own
-//! `DecompressionStream` when a test of the chunk is first shown.
+//! [`backends::target::test_sources`] gives it. Raw, it would be about 33 KB
+//! per test (230 MB for the 6,946 tests of 2t4i), but it is very
+//! repetitive, so it is gzip-compressed in chunks of [`CODE_CHUNK`] tests,
+//! the texts of one target and mapping side by side (3.9 MB for 2t4i, 5.2
+//! MB as base64, of a 9.9 MB page), that the page decompresses with the
+//! browser's own `DecompressionStream` when a test of the chunk is first
+//! shown.
 //!
 //! "Run this test on my GPU" runs the test's WGSL shaders with WebGPU in
 //! the visitor's browser, per mapping, showing the runs that terminated and
@@ -146,8 +148,13 @@ struct PageData {
     /// Tests per code chunk.
     chunk: usize,
     /// Per chunk of [`CODE_CHUNK`] tests, in test order: base64 of the gzip
-    /// of a JSON list with, per test, its `[target, mapping or "", text]`
-    /// sources. Empty when the page is made without code.
+    /// of a JSON object with one column per `"target/mapping"` (mapping
+    /// empty for C++ and CUDA; `"error/"` for a test that cannot be
+    /// emitted), each a list with the text of every test of the chunk (null
+    /// where a test has none). A column's texts are alike, so side by side
+    /// they compress far better than test by test (gzip looks back 32 KB,
+    /// less than one test's sources). Empty when the page is made without
+    /// code.
     code: Vec<String>,
 }
 
@@ -181,9 +188,10 @@ fn code_chunks(entries: &[Entry], shape: Shape) -> Vec<String> {
     entries
         .par_chunks(CODE_CHUNK)
         .map(|chunk| {
-            let per_test: Vec<Vec<[String; 3]>> = chunk
-                .iter()
-                .map(|e| {
+            let mut columns: std::collections::BTreeMap<String, Vec<Option<String>>> =
+                std::collections::BTreeMap::new();
+            for (k, e) in chunk.iter().enumerate() {
+                let sources: Vec<[String; 3]> = {
                     let named = axb::load::NamedTest {
                         name: e.name.clone(),
                         entry: e.clone(),
@@ -202,9 +210,15 @@ fn code_chunks(entries: &[Entry], shape: Shape) -> Vec<String> {
                             .collect(),
                         Err(err) => vec![["error".to_string(), String::new(), err.to_string()]],
                     }
-                })
-                .collect();
-            let json = serde_json::to_vec(&per_test).expect("code serializes");
+                };
+                for [target, mapping, text] in sources {
+                    let column = columns
+                        .entry(format!("{target}/{mapping}"))
+                        .or_insert_with(|| vec![None; chunk.len()]);
+                    column[k] = Some(text);
+                }
+            }
+            let json = serde_json::to_vec(&columns).expect("code serializes");
             let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
             gz.write_all(&json).expect("in-memory gzip");
             let bytes = gz.finish().expect("in-memory gzip");

@@ -355,8 +355,11 @@
   }
 
   // ---- emitted code ------------------------------------------------------
-  // DATA.code[k] is base64 of the gzip of a JSON list, per test of chunk k,
-  // of [target, mapping or "", text]; decompressed once, when first needed.
+  // DATA.code[k] is base64 of the gzip of a JSON object, per
+  // "target/mapping" (mapping "" for cuda and cpp; "error/" for a test
+  // that cannot be emitted), of the texts of the tests of chunk k;
+  // decompressed once, when first needed. `source(c, j, target, mapping)`
+  // is the text of test j of chunk c, or null.
   const TARGETS = [["glsl", "GLSL (Vulkan)"], ["amber", "Amber"], ["metal", "Metal"], ["wgsl", "WGSL (WebGPU)"], ["cuda", "CUDA"], ["cpp", "C++"]];
   const MAPPINGS = [["plain", "plain"], ["round-robin", "round-robin"], ["chunked", "chunked"]];
   const chunks = new Map();
@@ -369,6 +372,12 @@
       chunks.set(k, new Response(stream).text().then(JSON.parse));
     }
     return chunks.get(k);
+  }
+  function source(c, j, target, mapping) {
+    const err = c["error/"];
+    if (err && err[j]) return err[j];
+    const col = c[target + "/" + mapping];
+    return (col && col[j]) || null;
   }
   function renderCode(t, i) {
     if (!DATA.code.length) {
@@ -388,8 +397,8 @@
     document.body.removeAttribute("data-code");
     codeChunk(Math.floor(i / DATA.chunk)).then((c) => {
       if (state.test !== t.n) return; // another test was chosen meanwhile
-      const src = c[i % DATA.chunk].find(([tg, mp]) => tg === "error" || (tg === target && (!perTest || mp === mapping)));
-      $("emitted").textContent = src ? src[2] : "no code for this target";
+      const src = source(c, i % DATA.chunk, target, perTest ? mapping : "");
+      $("emitted").textContent = src || "no code for this target";
       document.body.setAttribute("data-code", t.n + "/" + target + "/" + (perTest ? mapping : ""));
     });
   }
@@ -449,14 +458,14 @@
       const budget = g.calibration.budget;
       const chunk = await codeChunk(Math.floor(i / DATA.chunk));
       for (const [m] of MAPPINGS) {
-        const src = chunk[i % DATA.chunk].find(([tg, mp]) => tg === "wgsl" && mp === m);
-        if (!src) throw new Error("no WGSL shader for " + m + " in this page");
+        const src = source(chunk, i % DATA.chunk, "wgsl", m);
+        if (!src || !src.startsWith("// axb-run:")) throw new Error(src || "no WGSL shader for " + m + " in this page");
         const row = table.insertRow();
         row.dataset.mapping = m;
         const cells = [m, 0, 0, 0, ""].map((v) => row.insertCell());
         cells[0].textContent = m;
         gpuStatus("compiling " + t.n + " (" + m + ") ...");
-        const p = await g.gpu.prepare(src[2]);
+        const p = await g.gpu.prepare(src);
         let done = 0, term = 0, total = 0;
         for (let k = 0; k < runs; k++) {
           gpuStatus("running " + t.n + " under " + m + ": run " + (k + 1) + " of " + runs);
