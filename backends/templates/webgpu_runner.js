@@ -114,6 +114,11 @@ const AxbGpu = (() => {
         const e = await d.popErrorScope().catch(() => null);
         if (e) errors.push([kind, e.message]);
       }
+      // An error may be the first sign of a lost device, which says so soon
+      // after: the loss is the error to report.
+      if ((thrown || errors.length) && !this.lost) {
+        await Promise.race([this.lostPromise, new Promise((r) => setTimeout(r, 500))]);
+      }
       if (this.lost) throw this.lostError();
       if (errors.length) throw new AxbGpuError(errors[0][0], `${what}: ${errors[0][0]} error: ${errors[0][1]}`);
       if (thrown) throw thrown;
