@@ -6,11 +6,13 @@
 //!
 //! - [`target`]: the programs. GLSL compute shaders and Amber scripts for
 //!   Vulkan, Metal kernels with a Swift host, CUDA and C++ programs, the
-//!   shaders with a generic Vulkan host; one shared lowering
+//!   shaders with a generic Vulkan host, WGSL shaders with a page that runs
+//!   them in any WebGPU browser (and, with the `wgpu` feature, the runner
+//!   `backends-wgpu`); one shared lowering
 //!   ([`target::codegen`]); the `backends emit` command ([`target::emit`]).
 //! - [`campaign`]: a suite run on a device (journaled, resumable) or
-//!   imported from a program run elsewhere: `backends run`, `backends
-//!   import`.
+//!   imported from a program run elsewhere (or from the WebGPU page's
+//!   result file): `backends run`, `backends import`.
 //! - [`report`]: the artifact's result CSVs, the observations they hold,
 //!   and which models they are consistent with, as text, JSON and SVG:
 //!   `backends report`.

@@ -26,7 +26,7 @@ naming the file and line where there is one; progress and status go to stderr, d
 #[command(
     name = "backends",
     version,
-    about = "Turn progress litmus tests into GLSL/Amber, Vulkan, Metal, CUDA and C++ programs, run them on devices, and report which progress models the devices are consistent with",
+    about = "Turn progress litmus tests into GLSL/Amber, Vulkan, Metal, CUDA, C++ and WGSL programs and a WebGPU page, run them on devices, and report which progress models the devices are consistent with",
     after_help = EXIT_STATUS
 )]
 struct Cli {
@@ -39,10 +39,10 @@ enum Command {
     /// Write the programs of a target for tests or suites.
     #[command(after_help = EXIT_STATUS)]
     Emit(EmitArgs),
-    /// Run a suite on this CPU (cpp), an NVIDIA GPU (cuda) or a Vulkan device (vulkan): journaled, resumable, artifact-format results.
+    /// Run a suite on this CPU (cpp), an NVIDIA GPU (cuda), a Vulkan device (vulkan) or, with backends-wgpu, a Vulkan, Metal or D3D12 GPU (wgpu): journaled, resumable, artifact-format results.
     #[command(after_help = EXIT_STATUS)]
     Run(backends::campaign::options::RunArgs),
-    /// Results of a generated program run on another machine, journaled and written as `run` would.
+    /// Results of a generated program run on another machine (or of the webgpu page), journaled and written as `run` would.
     #[command(after_help = EXIT_STATUS)]
     Import(backends::campaign::import::ImportArgs),
     /// Which progress models each device's observations are consistent with, and the violations.
@@ -80,10 +80,10 @@ struct EmitArgs {
     /// cpp and cuda: the default deadline of a run, in milliseconds.
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
     deadline_ms: u64,
-    /// cpp and cuda: the program's file stem (default: the input's stem).
+    /// cpp, cuda and webgpu: the program's (or page's) file stem and suite name (default: the input's stem).
     #[arg(long)]
     name: Option<String>,
-    /// Compile or validate what was written (g++, nvcc, glslangValidator, clang++; vulkan: also builds `vkrun`).
+    /// Compile or validate what was written (g++, nvcc, glslangValidator, clang++; vulkan: also builds `vkrun`; wgsl and webgpu: naga, in-process).
     #[arg(long)]
     check: bool,
     /// Tests or suites: `.ron` tests or suites, artifact `.txt` tests, or directories of them.

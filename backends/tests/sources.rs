@@ -12,11 +12,12 @@ fn sources_are_the_emitted_texts() {
     let tests = load_file(&path).unwrap();
     for shape in [Shape::Switch, Shape::IfChain] {
         let sources = test_sources(&tests[0], shape).unwrap();
-        assert_eq!(sources.len(), 3 * 3 + 2);
+        assert_eq!(sources.len(), 4 * 3 + 2);
         for target in [
             Target::Glsl,
             Target::Amber,
             Target::Metal,
+            Target::Wgsl,
             Target::Cuda,
             Target::Cpp,
         ] {

@@ -16,13 +16,21 @@
 //! (layers by breadth-first depth, ordered by the barycentre of their
 //! predecessors), so the same test always gives the same picture.
 //!
-//! The code `backends emit` writes for the test (GLSL, Amber, Metal per
-//! mapping; the C++ and CUDA function) is embedded too, exactly as
-//! [`backends::target::test_sources`] gives it. Raw, it would be about 20 KB
-//! per test (135 MB for the 6,946 tests of 2t4i), but it is very
-//! repetitive, so it is gzip-compressed in chunks of [`CODE_CHUNK`] tests
-//! (2 MB for 2t4i) that the page decompresses with the browser's own
-//! `DecompressionStream` when a test of the chunk is first shown.
+//! The code `backends emit` writes for the test (GLSL, Amber, Metal, WGSL
+//! per mapping; the C++ and CUDA function) is embedded too, exactly as
+//! [`backends::target::test_sources`] gives it. Raw, it would be about 33 KB
+//! per test (230 MB for the 6,946 tests of 2t4i), but it is very
+//! repetitive, so it is gzip-compressed in chunks of [`CODE_CHUNK`] tests,
+//! the texts of one target and mapping side by side (3.9 MB for 2t4i, 5.2
+//! MB as base64, of a 9.9 MB page), that the page decompresses with the
+//! browser's own `DecompressionStream` when a test of the chunk is first
+//! shown.
+//!
+//! "Run this test on my GPU" runs the test's WGSL shaders with WebGPU in
+//! the visitor's browser, per mapping, showing the runs that terminated and
+//! those whose iteration budget was exhausted. It uses the runner of the
+//! page of `backends emit --target webgpu`, embedded from
+//! [`backends::target::runner_script`] (one source for both pages).
 //!
 //! The program space drawn is [`axb::space::program_space`]: node `i` of
 //! the embedded table is node `i` of that space and edges come in its order
@@ -39,7 +47,7 @@ use axb::model::{Model, Verdicts};
 use axb::space::program_space;
 use axb::suite::Entry;
 use axb::test::Test;
-use backends::target::{test_sources, Shape};
+use backends::target::{runner_script, test_sources, Shape};
 use oracle::check::{Lasso, Witness};
 use oracle::product::{Event, Product};
 use petgraph::graph::EdgeIndex;
@@ -140,8 +148,13 @@ struct PageData {
     /// Tests per code chunk.
     chunk: usize,
     /// Per chunk of [`CODE_CHUNK`] tests, in test order: base64 of the gzip
-    /// of a JSON list with, per test, its `[target, mapping or "", text]`
-    /// sources. Empty when the page is made without code.
+    /// of a JSON object with one column per `"target/mapping"` (mapping
+    /// empty for C++ and CUDA; `"error/"` for a test that cannot be
+    /// emitted), each a list with the text of every test of the chunk (null
+    /// where a test has none). A column's texts are alike, so side by side
+    /// they compress far better than test by test (gzip looks back 32 KB,
+    /// less than one test's sources). Empty when the page is made without
+    /// code.
     code: Vec<String>,
 }
 
@@ -175,9 +188,10 @@ fn code_chunks(entries: &[Entry], shape: Shape) -> Vec<String> {
     entries
         .par_chunks(CODE_CHUNK)
         .map(|chunk| {
-            let per_test: Vec<Vec<[String; 3]>> = chunk
-                .iter()
-                .map(|e| {
+            let mut columns: std::collections::BTreeMap<String, Vec<Option<String>>> =
+                std::collections::BTreeMap::new();
+            for (k, e) in chunk.iter().enumerate() {
+                let sources: Vec<[String; 3]> = {
                     let named = axb::load::NamedTest {
                         name: e.name.clone(),
                         entry: e.clone(),
@@ -196,9 +210,15 @@ fn code_chunks(entries: &[Entry], shape: Shape) -> Vec<String> {
                             .collect(),
                         Err(err) => vec![["error".to_string(), String::new(), err.to_string()]],
                     }
-                })
-                .collect();
-            let json = serde_json::to_vec(&per_test).expect("code serializes");
+                };
+                for [target, mapping, text] in sources {
+                    let column = columns
+                        .entry(format!("{target}/{mapping}"))
+                        .or_insert_with(|| vec![None; chunk.len()]);
+                    column[k] = Some(text);
+                }
+            }
+            let json = serde_json::to_vec(&columns).expect("code serializes");
             let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
             gz.write_all(&json).expect("in-memory gzip");
             let bytes = gz.finish().expect("in-memory gzip");
@@ -427,7 +447,8 @@ pub fn render_with(suite: &str, note: &str, entries: &[Entry], opts: PageOptions
         .replace('<', "\\u003c");
     let title = html_escape(&format!("{suite}: progress litmus test explorer"));
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{BODY}<script id=\"data\" type=\"application/json\">{json}</script>\n<script>\n{JS}</script>\n</body>\n</html>\n"
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{BODY}<script id=\"data\" type=\"application/json\">{json}</script>\n<script>\n{runner}</script>\n<script>\n{JS}</script>\n</body>\n</html>\n",
+        runner = runner_script(opts.shape),
     )
 }
 
@@ -452,6 +473,7 @@ const BODY: &str = r#"<header><h1 id="suite"></h1><span id="note"></span></heade
 <section id="graph-box"><h3>State space <span id="graph-info"></span></h3><div id="legend"></div><div id="graph"></div></section>
 <section id="witness-box"><h3 id="witness-title">Witness</h3><p id="witness-intro"></p><table id="schedule"></table></section>
 <section id="emitted-box"><h3>Emitted code <select id="c-target"></select> <select id="c-mapping"></select></h3><p id="emitted-note"></p><pre id="emitted"></pre></section>
+<section id="gpu-box"><h3>Run this test on my GPU (WebGPU)</h3><p><label>Runs per mapping <input id="g-runs" type="number" min="1" max="1000" value="5"></label><label>Time per run (ms) <input id="g-ms" type="number" min="1" max="10000" value="100"></label><button id="g-run" type="button">Run on my GPU</button></p><p id="g-status"></p><table id="g-results"></table></section>
 </main>
 </div>
 "#;

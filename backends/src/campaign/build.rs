@@ -84,10 +84,15 @@ pub(crate) fn source(
     Ok(match args.target {
         RunTarget::Cpp => Source::Program(cpp::program(tests, &opts).map_err(|e| suite_err(&e))?),
         RunTarget::Cuda => Source::Program(cuda::program(tests, &opts).map_err(|e| suite_err(&e))?),
-        RunTarget::Vulkan => {
+        RunTarget::Webgpu => return Err(input(WEBGPU_IS_IMPORTED)),
+        RunTarget::Vulkan | RunTarget::Wgpu => {
             host::check_names(tests).map_err(|e| suite_err(&e))?;
             let emit_opts = EmitOptions {
-                target: Target::Vulkan,
+                target: if args.target == RunTarget::Vulkan {
+                    Target::Vulkan
+                } else {
+                    Target::Wgsl
+                },
                 mappings: mappings.to_vec(),
                 instances: args.instances,
                 shape: opts.shape,
@@ -98,6 +103,9 @@ pub(crate) fn source(
         }
     })
 }
+
+/// Why `backends run --target webgpu` is refused.
+pub(crate) const WEBGPU_IS_IMPORTED: &str = "webgpu runs in a browser, not from here: write its page with `backends emit --target webgpu SUITE --out DIR`, open it, and bring its result file back with `backends import --target webgpu SUITE --lines FILE`";
 
 impl Source {
     /// The key of its build in the cache: the target, how it is compiled
@@ -127,10 +135,15 @@ impl Source {
 /// build cache ([`cache`]) if it holds exactly this build, else generated
 /// and compiled into it.
 pub(crate) fn build(args: &RunArgs, source: &Source) -> Result<PathBuf, Failure> {
+    if let (RunTarget::Wgpu, Source::Shaders(files)) = (args.target, source) {
+        return bundle_wgpu(args, source, files);
+    }
     let tool = match (args.target, args.cuda_on_cpu) {
         (RunTarget::Cpp, _) | (RunTarget::Cuda, true) => Tool::Gxx,
         (RunTarget::Cuda, false) => Tool::Nvcc,
         (RunTarget::Vulkan, _) => Tool::Glslang,
+        (RunTarget::Webgpu, _) => return Err(input(WEBGPU_IS_IMPORTED)),
+        (RunTarget::Wgpu, _) => unreachable!("bundled above"),
     };
     toolchain::find(tool)?;
     toolchain::find(Tool::Gxx)?;
@@ -166,7 +179,11 @@ fn compile(args: &RunArgs, tool: Tool, text: &str, work: &Path) -> Result<(), Fa
             let flags: Vec<&str> = args.nvcc_flags.iter().map(String::as_str).collect();
             toolchain::compile_cuda(&src, &exe, &flags)
         }
-        (RunTarget::Vulkan, _) => unreachable!("shaders are built by build_vulkan"),
+        (RunTarget::Vulkan | RunTarget::Webgpu | RunTarget::Wgpu, _) => {
+            unreachable!(
+                "shaders are built by build_vulkan; webgpu is refused and wgpu bundled apart"
+            )
+        }
     }
     .map_err(Failure::from)
 }
@@ -187,6 +204,54 @@ fn build_vulkan(work: &Path, files: &[File]) -> Result<(), Failure> {
     );
     vulkan::build(&comps, &work.join(vulkan::HOST_FILE), &work.join("tests"))?;
     Ok(())
+}
+
+/// The wgpu runner `backends-wgpu`: `$BACKENDS_WGPU`, or beside this
+/// program (cargo builds both into one directory).
+fn wgpu_runner() -> Result<PathBuf, Failure> {
+    let runner = match std::env::var_os("BACKENDS_WGPU") {
+        Some(p) => PathBuf::from(p),
+        None => std::env::current_exe()
+            .map_err(|e| env(format!("cannot find this program: {e}")))?
+            .with_file_name(format!("backends-wgpu{}", std::env::consts::EXE_SUFFIX)),
+    };
+    if !runner.is_file() {
+        return Err(env(format!(
+            "{}: the wgpu runner is not built: `cargo build --release -p backends --features wgpu` builds it beside backends (or set BACKENDS_WGPU)",
+            runner.display()
+        )));
+    }
+    Ok(runner)
+}
+
+/// The wgpu "build": the suite's WGSL shaders and a copy of the runner
+/// (`tests`, which finds the shaders beside itself as the Vulkan host
+/// does) as an entry of the private build cache, keyed by the shaders and
+/// the runner's own SHA-256: a rebuilt runner never meets an old bundle,
+/// and the entry is verified like every other build.
+fn bundle_wgpu(args: &RunArgs, source: &Source, files: &[File]) -> Result<PathBuf, Failure> {
+    let runner = wgpu_runner()?;
+    let bytes = std::fs::read(&runner).map_err(|e| env(format!("{}: {e}", runner.display())))?;
+    let root = cache::root()?;
+    let key = cache::key(&[
+        source.cache_key(args).as_bytes(),
+        cache::sha256(&bytes).as_bytes(),
+    ]);
+    if let Some(entry) = cache::lookup(&root, &key) {
+        return Ok(entry.join("tests"));
+    }
+    let work = cache::work_dir(&root)?;
+    let exe = work.join("tests");
+    let made = emit::write(&work, files).and_then(|_| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(&exe, &bytes)?;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o700))
+    });
+    if let Err(e) = made {
+        let _ = std::fs::remove_dir_all(&work);
+        return Err(env(format!("{}: {e}", work.display())));
+    }
+    Ok(cache::commit(&root, &work, &key)?.join("tests"))
 }
 
 /// Where the Vulkan host's shaders are: beside it.
@@ -214,6 +279,10 @@ pub(crate) fn device_info(args: &RunArgs, exe: &Path) -> Result<Value, Failure> 
     if args.target == RunTarget::Vulkan {
         // With the shaders, --info first runs the canary (see crate::target::vulkan).
         command.arg(format!("--shaders={}", shader_dir(exe).display()));
+    }
+    if args.target == RunTarget::Wgpu {
+        // --info runs the canary and the calibration for the deadline.
+        command.arg(format!("--deadline-ms={}", args.deadline_ms));
     }
     let out = command
         .output()

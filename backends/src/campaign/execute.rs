@@ -354,7 +354,7 @@ fn run_group(
 ) -> Result<(), Failure> {
     let (tests, mappings, offset, count) = (g.tests, g.mappings, g.offset, g.count);
     let mut argv = program_command(args, tests, mappings, count);
-    if args.target == RunTarget::Vulkan {
+    if matches!(args.target, RunTarget::Vulkan | RunTarget::Wgpu) {
         argv.insert(0, format!("--shaders={}", shader_dir(exe).display()));
     }
     let mut child = Command::new(exe)

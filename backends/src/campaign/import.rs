@@ -22,6 +22,18 @@
 //! one file is an error. The result is the same journal, artifact CSVs and
 //! device JSON as a campaign run here (the journal records where the lines
 //! came from), so `backends report` reads it like any other.
+//!
+//! The page of `backends emit --target webgpu` gives one file holding
+//! everything: a header (target, suite fingerprint, device), session and
+//! event lines, and the run lines (format in [`crate::target::webgpu`]).
+//! Its header must match the target and the suite given (the same tests,
+//! by name and program), and every event it reports (a lost device, an
+//! out-of-memory dispatch, a refused canary) is shown and kept in the
+//! device file:
+//!
+//! ```text
+//! local$  backends import --target webgpu SUITE --lines oopsla21.webgpu.jsonl --out results/my-gpu --name my-gpu
+//! ```
 
 use crate::campaign::execute::parse_result_line;
 use crate::campaign::journal::{self, Entry, Session};
@@ -32,6 +44,7 @@ use crate::campaign::{env, finish, input, Failure};
 use crate::excerpt::excerpt;
 use crate::mapping::Mapping;
 use crate::report::cli::Format;
+use crate::target::webgpu::{self, ResultLine};
 use clap::Args;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -41,7 +54,7 @@ use std::process::ExitCode;
 #[derive(Args, Debug, Clone)]
 pub struct ImportArgs {
     /// The target whose program produced the lines (names the results'
-    /// framework directory: cpp, CUDA or Vulkan).
+    /// framework directory: cpp, CUDA, Vulkan, WebGPU or wgpu).
     #[arg(long, value_enum)]
     pub target: RunTarget,
     /// The suite the program was emitted from (several paths: as for `run`).
@@ -51,7 +64,8 @@ pub struct ImportArgs {
     /// repeatable, in the order the files were produced.
     #[arg(long = "lines", required = true, value_name = "FILE")]
     pub lines: Vec<PathBuf>,
-    /// The program's `--info` output, describing the device.
+    /// The program's `--info` output, describing the device (not for
+    /// webgpu, whose result file holds its device).
     #[arg(long, value_name = "FILE")]
     pub info: Option<PathBuf>,
     /// The device's name: the stem of the result files (default: the target).
@@ -211,10 +225,18 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
             p.journal.display()
         )));
     }
-    let device = match &args.info {
+    let mut device = match &args.info {
+        Some(_) if args.target == RunTarget::Webgpu => {
+            return Err(input(
+                "--info is not for webgpu: the page's result file holds its device",
+            ))
+        }
         Some(path) => Some(read_info(path)?),
         None => None,
     };
+    // webgpu: the sessions and events the page recorded.
+    let mut sessions = Vec::new();
+    let mut events = Vec::new();
 
     let imported_at = journal::now_unix_ms();
     let mut runs = Vec::new();
@@ -222,11 +244,50 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
     let texts = read_lines(&args.lines)?;
     for (file, text) in args.lines.iter().zip(&texts) {
         let mut seen: BTreeSet<(String, String, u32)> = BTreeSet::new();
+        let mut header_seen = false;
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
             let at = |msg: String| input(format!("{}:{}: {msg}", file.display(), n + 1));
+            if args.target == RunTarget::Webgpu {
+                match webgpu::classify(line).map_err(at)? {
+                    ResultLine::Header(_) if header_seen => {
+                        return Err(at("a second header: one result file per download".into()))
+                    }
+                    ResultLine::Header(h) => {
+                        let d = webgpu::check_header(&h, args.target.name(), &tests).map_err(at)?;
+                        if device.as_ref().is_some_and(|first| *first != d) {
+                            return Err(at("the results of another device than the first file's: import each device under its own --name".into()));
+                        }
+                        device = Some(d);
+                        header_seen = true;
+                        continue;
+                    }
+                    _ if !header_seen => {
+                        return Err(at(format!(
+                            "not a result file of the webgpu page: its first line must be the header (`{{\"axb\":\"{}\",...}}`)",
+                            webgpu::RESULT_FILE_KIND
+                        )))
+                    }
+                    ResultLine::Event(e) if e["event"] == "session" => {
+                        sessions.push(e);
+                        continue;
+                    }
+                    ResultLine::Event(e) => {
+                        eprintln!(
+                            "warning: {}:{}: the page reported {}: {}",
+                            file.display(),
+                            n + 1,
+                            e["event"],
+                            e["message"].as_str().unwrap_or("(no message)")
+                        );
+                        events.push(e);
+                        continue;
+                    }
+                    ResultLine::Run => {}
+                }
+            }
             let mut r = parse_result_line(line, args.target.name(), imported_at).map_err(at)?;
             if !names.contains(r.test.as_str()) {
                 return Err(at(format!(
@@ -255,13 +316,22 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         }
     }
     if runs.is_empty() {
+        let reported: Vec<String> = events
+            .iter()
+            .map(|e| format!("{}: {}", e["event"], e["message"].as_str().unwrap_or("")))
+            .collect();
         return Err(input(format!(
-            "no result lines in {}",
+            "no result lines in {}{}",
             args.lines
                 .iter()
                 .map(|f| f.display().to_string())
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            if reported.is_empty() {
+                String::new()
+            } else {
+                format!(" (the page reported {})", reported.join("; "))
+            }
         )));
     }
 
@@ -293,8 +363,14 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         RunTarget::Cpp => "host",
         RunTarget::Cuda => "gpu",
         RunTarget::Vulkan => "vulkan",
+        RunTarget::Webgpu => "webgpu",
+        RunTarget::Wgpu => "wgpu",
     };
-    let description = json!({ "imported": true, key: device });
+    let mut description = json!({ "imported": true, key: device });
+    if args.target == RunTarget::Webgpu {
+        description["sessions"] = Value::Array(sessions);
+        description["events"] = Value::Array(events);
+    }
     let files = write_results(
         &args.out,
         args.target,

@@ -17,6 +17,11 @@ pub enum RunTarget {
     Cpp,
     Cuda,
     Vulkan,
+    /// The page of `backends emit --target webgpu`, in a browser: its
+    /// results are imported, never run from here.
+    Webgpu,
+    /// The WGSL shaders run by `backends-wgpu` (Vulkan, Metal, D3D12).
+    Wgpu,
 }
 
 impl RunTarget {
@@ -25,6 +30,8 @@ impl RunTarget {
             RunTarget::Cpp => "cpp",
             RunTarget::Cuda => "cuda",
             RunTarget::Vulkan => "vulkan",
+            RunTarget::Webgpu => "webgpu",
+            RunTarget::Wgpu => "wgpu",
         }
     }
 
@@ -34,6 +41,8 @@ impl RunTarget {
             RunTarget::Cpp => "cpp",
             RunTarget::Cuda => "CUDA",
             RunTarget::Vulkan => "Vulkan",
+            RunTarget::Webgpu => "WebGPU",
+            RunTarget::Wgpu => "wgpu",
         }
     }
 }
@@ -43,7 +52,9 @@ pub struct RunArgs {
     /// Where to run: `cpp` (this CPU, g++), `cuda` (an NVIDIA GPU, nvcc) or
     /// `vulkan` (any Vulkan device: glslangValidator, g++ and libvulkan-dev;
     /// a device that ends loops by itself, like Mesa's CPU device lavapipe,
-    /// is refused by the canary, see `backends::target::vulkan`).
+    /// is refused by the canary, see `backends::target::vulkan`), or `wgpu`
+    /// (the WGSL shaders on Vulkan, Metal or D3D12 with `backends-wgpu`,
+    /// built with `--features wgpu`).
     #[arg(long, value_enum)]
     pub target: RunTarget,
     /// The suite: RON suites, artifact `.txt` tests, or directories of them
@@ -150,7 +161,7 @@ pub(crate) fn campaign(
         "instances": args.instances,
         "os_threads": match args.target {
             RunTarget::Cpp => Some(args.os_threads.unwrap_or_else(hardware_threads)),
-            RunTarget::Cuda | RunTarget::Vulkan => None,
+            RunTarget::Cuda | RunTarget::Vulkan | RunTarget::Webgpu | RunTarget::Wgpu => None,
         },
         "program_args": args.program_args,
         "nvcc_flags": args.nvcc_flags,
@@ -167,5 +178,7 @@ pub(crate) fn default_name(args: &RunArgs) -> String {
         ),
         RunTarget::Cuda => "cuda".to_string(),
         RunTarget::Vulkan => "vulkan".to_string(),
+        RunTarget::Webgpu => "webgpu".to_string(),
+        RunTarget::Wgpu => "wgpu".to_string(),
     }
 }

@@ -35,6 +35,9 @@ pub struct Summary {
 /// The flags that only some targets take, checked; the mappings, sorted,
 /// each named once.
 fn check_args(args: &RunArgs) -> Result<Vec<Mapping>, Failure> {
+    if args.target == RunTarget::Webgpu {
+        return Err(input(crate::campaign::build::WEBGPU_IS_IMPORTED));
+    }
     if args.os_threads.is_some() && args.target != RunTarget::Cpp {
         return Err(input("--os-threads is for the cpp target"));
     }

@@ -46,8 +46,21 @@ impl Shape {
     }
 }
 
+/// The statement syntax a target's code is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    /// C, C++, CUDA, GLSL, Metal: `x ? a : b`, `case 0u:` arms ending in
+    /// `break;`, `if (c) break;`.
+    C,
+    /// WGSL: `select(b, a, x)`, `case 0u: { ... }` arms (no fall-through)
+    /// and a `default` arm, braces around every `if` body.
+    Wgsl,
+}
+
 /// The spelling of one target's atomics and stop test.
 pub struct Dialect {
+    /// The statement syntax.
+    pub syntax: Syntax,
     /// Atomic exchange of word `index` with `value`, returning the old value.
     pub exch: fn(index: &str, value: &str) -> String,
     /// Atomic add of 0 to word `index`, returning the old value.
@@ -55,7 +68,8 @@ pub struct Dialect {
     /// A boolean expression: leave the loop now (the stop flag is set).
     pub leave: String,
     /// Prefix that discards a value in an expression statement: `(void)` in
-    /// the C family (silences unused-result warnings), empty in GLSL.
+    /// the C family (silences unused-result warnings), empty in GLSL, `_ = `
+    /// in WGSL.
     pub discard: &'static str,
 }
 
@@ -81,9 +95,23 @@ pub fn indent(body: &str, levels: usize) -> String {
 /// A multi-way branch on `selector` (an unsigned expression), one arm per
 /// `(value, comment, body)`, in the given shape. Bodies must not `break`
 /// out of their arm (they may break out of loops of their own).
-pub fn branch(selector: &str, arms: &[(usize, String, String)], shape: Shape) -> String {
+pub fn branch(
+    selector: &str,
+    arms: &[(usize, String, String)],
+    shape: Shape,
+    syntax: Syntax,
+) -> String {
     let mut out = String::new();
     match shape {
+        Shape::Switch if syntax == Syntax::Wgsl => {
+            let _ = writeln!(out, "switch ({selector}) {{");
+            for (value, comment, body) in arms {
+                let _ = writeln!(out, "case {}: {{{}", uint(*value), comment_suffix(comment));
+                out.push_str(&indent(body, 1));
+                out.push_str("}\n");
+            }
+            out.push_str("default: {}\n}\n");
+        }
         Shape::Switch => {
             let _ = writeln!(out, "switch ({selector}) {{");
             for (value, comment, body) in arms {
@@ -132,11 +160,11 @@ pub fn instr(i: &Instr, pc: usize, len: usize, d: &Dialect) -> String {
         // Both outcomes go to pc + 1: the comparison is irrelevant.
         format!("{}{access};\npc = {next};\n", d.discard)
     } else {
-        format!(
-            "pc = ({access} == {}) ? {} : {next};\n",
-            uint(i.check as usize),
-            uint(i.jump.pc(len))
-        )
+        let (check, jump) = (uint(i.check as usize), uint(i.jump.pc(len)));
+        match d.syntax {
+            Syntax::C => format!("pc = ({access} == {check}) ? {jump} : {next};\n"),
+            Syntax::Wgsl => format!("pc = select({next}, {jump}, {access} == {check});\n"),
+        }
     }
 }
 
@@ -151,8 +179,12 @@ pub fn thread_loop(test: &Test, t: usize, d: &Dialect, shape: Shape) -> String {
         .map(|(pc, i)| (pc, pseudo::instr(i, pc, len), instr(i, pc, len, d)))
         .collect();
     let mut out = format!("while (pc != {}) {{\n", uint(len));
-    let _ = writeln!(out, "    if ({}) break;", d.leave);
-    out.push_str(&indent(&branch("pc", &arms, shape), 1));
+    match d.syntax {
+        Syntax::C => writeln!(out, "    if ({}) break;", d.leave),
+        Syntax::Wgsl => writeln!(out, "    if ({}) {{ break; }}", d.leave),
+    }
+    .expect("writing to a String");
+    out.push_str(&indent(&branch("pc", &arms, shape, d.syntax), 1));
     out.push_str("}\n");
     out
 }
@@ -162,7 +194,7 @@ pub fn dispatch(test: &Test, thread: &str, d: &Dialect, shape: Shape) -> String 
     let arms: Vec<(usize, String, String)> = (0..test.num_threads())
         .map(|t| (t, format!("thread {t}"), thread_loop(test, t, d, shape)))
         .collect();
-    branch(thread, &arms, shape)
+    branch(thread, &arms, shape, d.syntax)
 }
 
 /// The test as a comment block in the paper's pseudo-code, each line
@@ -251,6 +283,7 @@ mod tests {
 
     fn dialect() -> Dialect {
         Dialect {
+            syntax: Syntax::C,
             exch: |i, v| format!("XCHG(m[{i}], {v})"),
             add0: |i| format!("ADD0(m[{i}])"),
             leave: "STOP".to_string(),

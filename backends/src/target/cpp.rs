@@ -17,7 +17,7 @@
 //! budget)`: the SPEC §6 loop from `pc` until END, the stop flag, or the end
 //! of a slice of `budget` iterations, returning the pc it stopped at.
 
-use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::codegen::{self, Dialect, Shape, Syntax};
 use crate::target::host::{self, Harness, Options, ProgramError};
 use crate::target::templates;
 use axb::load::NamedTest;
@@ -26,6 +26,7 @@ use axb::load::NamedTest;
 /// loop is left when the stop flag is set or the slice is used up.
 fn dialect() -> Dialect {
     Dialect {
+        syntax: Syntax::C,
         exch: |i, v| format!("mem[{i}].exchange({v})"),
         add0: |i| format!("mem[{i}].fetch_add(0u)"),
         leave: "stop.load(std::memory_order_relaxed) || budget-- == 0u".to_string(),

@@ -36,7 +36,7 @@
 //! code is plain C++: the tests compile it with g++ against a small CPU
 //! emulation of the runtime (`cuda-shim/cuda_runtime.h`) and run it.
 
-use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::codegen::{self, Dialect, Shape, Syntax};
 use crate::target::host::{self, Harness, Options, ProgramError};
 use crate::target::templates;
 use axb::load::NamedTest;
@@ -45,6 +45,7 @@ use axb::load::NamedTest;
 /// host memory read through a volatile pointer in every iteration.
 fn dialect() -> Dialect {
     Dialect {
+        syntax: Syntax::C,
         exch: |i, v| format!("atomicExch(&mem[{i}], {v})"),
         add0: |i| format!("atomicAdd(&mem[{i}], 0u)"),
         leave: "*stop != 0u".to_string(),

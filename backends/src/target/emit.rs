@@ -3,13 +3,15 @@
 //! C++ and CUDA give one program for all tests (a campaign compiles once);
 //! GLSL, Amber and Metal give one file per test and mapping, named
 //! `<test>.<mapping>.<ext>` (plus `harness.swift` for Metal); Vulkan gives
-//! the GLSL shaders plus the generic host and its build script. The bytes
-//! depend only on the tests and the options, never on time or machine.
+//! the GLSL shaders plus the generic host and its build script; WGSL gives
+//! one shader per test and mapping, and WebGPU one page holding the WGSL
+//! shaders of every test. The bytes depend only on the tests and the
+//! options, never on time or machine.
 
 use crate::mapping::{Layout, Mapping};
 use crate::target::codegen::{self, Shape};
 use crate::target::host::{self, ProgramError};
-use crate::target::{amber, cpp, cuda, glsl, metal, templates, vulkan, File};
+use crate::target::{amber, cpp, cuda, glsl, metal, templates, vulkan, webgpu, wgsl, File};
 use crate::toolchain::{self, ToolError};
 use axb::load::NamedTest;
 use std::collections::BTreeMap;
@@ -26,6 +28,11 @@ pub enum Target {
     Cpp,
     /// The GLSL shaders with a Vulkan host that runs them with a deadline.
     Vulkan,
+    /// WGSL compute shaders with an iteration budget (WebGPU).
+    Wgsl,
+    /// One self-contained HTML page that runs the suite's WGSL shaders on
+    /// the visitor's GPU (WebGPU) and offers the results for `import`.
+    Webgpu,
 }
 
 impl Target {
@@ -37,6 +44,8 @@ impl Target {
             Target::Cuda => "cuda",
             Target::Cpp => "cpp",
             Target::Vulkan => "vulkan",
+            Target::Wgsl => "wgsl",
+            Target::Webgpu => "webgpu",
         }
     }
 
@@ -52,6 +61,8 @@ impl Target {
             Target::Metal => "metal",
             Target::Cuda => "cu",
             Target::Cpp => "cpp",
+            Target::Wgsl => "wgsl",
+            Target::Webgpu => "html",
         }
     }
 }
@@ -164,6 +175,8 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
                 contents: cuda::program(tests, &host_opts)?,
             }])
         }
+        // A page runs tests by name, as a program does.
+        Target::Webgpu => host::check_names(tests)?,
         _ => {}
     }
     host::check_names(tests)?;
@@ -197,10 +210,30 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
                 }
                 Target::Amber => amber::script(t, &layout, opts.shape).map_err(layout_err)?,
                 Target::Metal => metal::kernel(t, &layout, opts.shape),
+                Target::Wgsl => wgsl::shader(t, &layout, opts.shape, "wgsl").map_err(layout_err)?,
+                Target::Webgpu => {
+                    wgsl::shader(t, &layout, opts.shape, "webgpu").map_err(layout_err)?
+                }
                 Target::Cpp | Target::Cuda => unreachable!("programs are handled above"),
             };
             out.push(File { path, contents });
         }
+    }
+    if opts.target == Target::Webgpu {
+        // The shaders, in test order and each test's mappings in order, go
+        // into the page.
+        let shaders: Vec<String> = out.into_iter().map(|f| f.contents).collect();
+        let page = webgpu::page(
+            &opts.program_name,
+            tests,
+            &opts.mappings,
+            &shaders,
+            opts.shape,
+        );
+        return Ok(vec![File {
+            path: program_path,
+            contents: page,
+        }]);
     }
     if opts.target == Target::Metal {
         out.push(File {
@@ -248,7 +281,8 @@ pub fn write(dir: &Path, files: &[File]) -> std::io::Result<()> {
 /// C++ (leaving the executable beside the source), nvcc for CUDA,
 /// glslangValidator for GLSL and Amber (the embedded shaders), clang++
 /// against the Metal shim for Metal; for Vulkan, SPIR-V beside each shader
-/// and the host `vkrun` (as `build.sh` does). `scratch` holds temporary files.
+/// and the host `vkrun` (as `build.sh` does); for WGSL and WebGPU (the
+/// page's shaders), naga in-process. `scratch` holds temporary files.
 pub fn check(
     dir: &Path,
     files: &[File],
@@ -288,6 +322,20 @@ pub fn check(
                 .collect();
             toolchain::check_metal(&kernels, scratch)
         }
+        Target::Wgsl => {
+            for (f, p) in files.iter().zip(&paths) {
+                wgsl::validate(&f.contents).map_err(|output| ToolError::Failed {
+                    command: format!("naga (in-process WGSL validation) {}", p.display()),
+                    output,
+                })?;
+            }
+            Ok(())
+        }
+        Target::Webgpu => {
+            let page = &files[0];
+            webgpu::check_page(&page.contents)
+                .map_err(|e| ToolError::Io(format!("{}: {e}", paths[0].display())))
+        }
     }
 }
 
@@ -309,7 +357,7 @@ pub struct Source {
 /// for every test). The texts are exactly those of `backends emit`.
 pub fn test_sources(t: &NamedTest, shape: Shape) -> Result<Vec<Source>, EmitError> {
     let mut out = Vec::new();
-    for target in [Target::Glsl, Target::Amber, Target::Metal] {
+    for target in [Target::Glsl, Target::Amber, Target::Metal, Target::Wgsl] {
         for mapping in Mapping::ALL {
             let layout = Layout::new(mapping, t.entry.test.num_threads(), None);
             let layout_err = |msg| EmitError::Layout {
@@ -320,6 +368,7 @@ pub fn test_sources(t: &NamedTest, shape: Shape) -> Result<Vec<Source>, EmitErro
             let text = match target {
                 Target::Glsl => glsl::shader(t, &layout, shape, "glsl").map_err(layout_err)?,
                 Target::Amber => amber::script(t, &layout, shape).map_err(layout_err)?,
+                Target::Wgsl => wgsl::shader(t, &layout, shape, "wgsl").map_err(layout_err)?,
                 _ => metal::kernel(t, &layout, shape),
             };
             out.push(Source {

@@ -11,11 +11,12 @@
 //! atomic traffic of the test.
 
 use crate::mapping::{Layout, MAX_WORKGROUPS};
-use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::codegen::{self, Dialect, Shape, Syntax};
 use axb::load::NamedTest;
 
 fn dialect() -> Dialect {
     Dialect {
+        syntax: Syntax::C,
         exch: |i, v| format!("atomicExchange(mem[{i}], {v})"),
         add0: |i| format!("atomicAdd(mem[{i}], 0u)"),
         leave: "stop_flag != 0u".to_string(),

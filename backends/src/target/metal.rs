@@ -13,11 +13,12 @@
 //! `./axb-metal --deadline-ms 5000 --iterations 20 *.metal`.
 
 use crate::mapping::Layout;
-use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::codegen::{self, Dialect, Shape, Syntax};
 use axb::load::NamedTest;
 
 fn dialect() -> Dialect {
     Dialect {
+        syntax: Syntax::C,
         exch: |i, v| format!("atomic_exchange_explicit(&mem[{i}], {v}, memory_order_relaxed)"),
         add0: |i| format!("atomic_fetch_add_explicit(&mem[{i}], 0u, memory_order_relaxed)"),
         leave: "atomic_load_explicit(stop, memory_order_relaxed) != 0u".to_string(),

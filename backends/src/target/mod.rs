@@ -6,6 +6,8 @@
 //! - [`glsl`], [`amber`], [`metal`]: one file per test and mapping, the
 //!   mapping and instance count baked in; [`vulkan`]: the GLSL shaders with
 //!   a generic Vulkan host that runs them with a deadline.
+//! - [`wgsl`]: WGSL shaders with an iteration budget instead of a stop
+//!   flag; [`webgpu`]: one page that runs them in a browser.
 //! - [`cpp`], [`cuda`]: one program for a whole suite, tests selected at run
 //!   time by name; what the two programs share (command line, result lines,
 //!   test table) is in [`host`], and which test names a program can carry
@@ -16,8 +18,9 @@
 //!
 //! **For other crates**: [`test_sources`] gives the code of one test for
 //! each target (and mapping, for the shader targets), each a [`Source`],
-//! in a code [`Shape`], exactly as `backends emit` writes it. `synth
-//! explorer` uses these three and nothing else of `backends` (checked by
+//! in a code [`Shape`], exactly as `backends emit` writes it, and
+//! [`runner_script`] runs WGSL shaders in a browser (the webgpu page's
+//! runner). `synth explorer` uses these four and nothing else of `backends` (checked by
 //! `backends/tests/layout.rs`), so the rest can change without touching it.
 //!
 //! Dependencies run one way: the targets use the lowering and the shared
@@ -36,10 +39,15 @@ pub mod metal;
 pub mod names;
 pub mod templates;
 pub mod vulkan;
+pub mod webgpu;
+#[cfg(feature = "wgpu")]
+pub mod wgpu;
+pub mod wgsl;
 
 // The API for other crates, see the module doc.
 pub use codegen::Shape;
 pub use emit::{test_sources, Source};
+pub use webgpu::runner_script;
 
 use std::path::PathBuf;
 

@@ -29,3 +29,17 @@ pub const VULKAN_HOST: &str = include_str!("../../templates/vulkan_host.cpp");
 
 /// The Swift host harness of the Metal kernels, written as `harness.swift`.
 pub const METAL_HARNESS: &str = include_str!("../../templates/metal_harness.swift");
+
+/// The WebGPU runner (`AxbGpu`), with a `/*@CANARY@*/ null` where the
+/// canary shaders go (see [`crate::target::webgpu::runner_script`]).
+pub const WEBGPU_RUNNER: &str = include_str!("../../templates/webgpu_runner.js");
+
+/// The webgpu page's HTML, with `@TITLE@`, `@CSS@`, `@DATA@`, `@RUNNER@`
+/// and `@PAGE@` where [`crate::target::webgpu::page`] puts its parts.
+pub const WEBGPU_PAGE: &str = include_str!("../../templates/webgpu_page.html");
+
+/// The webgpu page's style sheet.
+pub const WEBGPU_CSS: &str = include_str!("../../templates/webgpu_page.css");
+
+/// The webgpu page's own script: settings, storage, progress, download.
+pub const WEBGPU_PAGE_JS: &str = include_str!("../../templates/webgpu_page.js");

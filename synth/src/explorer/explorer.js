@@ -355,9 +355,12 @@
   }
 
   // ---- emitted code ------------------------------------------------------
-  // DATA.code[k] is base64 of the gzip of a JSON list, per test of chunk k,
-  // of [target, mapping or "", text]; decompressed once, when first needed.
-  const TARGETS = [["glsl", "GLSL (Vulkan)"], ["amber", "Amber"], ["metal", "Metal"], ["cuda", "CUDA"], ["cpp", "C++"]];
+  // DATA.code[k] is base64 of the gzip of a JSON object, per
+  // "target/mapping" (mapping "" for cuda and cpp; "error/" for a test
+  // that cannot be emitted), of the texts of the tests of chunk k;
+  // decompressed once, when first needed. `source(c, j, target, mapping)`
+  // is the text of test j of chunk c, or null.
+  const TARGETS = [["glsl", "GLSL (Vulkan)"], ["amber", "Amber"], ["metal", "Metal"], ["wgsl", "WGSL (WebGPU)"], ["cuda", "CUDA"], ["cpp", "C++"]];
   const MAPPINGS = [["plain", "plain"], ["round-robin", "round-robin"], ["chunked", "chunked"]];
   const chunks = new Map();
   function codeChunk(k) {
@@ -369,6 +372,12 @@
       chunks.set(k, new Response(stream).text().then(JSON.parse));
     }
     return chunks.get(k);
+  }
+  function source(c, j, target, mapping) {
+    const err = c["error/"];
+    if (err && err[j]) return err[j];
+    const col = c[target + "/" + mapping];
+    return (col && col[j]) || null;
   }
   function renderCode(t, i) {
     if (!DATA.code.length) {
@@ -388,8 +397,8 @@
     document.body.removeAttribute("data-code");
     codeChunk(Math.floor(i / DATA.chunk)).then((c) => {
       if (state.test !== t.n) return; // another test was chosen meanwhile
-      const src = c[i % DATA.chunk].find(([tg, mp]) => tg === "error" || (tg === target && (!perTest || mp === mapping)));
-      $("emitted").textContent = src ? src[2] : "no code for this target";
+      const src = source(c, i % DATA.chunk, target, perTest ? mapping : "");
+      $("emitted").textContent = src || "no code for this target";
       document.body.setAttribute("data-code", t.n + "/" + target + "/" + (perTest ? mapping : ""));
     });
   }
@@ -402,6 +411,100 @@
       renderTest();
     });
   }
+
+  // ---- run this test on my GPU ---------------------------------------------
+  // The test's WGSL shaders (from its code chunk) run with AxbGpu, the runner
+  // the page of `backends emit --target webgpu` uses: the budget calibrated
+  // into a time per run and the canary first, then each mapping `runs` times.
+  const gpuRun = { gpu: null, calibration: null, busy: false };
+  function gpuStatus(text, cls) {
+    $("g-status").textContent = text;
+    $("g-status").className = cls || "";
+  }
+  function gpuNumber(id, lo, hi, dflt) {
+    const v = Math.round(Number($(id).value));
+    return Number.isFinite(v) && v >= lo && v <= hi ? v : dflt;
+  }
+  async function runOnGpu(log) {
+    if (gpuRun.busy || !DATA.code.length) return;
+    gpuRun.busy = true;
+    $("g-run").disabled = true;
+    document.body.removeAttribute("data-gpu");
+    let i = byName.get(state.test);
+    if (i === undefined) i = 0;
+    const t = DATA.tests[i];
+    const runs = gpuNumber("g-runs", 1, 1000, 5);
+    const ms = gpuNumber("g-ms", 1, 10000, 100);
+    const table = $("g-results");
+    table.textContent = "";
+    const head = table.insertRow();
+    for (const h of ["mapping", "runs", "terminated", "budget exhausted", "mean ms"]) head.appendChild(el("th", {}, h));
+    try {
+      const g = gpuRun;
+      if (!g.gpu || g.gpu.lost) {
+        gpuStatus("requesting a WebGPU device ...");
+        g.gpu = await AxbGpu.open();
+        g.calibration = null;
+      }
+      const info = g.gpu.info;
+      const device = [info.vendor, info.architecture, info.device, info.description].filter((x) => x).join(" ");
+      if (!g.calibration || g.calibration.target_ms !== ms) {
+        gpuStatus("calibrating the budget on " + device + " ...");
+        const c = await g.gpu.calibrate(ms);
+        const k = await g.gpu.canary(c.budget);
+        if (!k.ok) throw new Error("refused: " + AxbGpu.canaryRefusal(k));
+        g.calibration = c;
+      }
+      const budget = g.calibration.budget;
+      const chunk = await codeChunk(Math.floor(i / DATA.chunk));
+      for (const [m] of MAPPINGS) {
+        const src = source(chunk, i % DATA.chunk, "wgsl", m);
+        if (!src || !src.startsWith("// axb-run:")) throw new Error(src || "no WGSL shader for " + m + " in this page");
+        const row = table.insertRow();
+        row.dataset.mapping = m;
+        const cells = [m, 0, 0, 0, ""].map((v) => row.insertCell());
+        cells[0].textContent = m;
+        gpuStatus("compiling " + t.n + " (" + m + ") ...");
+        const p = await g.gpu.prepare(src);
+        let done = 0, term = 0, total = 0;
+        for (let k = 0; k < runs; k++) {
+          gpuStatus("running " + t.n + " under " + m + ": run " + (k + 1) + " of " + runs);
+          const r = await g.gpu.run(p, budget);
+          done++;
+          term += r.terminated;
+          total += r.elapsed_ms;
+          cells[1].textContent = done;
+          cells[2].textContent = term;
+          cells[3].textContent = done - term;
+          cells[4].textContent = (total / done).toFixed(1);
+          row.dataset.terminated = term;
+          row.dataset.exhausted = done - term;
+        }
+        if (state.test !== t.n) throw new Error("another test was chosen: stopped");
+      }
+      gpuStatus(
+        `${t.n} on ${device}: ${runs} runs per mapping, each with a budget of ${budget} loop iterations per thread ` +
+          `(about ${ms} ms; the canary passed). A run whose budget was exhausted counts as non-terminating.`,
+        "ok"
+      );
+      document.body.setAttribute("data-gpu", t.n);
+      if (log) {
+        const rows = {};
+        for (const r of table.querySelectorAll("tr[data-mapping]")) {
+          rows[r.dataset.mapping] = { terminated: +r.dataset.terminated, exhausted: +r.dataset.exhausted };
+        }
+        console.log("axb-gpu: " + JSON.stringify({ test: t.n, device: info, budget, runs, mappings: rows }));
+      }
+    } catch (e) {
+      gpuStatus(e && e.message ? e.message : String(e), "bad");
+      document.body.setAttribute("data-gpu", "error");
+      if (log) console.log("axb-gpu: " + JSON.stringify({ error: e && e.message ? e.message : String(e) }));
+    } finally {
+      gpuRun.busy = false;
+      $("g-run").disabled = false;
+    }
+  }
+  $("g-run").addEventListener("click", () => runOnGpu(false));
 
   function renderTest() {
     let i = byName.get(state.test);
@@ -429,6 +532,12 @@
     drawGraph(t, w);
     renderWitness(t, name, w);
     renderCode(t, i);
+    if (!DATA.code.length) $("gpu-box").style.display = "none";
+    if ($("g-results").dataset.test !== t.n) {
+      $("g-results").textContent = "";
+      $("g-results").dataset.test = t.n;
+      if (!gpuRun.busy) gpuStatus("");
+    }
   }
 
   $("list").addEventListener("click", (e) => {
@@ -448,4 +557,12 @@
   renderList();
   renderTest();
   document.body.setAttribute("data-ready", "1");
+  // `#...&gpu=run&runs=K&ms=D` runs the test on the GPU when the page
+  // opens, and logs the outcome on the console (`axb-gpu: {...}`).
+  const h = readHash();
+  if (h.gpu === "run") {
+    if (h.runs) $("g-runs").value = h.runs;
+    if (h.ms) $("g-ms").value = h.ms;
+    runOnGpu(true);
+  }
 })();

@@ -1,0 +1,332 @@
+//! The WebGPU target: one self-contained HTML page that runs a suite's WGSL
+//! shaders ([`crate::target::wgsl`]) on the visitor's GPU and offers the
+//! results as a file for `backends import --target webgpu`.
+//!
+//! The page needs no server and no network: it works from `file://` and
+//! from any static host. It embeds the suite's shaders exactly as `backends
+//! emit --target wgsl` writes them (gzip-compressed, unpacked by the
+//! browser's `DecompressionStream`), the runner ([`runner_script`], shared
+//! with `synth explorer`'s "run this test on my GPU") and the page's own
+//! script (`templates/webgpu_page.js`). It shows the adapter, calibrates
+//! the iteration budget into a time per run (default 100 ms, the deadline
+//! the README gives for a CUDA campaign of the published suite; a browser
+//! must stay far below the seconds after which operating systems reset a
+//! GPU), runs the canary (one thread waiting for a write nobody makes must
+//! spend its budget) and refuses a device that fails it; then it runs
+//! every test x mapping x iteration with a progress bar and live counts,
+//! each result kept in the browser's storage (IndexedDB) the moment it is
+//! known, so a stopped or reloaded page continues where it was.
+//!
+//! **The result file** (`<suite>.webgpu.jsonl`), one JSON object per line:
+//!
+//! ```text
+//! {"axb":"webgpu-results","format":1,"target":"webgpu","suite":{"name":"oopsla21","tests":483,"fnv64":"..."},
+//!  "shape":"switch","mappings":[...],"device":{"vendor":"...","architecture":"...",...},"settings":{...}}
+//! {"event":"session","device":{...},"calibration":{"budget":...,"run_ms":...},"canary":{"ok":true,...},...}
+//! {"test":"2t2i_0","target":"webgpu","mapping":"chunked","instances":32767,"workgroups":65534,"iteration":0,
+//!  "terminated":false,"elapsed_ms":103.2,"budget":812345,"exhausted":1,"stopped":65533,"finished":0,"early":0}
+//! {"event":"out-of-memory","message":"...","test":"...","mapping":"..."}
+//! ```
+//!
+//! The header comes first; then, in the order they happened, a `session`
+//! line per start (device, calibration, canary), the run lines (those of
+//! the CUDA program, [`crate::target::host`], plus the budget and how the
+//! threads ended) and `event` lines for anything that went wrong (no
+//! WebGPU, a lost device, an out-of-memory or invalid dispatch, a refused
+//! canary), so nothing is silently dropped. `import` checks the header's
+//! target and suite fingerprint ([`suite_fingerprint`]) against the suite
+//! it is given, and reports the events.
+
+use crate::mapping::{Layout, Mapping};
+use crate::target::codegen::Shape;
+use crate::target::{host, templates, wgsl};
+use axb::load::NamedTest;
+use base64::Engine;
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+
+/// The least budget the canary runs with, whatever the calibration says: a
+/// device that ends loops after a fixed count (llvmpipe: 65535 iterations)
+/// shows it only to a canary that would spin longer. Also in
+/// `templates/webgpu_runner.js`.
+pub const CANARY_MIN_BUDGET: u32 = 1 << 20;
+
+/// The `axb` value of a result file's header.
+pub const RESULT_FILE_KIND: &str = "webgpu-results";
+
+/// FNV-1a, 64 bits, as hex.
+fn fnv64(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    format!("{h:016x}")
+}
+
+/// The identity of a suite: FNV-1a 64 of its tests' names and programs (in
+/// the artifact's text format), sorted by name, so the same tests give the
+/// same fingerprint whichever files or order they came in.
+pub fn suite_fingerprint(tests: &[NamedTest]) -> String {
+    let mut items: Vec<(&str, String)> = tests
+        .iter()
+        .map(|t| (t.name.as_str(), axb::text::print(&t.entry.test)))
+        .collect();
+    items.sort();
+    let mut bytes = Vec::new();
+    for (name, text) in items {
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.push(0);
+        bytes.extend_from_slice(text.as_bytes());
+        bytes.push(0);
+    }
+    fnv64(&bytes)
+}
+
+/// The canary shaders: one workgroup (`plain`) and 65535 (`wide`,
+/// round-robin), as `backends emit --target wgsl` writes them.
+pub fn canaries(shape: Shape) -> (String, String) {
+    let t = host::canary_test();
+    let shader = |mapping| {
+        wgsl::shader(&t, &Layout::new(mapping, 1, None), shape, "wgsl")
+            .expect("the canary fits any WebGPU device")
+    };
+    (shader(Mapping::Plain), shader(Mapping::RoundRobin))
+}
+
+/// JSON for inside a `<script>`: `<` escaped so no string can end it.
+fn script_json(v: &Value) -> String {
+    serde_json::to_string(v)
+        .expect("JSON serializes")
+        .replace('<', "\\u003c")
+}
+
+/// The runner script (`templates/webgpu_runner.js`) with the canary
+/// shaders in `shape`: defines `AxbGpu`. The webgpu page and `synth
+/// explorer` embed it, so both run shaders the same way.
+pub fn runner_script(shape: Shape) -> String {
+    let (plain, wide) = canaries(shape);
+    templates::WEBGPU_RUNNER.replace(
+        "/*@CANARY@*/ null",
+        &script_json(&json!({ "plain": plain, "wide": wide })),
+    )
+}
+
+fn gzip_base64(bytes: &[u8]) -> String {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(bytes).expect("in-memory gzip");
+    base64::engine::general_purpose::STANDARD.encode(gz.finish().expect("in-memory gzip"))
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The page for `tests` under `mappings`, named `name`; `shaders` are the
+/// WGSL shaders in test order, each test's mappings in the order given.
+pub fn page(
+    name: &str,
+    tests: &[NamedTest],
+    mappings: &[Mapping],
+    shaders: &[String],
+    shape: Shape,
+) -> String {
+    assert_eq!(shaders.len(), tests.len() * mappings.len());
+    let per_test: Vec<&[String]> = shaders.chunks(mappings.len().max(1)).collect();
+    let packed = gzip_base64(&serde_json::to_vec(&per_test).expect("JSON serializes"));
+    let data = json!({
+        "suite": {
+            "name": name,
+            "tests": tests.len(),
+            "fnv64": suite_fingerprint(tests),
+        },
+        "shape": shape.name(),
+        "mappings": mappings.iter().map(|m| m.name()).collect::<Vec<_>>(),
+        "tests": tests.iter().map(|t| json!([t.name, t.entry.test.num_threads()])).collect::<Vec<_>>(),
+        "shaders": packed,
+    });
+    templates::WEBGPU_PAGE
+        .replace(
+            "@TITLE@",
+            &html_escape(&format!("{name}: progress litmus tests on your GPU")),
+        )
+        .replace("@CSS@", templates::WEBGPU_CSS)
+        .replace("@DATA@", &script_json(&data))
+        .replace("@RUNNER@", &runner_script(shape))
+        .replace("@PAGE@", templates::WEBGPU_PAGE_JS)
+}
+
+/// What a page embeds: the shaders (per test, per mapping) and the
+/// runner's canaries, read back from its HTML.
+pub struct Embedded {
+    pub data: Value,
+    pub shaders: Vec<Vec<String>>,
+    pub canaries: Vec<String>,
+}
+
+/// Reads back what [`page`] embedded; an error says what is missing.
+pub fn embedded(html: &str) -> Result<Embedded, String> {
+    let start_tag = "<script id=\"data\" type=\"application/json\">";
+    let start = html
+        .find(start_tag)
+        .ok_or("no embedded data: not a page of `backends emit --target webgpu`")?
+        + start_tag.len();
+    let end = start + html[start..].find("</script>").ok_or("unterminated data")?;
+    let data: Value =
+        serde_json::from_str(&html[start..end]).map_err(|e| format!("the embedded data: {e}"))?;
+    let packed = data["shaders"].as_str().ok_or("no shaders in the data")?;
+    let gz = base64::engine::general_purpose::STANDARD
+        .decode(packed)
+        .map_err(|e| format!("the shaders: {e}"))?;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_string(&mut text)
+        .map_err(|e| format!("the shaders: {e}"))?;
+    let shaders: Vec<Vec<String>> =
+        serde_json::from_str(&text).map_err(|e| format!("the shaders: {e}"))?;
+    let marker = "const CANARY = ";
+    let c = html.find(marker).ok_or("no canary in the runner")? + marker.len();
+    let line_end = c + html[c..].find(";\n").ok_or("unterminated canary")?;
+    let canary: Value =
+        serde_json::from_str(&html[c..line_end]).map_err(|e| format!("the canary: {e}"))?;
+    let canaries = ["plain", "wide"]
+        .iter()
+        .map(|k| canary[k].as_str().map(str::to_string).ok_or("no canary"))
+        .collect::<Result<_, _>>()?;
+    Ok(Embedded {
+        data,
+        shaders,
+        canaries,
+    })
+}
+
+/// `emit --check` for a page: every embedded shader and both canaries
+/// validate ([`wgsl::validate`]), one per test and mapping.
+pub fn check_page(html: &str) -> Result<(), String> {
+    let e = embedded(html)?;
+    let tests = e.data["tests"].as_array().map_or(0, Vec::len);
+    let mappings = e.data["mappings"].as_array().map_or(0, Vec::len);
+    if e.shaders.len() != tests || e.shaders.iter().any(|s| s.len() != mappings) {
+        return Err(format!(
+            "the page holds shaders for {} tests, not {tests} x {mappings} mappings",
+            e.shaders.len()
+        ));
+    }
+    for s in e.shaders.iter().flatten().chain(&e.canaries) {
+        let first = s.lines().next().unwrap_or("");
+        wgsl::validate(s).map_err(|err| format!("{first}: invalid WGSL:\n{err}"))?;
+    }
+    Ok(())
+}
+
+/// A line of a result file, classified.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResultLine {
+    /// The header: target, suite, device.
+    Header(Value),
+    /// A session start or an error (an object with `event`).
+    Event(Value),
+    /// A run, in the format of the CUDA program's result lines.
+    Run,
+}
+
+/// Classifies one non-empty line of a result file.
+pub fn classify(line: &str) -> Result<ResultLine, String> {
+    let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e})"))?;
+    if !v.is_object() {
+        return Err("not a JSON object".to_string());
+    }
+    if v.get("axb").is_some() {
+        if v["axb"] != RESULT_FILE_KIND {
+            return Err(format!(
+                "a header of kind {}, not {RESULT_FILE_KIND}",
+                v["axb"]
+            ));
+        }
+        return Ok(ResultLine::Header(v));
+    }
+    if v.get("event").is_some() {
+        return Ok(ResultLine::Event(v));
+    }
+    Ok(ResultLine::Run)
+}
+
+/// Checks a result file's header against the target and suite it is
+/// imported with: `Ok(device)` or why it does not match.
+pub fn check_header(header: &Value, target: &str, tests: &[NamedTest]) -> Result<Value, String> {
+    if header["format"] != 1 {
+        return Err(format!(
+            "result file format {} is not known to this backends (1 is)",
+            header["format"]
+        ));
+    }
+    if header["target"] != target {
+        return Err(format!(
+            "the results are of target {}, not {target}",
+            header["target"]
+        ));
+    }
+    let fp = suite_fingerprint(tests);
+    let suite = &header["suite"];
+    if suite["fnv64"] != fp.as_str() {
+        return Err(format!(
+            "the results are of suite {} ({} tests, fingerprint {}), not of the suite given ({} tests, fingerprint {fp}): import them with the tests the page was emitted from",
+            suite["name"],
+            suite["tests"],
+            suite["fnv64"],
+            tests.len()
+        ));
+    }
+    Ok(header["device"].clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(name: &str, src: &str) -> NamedTest {
+        NamedTest {
+            name: name.into(),
+            entry: axb::suite::Entry::new(name, axb::text::parse(src).unwrap()),
+            source: "x".into(),
+        }
+    }
+
+    #[test]
+    fn fingerprints_depend_on_names_and_programs_not_order() {
+        let a = named("a", "THREAD0\natomic_store(0,1)\n");
+        let b = named("b", "THREAD0\natomic_chk_branch(0,0,0)\n");
+        let b2 = named("b", "THREAD0\natomic_chk_branch(0,1,0)\n");
+        let fp = suite_fingerprint(&[a.clone(), b.clone()]);
+        assert_eq!(fp, suite_fingerprint(&[b.clone(), a.clone()]));
+        assert_ne!(fp, suite_fingerprint(&[a.clone(), b2]));
+        assert_ne!(fp, suite_fingerprint(&[a]));
+    }
+
+    #[test]
+    fn result_lines_are_classified_and_headers_checked() {
+        let t = [named("a", "THREAD0\natomic_store(0,1)\n")];
+        let header = json!({"axb": RESULT_FILE_KIND, "format": 1, "target": "webgpu",
+            "suite": {"name": "s", "tests": 1, "fnv64": suite_fingerprint(&t)}, "device": {"vendor": "v"}});
+        let line = header.to_string();
+        assert_eq!(classify(&line), Ok(ResultLine::Header(header.clone())));
+        assert_eq!(check_header(&header, "webgpu", &t).unwrap()["vendor"], "v");
+        assert!(check_header(&header, "wgpu", &t)
+            .unwrap_err()
+            .contains("target"));
+        let other = [named("a", "THREAD0\natomic_store(0,0)\n")];
+        assert!(check_header(&header, "webgpu", &other)
+            .unwrap_err()
+            .contains("fingerprint"));
+        assert!(matches!(
+            classify(r#"{"event":"lost","message":"m"}"#),
+            Ok(ResultLine::Event(_))
+        ));
+        assert_eq!(classify(r#"{"test":"a"}"#), Ok(ResultLine::Run));
+        assert!(classify("[1]").is_err());
+        assert!(classify(r#"{"axb":"other"}"#).is_err());
+    }
+}

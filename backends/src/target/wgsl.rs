@@ -1,0 +1,293 @@
+//! The WGSL target: a WGSL compute shader per test and mapping, for WebGPU:
+//! the page of [`crate::target::webgpu`] in any browser, or a native
+//! WebGPU implementation (the `wgpu` runner).
+//!
+//! Same shape as the GLSL shaders ([`crate::target::glsl`]): one invocation
+//! per workgroup, `workgroups` x 1 x 1 dispatched, the same `axb-run:`
+//! first line, instance counts and memory layout (instance i owns words
+//! `[i * S, (i + 1) * S)` of binding 0). Memory accesses are
+//! `atomicExchange` and `atomicAdd` of 0.
+//!
+//! **No stop flag, a budget instead.** WebGPU cannot write a buffer while a
+//! dispatch runs, so no host can end a spinning run at a deadline. Every
+//! iteration of a thread's loop spends one unit of an iteration budget
+//! (binding 2, set per run by the host, which calibrates it into a time,
+//! see [`crate::target::webgpu`]). A thread whose budget is spent counts
+//! itself in `ends.exhausted` and leaves; every thread reads that counter
+//! (an atomic load, once per iteration, as the GLSL shaders read their stop
+//! flag) and leaves as soon as it is nonzero, so one spent budget ends the
+//! whole dispatch, and the run counts as non-terminating. Binding 1 counts
+//! how each thread ended:
+//!
+//! | word | counter     | a thread that ...                                        |
+//! |------|-------------|----------------------------------------------------------|
+//! | 0    | `exhausted` | spent its budget (the run does not terminate in time)    |
+//! | 1    | `stopped`   | left because another thread spent its budget             |
+//! | 2    | `finished`  | reached END                                              |
+//! | 3    | `early`     | left its loop before END with budget left               |
+//!
+//! The four add up to `workgroups`. `early` is never a test outcome: only a
+//! device that ends loops by itself (Mesa's llvmpipe does, after 65535
+//! iterations) makes it nonzero, and a host refuses such a device. A run
+//! terminated iff `finished == workgroups`.
+//!
+//! Bounded loops also spare the shaders the forward-progress assumptions
+//! some shader compilers make about infinite loops.
+
+use crate::mapping::{Layout, MAX_WORKGROUPS};
+use crate::target::codegen::{self, Dialect, Shape, Syntax};
+use axb::load::NamedTest;
+use std::fmt::Write;
+
+/// The bindings of every shader, as the hosts bind them (group 0).
+pub const BINDING_MEMORY: u32 = 0;
+/// See the module doc: four `u32` counters.
+pub const BINDING_ENDS: u32 = 1;
+/// A uniform buffer whose first `u32` is the iteration budget (16 bytes).
+pub const BINDING_PARAMS: u32 = 2;
+
+fn dialect() -> Dialect {
+    Dialect {
+        syntax: Syntax::Wgsl,
+        exch: |i, v| format!("atomicExchange(&mem[{i}], {v})"),
+        add0: |i| format!("atomicAdd(&mem[{i}], 0u)"),
+        leave: "axb_leave(&left, &why)".to_string(),
+        discard: "_ = ",
+    }
+}
+
+/// WebGPU guarantees 65535 workgroups per dimension
+/// (`maxComputeWorkgroupsPerDimension`), and the shader reads the
+/// workgroup id from x alone.
+pub fn check_layout(layout: &Layout) -> Result<(), String> {
+    if layout.workgroups() > MAX_WORKGROUPS as u64 {
+        return Err(format!(
+            "{} workgroups ({} threads x {} instances) exceed the {MAX_WORKGROUPS} a WebGPU dispatch is guaranteed in one dimension: lower --instances",
+            layout.workgroups(),
+            layout.threads,
+            layout.instances
+        ));
+    }
+    Ok(())
+}
+
+/// The declarations and the budget function every shader shares.
+const PRELUDE: &str = "\
+// Binding 1: how the run's threads ended, counted (zeroed before each run).
+struct Ends {
+    // Threads that spent their budget: the run did not terminate in time.
+    exhausted: atomic<u32>,
+    // Threads that left because another thread spent its budget.
+    stopped: atomic<u32>,
+    // Threads that reached END.
+    finished: atomic<u32>,
+    // Threads that left their loop before END with budget left: the device
+    // ended a loop by itself, which makes its results meaningless.
+    early: atomic<u32>,
+}
+@group(0) @binding(1) var<storage, read_write> ends: Ends;
+
+// Binding 2: the loop iterations each thread may spend in this run.
+struct Params {
+    budget: u32,
+}
+@group(0) @binding(2) var<uniform> params: Params;
+
+// Run at the top of every loop iteration: true to leave the loop, with
+// `why` saying why (1: this thread spent its budget; 2: another did).
+fn axb_leave(left: ptr<function, u32>, why: ptr<function, u32>) -> bool {
+    if (atomicLoad(&ends.exhausted) != 0u) {
+        *why = 2u;
+        return true;
+    }
+    if (*left == 0u) {
+        atomicAdd(&ends.exhausted, 1u);
+        *why = 1u;
+        return true;
+    }
+    *left = *left - 1u;
+    return false;
+}
+";
+
+/// The compute shader for `t` under `layout`; `target` names the emitting
+/// target in the header comment (`wgsl`, or `webgpu` when embedded).
+pub fn shader(
+    t: &NamedTest,
+    layout: &Layout,
+    shape: Shape,
+    target: &str,
+) -> Result<String, String> {
+    check_layout(layout)?;
+    let test = &t.entry.test;
+    let (thread, instance) = layout.locate_exprs("w");
+    let lens: Vec<String> = test
+        .threads
+        .iter()
+        .map(|th| codegen::uint(th.len()))
+        .collect();
+    let mut body = String::new();
+    let _ = writeln!(body, "let w = wg.x;");
+    let _ = writeln!(body, "let tid = {thread};");
+    let _ = writeln!(
+        body,
+        "let base = ({instance}) * {};",
+        codegen::uint(codegen::stride(test))
+    );
+    let _ = writeln!(
+        body,
+        "// END of each thread: its number of instructions.\nlet lens = array<u32, {}>({});",
+        lens.len(),
+        lens.join(", ")
+    );
+    body.push_str("var pc: u32 = 0u;\nvar left: u32 = params.budget;\nvar why: u32 = 0u;\n");
+    body.push_str(&codegen::dispatch(test, "tid", &dialect(), shape));
+    body.push_str(
+        "if (why == 2u) {\n    atomicAdd(&ends.stopped, 1u);\n} else if (why == 0u) {\n    \
+         if (pc == lens[tid]) {\n        atomicAdd(&ends.finished, 1u);\n    } else {\n        \
+         atomicAdd(&ends.early, 1u);\n    }\n}\n",
+    );
+    Ok(format!(
+        "{}\
+         // Dispatch the workgroups in x; bindings: 0 memory, 1 how threads ended, 2 the budget.\n\n\
+         // Binding 0: the test's memory; instance i owns words [i * {stride}, (i + 1) * {stride}).\n\
+         @group(0) @binding(0) var<storage, read_write> mem: array<atomic<u32>>;\n\n\
+         {PRELUDE}\n\
+         @compute @workgroup_size(1)\n\
+         fn main(@builtin(workgroup_id) wg: vec3<u32>) {{\n{}}}\n",
+        codegen::shader_preamble(t, layout, shape, target, "//"),
+        codegen::indent(&body, 1),
+        stride = codegen::stride(test),
+    ))
+}
+
+/// Validates WGSL `source` as a WebGPU implementation would: parsed and
+/// validated by naga (wgpu's shader compiler) with no capabilities beyond
+/// WebGPU's core. The error is naga's report, with the offending line.
+///
+/// WGSL's uniformity analysis constrains barriers, `workgroupUniformLoad`,
+/// subgroup operations and derivatives (explicit, or implicit in
+/// `textureSample`). naga checks derivatives but not the others (it
+/// records their requirement without reporting it: naga issue 1744), so
+/// this also refuses any of them outright: the test shaders use none, which
+/// makes them uniform under the analysis of any WebGPU implementation.
+pub fn validate(source: &str) -> Result<(), String> {
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .map_err(|e| e.emit_to_string(source))?;
+    let functions = module
+        .functions
+        .iter()
+        .map(|(_, f)| f)
+        .chain(module.entry_points.iter().map(|e| &e.function));
+    for f in functions {
+        let name = f.name.as_deref().unwrap_or("?");
+        if let Some(what) = needs_uniformity(&f.body) {
+            return Err(format!(
+                "function `{name}`: {what}, which WGSL's uniformity analysis restricts: the test shaders must have none"
+            ));
+        }
+        for (_, e) in f.expressions.iter() {
+            if matches!(
+                e,
+                naga::Expression::Derivative { .. } | naga::Expression::ImageSample { .. }
+            ) {
+                return Err(format!(
+                    "function `{name}`: a derivative or texture sample, which WGSL's uniformity analysis restricts: the test shaders must have none"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The first statement in `block` (or nested in it) that WGSL's
+/// uniformity analysis requires to be in uniform control flow.
+fn needs_uniformity(block: &naga::Block) -> Option<&'static str> {
+    use naga::Statement as S;
+    block.iter().find_map(|s| match s {
+        S::ControlBarrier(_) | S::MemoryBarrier(_) => Some("a barrier"),
+        S::WorkGroupUniformLoad { .. } => Some("a workgroupUniformLoad"),
+        S::SubgroupBallot { .. }
+        | S::SubgroupGather { .. }
+        | S::SubgroupCollectiveOperation { .. } => Some("a subgroup operation"),
+        S::Block(b) => needs_uniformity(b),
+        S::If { accept, reject, .. } => {
+            needs_uniformity(accept).or_else(|| needs_uniformity(reject))
+        }
+        S::Switch { cases, .. } => cases.iter().find_map(|c| needs_uniformity(&c.body)),
+        S::Loop {
+            body, continuing, ..
+        } => needs_uniformity(body).or_else(|| needs_uniformity(continuing)),
+        _ => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mapping::Mapping;
+
+    fn named(src: &str) -> NamedTest {
+        let test = axb::text::parse(src).unwrap();
+        NamedTest {
+            name: "t".into(),
+            entry: axb::suite::Entry::new("t", test),
+            source: "t.txt".into(),
+        }
+    }
+
+    #[test]
+    fn a_shader_validates_in_both_shapes_and_counts_how_threads_end() {
+        let t = named(
+            "THREAD0\natomic_exch_branch(0,0,1,0)\natomic_store(0,0)\nTHREAD1\natomic_store(0,1)\n",
+        );
+        for shape in [Shape::Switch, Shape::IfChain] {
+            for mapping in Mapping::ALL {
+                let layout = Layout::new(mapping, 2, Some(3));
+                let s = shader(&t, &layout, shape, "wgsl").unwrap();
+                validate(&s).unwrap_or_else(|e| panic!("{mapping} {shape:?}:\n{e}\n{s}"));
+                assert!(s.starts_with("// axb-run: mapping="));
+                assert_eq!(
+                    s.matches("if (axb_leave(&left, &why)) { break; }").count(),
+                    2
+                );
+                assert!(s.contains("let lens = array<u32, 2>(2u, 1u);"));
+            }
+        }
+    }
+
+    #[test]
+    fn validation_reports_naga_errors_with_the_line() {
+        let e = validate("fn main() { let x: u32 = 1.5; }").unwrap_err();
+        assert!(e.contains("1.5") || e.contains("main"), "{e}");
+        // The uniformity analysis: a barrier under non-uniform control flow.
+        let bad = "@group(0) @binding(0) var<storage, read_write> m: array<u32>;\n\
+                   @compute @workgroup_size(2)\n\
+                   fn main(@builtin(local_invocation_index) i: u32) {\n\
+                   \x20   if (m[i] == 0u) { workgroupBarrier(); }\n}\n";
+        let e = validate(bad).unwrap_err();
+        assert!(e.contains("a barrier") && e.contains("uniformity"), "{e}");
+        // naga's own analysis: a derivative under non-uniform control flow.
+        let derivative = "@fragment\n\
+                          fn main(@location(0) x: f32) -> @location(0) vec4<f32> {\n\
+                          \x20   var d = 0.0;\n\
+                          \x20   if (x > 0.5) { d = dpdx(x); }\n\
+                          \x20   return vec4<f32>(d);\n}\n";
+        let e = validate(derivative).unwrap_err();
+        assert!(e.contains("uniform") || e.contains("derivative"), "{e}");
+    }
+
+    #[test]
+    fn too_many_workgroups_are_refused() {
+        let t = named("THREAD0\natomic_store(0,1)\nTHREAD1\natomic_store(0,1)\n");
+        let layout = Layout::new(Mapping::Chunked, 2, Some(40_000));
+        assert!(shader(&t, &layout, Shape::Switch, "wgsl")
+            .unwrap_err()
+            .contains("lower --instances"));
+    }
+}

@@ -1,0 +1,505 @@
+//! The webgpu page in a real browser: headless Chromium (Debian package
+//! `chromium`) runs WebGPU on SwiftShader, Chrome's CPU implementation of
+//! Vulkan. As in `synth/tests/explorer.rs`, the browser is a child process
+//! driven by its command line: the page is opened with URL-fragment options
+//! (`#autorun&fresh&log&...`), and it reports through `console.log`, which
+//! Chromium writes to stderr (`INFO:CONSOLE`) with `--enable-logging=stderr`.
+//! No driver library (DevTools protocol, WebDriver) is needed for a page
+//! that runs by itself: the test reads the result file from the console
+//! (the same text the page's download button offers), imports it with
+//! `backends import --target webgpu` and reports it with `backends report`.
+//!
+//! Without Chromium the tests are skipped with a message, except under CI
+//! (`CI=true`), where a missing browser is a failure.
+
+use axb::load::load_all;
+use backends::target::emit::{files, write, EmitOptions, Target};
+use backends::{Mapping, Shape};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A sample of the published suite: tests that SwiftShader terminates
+/// under every mapping and tests it starves under chunked.
+const SAMPLE: [&str; 6] = [
+    "2t2i_0", "2t2i_5", "2t3i_22", "2t4i_100", "3t3i_7", "3t4i_34",
+];
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("webgpu-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn find_chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("BACKENDS_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser"] {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Chromium, or `None` (skip, with a message) on a machine without it;
+/// under CI a missing browser fails the test.
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = find_chromium() {
+        return Some(p);
+    }
+    let msg = "headless Chromium not found on PATH: install the Debian package `chromium` \
+               (apt-get install -y chromium) to run the WebGPU page in a browser";
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{msg}");
+    }
+    eprintln!("skipped: {msg}");
+    None
+}
+
+/// The sample's test files, copied into `dir` (the suite of the page and
+/// of the import), and the page emitted for them into `dir/page`.
+fn sample_and_page(dir: &Path) -> (PathBuf, PathBuf) {
+    let published = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/oopsla21/tests");
+    let suite = dir.join("sample");
+    std::fs::create_dir_all(&suite).unwrap();
+    for t in SAMPLE {
+        std::fs::copy(
+            published.join(format!("{t}.txt")),
+            suite.join(format!("{t}.txt")),
+        )
+        .unwrap();
+    }
+    let (tests, errors) = load_all(std::slice::from_ref(&suite));
+    assert!(errors.is_empty());
+    let opts = EmitOptions {
+        target: Target::Webgpu,
+        mappings: Mapping::ALL.to_vec(),
+        instances: None,
+        shape: Shape::Switch,
+        deadline_ms: 20_000,
+        program_name: "sample".into(),
+    };
+    let page_dir = dir.join("page");
+    write(&page_dir, &files(&tests, &opts).unwrap()).unwrap();
+    (suite, page_dir.join("sample.html"))
+}
+
+/// What the page said: its `axb-webgpu:` messages, the result file and how
+/// it ended (`axb-end: STATUS`).
+struct Console {
+    messages: Vec<String>,
+    file: Vec<String>,
+    end: String,
+}
+
+/// The text of a console message in a Chromium log line, if it is one.
+fn console_text(line: &str) -> Option<&str> {
+    let i = line.find(":INFO:CONSOLE")?;
+    let rest = &line[i..];
+    let start = rest.find("] \"")? + 3;
+    let end = rest.rfind("\", source: ")?;
+    (end >= start).then(|| &rest[start..end])
+}
+
+/// Opens `page#fragment` in Chromium with `flags`, until the page logs
+/// `axb-end:` (or `limit` passes: a failure), then ends the browser.
+fn run_page(
+    chromium: &Path,
+    page: &Path,
+    fragment: &str,
+    flags: &[&str],
+    limit: Duration,
+) -> Console {
+    // A profile of its own: a second browser on the same profile would hand
+    // the page to the first and exit.
+    static PROFILES: AtomicUsize = AtomicUsize::new(0);
+    let profile = scratch(&format!(
+        "profile-{}-{}",
+        std::process::id(),
+        PROFILES.fetch_add(1, Ordering::Relaxed)
+    ));
+    let c = run_page_in(chromium, page, fragment, flags, limit, &profile);
+    let _ = std::fs::remove_dir_all(&profile);
+    c
+}
+
+/// [`run_page`] with the browser profile (and so the page's storage) in
+/// `profile`, kept.
+fn run_page_in(
+    chromium: &Path,
+    page: &Path,
+    fragment: &str,
+    flags: &[&str],
+    limit: Duration,
+    profile: &Path,
+) -> Console {
+    let url = format!("file://{}#{fragment}", page.display());
+    let mut child = Command::new(chromium)
+        .args(["--headless=new", "--no-sandbox"])
+        .args(flags)
+        .args([
+            "--enable-logging=stderr",
+            "--v=0",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(&url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("chromium starts");
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let start = Instant::now();
+    let mut c = Console {
+        messages: Vec::new(),
+        file: Vec::new(),
+        end: String::new(),
+    };
+    while c.end.is_empty() {
+        let left = limit.saturating_sub(start.elapsed());
+        match rx.recv_timeout(left) {
+            Ok(line) => {
+                let Some(text) = console_text(&line) else {
+                    continue;
+                };
+                if let Some(l) = text.strip_prefix("axb-file: ") {
+                    c.file.push(l.to_string());
+                } else if let Some(s) = text.strip_prefix("axb-end: ") {
+                    c.end = s.to_string();
+                } else if let Some(m) = text.strip_prefix("axb-webgpu: ") {
+                    c.messages.push(m.to_string());
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        !c.end.is_empty(),
+        "the page did not finish within {limit:?} on {url}; it said:\n{}",
+        c.messages.join("\n")
+    );
+    c
+}
+
+/// The flags that give WebGPU on SwiftShader, headless.
+const SWIFTSHADER: [&str; 8] = [
+    "--enable-unsafe-webgpu",
+    "--ignore-gpu-blocklist",
+    "--enable-features=Vulkan",
+    "--use-vulkan=swiftshader",
+    "--use-webgpu-adapter=swiftshader",
+    "--disable-vulkan-surface",
+    "--enable-unsafe-swiftshader",
+    "--disable-quic",
+];
+
+fn backends(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_backends"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json(line: &str) -> Value {
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"))
+}
+
+#[test]
+fn the_page_runs_a_sample_on_swiftshader_and_its_results_import_and_report() {
+    let Some(chromium) = chromium() else { return };
+    let dir = scratch("sample");
+    let (suite, page) = sample_and_page(&dir);
+    let iterations = 2;
+    let c = run_page(
+        &chromium,
+        &page,
+        &format!("autorun&fresh&log&iterations={iterations}&run-ms=50"),
+        &SWIFTSHADER,
+        Duration::from_secs(400),
+    );
+    assert_eq!(c.end, "complete", "{}", c.messages.join("\n"));
+
+    // The header: target, suite, the adapter.
+    let header = json(&c.file[0]);
+    assert_eq!(header["axb"], "webgpu-results");
+    assert_eq!(header["target"], "webgpu");
+    assert_eq!(header["suite"]["tests"], SAMPLE.len());
+    assert_eq!(header["device"]["vendor"], "google");
+    assert_eq!(header["device"]["architecture"], "swiftshader");
+
+    // The canary on SwiftShader: it spends its budget, so SwiftShader never
+    // ends a loop by itself and its runs can show non-termination.
+    let session = json(&c.file[1]);
+    assert_eq!(session["event"], "session");
+    let canary = &session["canary"];
+    assert_eq!(
+        canary["ok"], true,
+        "SwiftShader failed the canary: {canary}"
+    );
+    assert_eq!(canary["exhausted"], 1);
+    assert_eq!(canary["early"], 0);
+    assert!(session["calibration"]["budget"].as_u64().unwrap() > 0);
+
+    // Every run: counters that add up, and `terminated` as they say.
+    let runs: Vec<Value> = c.file[2..].iter().map(|l| json(l)).collect();
+    assert_eq!(runs.len(), SAMPLE.len() * 3 * iterations);
+    let mut hung = 0;
+    for r in &runs {
+        let n = |k: &str| r[k].as_u64().unwrap();
+        assert_eq!(r["target"], "webgpu");
+        assert_eq!(
+            n("exhausted") + n("stopped") + n("finished") + n("early"),
+            n("workgroups"),
+            "{r}"
+        );
+        assert_eq!(n("early"), 0, "{r}");
+        assert_eq!(r["terminated"], n("finished") == n("workgroups"), "{r}");
+        hung += (r["terminated"] == false) as usize;
+    }
+    // SwiftShader runs a few workgroups at a time, in order: under chunked
+    // the thread 0s of 2t4i_100 come first and wait for thread 1s that never
+    // start, so SwiftShader shows non-termination. (Which other runs end in
+    // time depends on the machine's load: not asserted.)
+    assert!(runs
+        .iter()
+        .filter(|r| r["test"] == "2t4i_100" && r["mapping"] == "chunked")
+        .all(|r| r["terminated"] == false));
+    assert!(hung > 0);
+
+    // The file imports and reports as a CUDA program's output does.
+    let file = dir.join("sample.webgpu.jsonl");
+    std::fs::write(&file, c.file.join("\n") + "\n").unwrap();
+    let results = dir.join("results");
+    let (s, f, r) = (
+        suite.to_str().unwrap(),
+        file.to_str().unwrap(),
+        results.to_str().unwrap(),
+    );
+    let o = backends(&[
+        "import",
+        "--target",
+        "webgpu",
+        s,
+        "--lines",
+        f,
+        "--out",
+        r,
+        "--name",
+        "swiftshader",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let device: Value = serde_json::from_str(
+        &std::fs::read_to_string(results.join("swiftshader.device.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        device["description"]["webgpu"]["architecture"],
+        "swiftshader"
+    );
+    assert_eq!(device["description"]["sessions"][0]["canary"]["ok"], true);
+    assert_eq!(device["results"]["runs"], runs.len());
+    assert_eq!(device["results"]["non_terminating_runs"], hung);
+    assert!(results
+        .join("2_thread_2_instruction/WebGPU/swiftshader.csv")
+        .is_file());
+    let o = backends(&["report", r]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("swiftshader"));
+
+    // A result file is refused for another suite or another target.
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(suite.join("2t2i_0.txt"), other.join("2t2i_0.txt")).unwrap();
+    let o = backends(&[
+        "import",
+        "--target",
+        "webgpu",
+        other.to_str().unwrap(),
+        "--lines",
+        f,
+        "--out",
+        r,
+        "--name",
+        "x",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("fingerprint"));
+    let o = backends(&[
+        "import", "--target", "cuda", s, "--lines", f, "--out", r, "--name", "y",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("not cuda"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn a_lost_device_and_a_browser_without_webgpu_are_reported_not_dropped() {
+    let Some(chromium) = chromium() else { return };
+    let dir = scratch("bad");
+    let (suite, page) = sample_and_page(&dir);
+    let s = suite.to_str().unwrap();
+
+    // The device is destroyed after 4 runs: the page records why it
+    // stopped, keeps the runs so far, and import shows the event.
+    let c = run_page(
+        &chromium,
+        &page,
+        "autorun&fresh&log&iterations=1&run-ms=20&lose-after=4",
+        &SWIFTSHADER,
+        Duration::from_secs(300),
+    );
+    assert_eq!(c.end, "error");
+    let lost: Vec<Value> = c
+        .file
+        .iter()
+        .map(|l| json(l))
+        .filter(|v| v["event"] == "lost")
+        .collect();
+    assert_eq!(lost.len(), 1, "{:?}", c.file);
+    assert!(lost[0]["message"].as_str().unwrap().contains("lost"));
+    let runs = c.file.iter().filter(|l| l.contains("\"test\"")).count();
+    assert_eq!(runs, 4);
+    let file = dir.join("lost.jsonl");
+    std::fs::write(&file, c.file.join("\n") + "\n").unwrap();
+    let out = dir.join("results");
+    let o = backends(&[
+        "import",
+        "--target",
+        "webgpu",
+        s,
+        "--lines",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--name",
+        "lost",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the page reported \"lost\""));
+    let device = std::fs::read_to_string(out.join("lost.device.json")).unwrap();
+    assert!(device.contains("\"event\": \"lost\""), "{device}");
+
+    // No WebGPU adapter (the GPU disabled): the page says so, and so does
+    // the result file, which import refuses naming the reason.
+    let c = run_page(
+        &chromium,
+        &page,
+        "autorun&fresh&log",
+        &["--disable-gpu"],
+        Duration::from_secs(120),
+    );
+    assert_eq!(c.end, "error");
+    let events: Vec<Value> = c
+        .file
+        .iter()
+        .map(|l| json(l))
+        .filter(|v| v["event"] == "unsupported")
+        .collect();
+    assert_eq!(events.len(), 1, "{:?}", c.file);
+    let file = dir.join("unsupported.jsonl");
+    std::fs::write(&file, c.file.join("\n") + "\n").unwrap();
+    let o = backends(&[
+        "import",
+        "--target",
+        "webgpu",
+        s,
+        "--lines",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--name",
+        "none",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no result lines") && err.contains("unsupported"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_stopped_run_resumes_from_the_browsers_storage() {
+    let Some(chromium) = chromium() else { return };
+    let dir = scratch("resume");
+    let (_, page) = sample_and_page(&dir);
+    let profile = dir.join("profile");
+    std::fs::create_dir_all(&profile).unwrap();
+    let limit = Duration::from_secs(300);
+    // Stopped after 5 runs, as the Stop button does.
+    let first = run_page_in(
+        &chromium,
+        &page,
+        "autorun&fresh&log&iterations=1&run-ms=20&stop-after=5",
+        &SWIFTSHADER,
+        limit,
+        &profile,
+    );
+    assert_eq!(first.end, "stopped");
+    let runs = |c: &Console| -> Vec<Value> {
+        c.file
+            .iter()
+            .map(|l| json(l))
+            .filter(|v| v.get("test").is_some())
+            .collect()
+    };
+    assert_eq!(runs(&first).len(), 5);
+    // The page opened again, in the same browser profile: the 5 runs are
+    // there and the rest run, each once, with the settings of the first
+    // visit (iterations=3 here is ignored: the stored settings win).
+    let second = run_page_in(
+        &chromium,
+        &page,
+        "autorun&log&iterations=3",
+        &SWIFTSHADER,
+        limit,
+        &profile,
+    );
+    assert_eq!(second.end, "complete");
+    let all = runs(&second);
+    assert_eq!(all.len(), SAMPLE.len() * 3);
+    assert_eq!(runs(&first)[..], all[..5]);
+    let mut keys: Vec<(String, String)> = all
+        .iter()
+        .map(|r| (r["test"].to_string(), r["mapping"].to_string()))
+        .collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), all.len(), "a run was done twice");
+    let sessions = second
+        .file
+        .iter()
+        .filter(|l| l.contains("\"event\":\"session\""))
+        .count();
+    assert_eq!(sessions, 2);
+    assert_eq!(json(&second.file[0])["settings"]["iterations"], 1);
+}
