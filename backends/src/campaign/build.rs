@@ -35,16 +35,6 @@ pub fn cpu_model() -> Option<String> {
     None
 }
 
-/// FNV-1a, 64 bits: a stable fingerprint of the generated program.
-pub fn fnv64(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    format!("{h:016x}")
-}
-
 /// What `backends run` builds: one program (C++, CUDA), or the files of
 /// `backends emit --target vulkan` (shaders, host, build script).
 pub(crate) enum Source {
@@ -56,7 +46,7 @@ impl Source {
     /// The bytes the build depends on, for its cache key.
     pub(crate) fn hash(&self) -> String {
         match self {
-            Source::Program(text) => fnv64(text.as_bytes()),
+            Source::Program(text) => crate::target::fnv64(text.as_bytes()),
             Source::Shaders(files) => {
                 let mut all = Vec::new();
                 for f in files {
@@ -65,7 +55,7 @@ impl Source {
                     all.extend_from_slice(f.contents.as_bytes());
                     all.push(0);
                 }
-                fnv64(&all)
+                crate::target::fnv64(&all)
             }
         }
     }

@@ -66,6 +66,20 @@ pub fn parse_result_line(line: &str, target: &str, at_unix_ms: u64) -> Result<Ru
     let Value::Object(mut o) = v else {
         return Err(format!("not a JSON object: `{}`", shown()));
     };
+    // Lines of programs of every target say which they are; checked
+    // first, so a line of another kind of file (a webgpu header) is named
+    // as such rather than as a line lacking fields.
+    match o.remove("target") {
+        None => {}
+        Some(Value::String(t)) if t == target => {}
+        Some(t) => {
+            return Err(format!(
+                "a result of target {}, not {target}: `{}`",
+                excerpt(&t.to_string()),
+                shown()
+            ))
+        }
+    }
     let mut take = |k: &str| {
         o.remove(k)
             .ok_or_else(|| format!("result line without `{k}`: `{}`", shown()))
@@ -90,18 +104,6 @@ pub fn parse_result_line(line: &str, target: &str, at_unix_ms: u64) -> Result<Ru
         .ok_or_else(|| format!("`elapsed_ms` is not a time in ms in `{}`", shown()))?;
     let instances = u64_of(take("instances")?, "instances")?;
     let workgroups = u64_of(take("workgroups")?, "workgroups")?;
-    // Lines of programs of every target say which they are.
-    match o.remove("target") {
-        None => {}
-        Some(Value::String(t)) if t == target => {}
-        Some(t) => {
-            return Err(format!(
-                "a result of target {}, not {target}: `{}`",
-                excerpt(&t.to_string()),
-                shown()
-            ))
-        }
-    }
     Ok(RunRecord {
         test,
         mapping,
@@ -286,7 +288,7 @@ pub(crate) fn pending<'t>(
 /// The tests of a group in chunks of at most 200 tests and 64 KiB of
 /// names, so that a program's command line stays well inside the system's
 /// limits (128 KiB per argument on Linux; names are at most
-/// [`names::MAX_BYTES`] long, see [`names::check`]).
+/// [`axb::test::MAX_NAME_LEN`] long, see [`names::check`]).
 fn chunks<'a, 't>(group: &'a [&'t str]) -> Vec<&'a [&'t str]> {
     let mut out = Vec::new();
     let (mut start, mut bytes) = (0, 0);

@@ -81,14 +81,22 @@ fn with_verdicts(tests: Vec<NamedTest>, shown: String) -> Result<Tests, String> 
         .filter(|(_, v)| v.is_none())
         .map(|(t, _)| t)
         .collect();
-    let mut computed = oracle::verdicts_all(&missing).into_iter();
-    let verdicts = by_name
-        .iter()
-        .map(|(name, (_, v))| {
-            let v = v.unwrap_or_else(|| computed.next().expect("one verdict per test"));
-            (name.clone(), v)
-        })
-        .collect();
+    // Bounded like `oracle classify`: a runaway test is an error naming
+    // it, not an allocation failure.
+    let mut computed = oracle::try_verdicts_all(&missing, oracle::DEFAULT_MAX_STATES).into_iter();
+    let mut verdicts = BTreeMap::new();
+    for (name, (_, v)) in &by_name {
+        let v = match v {
+            Some(v) => *v,
+            None => computed.next().expect("one verdict per test").map_err(|e| {
+                format!(
+                    "{shown}: test `{name}`: state space exceeds {} states (the oracle's default bound): label the tests with `oracle label` and pass the suite",
+                    e.bound
+                )
+            })?,
+        };
+        verdicts.insert(name.clone(), v);
+    }
     Ok(Tests {
         verdicts,
         source: shown,

@@ -54,16 +54,6 @@ pub const CANARY_MIN_BUDGET: u32 = 1 << 20;
 /// The `axb` value of a result file's header.
 pub const RESULT_FILE_KIND: &str = "webgpu-results";
 
-/// FNV-1a, 64 bits, as hex.
-fn fnv64(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    format!("{h:016x}")
-}
-
 /// The identity of a suite: FNV-1a 64 of its tests' names and programs (in
 /// the artifact's text format), sorted by name, so the same tests give the
 /// same fingerprint whichever files or order they came in.
@@ -80,7 +70,7 @@ pub fn suite_fingerprint(tests: &[NamedTest]) -> String {
         bytes.extend_from_slice(text.as_bytes());
         bytes.push(0);
     }
-    fnv64(&bytes)
+    crate::target::fnv64(&bytes)
 }
 
 /// The canary shaders: one workgroup (`plain`) and 65535 (`wide`,
