@@ -342,7 +342,7 @@ fn import_never_counts_the_same_runs_twice() {
     assert_clean_failure(
         &import("other", &[&cuda]),
         2,
-        &["cuda.jsonl:1: a result of target \\\"cuda\\\", not cpp"],
+        &["cuda.jsonl:1: a result of target \"cuda\", not cpp"],
     );
     let huge = dir.join("huge.jsonl");
     std::fs::write(&huge, "y".repeat(10_000_000)).unwrap();

@@ -73,11 +73,14 @@ pub fn parse_result_line(line: &str, target: &str, at_unix_ms: u64) -> Result<Ru
         None => {}
         Some(Value::String(t)) if t == target => {}
         Some(t) => {
+            let t = match t {
+                Value::String(t) => format!("\"{}\"", excerpt(&t)),
+                t => excerpt(&t.to_string()),
+            };
             return Err(format!(
-                "a result of target {}, not {target}: `{}`",
-                excerpt(&t.to_string()),
+                "a result of target {t}, not {target}: `{}`",
                 shown()
-            ))
+            ));
         }
     }
     let mut take = |k: &str| {
