@@ -1,6 +1,8 @@
 //! The `backends emit` command line: outputs, determinism and bad input.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::*;
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn backends(args: &[&str]) -> Output {
@@ -10,23 +12,12 @@ fn backends(args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn published(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../data/oopsla21/tests")
         .join(name)
         .display()
         .to_string()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {

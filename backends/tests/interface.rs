@@ -8,21 +8,10 @@
 //! but `run` rejected it; `report --test` was refused; `-o -` created a
 //! file named `-`.
 
+mod common;
+use common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_backends");
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("interface-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// `backends ARGS` in `cwd`, the build cache in the target directory.
 fn backends_in(cwd: &Path, args: &[&str]) -> Output {
@@ -35,14 +24,6 @@ fn backends_in(cwd: &Path, args: &[&str]) -> Output {
         )
         .output()
         .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 fn suite(dir: &Path) -> PathBuf {

@@ -5,69 +5,16 @@
 //! copy of F) gave `F (4/4)` instead of `F (2/2)`; a 10 MB bad line was
 //! echoed whole to stderr.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_backends");
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("journal-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn bin() -> Command {
-    let mut c = Command::new(BIN);
-    c.env(
-        "XDG_CACHE_HOME",
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join("cache"),
-    );
-    c
-}
-
-fn backends(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn assert_clean_failure(o: &Output, code: i32, needles: &[&str]) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(code), "{e}");
-    assert!(!e.contains("panicked"), "{e}");
-    for n in needles {
-        assert!(e.contains(n), "`{n}` not in: {e}");
-    }
-}
-
-/// A suite of published tests.
-fn suite(dir: &Path, names: &[&str]) -> PathBuf {
-    let suite = dir.join("suite");
-    std::fs::create_dir_all(&suite).unwrap();
-    for t in names {
-        std::fs::copy(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../data/oopsla21/tests")
-                .join(format!("{t}.txt")),
-            suite.join(format!("{t}.txt")),
-        )
-        .unwrap();
-    }
-    suite
-}
 
 #[test]
 fn a_second_process_on_a_campaign_is_refused_at_once() {
     let dir = scratch("lock");
-    let suite = suite(&dir, &["2t2i_2"]);
+    let suite = published_suite(&dir, &["2t2i_2"]);
     let out = dir.join("out");
     let journal = out.join("l.journal.jsonl");
     // 2t2i_2 hangs on one OS thread under the occupancy-bound scheduler:
@@ -129,7 +76,7 @@ fn a_second_process_on_a_campaign_is_refused_at_once() {
 #[test]
 fn every_journal_line_is_checked_on_resume_before_any_work() {
     let dir = scratch("edited");
-    let suite = suite(&dir, &["2t2i_4", "2t3i_10"]);
+    let suite = published_suite(&dir, &["2t2i_4", "2t3i_10"]);
     let out = dir.join("out");
     let journal = out.join("e.journal.jsonl");
     let args = [
@@ -238,7 +185,7 @@ fn every_journal_line_is_checked_on_resume_before_any_work() {
 #[test]
 fn import_never_counts_the_same_runs_twice() {
     let dir = scratch("import");
-    let suite = suite(&dir, &["2t2i_2", "2t2i_4"]);
+    let suite = published_suite(&dir, &["2t2i_2", "2t2i_4"]);
     let prog = dir.join("prog");
     let o = backends(&[
         "emit",

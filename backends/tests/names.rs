@@ -10,37 +10,11 @@
 //! may refuse some of these names themselves (a name rule enforced at
 //! load): a refusal there, clean and before any work, passes too.
 
+mod common;
 use axb::suite::{Entry, Suite};
+use common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_backends");
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("names-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn backends(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .env(
-            "XDG_CACHE_HOME",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("cache"),
-        )
-        .output()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// A RON suite of one-thread tests that terminate, named `names`.
 fn suite(dir: &Path, names: &[&str]) -> PathBuf {

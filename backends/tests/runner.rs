@@ -3,30 +3,17 @@
 //! `results/cpu/`), including interruption by `kill -9`, torn and corrupt
 //! journal lines, and bad input.
 
+mod common;
+use common::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_backends");
 
 /// Five published tests: two that only fair schedulers guarantee (2t2i_2,
 /// 2t3i_10, 2t4i_64 fail weak LOBE) and two 3-thread weak-LOBE conformance
 /// tests among the eleven the A12 and g77 violate.
 const SAMPLE: [&str; 5] = ["2t2i_2", "2t3i_10", "2t4i_64", "3t3i_7", "3t4i_34"];
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("runner-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn published(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../data/oopsla21/tests")
-        .join(format!("{name}.txt"))
-}
 
 /// A directory holding the sample tests.
 fn sample_suite(dir: &Path) -> PathBuf {
@@ -36,38 +23,6 @@ fn sample_suite(dir: &Path) -> PathBuf {
         std::fs::copy(published(t), suite.join(format!("{t}.txt"))).unwrap();
     }
     suite
-}
-
-/// The binary, its build cache in the test's scratch space (not the
-/// user's ~/.cache).
-fn bin() -> Command {
-    let mut c = Command::new(BIN);
-    c.env(
-        "XDG_CACHE_HOME",
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join("cache"),
-    );
-    c
-}
-
-fn backends(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn assert_clean_failure(o: &Output, code: i32, needles: &[&str]) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(code), "{e}");
-    assert!(!e.contains("panicked"), "{e}");
-    for n in needles {
-        assert!(e.contains(n), "`{n}` not in: {e}");
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 fn results_in(journal: &Path) -> Vec<serde_json::Value> {
@@ -522,6 +477,10 @@ fn the_cuda_runner_works_against_the_cpu_emulation_of_the_runtime() {
 /// `backends report` reads.
 #[test]
 fn the_vulkan_runner_checks_the_canary_then_journals_and_reports() {
+    use backends::toolchain::Tool;
+    if !tools(&[Tool::Glslang, Tool::Gxx]) {
+        return;
+    }
     let dir = scratch("vulkan");
     let suite = sample_suite(&dir);
     let out = dir.join("out");

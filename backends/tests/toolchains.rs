@@ -6,11 +6,13 @@
 //! A missing tool fails the test with the Debian package to install, unless
 //! BACKENDS_SKIP_TOOLCHAIN_TESTS=1 is set (then the test says so and passes).
 
+mod common;
 use axb::load::{load_all, load_file, NamedTest};
 use backends::target::emit::{self, EmitOptions, Target};
 use backends::target::File;
 use backends::toolchain::{self, Tool, ToolError};
 use backends::{Mapping, Shape};
+use common::tools;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -30,22 +32,6 @@ fn published_test(name: &str) -> NamedTest {
         .join(PUBLISHED)
         .join(format!("{name}.txt"));
     load_file(&path).unwrap().remove(0)
-}
-
-/// Whether the tools are there: false (skip) only when skipping is asked
-/// for; a missing tool otherwise fails the test with the install hint.
-fn tools(needed: &[Tool]) -> bool {
-    let skip = std::env::var("BACKENDS_SKIP_TOOLCHAIN_TESTS").is_ok_and(|v| v == "1");
-    for &tool in needed {
-        if let Err(e) = toolchain::find(tool) {
-            if skip {
-                eprintln!("skipped (BACKENDS_SKIP_TOOLCHAIN_TESTS=1): {e}");
-                return false;
-            }
-            panic!("{e} (or set BACKENDS_SKIP_TOOLCHAIN_TESTS=1 to skip toolchain tests)");
-        }
-    }
-    true
 }
 
 /// A fresh scratch directory for one test.
