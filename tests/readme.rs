@@ -29,9 +29,22 @@ struct Example {
 fn examples(readme: &str) -> Vec<Example> {
     let mut out: Vec<Example> = Vec::new();
     let mut in_output = false;
-    for (i, raw) in readme.lines().enumerate() {
+    let lines: Vec<&str> = readme.lines().collect();
+    for (i, raw) in lines.iter().enumerate() {
         let Some(body) = raw.strip_prefix("    ") else {
-            in_output = false;
+            // A blank line inside a code block is part of the output when
+            // the block goes on with more output (as in Markdown).
+            let next = lines.get(i + 1).copied().unwrap_or("");
+            let goes_on = next.starts_with("    ")
+                && !next[4..].starts_with("$ ")
+                && !next[4..].starts_with("gpu$ ");
+            if in_output && raw.trim().is_empty() && goes_on {
+                if let Some(last) = out.last_mut() {
+                    last.expected.push(String::new());
+                }
+            } else {
+                in_output = false;
+            }
             continue;
         };
         if let Some(cmd) = body.strip_prefix("$ ") {
@@ -79,7 +92,7 @@ fn matches(pattern: &str, got: &str) -> bool {
 
 #[test]
 fn parses_commands_and_their_output() {
-    let text = "intro\n\n    $ a --x\n    out 1\n    out ...\n\n    $ b\n    gpu$ c\n    not output\n    $ d\n";
+    let text = "intro\n\n    $ a --x\n    out 1\n    out ...\n\n    $ b\n    gpu$ c\n    not output\n    $ d\n    x\n\n    y\n\ntext\n";
     let ex = examples(text);
     assert_eq!(ex.len(), 3);
     assert_eq!(ex[0].line, 3);
@@ -87,6 +100,7 @@ fn parses_commands_and_their_output() {
     assert_eq!(ex[0].expected, ["out 1", "out ..."]);
     assert!(ex[1].expected.is_empty(), "a gpu$ line ends the output");
     assert_eq!(ex[2].command, "d");
+    assert_eq!(ex[2].expected, ["x", "", "y"], "blank lines inside output");
     assert!(matches("out ...", "out 7 s"));
     assert!(matches("a ... b ... c", "a x b y c"));
     assert!(!matches("a ... b", "a x c"));
@@ -124,11 +138,14 @@ fn every_readme_command_runs_as_written_on_a_fresh_clone() {
         .args(["clone", "-q"])
         .arg(&repo)
         .arg(&clone));
-    // The clone's build goes to a persistent folder under this repository's
-    // target/, so repeated runs reuse it; to the README it is `target/`.
-    let build = repo.join("target").join("readme-clone");
-    std::fs::create_dir_all(&build).unwrap();
-    std::os::unix::fs::symlink(&build, clone.join("target")).unwrap();
+    // The clone builds into this repository's target/ (a link), so the
+    // dependencies that `cargo test --release` built are reused and only
+    // the clone's own four crates are compiled. This test runs in a debug
+    // build: cargo locks target/debug for it, the clone locks target/release.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo.join("target"));
+    std::os::unix::fs::symlink(&target, clone.join("target")).unwrap();
 
     // One bash session (no subshells: variables carry over); each command's
     // output goes to its own file, and its status to another, so a failing
