@@ -880,17 +880,13 @@ fn uniform_barriers(
                 uniform_barriers(f, accept, wid, u)?;
                 uniform_barriers(f, reject, wid, u)?;
             }
-            S::Switch { cases, .. } => {
-                if cases.iter().any(|c| barrier_in(&c.body)) {
-                    return Err("a barrier in a switch".into());
-                }
+            S::Switch { cases, .. } if cases.iter().any(|c| barrier_in(&c.body)) => {
+                return Err("a barrier in a switch".into());
             }
             S::Loop {
                 body, continuing, ..
-            } => {
-                if barrier_in(body) || barrier_in(continuing) {
-                    return Err("a barrier in a loop".into());
-                }
+            } if barrier_in(body) || barrier_in(continuing) => {
+                return Err("a barrier in a loop".into());
             }
             _ => {}
         }
