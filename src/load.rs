@@ -460,10 +460,16 @@ pub fn load_document(path: &Path) -> Result<Document, FileError> {
         ));
     }
     let src = read_input(path)?;
-    let doc = if ext == "ron" {
-        parse_ron(&src)
+    parse_document(path, &src)
+}
+
+/// Parses the text of a `.ron` or (any other name) `.txt` file already
+/// read; errors name the file.
+pub fn parse_document(path: &Path, src: &str) -> Result<Document, FileError> {
+    let doc = if path.extension().is_some_and(|e| e == "ron") {
+        parse_ron(src)
     } else {
-        text::parse(&src).map(|test| Document::Test { name: None, test })
+        text::parse(src).map(|test| Document::Test { name: None, test })
     };
     doc.map_err(|e| e.in_file(path))
 }
@@ -471,7 +477,13 @@ pub fn load_document(path: &Path) -> Result<Document, FileError> {
 /// Reads one file as a list of named tests (one for a test file), in file
 /// order.
 pub fn load_file(path: &Path) -> Result<Vec<NamedTest>, FileError> {
-    Ok(match load_document(path)? {
+    named_tests(path, load_document(path)?)
+}
+
+/// The tests of a document read from `path`: a single test is named by its
+/// `name:` or else by the file name (which must then follow the name rule).
+pub fn named_tests(path: &Path, doc: Document) -> Result<Vec<NamedTest>, FileError> {
+    Ok(match doc {
         Document::Test { name, test } => {
             let name = match name {
                 Some(name) => name,
@@ -536,9 +548,23 @@ fn is_test_file(path: &Path) -> bool {
 /// file (a FIFO, a device, a socket) is an error in the list and is never
 /// opened.
 pub fn expand_paths(paths: &[PathBuf]) -> Vec<Result<PathBuf, FileError>> {
+    expand_paths_with(paths, is_test_file)
+}
+
+/// [`expand_paths`] for tools that read more kinds of file: a directory
+/// walk lists the files `accept` takes (by name; a file named on the
+/// command line is always listed).
+pub fn expand_paths_with(
+    paths: &[PathBuf],
+    accept: fn(&Path) -> bool,
+) -> Vec<Result<PathBuf, FileError>> {
     let mut out = Vec::new();
     for p in paths {
-        let mut w = Walk::default();
+        let mut w = Walk {
+            seen: HashSet::new(),
+            out: Vec::new(),
+            accept,
+        };
         match std::fs::metadata(p) {
             Ok(m) if m.is_dir() => w.walk(p, &m),
             Ok(m) => w.file(p, &m),
@@ -560,11 +586,12 @@ pub fn expand_paths(paths: &[PathBuf]) -> Vec<Result<PathBuf, FileError>> {
 }
 
 /// The walk of one path of [`expand_paths`]: what was seen, what was found.
-#[derive(Default)]
 struct Walk {
     /// `(device, inode)` of every directory entered and file listed.
     seen: HashSet<(u64, u64)>,
     out: Vec<Result<PathBuf, FileError>>,
+    /// Which files in a directory are inputs.
+    accept: fn(&Path) -> bool,
 }
 
 impl Walk {
@@ -598,7 +625,7 @@ impl Walk {
             let meta = match std::fs::metadata(&p) {
                 Ok(meta) => meta,
                 Err(e) => {
-                    if is_test_file(&p) {
+                    if (self.accept)(&p) {
                         let msg = if e.kind() == std::io::ErrorKind::NotFound {
                             "a symbolic link to nothing".to_string()
                         } else {
@@ -614,7 +641,7 @@ impl Walk {
                     let children = self.entries(&p);
                     stack.push(children.into_iter());
                 }
-            } else if is_test_file(&p) {
+            } else if (self.accept)(&p) {
                 self.file(&p, &meta);
             }
         }

@@ -6,7 +6,8 @@
 //! journals, results), 1 everything else (writing files, a missing or
 //! failing compiler, device or program); see [`EXIT_STATUS`].
 
-use axb::load::{load_all, NamedTest};
+use axb::kernel::load::{load_all, Item, NamedProgram};
+use axb::load::NamedTest;
 use backends::mapping::MappingList;
 use backends::report::cli::Format;
 use backends::target::emit::{self, EmitOptions, Target};
@@ -86,7 +87,8 @@ struct EmitArgs {
     /// Compile or validate what was written (g++, nvcc, glslangValidator, clang++; vulkan: also builds `vkrun`; wgsl and webgpu: naga, in-process).
     #[arg(long)]
     check: bool,
-    /// Tests or suites: `.ron` tests or suites, artifact `.txt` tests, or directories of them.
+    /// Tests or suites: `.ron` tests or suites, artifact `.txt` tests, `.litmus` kernel
+    /// programs (cuda, glsl and wgsl only), or directories of them.
     #[arg(value_name = "TEST_OR_SUITE", required = true)]
     inputs: Vec<PathBuf>,
     /// Output directory; for cpp and cuda (one file) `-` writes the
@@ -109,21 +111,30 @@ fn main() -> ExitCode {
     }
 }
 
-/// Loads tests, reporting every bad file as `path:line:col: message`.
-fn load(inputs: &[PathBuf]) -> Result<Vec<NamedTest>, ExitCode> {
-    let (tests, errors) = load_all(inputs);
+/// Loads AXB tests and kernel programs (`.litmus`), reporting every bad
+/// file as `path:line:col: message`.
+fn load(inputs: &[PathBuf]) -> Result<(Vec<NamedTest>, Vec<NamedProgram>), ExitCode> {
+    let (items, errors) = load_all(inputs);
     if !errors.is_empty() {
         for e in &errors {
             eprintln!("error: {e}");
         }
         return Err(ExitCode::from(2));
     }
-    if tests.is_empty() {
+    if items.is_empty() {
         let shown: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
         eprintln!("error: no tests found in {}", shown.join(", "));
         return Err(ExitCode::from(2));
     }
-    Ok(tests)
+    let mut tests = Vec::new();
+    let mut programs = Vec::new();
+    for i in items {
+        match i {
+            Item::Axb(t) => tests.push(t),
+            Item::Kernel(p) => programs.push(p),
+        }
+    }
+    Ok((tests, programs))
 }
 
 /// The program's name: the stem of the one input (a file or a directory,
@@ -151,7 +162,7 @@ fn emit_cmd(args: EmitArgs) -> ExitCode {
         eprintln!("error: --check compiles what was written: give a directory, not --out -");
         return ExitCode::from(2);
     }
-    let tests = match load(&args.inputs) {
+    let (tests, programs) = match load(&args.inputs) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -175,9 +186,37 @@ fn emit_cmd(args: EmitArgs) -> ExitCode {
             .clone()
             .unwrap_or_else(|| default_name(&args.inputs)),
     };
-    let files = match emit::files(&tests, &opts) {
-        Ok(f) => f,
-        Err(e) => {
+    // AXB tests as the target writes them, then one file per kernel program.
+    let axb_files = if tests.is_empty() {
+        Ok(Vec::new())
+    } else {
+        emit::files(&tests, &opts)
+    };
+    let kernel_files = if programs.is_empty() {
+        Ok((Vec::new(), Vec::new()))
+    } else {
+        emit::kernel_files(&programs, opts.target)
+    };
+    // Programs the target cannot express: an error line each, exit 2, the
+    // others still written.
+    let refused;
+    let files = match (axb_files, kernel_files) {
+        (Ok(mut a), Ok((k, errors))) => {
+            for e in &errors {
+                eprintln!("error: {e}");
+            }
+            refused = errors.len();
+            if let Some(clash) = k.iter().find(|f| a.iter().any(|g| g.path == f.path)) {
+                eprintln!(
+                    "error: a kernel program and the AXB tests would both be written to {}: rename one, or pass --name",
+                    clash.path.display()
+                );
+                return ExitCode::from(2);
+            }
+            a.extend(k);
+            a
+        }
+        (Err(e), _) | (_, Err(e)) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
@@ -205,13 +244,22 @@ fn emit_cmd(args: EmitArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     }
+    if refused > 0 {
+        eprintln!(
+            "wrote {} {} file(s) to {}; {refused} program(s) refused (see above)",
+            files.len(),
+            opts.target.name(),
+            args.out.display()
+        );
+        return ExitCode::from(2);
+    }
     match args.format {
         Format::Text => {
             eprintln!(
                 "wrote {} {} file(s) for {} test(s) to {}",
                 files.len(),
                 opts.target.name(),
-                tests.len(),
+                tests.len() + programs.len(),
                 args.out.display()
             );
             if args.check {
@@ -222,7 +270,7 @@ fn emit_cmd(args: EmitArgs) -> ExitCode {
         Format::Json => {
             let summary = serde_json::json!({
                 "target": opts.target.name(),
-                "tests": tests.len(),
+                "tests": tests.len() + programs.len(),
                 "out": args.out.display().to_string(),
                 "files": files.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>(),
                 "checked": args.check,

@@ -1,10 +1,20 @@
-//! `oracle`: termination verdicts for progress litmus tests.
+//! `oracle`: termination verdicts for progress litmus tests: AXB tests
+//! and kernel programs (`.litmus`, docs/KERNEL.md) through one command
+//! line and one loader ([`axb::kernel::load`]). AXB tests are decided by
+//! the AXB engine, kernel programs by [`oracle::kernel`]; both give the
+//! eleven models' verdicts, and the kernel checker agrees with the AXB
+//! engine on every AXB test (oracle/tests/kernel_axb.rs).
 
 use axb::buckets::Table4;
 use axb::error::{excerpt, printable};
-use axb::load::{self, NamedTest};
+use axb::kernel::load::{self, Item, NamedProgram};
+use axb::kernel::ron::{KernelEntry, KernelSuite};
+use axb::kernel::ScopedModel;
+use axb::load::NamedTest;
 use axb::{FileError, Model, Verdicts};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use oracle::kernel::KernelError;
+use rayon::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -21,6 +31,14 @@ Exit status:
 Output goes to standard output, or with -o FILE to FILE, which is replaced
 only once the output is complete; -o - is standard output. Errors and status
 go to standard error.
+
+Inputs: AXB tests (`.ron` tests and suites, artifact `.txt` tests) and kernel
+programs (`.litmus` files, `Kernel` and `KernelSuite` RON files; see
+docs/KERNEL.md), alone or mixed, or directories of them. Kernel programs are
+decided with sequentially consistent memory; classify, table and label give
+their verdicts under the 11 models at the device scope (fair inside
+workgroups); explain and lts take any scoped model, e.g.
+--model \"OBE, subgroup=unfair\", and --occupancy K.
 
 Test names are 1 to 64 characters from A-Z a-z 0-9 _ . + - and start with a
 letter, a digit or _ (a RON test's name: field, else its file name).
@@ -56,7 +74,7 @@ enum Command {
     /// Verdicts under all 11 models for each test (files, suites, directories), in input order.
     #[command(after_help = COMMAND_AFTER_HELP)]
     Classify {
-        /// `.ron` tests or suites, artifact `.txt` tests, or directories of them.
+        /// `.ron` tests or suites, artifact `.txt` tests, `.litmus` kernel programs, or directories of them.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         /// `table` for people; `csv` in the published column order (RFC 4180); `json`, a list of objects.
@@ -70,12 +88,17 @@ enum Command {
     Explain {
         /// A test file, or a suite with --test.
         path: PathBuf,
-        /// The model: HSA, OBE, LOBE, WEAK_FAIR, HSA_STRONG, ..., UNFAIR (or `strong-lobe`, `hsa+obe`, ...).
+        /// The model: HSA, OBE, LOBE, WEAK_FAIR, HSA_STRONG, ..., UNFAIR (or `strong-lobe`, `hsa+obe`, ...),
+        /// or a scoped model such as "OBE, subgroup=unfair" (docs/KERNEL.md). A kernel
+        /// program's own `model` line is the default.
         #[arg(long, value_parser = parse_model)]
-        model: Model,
+        model: Option<ScopedModel>,
         /// The test's name, when PATH is a suite.
         #[arg(long)]
         test: Option<String>,
+        /// At most K workgroups resident at once (the occupancy-bound model).
+        #[arg(long, value_name = "K", value_parser = clap::value_parser!(u8).range(1..))]
+        occupancy: Option<u8>,
         /// `text` for people; `json`: verdict, model and the witness schedule step by step.
         #[arg(long, value_enum, default_value_t = TextFormat::Text)]
         format: TextFormat,
@@ -89,11 +112,14 @@ enum Command {
         path: PathBuf,
         /// Show the product with this model's fair set; without it, the test's own space.
         #[arg(long, value_parser = parse_model)]
-        model: Option<Model>,
+        model: Option<ScopedModel>,
         /// The test's name, when PATH is a suite.
         #[arg(long)]
         test: Option<String>,
-        /// `dot` (Graphviz) or `json` (states and transitions).
+        /// At most K workgroups resident at once (with --model).
+        #[arg(long, value_name = "K", value_parser = clap::value_parser!(u8).range(1..), requires = "model")]
+        occupancy: Option<u8>,
+        /// `dot` (Graphviz) or `json` (states and transitions; AXB tests only).
         #[arg(long, value_enum, default_value_t = LtsFormat::Dot)]
         format: LtsFormat,
         /// The same as --format dot (the old spelling; DOT is the default).
@@ -113,7 +139,8 @@ enum Command {
         #[command(flatten)]
         out: Out,
     },
-    /// Write the tests as a RON suite with their verdicts under all 11 models.
+    /// Write the tests as a RON suite with their verdicts under all 11 models
+    /// (a `KernelSuite` when some input is a kernel program).
     #[command(after_help = COMMAND_AFTER_HELP)]
     Label {
         #[arg(required = true)]
@@ -178,11 +205,18 @@ fn too_large(t: &NamedTest, e: oracle::TooLarge, bytes: usize) -> String {
     )
 }
 
-fn parse_model(s: &str) -> Result<Model, String> {
-    Model::parse(s).ok_or_else(|| {
+/// One of the eleven models (by any of its spellings), or a scoped model.
+fn parse_model(s: &str) -> Result<ScopedModel, String> {
+    if let Some(m) = Model::parse(s) {
+        return Ok(ScopedModel::flat(m));
+    }
+    if s.contains(',') {
+        return ScopedModel::parse(s).map_err(|e| printable(&e));
+    }
+    ScopedModel::parse(s).map_err(|_| {
         let names: Vec<&str> = Model::ALL.iter().map(|m| m.name()).collect();
         format!(
-            "unknown model `{}`; expected one of {}",
+            "unknown model `{}`; expected one of {}, PRIORITY, PRIORITY_STRONG, or a scoped model such as \"OBE, subgroup=unfair\"",
             excerpt(s),
             names.join(", ")
         )
@@ -208,39 +242,108 @@ fn report(errors: &[FileError]) -> bool {
     !errors.is_empty()
 }
 
-/// Loads tests and their verdicts, in input order: files in the order
-/// given, each directory's files sorted, each suite's tests in suite order.
-/// Also returns the tests over the bound (reported on stderr) and whether
-/// any file or test failed.
-fn classify(
-    paths: &[PathBuf],
-    max_states: usize,
-) -> (Vec<(NamedTest, Verdicts)>, Vec<NamedTest>, bool) {
-    let (tests, errors) = load::load_all(paths);
+/// A decided input: its verdicts under the eleven models and, for a kernel
+/// program, whether some schedule deadlocks.
+struct Row {
+    item: Item,
+    verdicts: Verdicts,
+    deadlock: bool,
+}
+
+/// The error line of a kernel program that got no verdict.
+fn kernel_failed(p: &NamedProgram, e: &KernelError) -> String {
+    format!("{}: test `{}`: {e}", shown(&p.source), p.name)
+}
+
+/// The checker's options for the commands that decide many programs
+/// (reduced spaces: the verdicts are exact, the tests prove it).
+fn batch_options(max_states: usize) -> oracle::kernel::Options {
+    oracle::kernel::Options {
+        max_states,
+        reductions: oracle::kernel::product::Reductions::ALL,
+    }
+}
+
+/// Loads tests and programs and decides them, in input order: files in the
+/// order given, each directory's files sorted, each suite's tests in suite
+/// order. AXB tests go to the AXB engine (one batch), kernel programs to
+/// the kernel checker. Also returns the inputs over the bound (reported on
+/// stderr with every other failure) and whether any file or test failed.
+/// A kernel program's `expect` lines that the oracle contradicts are
+/// warnings.
+fn classify(paths: &[PathBuf], max_states: usize) -> (Vec<Row>, Vec<Item>, bool) {
+    let (items, errors) = load::load_all(paths);
     let mut bad = report(&errors);
-    let refs: Vec<&axb::Test> = tests.iter().map(|t| &t.entry.test).collect();
-    let verdicts = oracle::try_verdicts_all(&refs, max_states);
-    let mut rows = Vec::with_capacity(tests.len());
+    let axb: Vec<&axb::Test> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Axb(t) => Some(&t.entry.test),
+            Item::Kernel(_) => None,
+        })
+        .collect();
+    let mut axb_verdicts = oracle::try_verdicts_all(&axb, max_states).into_iter();
+    let opts = batch_options(max_states);
+    let kernel: Vec<_> = items
+        .par_iter()
+        .map(|i| match i {
+            Item::Kernel(p) => Some(oracle::kernel::flat_verdicts(&p.program, opts)),
+            Item::Axb(_) => None,
+        })
+        .collect();
+    let mut rows = Vec::with_capacity(items.len());
     let mut refused = Vec::new();
-    for (t, v) in tests.into_iter().zip(verdicts) {
-        match v {
-            Ok(v) => rows.push((t, v)),
-            Err(e) => {
-                eprintln!("error: {}", too_large(&t, e, oracle::BYTES_PER_STATE));
+    for (item, k) in items.into_iter().zip(kernel) {
+        let decided = match (&item, k) {
+            (Item::Axb(t), _) => match axb_verdicts.next().expect("one verdict a test") {
+                Ok(v) => Ok((v, false)),
+                Err(e) => Err(too_large(t, e, oracle::BYTES_PER_STATE)),
+            },
+            (Item::Kernel(p), Some(r)) => r.map_err(|e| kernel_failed(p, &e)),
+            (Item::Kernel(_), None) => unreachable!("every kernel program is decided"),
+        };
+        match decided {
+            Ok((verdicts, deadlock)) => rows.push(Row {
+                item,
+                verdicts,
+                deadlock,
+            }),
+            Err(line) => {
+                eprintln!("error: {line}");
                 bad = true;
-                refused.push(t);
+                refused.push(item);
+            }
+        }
+    }
+    for r in &rows {
+        if let Item::Kernel(p) = &r.item {
+            for (m, want, got) in oracle::kernel::check_expectations(p, opts) {
+                eprintln!(
+                    "warning: {}: test `{}`: expect {m}: {} but the oracle says {got}",
+                    shown(&p.source),
+                    p.name,
+                    want.word()
+                );
             }
         }
     }
     (rows, refused, bad)
 }
 
-fn print_table(rows: &[(NamedTest, Verdicts)]) -> String {
+/// Whether any row is a kernel program (its output then says how memory
+/// behaves: AXB outputs stay as they were).
+fn any_kernel(rows: &[Row]) -> bool {
+    rows.iter().any(|r| matches!(r.item, Item::Kernel(_)))
+}
+
+/// The line that table outputs end with when kernel programs are in them.
+const KERNEL_NOTE: &str = "(memory is sequentially consistent; kernel programs: models at the device scope, fair inside workgroups)\n";
+
+fn print_table(rows: &[Row]) -> String {
     use axb::{Base::*, Fairness::*};
     use std::fmt::Write;
     let width = rows
         .iter()
-        .map(|(t, _)| t.name.len())
+        .map(|r| r.item.name().len())
         .max()
         .unwrap_or(4)
         .max(4);
@@ -251,15 +354,19 @@ fn print_table(rows: &[(NamedTest, Verdicts)]) -> String {
         "{:<width$}  weak:   HSA  OBE  HSA+OBE  LOBE  fair  strong: HSA  OBE  HSA+OBE  LOBE  fair  unfair",
         "test"
     );
-    for (t, v) in rows {
+    for r in rows {
+        let v = &r.verdicts;
         let cell = |b, f| v.get(Model::new(b, f)).as_char();
         let w: Vec<char> = order.iter().map(|&b| cell(b, Weak)).collect();
         let s: Vec<char> = order.iter().map(|&b| cell(b, Strong)).collect();
         let _ = writeln!(
             out,
             "{:<width$}          {}    {}    {}        {}     {}             {}    {}    {}        {}     {}     {}",
-            t.name, w[0], w[1], w[2], w[3], w[4], s[0], s[1], s[2], s[3], s[4], cell(Unfair, Weak)
+            r.item.name(), w[0], w[1], w[2], w[3], w[4], s[0], s[1], s[2], s[3], s[4], cell(Unfair, Weak)
         );
+    }
+    if any_kernel(rows) {
+        out.push_str(KERNEL_NOTE);
     }
     out
 }
@@ -281,35 +388,69 @@ fn json_bytes(v: &serde_json::Value) -> Vec<u8> {
     s.into_bytes()
 }
 
-fn classify_output(rows: &[(NamedTest, Verdicts)], format: Format) -> Result<Vec<u8>, Failure> {
+/// A row as a JSON object: an AXB test as it always was; a kernel program
+/// also with its shape, memory model, deadlock and `expect` lines (each
+/// with whether the oracle agrees).
+fn row_json(r: &Row, max_states: usize) -> serde_json::Value {
+    let verdicts: serde_json::Map<String, serde_json::Value> = Model::ALL
+        .iter()
+        .map(|m| {
+            (
+                m.name().to_string(),
+                r.verdicts.get(*m).as_char().to_string().into(),
+            )
+        })
+        .collect();
+    match &r.item {
+        Item::Axb(t) => serde_json::json!({
+            "test": t.name,
+            "source": t.source.display().to_string(),
+            "config": t.entry.test.config(),
+            "verdicts": verdicts,
+        }),
+        Item::Kernel(p) => {
+            let wrong = oracle::kernel::check_expectations(p, batch_options(max_states));
+            let expect: Vec<serde_json::Value> = p
+                .program
+                .expect
+                .iter()
+                .map(|e| {
+                    serde_json::json!({
+                        "model": e.model.to_string(),
+                        "expected": e.outcome.word(),
+                        "agrees": !wrong.iter().any(|(m, _, _)| *m == e.model),
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "test": p.name,
+                "source": p.source.display().to_string(),
+                "config": format!("{}wg{}inv", p.program.workgroups, p.program.workgroup_size),
+                "memory": "sequentially consistent",
+                "verdicts": verdicts,
+                "deadlock": r.deadlock,
+                "expect": expect,
+            })
+        }
+    }
+}
+
+fn classify_output(rows: &[Row], format: Format, max_states: usize) -> Result<Vec<u8>, Failure> {
     Ok(match format {
         Format::Table => print_table(rows).into_bytes(),
         Format::Csv => {
             let header = std::iter::once("test".to_string())
                 .chain(Model::ALL.iter().map(|m| m.name().to_string()));
-            let records = rows.iter().map(|(t, v)| {
-                std::iter::once(t.name.clone())
-                    .chain(v.0.iter().map(|x| x.as_char().to_string()))
+            let records = rows.iter().map(|r| {
+                std::iter::once(r.item.name().to_string())
+                    .chain(r.verdicts.0.iter().map(|x| x.as_char().to_string()))
                     .collect()
             });
             csv_bytes(std::iter::once(header.collect()).chain(records))?
         }
         Format::Json => {
-            let list: Vec<serde_json::Value> = rows
-                .iter()
-                .map(|(t, v)| {
-                    let verdicts: serde_json::Map<String, serde_json::Value> = Model::ALL
-                        .iter()
-                        .map(|m| (m.name().to_string(), v.get(*m).as_char().to_string().into()))
-                        .collect();
-                    serde_json::json!({
-                        "test": t.name,
-                        "source": t.source.display().to_string(),
-                        "config": t.entry.test.config(),
-                        "verdicts": verdicts,
-                    })
-                })
-                .collect();
+            let list: Vec<serde_json::Value> =
+                rows.iter().map(|r| row_json(r, max_states)).collect();
             json_bytes(&serde_json::Value::Array(list))
         }
     })
@@ -318,7 +459,14 @@ fn classify_output(rows: &[(NamedTest, Verdicts)], format: Format) -> Result<Vec
 /// The rows of Table 4 as they are labelled in the paper.
 const TABLE4_ROWS: [&str; 4] = ["HSA", "OBE", "LOBE", "full"];
 
-fn table_output(table: &Table4, tests: usize, format: Format) -> Result<Vec<u8>, Failure> {
+/// Table 4 over the rows; `kernel`: some rows are kernel programs (the
+/// output then says how memory behaves).
+fn table_output(
+    table: &Table4,
+    tests: usize,
+    format: Format,
+    kernel: bool,
+) -> Result<Vec<u8>, Failure> {
     Ok(match format {
         Format::Table => {
             let mut s = table.to_string();
@@ -327,6 +475,9 @@ fn table_output(table: &Table4, tests: usize, format: Format) -> Result<Vec<u8>,
                     "({} tests fail even under strong fairness and are in no bucket)\n",
                     table.unbucketed
                 ));
+            }
+            if kernel {
+                s.push_str(KERNEL_NOTE);
             }
             s.into_bytes()
         }
@@ -369,28 +520,79 @@ fn table_output(table: &Table4, tests: usize, format: Format) -> Result<Vec<u8>,
                     })
                 })
                 .collect();
-            json_bytes(&serde_json::json!({
+            let mut v = serde_json::json!({
                 "tests": tests,
                 "rows": rows,
                 "unbucketed": table.unbucketed,
-            }))
+            });
+            if kernel {
+                v["memory"] = "sequentially consistent".into();
+            }
+            json_bytes(&v)
         }
     })
 }
 
-/// The one test named by a path (and --test for suites).
-fn one_test(path: &Path, name: Option<&str>) -> Result<NamedTest, Failure> {
-    let tests = load::load_file(path).map_err(|e| Failure::Input(e.to_string()))?;
+/// The one test or program named by a path (and --test for suites).
+fn one_item(path: &Path, name: Option<&str>) -> Result<Item, Failure> {
+    let items = load::load_file(path).map_err(|e| Failure::Input(e.to_string()))?;
     match name {
-        Some(n) => tests.into_iter().find(|t| t.name == n).ok_or_else(|| {
+        Some(n) => items.into_iter().find(|t| t.name() == n).ok_or_else(|| {
             Failure::Input(format!("{}: no test named `{}`", shown(path), excerpt(n)))
         }),
-        None if tests.len() == 1 => Ok(tests.into_iter().next().expect("one test")),
+        None if items.len() == 1 => Ok(items.into_iter().next().expect("one test")),
         None => Err(Failure::Input(format!(
             "{}: a suite of {} tests; name one with --test NAME",
             shown(path),
-            tests.len()
+            items.len()
         ))),
+    }
+}
+
+/// The model a kernel-checker command uses: `--model`, else the program's
+/// own `model` line; `--occupancy` bounds it.
+fn scoped_model(
+    item: &Item,
+    model: Option<ScopedModel>,
+    occupancy: Option<u8>,
+) -> Result<ScopedModel, Failure> {
+    let mut m = match (model, item) {
+        (Some(m), _) => m,
+        (None, Item::Kernel(p)) => p.program.model.ok_or_else(|| {
+            Failure::Input(format!(
+                "{}: the program has no `model` line: name one with --model (e.g. OBE, or \"OBE, subgroup=unfair\")",
+                shown(&p.source)
+            ))
+        })?,
+        (None, Item::Axb(t)) => {
+            return Err(Failure::Input(format!(
+                "{}: name a model with --model (HSA, OBE, LOBE, WEAK_FAIR, ...)",
+                shown(&t.source)
+            )))
+        }
+    };
+    if occupancy.is_some() {
+        m.occupancy = occupancy;
+    }
+    Ok(m)
+}
+
+/// An AXB test with a model of the eleven goes to the AXB engine, whose
+/// outputs are those of the paper's tool; anything else to the kernel
+/// checker (an AXB test as the kernel program it embeds into).
+fn axb_case(item: &Item, m: &ScopedModel) -> Option<(NamedTest, Model)> {
+    match item {
+        Item::Axb(t) => m.as_flat().map(|model| (t.clone(), model)),
+        Item::Kernel(_) => None,
+    }
+}
+
+/// The checker's options for one witness or drawing: no reductions, so
+/// that every state shown is one of the program.
+fn witness_options(max_states: usize) -> oracle::kernel::Options {
+    oracle::kernel::Options {
+        max_states,
+        reductions: oracle::kernel::product::Reductions::NONE,
     }
 }
 
@@ -417,7 +619,7 @@ fn emit(out: &Out, bytes: &[u8]) -> Result<(), Failure> {
             }
         })
     } else {
-        load::write_atomically(&out.out, bytes)
+        axb::load::write_atomically(&out.out, bytes)
             .map_err(|e| Failure::Other(format!("cannot write {}: {e}", shown(&out.out))))
     }
 }
@@ -434,26 +636,34 @@ fn run(cli: Cli) -> Result<bool, Failure> {
                 // empty table or CSV would read as a successful, empty run.
                 return Ok(false);
             }
-            emit(&out, &classify_output(&rows, format)?)?;
+            emit(&out, &classify_output(&rows, format, max_states)?)?;
             Ok(!bad)
         }
         Command::Explain {
             path,
             model,
             test,
+            occupancy,
             format,
             out,
         } => {
-            let t = one_test(&path, test.as_deref())?;
-            let a = oracle::try_analyse(&t.entry.test, model, max_states)
-                .map_err(|e| Failure::Input(too_large(&t, e, oracle::PRODUCT_BYTES_PER_STATE)))?;
-            let bytes = match format {
-                TextFormat::Text => {
-                    oracle::explain::explain(&t.entry.test, &t.name, &a).into_bytes()
+            let item = one_item(&path, test.as_deref())?;
+            let m = scoped_model(&item, model, occupancy)?;
+            let bytes = match axb_case(&item, &m) {
+                Some((t, model)) => {
+                    let a = oracle::try_analyse(&t.entry.test, model, max_states).map_err(|e| {
+                        Failure::Input(too_large(&t, e, oracle::PRODUCT_BYTES_PER_STATE))
+                    })?;
+                    match format {
+                        TextFormat::Text => {
+                            oracle::explain::explain(&t.entry.test, &t.name, &a).into_bytes()
+                        }
+                        TextFormat::Json => {
+                            json_bytes(&oracle::explain::explain_json(&t.entry.test, &t.name, &a))
+                        }
+                    }
                 }
-                TextFormat::Json => {
-                    json_bytes(&oracle::explain::explain_json(&t.entry.test, &t.name, &a))
-                }
+                None => explain_kernel(&item, &m, format, max_states)?,
             };
             emit(&out, &bytes)?;
             Ok(true)
@@ -462,28 +672,21 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             path,
             model,
             test,
+            occupancy,
             format,
             out,
             dot: _,
         } => {
-            let t = one_test(&path, test.as_deref())?;
-            let test = &t.entry.test;
-            let bytes = match (model, format) {
-                (Some(m), format) => {
-                    let p = oracle::product::Product::build_bounded(test, m.base, max_states)
-                        .map_err(|e| {
-                            Failure::Input(too_large(&t, e, oracle::PRODUCT_BYTES_PER_STATE))
-                        })?;
-                    match format {
-                        LtsFormat::Dot => oracle::dot::to_dot(test, &t.name, &p).into_bytes(),
-                        LtsFormat::Json => {
-                            json_bytes(&oracle::lts::product_json(test, &t.name, m, &p))
-                        }
-                    }
-                }
-                (None, format) => {
+            let item = one_item(&path, test.as_deref())?;
+            let model = match model {
+                Some(m) => Some(scoped_model(&item, Some(m), occupancy)?),
+                None => None,
+            };
+            let bytes = match (&item, model) {
+                (Item::Axb(t), None) => {
+                    let test = &t.entry.test;
                     let lts = axb::space::program_space_bounded(test, max_states).map_err(|e| {
-                        Failure::Input(too_large(&t, e, oracle::PRODUCT_BYTES_PER_STATE))
+                        Failure::Input(too_large(t, e, oracle::PRODUCT_BYTES_PER_STATE))
                     })?;
                     match format {
                         LtsFormat::Dot => {
@@ -494,6 +697,37 @@ fn run(cli: Cli) -> Result<bool, Failure> {
                         }
                     }
                 }
+                (_, Some(m)) if axb_case(&item, &m).is_some() => {
+                    let (t, model) = axb_case(&item, &m).expect("an AXB case");
+                    let test = &t.entry.test;
+                    let p = oracle::product::Product::build_bounded(test, model.base, max_states)
+                        .map_err(|e| {
+                        Failure::Input(too_large(&t, e, oracle::PRODUCT_BYTES_PER_STATE))
+                    })?;
+                    match format {
+                        LtsFormat::Dot => oracle::dot::to_dot(test, &t.name, &p).into_bytes(),
+                        LtsFormat::Json => {
+                            json_bytes(&oracle::lts::product_json(test, &t.name, model, &p))
+                        }
+                    }
+                }
+                (_, m) => {
+                    if format == LtsFormat::Json {
+                        return Err(Failure::Input(format!(
+                            "{}: lts --format json is for AXB tests under the eleven models; kernel programs and scoped models are drawn as DOT",
+                            shown(item.source())
+                        )));
+                    }
+                    let program = item.program();
+                    oracle::kernel::dot::to_dot(
+                        &program,
+                        item.name(),
+                        m.as_ref(),
+                        witness_options(max_states),
+                    )
+                    .map_err(|e| Failure::Input(item_failed(&item, &e)))?
+                    .into_bytes()
+                }
             };
             emit(&out, &bytes)?;
             Ok(true)
@@ -503,8 +737,11 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             if rows.is_empty() && bad {
                 return Ok(false);
             }
-            let table = Table4::from_verdicts(rows.iter().map(|(_, v)| v));
-            emit(&out, &table_output(&table, rows.len(), format)?)?;
+            let table = Table4::from_verdicts(rows.iter().map(|r| &r.verdicts));
+            emit(
+                &out,
+                &table_output(&table, rows.len(), format, any_kernel(&rows))?,
+            )?;
             Ok(!bad)
         }
         Command::Label {
@@ -517,6 +754,7 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             if rows.is_empty() && bad {
                 return Ok(false);
             }
+            let kernel = any_kernel(&rows) || refused.iter().any(|i| matches!(i, Item::Kernel(_)));
             let mut note = String::new();
             if !refused.is_empty() {
                 if !partial {
@@ -527,36 +765,96 @@ fn run(cli: Cli) -> Result<bool, Failure> {
                         if refused.len() == 1 { "" } else { "s" }
                     )));
                 }
-                let names: Vec<&str> = refused.iter().map(|t| t.name.as_str()).collect();
-                note = format!(
-                    "Left out, state space over --max-states {max_states}: {}.",
-                    names.join(", ")
-                );
+                let names: Vec<&str> = refused.iter().map(|t| t.name()).collect();
+                note = if kernel {
+                    format!(
+                        "Left out, no verdict (state space over --max-states {max_states}, or a schedule goes wrong): {}.",
+                        names.join(", ")
+                    )
+                } else {
+                    format!(
+                        "Left out, state space over --max-states {max_states}: {}.",
+                        names.join(", ")
+                    )
+                };
             }
-            let suite = axb::Suite {
-                name,
-                note,
-                tests: rows
-                    .into_iter()
-                    .map(|(t, v)| {
-                        let mut e = t.entry;
-                        e.verdicts = Some(v);
-                        e
-                    })
-                    .collect(),
+            let bytes = if kernel {
+                // Kernel programs make a kernel suite; AXB tests in it are
+                // the kernel programs they embed into.
+                let suite = KernelSuite {
+                    name,
+                    note,
+                    tests: rows
+                        .into_iter()
+                        .map(|r| KernelEntry {
+                            name: r.item.name().to_string(),
+                            program: r.item.program(),
+                            verdicts: Some(r.verdicts),
+                        })
+                        .collect(),
+                };
+                axb::kernel::ron::suite_to_ron(&suite)
+            } else {
+                let suite = axb::Suite {
+                    name,
+                    note,
+                    tests: rows
+                        .into_iter()
+                        .filter_map(|r| match r.item {
+                            Item::Axb(t) => {
+                                let mut e = t.entry;
+                                e.verdicts = Some(r.verdicts);
+                                Some(e)
+                            }
+                            Item::Kernel(_) => None,
+                        })
+                        .collect(),
+                };
+                axb::load::suite_to_ron(&suite)
             };
-            emit(&out, load::suite_to_ron(&suite).as_bytes())?;
+            emit(&out, bytes.as_bytes())?;
             Ok(!bad)
         }
     }
 }
 
+/// The error line of an input the kernel checker could not decide.
+fn item_failed(item: &Item, e: &KernelError) -> String {
+    format!("{}: test `{}`: {e}", shown(item.source()), item.name())
+}
+
+/// `explain` by the kernel checker: the text, or JSON with the verdict,
+/// the state count and the text.
+fn explain_kernel(
+    item: &Item,
+    m: &ScopedModel,
+    format: TextFormat,
+    max_states: usize,
+) -> Result<Vec<u8>, Failure> {
+    let program = item.program();
+    let opts = witness_options(max_states);
+    let fail = |e: KernelError| Failure::Input(item_failed(item, &e));
+    let text = oracle::kernel::explain::explain(&program, item.name(), m, opts).map_err(fail)?;
+    Ok(match format {
+        TextFormat::Text => text.into_bytes(),
+        TextFormat::Json => {
+            let d = oracle::kernel::decide(&program, m, opts).map_err(fail)?;
+            json_bytes(&serde_json::json!({
+                "test": item.name(),
+                "source": item.source().display().to_string(),
+                "model": m.to_string(),
+                "memory": "sequentially consistent",
+                "verdict": d.verdict.as_char().to_string(),
+                "deadlock": d.deadlock,
+                "states": d.states,
+                "transitions": d.transitions,
+                "explanation": text,
+            }))
+        }
+    })
+}
+
 fn main() -> ExitCode {
-    // Hook: kernel programs (`.litmus`, `Kernel` RON) have their own command line.
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if let Some(code) = oracle::kernel::cli::intercept(&args) {
-        return code;
-    }
     let cli = Cli::parse(); // usage errors exit here with status 2
                             // A panic is a bug; it is reported by the panic hook and exits with 1,
                             // not Rust's 101, so that scripts see the documented statuses.

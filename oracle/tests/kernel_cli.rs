@@ -43,8 +43,9 @@ fn classify_mixes_litmus_programs_and_axb_tests() {
     let csv = text(&out.stdout);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines[0], axb::model::csv_header());
-    assert_eq!(lines[1], "2t2i_3,P,F,P,P,P,F,P,P,P,P,F");
-    assert_eq!(lines[2], "mutex,F,P,P,P,F,P,P,P,P,P,F");
+    // Rows in input order, as for AXB tests.
+    assert_eq!(lines[1], "mutex,F,P,P,P,F,P,P,P,P,P,F");
+    assert_eq!(lines[2], "2t2i_3,P,F,P,P,P,F,P,P,P,P,F");
     let out = oracle(&["classify", s(&root().join("suites/idioms"))]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let table = text(&out.stdout);
@@ -287,4 +288,107 @@ fn huge_inputs_fail_fast() {
     let out = oracle(&["classify", s(&g)]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("deep.litmus:1:1:"));
+}
+
+#[test]
+fn one_command_line_for_both_kinds() {
+    // A directory of both kinds with a bad file of each: every good input
+    // is still classified, in sorted order, each bad one is one error line.
+    let d = scratch("mixed");
+    std::fs::copy(idiom("mutex"), d.join("b-mutex.litmus")).unwrap();
+    std::fs::copy(
+        root().join("data/oopsla21/tests/2t2i_3.txt"),
+        d.join("a-axb.txt"),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("c-bad.litmus"),
+        "values 2;\nworkgroups 1;\nkernel {\n  x = ;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("d-bad.txt"), "THREAD0\natomic_store(0,1\n").unwrap();
+    let out = oracle(&["classify", "--format", "csv", s(&d)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(err.contains("c-bad.litmus:4:"), "{err}");
+    assert!(err.contains("d-bad.txt:2:"), "{err}");
+    let csv = text(&out.stdout);
+    let names: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(names, ["a-axb", "b-mutex"], "{csv}");
+    // Table 4 over both kinds says how memory behaves; over AXB tests
+    // alone it is the paper's table, byte for byte (tests/cli.rs).
+    let (a, b) = (d.join("a-axb.txt"), d.join("b-mutex.litmus"));
+    let out = oracle(&["table", s(&a), s(&b)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("memory is sequentially consistent"));
+    let out = oracle(&["table", "--format", "json", s(&b)]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["memory"], "sequentially consistent");
+    assert_eq!(v["tests"], 1);
+}
+
+#[test]
+fn axb_tests_take_scoped_models_through_the_kernel_checker() {
+    let t = root().join("data/oopsla21/tests/2t2i_3.txt");
+    // A model of the eleven: the AXB engine's explanation.
+    let out = oracle(&["explain", s(&t), "--model", "OBE"]);
+    assert!(out.status.success());
+    assert!(!text(&out.stdout).contains("memory sequentially consistent"));
+    // An occupancy bound: the kernel checker, on the embedded program.
+    let out = oracle(&["explain", s(&t), "--model", "WEAK_FAIR", "--occupancy", "1"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let e = text(&out.stdout);
+    assert!(e.contains("memory sequentially consistent"), "{e}");
+    assert!(e.contains("at most 1 workgroup resident"), "{e}");
+    // No model for an AXB test: exit 2, one line.
+    let out = oracle(&["explain", s(&t)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("name a model with --model"));
+    // A bad scoped model names the bad part.
+    let out = oracle(&["explain", s(&t), "--model", "OBE, subgroup=sometimes"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown scheduler `sometimes`"));
+    // lts --format json is the AXB engine's: a kernel program is refused.
+    let out = oracle(&["lts", s(&idiom("mutex")), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("drawn as DOT"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = oracle(&["lts", s(&idiom("mutex")), "--model", "OBE", "-o", "-"]);
+    assert!(out.status.success());
+    assert!(text(&out.stdout).starts_with("digraph"));
+}
+
+#[test]
+fn label_of_a_kernel_program_over_the_bound_needs_partial() {
+    let d = scratch("partial");
+    let suite = d.join("s.ron");
+    let (m, b) = (idiom("mutex"), idiom("discovery-barrier"));
+    let args = [
+        "label",
+        "--max-states",
+        "100",
+        "-o",
+        s(&suite),
+        s(&m),
+        s(&b),
+    ];
+    let out = oracle(&args);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!suite.exists());
+    let mut with = args.to_vec();
+    with.push("--partial");
+    let out = oracle(&with);
+    assert_eq!(out.status.code(), Some(2), "some input had no verdict");
+    let ron = std::fs::read_to_string(&suite).unwrap();
+    assert!(ron.starts_with("KernelSuite("), "{ron}");
+    assert!(ron.contains("discovery-barrier."), "{ron}");
+    assert!(ron.contains("name: \"mutex\""), "{ron}");
 }

@@ -5,8 +5,8 @@
 use axb::kernel::litmus;
 use axb::kernel::load::{load_all, Item, NamedProgram};
 use axb::kernel::Outcome;
-use oracle::kernel::cli::{check_expectations, outcome};
 use oracle::kernel::product::Reductions;
+use oracle::kernel::{check_expectations, outcome};
 use oracle::kernel::{decide, explain, Options};
 use std::path::PathBuf;
 

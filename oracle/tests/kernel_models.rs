@@ -2,8 +2,7 @@
 //! verdicts follow from the definitions of docs/KERNEL.md §2.6 and §3.
 
 use axb::kernel::{litmus, ScopedModel};
-use oracle::kernel::cli::outcome;
-use oracle::kernel::{decide, Options};
+use oracle::kernel::{decide, outcome, Options};
 
 fn verdict(src: &str, model: &str) -> &'static str {
     let p = litmus::parse(src).unwrap();

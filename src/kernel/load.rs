@@ -1,12 +1,12 @@
-//! Reading kernel programs and AXB tests from files and directories, for
-//! the commands that accept both (docs/KERNEL.md §7).
+//! The one loader of the commands that accept both AXB tests and kernel
+//! programs (docs/KERNEL.md §7): each file gives [`Item`]s of either kind.
 //!
 //! A `.litmus` file is one kernel program; a `.ron` file is a kernel
 //! program (`Kernel(...)`), a suite of them (`KernelSuite(...)`), or an AXB
 //! test or suite; a `.txt` file is an AXB test in the artifact format.
-//! Directories are walked without following symbolic links, iteratively, so
-//! neither a link loop nor a deep tree can make loading hang or overflow
-//! the stack.
+//! Files are read and directories walked by [`crate::load`]'s rules (one
+//! size limit, regular files only, link loops walked once), so an AXB
+//! input loads here exactly as it does there.
 
 use crate::error::FileError;
 use crate::kernel::program::Program;
@@ -83,171 +83,100 @@ fn ext(path: &Path) -> &str {
     path.extension().and_then(|e| e.to_str()).unwrap_or("")
 }
 
-/// The largest input file read (a litmus program is a few kilobytes; a
-/// suite of ten thousand tests a few megabytes).
-pub const MAX_FILE_BYTES: u64 = 64 << 20;
+/// Whether a directory walk reads `path`: AXB tests, suites and kernel
+/// programs, by extension.
+pub fn is_input_file(path: &Path) -> bool {
+    matches!(ext(path), "litmus" | "ron" | "txt")
+}
 
-fn read(path: &Path) -> Result<String, FileError> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| FileError::whole(path, format!("cannot read: {e}")))?;
-    if !meta.is_file() {
-        return Err(FileError::whole(path, "not a regular file"));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(FileError::whole(
+/// The name of a single program: its file's stem, which must follow the
+/// one name rule ([`crate::test::check_name`]).
+fn stem_name(path: &Path) -> Result<String, FileError> {
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    crate::test::check_name(&stem).map_err(|e| {
+        FileError::whole(
             path,
             format!(
-                "{} bytes: larger than the {MAX_FILE_BYTES}-byte limit for inputs",
-                meta.len()
+                "test name `{}` (from the file name) is not valid: {e}; rename the file",
+                crate::error::excerpt(&stem)
             ),
-        ));
-    }
-    let bytes =
-        std::fs::read(path).map_err(|e| FileError::whole(path, format!("cannot read: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| FileError::whole(path, format!("not UTF-8 text: {e}")))
+        )
+    })?;
+    Ok(stem.into_owned())
 }
 
-/// Whether a file holds kernel programs (rather than AXB tests). A RON
-/// file is told by its first identifier, so only its beginning is read.
-pub fn is_kernel_file(path: &Path) -> bool {
-    use std::io::Read;
-    match ext(path) {
-        "litmus" => true,
-        "ron" => {
-            let Ok(f) = std::fs::File::open(path) else {
-                return false;
-            };
-            let mut head = Vec::new();
-            if f.take(64 << 10).read_to_end(&mut head).is_err() {
-                return false;
-            }
-            let text = String::from_utf8_lossy(&head);
-            matches!(ron_kind(&text), "Kernel" | "KernelSuite")
-        }
-        _ => false,
-    }
-}
-
-fn stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
-/// Reads the kernel programs of one `.litmus` or kernel `.ron` file.
-pub fn load_kernel_file(path: &Path) -> Result<Vec<NamedProgram>, FileError> {
-    let src = read(path)?;
-    let one = |program: Program| {
-        vec![NamedProgram {
-            name: stem(path),
+/// Parses the text of one file already read, by its extension and (for
+/// `.ron`) its first identifier: `Kernel` and `KernelSuite` are kernel
+/// programs, anything else an AXB test or suite.
+fn parse_file(path: &Path, src: &str) -> Result<Vec<Item>, FileError> {
+    let one = |program: Program| -> Result<Vec<Item>, FileError> {
+        Ok(vec![Item::Kernel(NamedProgram {
+            name: stem_name(path)?,
             program,
             verdicts: None,
             source: path.to_path_buf(),
-        }]
+        })])
     };
-    match ext(path) {
-        "litmus" => litmus::parse(&src).map(one).map_err(|e| e.in_file(path)),
-        "ron" => match ron_kind(&src) {
-            "KernelSuite" => ron::parse_suite(&src)
-                .map(|s| {
-                    s.tests
-                        .into_iter()
-                        .map(|e| NamedProgram {
-                            name: e.name,
-                            program: e.program,
-                            verdicts: e.verdicts,
-                            source: path.to_path_buf(),
-                        })
-                        .collect()
+    match (ext(path), ron_kind(src)) {
+        ("litmus", _) => one(litmus::parse(src).map_err(|e| e.in_file(path))?),
+        ("ron", "Kernel") => one(ron::parse_program(src).map_err(|e| e.in_file(path))?),
+        ("ron", "KernelSuite") => {
+            let suite = ron::parse_suite(src).map_err(|e| e.in_file(path))?;
+            suite
+                .tests
+                .into_iter()
+                .map(|e| {
+                    crate::test::check_name(&e.name).map_err(|err| {
+                        FileError::whole(
+                            path,
+                            format!(
+                                "test name `{}` is not valid: {err}",
+                                crate::error::excerpt(&e.name)
+                            ),
+                        )
+                    })?;
+                    Ok(Item::Kernel(NamedProgram {
+                        name: e.name,
+                        program: e.program,
+                        verdicts: e.verdicts,
+                        source: path.to_path_buf(),
+                    }))
                 })
-                .map_err(|e| e.in_file(path)),
-            _ => ron::parse_program(&src)
-                .map(one)
-                .map_err(|e| e.in_file(path)),
-        },
-        e => Err(FileError::whole(
-            path,
-            format!(
-                "unknown format `.{e}`: expected a `.litmus` program or a `.ron` kernel program"
-            ),
-        )),
+                .collect()
+        }
+        _ => Ok(
+            axb_load::named_tests(path, axb_load::parse_document(path, src)?)?
+                .into_iter()
+                .map(Item::Axb)
+                .collect(),
+        ),
     }
 }
 
-/// Reads one file of either kind.
+/// Reads one file of either kind, with the input rules of
+/// [`axb_load::read_input`] (regular files only, the size limit, UTF-8).
 pub fn load_file(path: &Path) -> Result<Vec<Item>, FileError> {
-    if is_kernel_file(path) {
-        Ok(load_kernel_file(path)?
-            .into_iter()
-            .map(Item::Kernel)
-            .collect())
-    } else if matches!(ext(path), "ron" | "txt") {
-        Ok(axb_load::load_file(path)?
-            .into_iter()
-            .map(Item::Axb)
-            .collect())
-    } else {
-        Err(FileError::whole(
+    if !is_input_file(path) {
+        return Err(FileError::whole(
             path,
             format!(
                 "unknown format `.{}`: expected a `.litmus` program, a `.ron` program, test or suite, or a `.txt` test in the artifact format",
-                ext(path)
+                crate::error::excerpt(ext(path))
             ),
-        ))
+        ));
     }
+    parse_file(path, &axb_load::read_input(path)?)
 }
 
-/// Expands paths into files: a file stands for itself, a directory for
-/// every `.litmus`, `.ron` and `.txt` file below it, in sorted order.
-/// Symbolic links inside directories are not followed.
+/// Expands paths into files as [`axb_load::expand_paths`] does (sorted,
+/// links followed once, never a hang), listing `.litmus` files as well.
 pub fn expand_paths(paths: &[PathBuf]) -> Vec<Result<PathBuf, FileError>> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut stack = vec![p.clone()];
-            let mut found = Vec::new();
-            while let Some(dir) = stack.pop() {
-                let entries = match std::fs::read_dir(&dir) {
-                    Ok(rd) => rd,
-                    Err(e) => {
-                        out.push(Err(FileError::whole(
-                            &dir,
-                            format!("cannot read directory: {e}"),
-                        )));
-                        continue;
-                    }
-                };
-                for e in entries.flatten() {
-                    let Ok(ft) = e.file_type() else { continue };
-                    let path = e.path();
-                    if ft.is_dir() {
-                        stack.push(path);
-                    } else if ft.is_file() && matches!(ext(&path), "litmus" | "ron" | "txt") {
-                        found.push(path);
-                    }
-                }
-            }
-            found.sort();
-            out.extend(found.into_iter().map(Ok));
-        } else if p.exists() {
-            out.push(Ok(p.clone()));
-        } else {
-            out.push(Err(FileError::whole(p, "no such file or directory")));
-        }
-    }
-    out
+    axb_load::expand_paths_with(paths, is_input_file)
 }
 
-/// Whether any of the paths is, or (for directories) contains, a file of
-/// kernel programs.
-pub fn mentions_kernel(paths: &[PathBuf]) -> bool {
-    expand_paths(paths)
-        .into_iter()
-        .flatten()
-        .any(|p| is_kernel_file(&p))
-}
-
-/// Loads everything under `paths`; bad files do not stop the others.
+/// Loads everything under `paths`, in input order (a directory's files
+/// sorted, a suite's entries in suite order); bad files do not stop the
+/// others: their errors are returned beside what did load.
 pub fn load_all(paths: &[PathBuf]) -> (Vec<Item>, Vec<FileError>) {
     let mut items = Vec::new();
     let mut errors = Vec::new();

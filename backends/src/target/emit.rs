@@ -11,8 +11,9 @@
 use crate::mapping::{Layout, Mapping};
 use crate::target::codegen::{self, Shape};
 use crate::target::host::{self, ProgramError};
-use crate::target::{amber, cpp, cuda, glsl, metal, templates, vulkan, webgpu, wgsl, File};
+use crate::target::{amber, cpp, cuda, glsl, kernel, metal, templates, vulkan, webgpu, wgsl, File};
 use crate::toolchain::{self, ToolError};
+use axb::kernel::load::NamedProgram;
 use axb::load::NamedTest;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -92,6 +93,9 @@ pub enum EmitError {
         mapping: Mapping,
         msg: String,
     },
+    /// A kernel program that the target cannot express (a WGSL barrier in
+    /// non-uniform control flow), or a target without kernel programs.
+    Kernel(String),
     /// Two tests would be written to the same file.
     FileClash {
         path: PathBuf,
@@ -104,6 +108,7 @@ impl fmt::Display for EmitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EmitError::Program(e) => e.fmt(f),
+            EmitError::Kernel(m) => f.write_str(m),
             EmitError::Layout { test, mapping, msg } => {
                 write!(f, "test `{test}`, {mapping} mapping: {msg}")
             }
@@ -262,6 +267,47 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
     Ok(out)
 }
 
+/// The files of kernel programs (docs/KERNEL.md) for the targets that
+/// emit them ([`kernel`]): one `<name>.<ext>` each, and beside them the
+/// programs the target cannot express (each its own error: the rest of
+/// the batch is still emitted).
+pub fn kernel_files(
+    programs: &[NamedProgram],
+    target: Target,
+) -> Result<(Vec<File>, Vec<EmitError>), EmitError> {
+    let lang = match target {
+        Target::Cuda => kernel::Lang::Cuda,
+        Target::Glsl => kernel::Lang::Glsl,
+        Target::Wgsl => kernel::Lang::Wgsl,
+        other => {
+            return Err(EmitError::Kernel(format!(
+                "{}: program `{}`: the {} target takes AXB tests only; kernel programs are emitted for cuda, glsl and wgsl",
+                programs[0].source.display(),
+                programs[0].name,
+                other.name()
+            )))
+        }
+    };
+    let mut out = Vec::new();
+    let mut refused = Vec::new();
+    let mut owners: BTreeMap<PathBuf, &str> = BTreeMap::new();
+    for p in programs {
+        let path = PathBuf::from(format!("{}.{}", file_stem(&p.name), lang.extension()));
+        if let Some(first) = owners.insert(path.clone(), &p.name) {
+            return Err(EmitError::FileClash {
+                path,
+                first: first.to_string(),
+                second: p.name.clone(),
+            });
+        }
+        match kernel::emit(p, lang) {
+            Ok(contents) => out.push(File { path, contents }),
+            Err(e) => refused.push(EmitError::Kernel(e)),
+        }
+    }
+    Ok((out, refused))
+}
+
 /// Writes `files` under `dir`, creating it.
 pub fn write(dir: &Path, files: &[File]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
@@ -292,7 +338,12 @@ pub fn check(
     let paths: Vec<PathBuf> = files.iter().map(|f| dir.join(&f.path)).collect();
     match opts.target {
         Target::Cpp => toolchain::compile_cpp(&paths[0], &paths[0].with_extension("")),
-        Target::Cuda => toolchain::compile_cuda(&paths[0], &paths[0].with_extension(""), &[]),
+        Target::Cuda => {
+            for p in &paths {
+                toolchain::compile_cuda(p, &p.with_extension(""), &[])?;
+            }
+            Ok(())
+        }
         Target::Glsl => toolchain::check_glsl(&paths),
         Target::Vulkan => {
             let comps: Vec<PathBuf> = paths
@@ -324,7 +375,12 @@ pub fn check(
         }
         Target::Wgsl => {
             for (f, p) in files.iter().zip(&paths) {
-                wgsl::validate(&f.contents).map_err(|output| ToolError::Failed {
+                let validate = if f.contents.starts_with(kernel::FIRST_LINE) {
+                    kernel::validate_wgsl
+                } else {
+                    wgsl::validate
+                };
+                validate(&f.contents).map_err(|output| ToolError::Failed {
                     command: format!("naga (in-process WGSL validation) {}", p.display()),
                     output,
                 })?;

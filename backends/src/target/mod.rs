@@ -35,6 +35,7 @@ pub mod cuda;
 pub mod emit;
 pub mod glsl;
 pub mod host;
+pub mod kernel;
 pub mod metal;
 pub mod names;
 pub mod templates;

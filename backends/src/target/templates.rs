@@ -43,3 +43,7 @@ pub const WEBGPU_CSS: &str = include_str!("../../templates/webgpu_page.css");
 
 /// The webgpu page's own script: settings, storage, progress, download.
 pub const WEBGPU_PAGE_JS: &str = include_str!("../../templates/webgpu_page.js");
+
+/// The host `main` of a kernel program's `.cu` file
+/// ([`crate::target::kernel`]): one launch, a deadline, one JSON line.
+pub const KERNEL_CUDA_HOST: &str = include_str!("../../templates/kernel_cuda_host.inc");

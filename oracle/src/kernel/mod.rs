@@ -4,7 +4,9 @@
 //! the product of a program with a scoped model ([`product`], [`scopes`]),
 //! the weak, strong and deadlock rules ([`check`]), witnesses
 //! ([`witness`]), their rendering ([`explain`], [`dot`]), the reductions
-//! ([`symmetry`]), and the command line for litmus inputs ([`cli`]).
+//! ([`symmetry`]), and the check of a program's own `expect` lines
+//! ([`check_expectations`]). The `oracle` command line takes kernel
+//! programs and AXB tests alike (`axb::kernel::load`).
 //!
 //! AXB tests are kernel programs (`axb::kernel::embed`), and on them this
 //! checker gives the verdicts of the AXB engine ([`crate::verdicts`]) under
@@ -13,7 +15,6 @@
 //! consistent.
 
 pub mod check;
-pub mod cli;
 pub mod dot;
 pub mod explain;
 pub mod product;
@@ -21,8 +22,9 @@ pub mod scopes;
 pub mod symmetry;
 pub mod witness;
 
+use axb::kernel::load::NamedProgram;
 use axb::kernel::machine::{Fault, Packed};
-use axb::kernel::program::Program;
+use axb::kernel::program::{Outcome, Program};
 use axb::kernel::ScopedModel;
 use axb::{Fairness, Model, Verdict, Verdicts};
 use product::{Kernel, Reductions};
@@ -170,4 +172,40 @@ pub fn flat_verdicts(program: &Program, opts: Options) -> Result<(Verdicts, bool
         }
     }
     Ok((Verdicts(v), deadlock))
+}
+
+/// A decision as the outcome words of `expect` lines.
+pub fn outcome(d: &Decision) -> Outcome {
+    if d.verdict == Verdict::P {
+        Outcome::P
+    } else if d.deadlock {
+        Outcome::Deadlock
+    } else {
+        Outcome::F
+    }
+}
+
+/// The `expect` lines of a program the oracle disagrees with: (model,
+/// expected outcome, what the oracle says). `F` is met by a deadlock too
+/// (a deadlock is a failure to terminate); `deadlock` only by one.
+pub fn check_expectations(p: &NamedProgram, opts: Options) -> Vec<(ScopedModel, Outcome, String)> {
+    let mut bad = Vec::new();
+    for e in &p.program.expect {
+        let got = match decide(&p.program, &e.model, opts) {
+            Ok(d) => outcome(&d),
+            Err(err) => {
+                bad.push((e.model, e.outcome, format!("no verdict ({err})")));
+                continue;
+            }
+        };
+        let ok = match e.outcome {
+            Outcome::P => got == Outcome::P,
+            Outcome::F => got != Outcome::P,
+            Outcome::Deadlock => got == Outcome::Deadlock,
+        };
+        if !ok {
+            bad.push((e.model, e.outcome, got.word().to_string()));
+        }
+    }
+    bad
 }

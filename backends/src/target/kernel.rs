@@ -1,0 +1,951 @@
+//! Kernel programs (docs/KERNEL.md: workgroups of invocations, barriers,
+//! read-modify-writes, registers, branches, ids) as CUDA, GLSL and WGSL,
+//! so that an idiom the oracle checks can be run on a device.
+//!
+//! **One file per program, one instance.** A program is launched as its
+//! `workgroups` workgroups of `workgroup_size` invocations (CUDA: blocks
+//! of threads); global locations live in binding 0 (CUDA: `mem`), laid out
+//! in declaration order, initialised by the host from the `axb-kernel:`
+//! first line; shared locations are workgroup memory, initialised by
+//! invocation 0 before a barrier.
+//!
+//! **Lowering.** Every instruction is one `case` of a pc dispatch loop,
+//! as in the AXB targets; each loop iteration first checks the target's
+//! termination detection (CUDA and GLSL: the host's stop flag; WGSL: the
+//! iteration budget and the `exhausted` counter of [`crate::target::wgsl`]).
+//! A barrier that no jump crosses (no jump from before it to after it or
+//! from after it to before it) is *top-level*: the dispatch loop is split
+//! there and the barrier is emitted between the loops, in uniform control
+//! flow, which every invocation reaches exactly once, also after being
+//! stopped. Any other barrier sits in control flow that depends on the
+//! invocation: CUDA and GLSL emit it in its `case` (the oracle reports
+//! such programs as deadlocking, a device may hang or misbehave: the stop
+//! flag cannot end an invocation waiting at it); WGSL refuses the program,
+//! as naga's uniformity analysis would reject the shader.
+//!
+//! **Values.** Registers hold values of the domain `0..V` (masked after
+//! every operation). A memory cell holds a value congruent to its value
+//! modulo `V` (reads mask), so that `fetch_add`/`sub` can be the device's
+//! own wrapping `atomicAdd`; on a location that is also the target of a
+//! compare-exchange, `fetch_min` or `fetch_max` (which need the exact
+//! value) every `fetch_add`/`sub` is a compare-exchange loop instead, and
+//! the cell always holds its exact value.
+//!
+//! Ends: binding 1 (CUDA: `ends`) counts the invocations that reached END
+//! (`finished`) and those that left their loop because of the termination
+//! detection (`stopped`): a run terminated iff `finished` is
+//! `workgroups * workgroup_size`.
+
+use axb::kernel::litmus;
+use axb::kernel::load::NamedProgram;
+use axb::kernel::program::{
+    AtomicOp, BinOp, Cmp, CollectiveOp, IdKind, Instr, Operand, Program, RmwOp,
+};
+use axb::test::Target as Jump;
+use std::fmt::Write;
+
+/// The languages a kernel program is emitted in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    Cuda,
+    Glsl,
+    Wgsl,
+}
+
+impl Lang {
+    fn name(self) -> &'static str {
+        match self {
+            Lang::Cuda => "cuda",
+            Lang::Glsl => "glsl",
+            Lang::Wgsl => "wgsl",
+        }
+    }
+
+    /// The file extension of the emitted file.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Lang::Cuda => "cu",
+            Lang::Glsl => "comp",
+            Lang::Wgsl => "wgsl",
+        }
+    }
+}
+
+/// The pieces of a code block: maximal runs of instructions between
+/// top-level barriers (`Segment`), and the barriers.
+#[derive(Debug, PartialEq, Eq)]
+struct Segments {
+    /// `(start, end)`: pcs `start..end` run in one dispatch loop; a
+    /// top-level barrier sits at `end` unless `end` is the block's length.
+    ranges: Vec<(usize, usize)>,
+}
+
+/// Whether the barrier at `b` is top-level in `instrs`: no jump crosses it.
+fn top_level(instrs: &[Instr], b: usize) -> bool {
+    let len = instrs.len();
+    instrs.iter().enumerate().all(|(pc, i)| match i.target() {
+        None => true,
+        Some(t) => {
+            let t = match t {
+                Jump::At(t) => t as usize,
+                Jump::End => len,
+            };
+            !((pc < b && t > b) || (pc > b && t <= b))
+        }
+    })
+}
+
+fn segments(instrs: &[Instr]) -> Segments {
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    for (pc, i) in instrs.iter().enumerate() {
+        if *i == Instr::Barrier && top_level(instrs, pc) {
+            ranges.push((start, pc));
+            start = pc + 1;
+        }
+    }
+    ranges.push((start, instrs.len()));
+    Segments { ranges }
+}
+
+/// Why a program cannot be emitted for a target.
+pub fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {
+    let prog = &p.program;
+    for (c, code) in prog.codes.iter().enumerate() {
+        for (pc, i) in code.instrs.iter().enumerate() {
+            let at = || {
+                format!(
+                    "{}: program `{}`, `{}`",
+                    p.source.display(),
+                    p.name,
+                    litmus::print::at(prog, c, pc)
+                )
+            };
+            match i {
+                Instr::Barrier if lang == Lang::Wgsl && !top_level(&code.instrs, pc) => {
+                    return Some(format!(
+                        "{}: a barrier in non-uniform control flow (a jump crosses it): WGSL requires workgroupBarrier() in uniform control flow (naga's uniformity analysis rejects it); emit it for cuda or glsl",
+                        at()
+                    ));
+                }
+                Instr::Collective { .. } if lang == Lang::Wgsl => {
+                    return Some(format!(
+                        "{}: subgroup collectives need WGSL's `subgroups` extension, which WebGPU's core lacks; emit it for cuda or glsl",
+                        at()
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// Where each location starts in global memory (`None` for shared ones)
+/// and in shared memory.
+struct Layout {
+    global_off: Vec<usize>,
+    shared_off: Vec<usize>,
+    global_words: usize,
+    shared_words: usize,
+    /// Locations whose `fetch_add`/`sub` must keep the exact value.
+    exact: Vec<bool>,
+}
+
+fn layout(p: &Program) -> Layout {
+    let (mut g, mut s) = (0, 0);
+    let mut global_off = Vec::new();
+    let mut shared_off = Vec::new();
+    for l in &p.locations {
+        if l.shared {
+            shared_off.push(s);
+            global_off.push(0);
+            s += l.len();
+        } else {
+            global_off.push(g);
+            shared_off.push(0);
+            g += l.len();
+        }
+    }
+    let mut exact = vec![false; p.locations.len()];
+    for code in &p.codes {
+        for i in &code.instrs {
+            if let Instr::Atomic { op, addr, .. } = i {
+                if matches!(
+                    op,
+                    AtomicOp::CompareExchange(..) | AtomicOp::Fetch(RmwOp::Min | RmwOp::Max, _)
+                ) {
+                    exact[addr.loc as usize] = true;
+                }
+            }
+        }
+    }
+    Layout {
+        global_off,
+        shared_off,
+        global_words: g.max(1),
+        shared_words: s,
+        exact,
+    }
+}
+
+/// Spellings that differ between the languages.
+struct Spell {
+    lang: Lang,
+    mask: u32,
+    bits: u32,
+}
+
+impl Spell {
+    fn u(&self, v: impl std::fmt::Display) -> String {
+        format!("{v}u")
+    }
+
+    fn operand(&self, o: Operand) -> String {
+        match o {
+            Operand::Reg(r) => format!("r{r}"),
+            Operand::Imm(v) => self.u(v),
+            Operand::Id(IdKind::WgId) => "wg_id".into(),
+            Operand::Id(IdKind::LocalId) => "local_id".into(),
+            Operand::Id(IdKind::SubgroupId) => "subgroup_id".into(),
+            Operand::Id(IdKind::LaneId) => "lane_id".into(),
+        }
+    }
+
+    /// A boolean as 0 or 1.
+    fn b2u(&self, b: &str) -> String {
+        match self.lang {
+            Lang::Wgsl => format!("select(0u, 1u, {b})"),
+            _ => format!("(({b}) ? 1u : 0u)"),
+        }
+    }
+
+    fn cmp(&self, a: &str, c: Cmp, b: &str) -> String {
+        format!("{a} {} {b}", c.symbol())
+    }
+
+    fn binop(&self, op: BinOp, a: &str, b: &str) -> String {
+        let m = self.u(self.mask);
+        match op {
+            BinOp::Cmp(c) => self.b2u(&self.cmp(a, c, b)),
+            BinOp::Shl | BinOp::Shr => {
+                let sym = op.symbol();
+                match self.lang {
+                    Lang::Wgsl => format!(
+                        "select(({a} {sym} min({b}, 31u)) & {m}, 0u, {b} >= {})",
+                        self.u(self.bits)
+                    ),
+                    _ => format!(
+                        "(({b} >= {}) ? 0u : (({a} {sym} {b}) & {m}))",
+                        self.u(self.bits)
+                    ),
+                }
+            }
+            _ => format!("(({a} {} {b}) & {m})", op.symbol()),
+        }
+    }
+
+    /// A pointer or lvalue of an atomic cell.
+    fn cell(&self, shared: bool, index: &str) -> String {
+        let arr = if shared { "sh" } else { "mem" };
+        match self.lang {
+            Lang::Cuda => format!("&{arr}[{index}]"),
+            Lang::Glsl => format!("{arr}[{index}]"),
+            Lang::Wgsl => format!("&{arr}[{index}]"),
+        }
+    }
+
+    fn atomic(&self, f: &str, cell: &str, args: &[&str]) -> String {
+        let name = match (self.lang, f) {
+            (Lang::Cuda, "exch") => "atomicExch",
+            (Lang::Cuda, "add") => "atomicAdd",
+            (Lang::Cuda, "sub") => "atomicSub",
+            (Lang::Cuda, "and") => "atomicAnd",
+            (Lang::Cuda, "or") => "atomicOr",
+            (Lang::Cuda, "xor") => "atomicXor",
+            (Lang::Cuda, "min") => "atomicMin",
+            (Lang::Cuda, "max") => "atomicMax",
+            (Lang::Cuda, "cas") => "atomicCAS",
+            (Lang::Glsl, "exch") | (Lang::Wgsl, "exch") => "atomicExchange",
+            (Lang::Glsl, "add") | (Lang::Wgsl, "add") => "atomicAdd",
+            (Lang::Glsl, "sub") => "atomicAdd",
+            (Lang::Wgsl, "sub") => "atomicSub",
+            (Lang::Glsl, "and") | (Lang::Wgsl, "and") => "atomicAnd",
+            (Lang::Glsl, "or") | (Lang::Wgsl, "or") => "atomicOr",
+            (Lang::Glsl, "xor") | (Lang::Wgsl, "xor") => "atomicXor",
+            (Lang::Glsl, "min") | (Lang::Wgsl, "min") => "atomicMin",
+            (Lang::Glsl, "max") | (Lang::Wgsl, "max") => "atomicMax",
+            (Lang::Glsl, "cas") => "atomicCompSwap",
+            (Lang::Wgsl, "cas") => "atomicCompareExchangeWeak",
+            _ => unreachable!("every atomic is spelt"),
+        };
+        let mut a = vec![cell.to_string()];
+        if self.lang == Lang::Glsl && f == "sub" {
+            // GLSL has no atomicSub: add the two's complement.
+            a.push(format!("(0u - {})", args[0]));
+        } else {
+            a.extend(args.iter().map(|s| s.to_string()));
+        }
+        format!("{name}({})", a.join(", "))
+    }
+}
+
+/// The statements of one instruction inside its `case`; they set `pc`.
+fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
+    let code = &p.codes[c];
+    let len = code.instrs.len();
+    let m = sp.u(sp.mask);
+    let jump = |t: Jump| match t {
+        Jump::At(t) => sp.u(t),
+        Jump::End => sp.u(len),
+    };
+    let next = sp.u(pc + 1);
+    let wgsl = sp.lang == Lang::Wgsl;
+    let mut out = String::new();
+    match code.instrs[pc] {
+        Instr::Assign { dst, op, a, b } => {
+            let (a, b) = (sp.operand(a), sp.operand(b));
+            let v = match op {
+                None => a,
+                Some(op) => sp.binop(op, &a, &b),
+            };
+            let _ = writeln!(out, "r{dst} = {v};\npc = {next};");
+        }
+        Instr::Branch { a, cmp, b, target } => {
+            let cond = sp.cmp(&sp.operand(a), cmp, &sp.operand(b));
+            if wgsl {
+                let _ = writeln!(out, "pc = select({next}, {}, {cond});", jump(target));
+            } else {
+                let _ = writeln!(out, "pc = ({cond}) ? {} : {next};", jump(target));
+            }
+        }
+        Instr::Goto { target } => {
+            let _ = writeln!(out, "pc = {};", jump(target));
+        }
+        Instr::Barrier => {
+            let b = match sp.lang {
+                Lang::Cuda => "__syncthreads();",
+                Lang::Glsl => "barrier();",
+                Lang::Wgsl => unreachable!("WGSL refuses barriers in control flow"),
+            };
+            let _ = writeln!(
+                out,
+                "// A barrier a jump crosses: not every invocation may reach it (the oracle's deadlock).\n{b}\npc = {next};"
+            );
+        }
+        Instr::Collective { op, dst, src } => {
+            let v = sp.operand(src);
+            let e = match (sp.lang, op) {
+                (Lang::Cuda, CollectiveOp::All) => {
+                    format!("__all_sync(__activemask(), {v} != 0u) ? 1u : 0u")
+                }
+                (Lang::Cuda, CollectiveOp::Any) => {
+                    format!("__any_sync(__activemask(), {v} != 0u) ? 1u : 0u")
+                }
+                (Lang::Cuda, CollectiveOp::BroadcastFirst) => {
+                    format!("__shfl_sync(__activemask(), {v}, __ffs(__activemask()) - 1)")
+                }
+                (Lang::Glsl, CollectiveOp::All) => format!("subgroupAll({v} != 0u) ? 1u : 0u"),
+                (Lang::Glsl, CollectiveOp::Any) => format!("subgroupAny({v} != 0u) ? 1u : 0u"),
+                (Lang::Glsl, CollectiveOp::BroadcastFirst) => {
+                    format!("subgroupBroadcastFirst({v})")
+                }
+                (Lang::Wgsl, _) => unreachable!("WGSL refuses collectives"),
+            };
+            let _ = writeln!(out, "r{dst} = {e};\npc = {next};");
+        }
+        Instr::Atomic {
+            op,
+            addr,
+            dst,
+            branch,
+        } => {
+            let loc = &p.locations[addr.loc as usize];
+            let (off, shared) = if loc.shared {
+                (lay.shared_off[addr.loc as usize], true)
+            } else {
+                (lay.global_off[addr.loc as usize], false)
+            };
+            let idx = match addr.index {
+                Operand::Imm(i) => sp.u(off + i as usize),
+                o => format!(
+                    "{} + min({}, {})",
+                    sp.u(off),
+                    sp.operand(o),
+                    sp.u(loc.len().saturating_sub(1))
+                ),
+            };
+            let cell = sp.cell(shared, &idx);
+            let exact = lay.exact[addr.loc as usize];
+            let old = match op {
+                AtomicOp::Load => sp.atomic("add", &cell, &["0u"]),
+                AtomicOp::Store(v) | AtomicOp::Exchange(v) => {
+                    sp.atomic("exch", &cell, &[&sp.operand(v)])
+                }
+                AtomicOp::CompareExchange(e, n) => {
+                    let (e, n) = (sp.operand(e), sp.operand(n));
+                    if wgsl {
+                        format!("{}.old_value", sp.atomic("cas", &cell, &[&e, &n]))
+                    } else {
+                        sp.atomic("cas", &cell, &[&e, &n])
+                    }
+                }
+                AtomicOp::Fetch(rmw @ (RmwOp::Add | RmwOp::Sub), v) if exact => {
+                    // A compare-exchange loop keeps the exact value: the
+                    // location also takes compare-exchange, min or max.
+                    let v = sp.operand(v);
+                    let sym = if rmw == RmwOp::Add { "+" } else { "-" };
+                    let load = sp.atomic("add", &cell, &["0u"]);
+                    let _ = match sp.lang {
+                        Lang::Wgsl => writeln!(
+                            out,
+                            "var old = {load};\nloop {{\n    let r = {};\n    if (r.exchanged) {{ break; }}\n    old = r.old_value;\n}}",
+                            sp.atomic("cas", &cell, &["old", &format!("(old {sym} {v}) & {m}")])
+                        ),
+                        _ => writeln!(
+                            out,
+                            "uint old = {load};\nfor (;;) {{\n    uint seen = {};\n    if (seen == old) break;\n    old = seen;\n}}",
+                            sp.atomic("cas", &cell, &["old", &format!("(old {sym} {v}) & {m}")])
+                        ),
+                    };
+                    "old".to_string()
+                }
+                AtomicOp::Fetch(rmw, v) => {
+                    let f = match rmw {
+                        RmwOp::Add => "add",
+                        RmwOp::Sub => "sub",
+                        RmwOp::And => "and",
+                        RmwOp::Or => "or",
+                        RmwOp::Xor => "xor",
+                        RmwOp::Min => "min",
+                        RmwOp::Max => "max",
+                    };
+                    sp.atomic(f, &cell, &[&sp.operand(v)])
+                }
+            };
+            let decl = if wgsl { "let" } else { "uint" };
+            if old == "old" {
+                let _ = writeln!(out, "{decl} v = old & {m};");
+            } else {
+                let _ = writeln!(out, "{decl} v = {old} & {m};");
+            }
+            if let Some(d) = dst {
+                let _ = writeln!(out, "r{d} = v;");
+            }
+            let v_unused = dst.is_none() && branch.is_none();
+            match branch {
+                Some(b) => {
+                    let cond = sp.cmp("v", b.cmp, &sp.operand(b.rhs));
+                    if wgsl {
+                        let _ = writeln!(out, "pc = select({next}, {}, {cond});", jump(b.target));
+                    } else {
+                        let _ = writeln!(out, "pc = ({cond}) ? {} : {next};", jump(b.target));
+                    }
+                }
+                None => {
+                    if v_unused {
+                        let _ = writeln!(out, "{}", if wgsl { "_ = v;" } else { "(void)v;" });
+                    }
+                    let _ = writeln!(out, "pc = {next};");
+                }
+            }
+        }
+    }
+    if sp.lang == Lang::Glsl {
+        out = out.replace("(void)v;\n", "");
+    }
+    out
+}
+
+fn indent(s: &str, n: usize) -> String {
+    let pad = "    ".repeat(n);
+    s.lines()
+        .map(|l| {
+            if l.is_empty() {
+                "\n".to_string()
+            } else {
+                format!("{pad}{l}\n")
+            }
+        })
+        .collect()
+}
+
+/// The body of one code block: its segments' dispatch loops and the
+/// top-level barriers between them.
+fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
+    let code = &p.codes[c];
+    let segs = segments(&code.instrs);
+    let mut out = String::new();
+    let stop = match sp.lang {
+        Lang::Cuda => "if (*stop != 0u) { left = true; break; }".to_string(),
+        Lang::Glsl => "if (stop_flag != 0u) { left = true; break; }".to_string(),
+        Lang::Wgsl => "if (axb_leave(&budget)) { left = true; break; }".to_string(),
+    };
+    for (k, &(start, end)) in segs.ranges.iter().enumerate() {
+        let _ = writeln!(out, "// pcs {start}..{end}");
+        let cond = format!("!left && pc >= {} && pc < {}", sp.u(start), sp.u(end));
+        let mut cases = String::new();
+        for pc in start..end {
+            let body = lower(p, c, pc, lay, sp);
+            let text = litmus::print::at(p, c, pc).replace('\n', " ");
+            match sp.lang {
+                Lang::Wgsl => {
+                    let _ = write!(
+                        cases,
+                        "case {}: {{ // {text}\n{}}}\n",
+                        sp.u(pc),
+                        indent(&body, 1)
+                    );
+                }
+                _ => {
+                    let _ = write!(
+                        cases,
+                        "case {}: {{ // {text}\n{}    break;\n}}\n",
+                        sp.u(pc),
+                        indent(&body, 1)
+                    );
+                }
+            }
+        }
+        let default = match sp.lang {
+            Lang::Wgsl => "default: { }\n",
+            _ => "default: break;\n",
+        };
+        let body = format!(
+            "{stop}\nswitch (pc) {{\n{}{}}}\n",
+            indent(&cases, 1),
+            indent(default, 1)
+        );
+        match sp.lang {
+            Lang::Wgsl => {
+                let _ = write!(
+                    out,
+                    "loop {{\n    if (!({cond})) {{ break; }}\n{}}}\n",
+                    indent(&body, 1)
+                );
+            }
+            _ => {
+                let _ = write!(out, "while ({cond}) {{\n{}}}\n", indent(&body, 1));
+            }
+        }
+        if k + 1 < segs.ranges.len() {
+            let b = match sp.lang {
+                Lang::Cuda => "__syncthreads();",
+                Lang::Glsl => "barrier();",
+                Lang::Wgsl => "workgroupBarrier();",
+            };
+            let _ = writeln!(
+                out,
+                "// {} (top-level: every invocation reaches it once)\n{b}\nif (!left) {{ pc = {}; }}",
+                litmus::print::at(p, c, end),
+                sp.u(end + 1)
+            );
+        }
+    }
+    out
+}
+
+/// How a kernel program's CUDA and WGSL file begins (GLSL: the line after `#version`).
+pub const FIRST_LINE: &str = "// axb-kernel:";
+
+/// The `axb-kernel:` first line: what a host needs to run the file.
+fn run_line(p: &NamedProgram, lay: &Layout, comment: &str) -> String {
+    let prog = &p.program;
+    let init: Vec<String> = prog
+        .locations
+        .iter()
+        .filter(|l| !l.shared)
+        .flat_map(|l| l.init.iter().map(|v| v.to_string()))
+        .collect();
+    let init = if init.is_empty() {
+        "0".to_string()
+    } else {
+        init.join(",")
+    };
+    debug_assert_eq!(comment, "//", "FIRST_LINE");
+    format!(
+        "{FIRST_LINE} workgroups={} workgroup_size={} words={} init={init}\n",
+        prog.workgroups, prog.workgroup_size, lay.global_words
+    )
+}
+
+/// The comment block after the first line: the program as written, its
+/// stated verdicts and how to run it.
+fn header(p: &NamedProgram, lang: Lang, comment: &str) -> String {
+    let prog = &p.program;
+    let mut s = format!(
+        "{comment} Kernel program `{}` for {} (backends emit; docs/KERNEL.md).\n\
+         {comment} Memory is sequentially consistent in the oracle; on a device these are\n\
+         {comment} device-scope atomics. Subgroup ids are the program's ({} invocations a subgroup).\n",
+        p.name,
+        lang.name(),
+        prog.subgroup_size
+    );
+    for l in litmus::print::print(prog).lines() {
+        if l.is_empty() {
+            let _ = writeln!(s, "{comment}");
+        } else {
+            let _ = writeln!(s, "{comment}   {}", l.replace("*/", "* /"));
+        }
+    }
+    s
+}
+
+/// The code block of each workgroup, as a condition on `wg_id` per block
+/// (uniform: the workgroup id is the same for the whole workgroup); no
+/// condition when every workgroup runs the same block.
+fn dispatch(p: &Program, lay: &Layout, sp: &Spell) -> String {
+    if p.codes.len() == 1 {
+        return block(p, 0, lay, sp);
+    }
+    let mut out = String::new();
+    for c in 0..p.codes.len() {
+        // The workgroups that run block c, as a bit mask (no `||`, which
+        // WGSL compilers lower into control flow).
+        let mask: u32 = (0..p.workgroups as usize)
+            .filter(|&w| p.wg_code[w] as usize == c)
+            .map(|w| 1u32 << w)
+            .sum();
+        if mask == 0 {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "if ((({} >> wg_id) & 1u) == 1u) {{\n{}}}\n",
+            sp.u(mask),
+            indent(&block(p, c, lay, sp), 1)
+        );
+    }
+    out
+}
+
+fn registers(p: &Program, lang: Lang) -> String {
+    let n = p.codes.iter().map(|c| c.regs.len()).max().unwrap_or(0);
+    (0..n)
+        .map(|r| match lang {
+            Lang::Wgsl => format!("var r{r} = 0u;\n"),
+            _ => format!("uint r{r} = 0u;\n"),
+        })
+        .collect()
+}
+
+/// Shared locations' initial values, written by invocation 0 before a
+/// barrier every invocation reaches.
+fn shared_init(p: &Program, lay: &Layout, lang: Lang) -> String {
+    if lay.shared_words == 0 {
+        return String::new();
+    }
+    let mut s = String::from("if (local_id == 0u) {\n");
+    for (k, l) in p.locations.iter().enumerate() {
+        if !l.shared {
+            continue;
+        }
+        for (i, v) in l.init.iter().enumerate() {
+            let cell = lay.shared_off[k] + i;
+            let _ = match lang {
+                Lang::Wgsl => writeln!(s, "    atomicStore(&sh[{cell}], {v}u);"),
+                Lang::Cuda => writeln!(s, "    sh[{cell}] = {v}u;"),
+                Lang::Glsl => writeln!(s, "    sh[{cell}] = {v}u;"),
+            };
+        }
+    }
+    s.push_str("}\n");
+    s.push_str(match lang {
+        Lang::Cuda => "__syncthreads();\n",
+        Lang::Glsl => "barrier();\n",
+        Lang::Wgsl => "workgroupBarrier();\n",
+    });
+    s
+}
+
+use crate::target::templates::KERNEL_CUDA_HOST as CUDA_HOST;
+
+/// The program as one file for `lang`, or why it cannot be.
+pub fn emit(p: &NamedProgram, lang: Lang) -> Result<String, String> {
+    if let Some(why) = refusal(p, lang) {
+        return Err(why);
+    }
+    let prog = &p.program;
+    let lay = layout(prog);
+    let sp = Spell {
+        lang,
+        mask: prog.values as u32 - 1,
+        bits: prog.values.trailing_zeros(),
+    };
+    let s = prog.subgroup_size.max(1);
+    let ids = match lang {
+        Lang::Wgsl => format!(
+            "let wg_id = wid.x;\nlet local_id = lid.x;\nlet subgroup_id = local_id / {s}u;\nlet lane_id = local_id % {s}u;\n_ = subgroup_id;\n_ = lane_id;\n"
+        ),
+        Lang::Glsl => format!(
+            "uint wg_id = gl_WorkGroupID.x;\nuint local_id = gl_LocalInvocationID.x;\nuint subgroup_id = local_id / {s}u;\nuint lane_id = local_id % {s}u;\n"
+        ),
+        Lang::Cuda => format!(
+            "const uint wg_id = blockIdx.x;\nconst uint local_id = threadIdx.x;\nconst uint subgroup_id = local_id / {s}u;\nconst uint lane_id = local_id % {s}u;\n(void)subgroup_id;\n(void)lane_id;\n"
+        ),
+    };
+    let state = match lang {
+        Lang::Wgsl => "var pc = 0u;\nvar left = false;\nvar budget = params.budget;\n",
+        _ => "uint pc = 0u;\nbool left = false;\n",
+    };
+    let finish = match lang {
+        Lang::Cuda => "if (left) { atomicAdd(&ends[1], 1u); } else { atomicAdd(&ends[0], 1u); }\n",
+        Lang::Glsl => {
+            "if (left) { atomicAdd(ends.stopped, 1u); } else { atomicAdd(ends.finished, 1u); }\n"
+        }
+        Lang::Wgsl => {
+            "if (left) { atomicAdd(&ends.stopped, 1u); } else { atomicAdd(&ends.finished, 1u); }\n"
+        }
+    };
+    let body = format!(
+        "{ids}{state}{}{}{}{finish}",
+        registers(prog, lang),
+        shared_init(prog, &lay, lang),
+        dispatch(prog, &lay, &sp)
+    );
+    let n = prog.workgroup_size;
+    let sh = lay.shared_words.max(1);
+    Ok(match lang {
+        Lang::Glsl => {
+            let ext = if prog
+                .codes
+                .iter()
+                .any(|c| c.instrs.iter().any(|i| matches!(i, Instr::Collective { .. })))
+            {
+                "#extension GL_KHR_shader_subgroup_vote : require\n#extension GL_KHR_shader_subgroup_ballot : require\n"
+            } else {
+                ""
+            };
+            format!(
+                "#version 450\n{ext}{}{}\
+                 layout(local_size_x = {n}, local_size_y = 1, local_size_z = 1) in;\n\n\
+                 // Binding 0: the global locations (see the first line); 1: the stop flag; 2: ends.\n\
+                 layout(std430, set = 0, binding = 0) buffer Memory {{\n    uint mem[];\n}};\n\
+                 layout(std430, set = 0, binding = 1) coherent volatile buffer Stop {{\n    uint stop_flag;\n}};\n\
+                 layout(std430, set = 0, binding = 2) buffer Ends {{\n    uint finished;\n    uint stopped;\n}} ends;\n\
+                 shared uint sh[{sh}];\n\n\
+                 void main() {{\n{}}}\n",
+                run_line(p, &lay, "//"),
+                header(p, lang, "//"),
+                indent(&body, 1)
+            )
+        }
+        Lang::Wgsl => format!(
+            "{}{}\
+             // Binding 0: the global locations (see the first line); 1: ends; 2: the budget.\n\
+             @group(0) @binding(0) var<storage, read_write> mem: array<atomic<u32>>;\n\
+             struct Ends {{\n    finished: atomic<u32>,\n    stopped: atomic<u32>,\n    exhausted: atomic<u32>,\n}}\n\
+             @group(0) @binding(1) var<storage, read_write> ends: Ends;\n\
+             struct Params {{\n    budget: u32,\n}}\n\
+             @group(0) @binding(2) var<uniform> params: Params;\n\
+             var<workgroup> sh: array<atomic<u32>, {sh}>;\n\n\
+             // Spends one unit of the budget; true when this invocation must leave:\n\
+             // its budget is spent, or another invocation's was.\n\
+             fn axb_leave(budget: ptr<function, u32>) -> bool {{\n    \
+             if (*budget == 0u) {{\n        atomicAdd(&ends.exhausted, 1u);\n        return true;\n    }}\n    \
+             *budget = *budget - 1u;\n    return atomicLoad(&ends.exhausted) != 0u;\n}}\n\n\
+             @compute @workgroup_size({n})\n\
+             fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n{}}}\n",
+            run_line(p, &lay, "//"),
+            header(p, lang, "//"),
+            indent(&body, 1)
+        ),
+        Lang::Cuda => {
+            let body = body.replace("uint ", "unsigned int ").replace("const uint ", "const unsigned int ");
+            format!(
+                "{}{}\
+                 #include <cuda_runtime.h>\n#include <chrono>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <thread>\n#include <vector>\n\n\
+                 typedef unsigned int uint;\n\n\
+                 // Blocks of {n} threads; mem: the global locations; stop: mapped host memory\n\
+                 // the host sets at its deadline; ends[0]: finished, ends[1]: stopped.\n\
+                 __global__ void axb_kernel(unsigned int* mem, volatile unsigned int* stop, unsigned int* ends) {{\n    \
+                 __shared__ unsigned int sh[{sh}];\n{}}}\n\n\
+                 static const unsigned int WORKGROUPS = {};\nstatic const unsigned int WORKGROUP_SIZE = {n};\n\
+                 static const unsigned int WORDS = {};\nstatic const unsigned int INIT[] = {{{}}};\nstatic const char* NAME = \"{}\";\n\n{CUDA_HOST}",
+                run_line(p, &lay, "//"),
+                header(p, lang, "//"),
+                indent(&body, 1),
+                prog.workgroups,
+                lay.global_words,
+                init_words(prog, &lay).join(", "),
+                p.name
+            )
+        }
+    })
+}
+
+fn init_words(p: &Program, lay: &Layout) -> Vec<String> {
+    let mut w = vec!["0u".to_string(); lay.global_words];
+    for (k, l) in p.locations.iter().enumerate() {
+        if !l.shared {
+            for (i, v) in l.init.iter().enumerate() {
+                w[lay.global_off[k] + i] = format!("{v}u");
+            }
+        }
+    }
+    w
+}
+
+/// Validates a kernel program's WGSL as a WebGPU implementation would:
+/// naga parses and validates it with WebGPU's core capabilities, and since
+/// naga does not report WGSL's uniformity analysis (naga issue 1744), this
+/// checks the one rule the emitted shaders meet it by: every barrier is
+/// outside every loop and switch, under `if`s whose conditions read only
+/// the workgroup id (uniform in a workgroup) and constants. (The emitted
+/// entry points never return early: naga's only `return`s are the implicit
+/// last ones, after every barrier.)
+pub fn validate_wgsl(source: &str) -> Result<(), String> {
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .map_err(|e| e.emit_to_string(source))?;
+    for (_, f) in module.functions.iter() {
+        if barrier_in(&f.body) {
+            return Err(format!(
+                "function `{}`: a barrier outside the entry point",
+                f.name.as_deref().unwrap_or("?")
+            ));
+        }
+    }
+    for ep in &module.entry_points {
+        let f = &ep.function;
+        // The argument that is the workgroup id.
+        let wid = f.arguments.iter().position(|a| {
+            matches!(
+                a.binding,
+                Some(naga::Binding::BuiltIn(naga::BuiltIn::WorkGroupId))
+            )
+        });
+        uniform_barriers(f, &f.body, wid, true)?;
+    }
+    Ok(())
+}
+
+/// Whether `block` holds a barrier anywhere.
+fn barrier_in(block: &naga::Block) -> bool {
+    use naga::Statement as S;
+    block.iter().any(|s| match s {
+        S::ControlBarrier(_) | S::MemoryBarrier(_) => true,
+        S::Block(b) => barrier_in(b),
+        S::If { accept, reject, .. } => barrier_in(accept) || barrier_in(reject),
+        S::Switch { cases, .. } => cases.iter().any(|c| barrier_in(&c.body)),
+        S::Loop {
+            body, continuing, ..
+        } => barrier_in(body) || barrier_in(continuing),
+        _ => false,
+    })
+}
+
+/// Whether expression `e` reads only the workgroup id argument, constants
+/// and pure operations on them.
+fn uniform_expr(f: &naga::Function, e: naga::Handle<naga::Expression>, wid: Option<usize>) -> bool {
+    use naga::Expression as E;
+    match &f.expressions[e] {
+        E::Literal(_) | E::Constant(_) | E::ZeroValue(_) => true,
+        E::FunctionArgument(i) => Some(*i as usize) == wid,
+        E::AccessIndex { base, .. } => uniform_expr(f, *base, wid),
+        E::Binary { left, right, .. } => {
+            uniform_expr(f, *left, wid) && uniform_expr(f, *right, wid)
+        }
+        E::Unary { expr, .. } => uniform_expr(f, *expr, wid),
+        _ => {
+            // A named `let` of a uniform value is the expression itself.
+            false
+        }
+    }
+}
+
+fn uniform_barriers(
+    f: &naga::Function,
+    block: &naga::Block,
+    wid: Option<usize>,
+    uniform: bool,
+) -> Result<(), String> {
+    use naga::Statement as S;
+    for s in block.iter() {
+        match s {
+            S::ControlBarrier(_) | S::MemoryBarrier(_) if !uniform => {
+                return Err("a barrier in non-uniform control flow".into())
+            }
+            S::Block(b) => uniform_barriers(f, b, wid, uniform)?,
+            S::If {
+                condition,
+                accept,
+                reject,
+            } => {
+                let u = uniform && uniform_expr(f, *condition, wid);
+                uniform_barriers(f, accept, wid, u)?;
+                uniform_barriers(f, reject, wid, u)?;
+            }
+            S::Switch { cases, .. } if cases.iter().any(|c| barrier_in(&c.body)) => {
+                return Err("a barrier in a switch".into());
+            }
+            S::Loop {
+                body, continuing, ..
+            } if barrier_in(body) || barrier_in(continuing) => {
+                return Err("a barrier in a loop".into());
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prog(src: &str) -> NamedProgram {
+        NamedProgram {
+            name: "t".into(),
+            program: litmus::parse(src).unwrap(),
+            verdicts: None,
+            source: "t.litmus".into(),
+        }
+    }
+
+    #[test]
+    fn barriers_no_jump_crosses_split_the_loop() {
+        let p = prog("values 2;\nworkgroups 1;\nworkgroup_size 2;\nglobal x;\nkernel {\n  0: x = 1;\n  1: barrier();\n  2: if (x == 0) goto 2;\n}\n");
+        let s = segments(&p.program.codes[0].instrs);
+        assert_eq!(s.ranges, vec![(0, 1), (2, 3)]);
+        assert!(refusal(&p, Lang::Wgsl).is_none());
+        // A jump over the barrier makes it non-uniform: WGSL refuses.
+        let q = prog("values 2;\nworkgroups 1;\nworkgroup_size 2;\nkernel {\n  0: if (local_id == 0) goto 2;\n  1: barrier();\n}\n");
+        assert_eq!(segments(&q.program.codes[0].instrs).ranges, vec![(0, 2)]);
+        let e = refusal(&q, Lang::Wgsl).unwrap();
+        assert!(
+            e.contains(
+                "t.litmus: program `t`, `1: barrier();`: a barrier in non-uniform control flow"
+            ),
+            "{e}"
+        );
+        assert!(refusal(&q, Lang::Cuda).is_none());
+    }
+
+    #[test]
+    fn the_wgsl_barrier_check_refuses_what_the_emitter_refuses() {
+        let p = prog("values 2;\nworkgroups 2;\nworkgroup_size 2;\nglobal x;\nkernel {\n  0: x = 1;\n  1: barrier();\n  2: if (x == 0) goto 2;\n}\n");
+        let w = emit(&p, Lang::Wgsl).unwrap();
+        validate_wgsl(&w).unwrap();
+        // The same shader with its barrier moved into the dispatch loop,
+        // as a barrier some jump crosses would be lowered.
+        let bad = w
+            .replacen(
+                "    workgroupBarrier();\n        if (!left)",
+                "    if (!left)",
+                1,
+            )
+            .replacen(
+                "switch (pc) {",
+                "workgroupBarrier();\n            switch (pc) {",
+                1,
+            );
+        assert_ne!(bad, w);
+        let e = validate_wgsl(&bad).unwrap_err();
+        assert!(e.contains("a barrier in a loop"), "{e}");
+    }
+}
