@@ -559,7 +559,12 @@ fn the_idioms_page_shows_every_idiom_with_its_verdicts() {
     let files = std::fs::read_dir(idioms_dir())
         .unwrap()
         .filter(|e| {
-            e.as_ref().unwrap().path().extension().and_then(|x| x.to_str()) == Some("litmus")
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .and_then(|x| x.to_str())
+                == Some("litmus")
         })
         .count();
     assert!(files >= 23, "{files} idiom files");
@@ -589,9 +594,8 @@ fn the_idioms_page_shows_every_idiom_with_its_verdicts() {
         }
         for e in &p.program.expect {
             assert!(
-                models
-                    .iter()
-                    .any(|m| m == &e.model || (m.as_flat().is_some() && m.as_flat() == e.model.as_flat())),
+                models.iter().any(|m| m == &e.model
+                    || (m.as_flat().is_some() && m.as_flat() == e.model.as_flat())),
                 "{name}: {} has no row",
                 e.model
             );
@@ -635,7 +639,12 @@ fn the_idioms_page_shows_every_idiom_with_its_verdicts() {
                 e.model
             );
             let disagrees = bad.iter().any(|(m, ..)| *m == e.model);
-            assert_eq!(r["a"], if disagrees { "no" } else { "yes" }, "{name} {}", e.model);
+            assert_eq!(
+                r["a"],
+                if disagrees { "no" } else { "yes" },
+                "{name} {}",
+                e.model
+            );
             stated_total += 1;
         }
         for r in rows {
@@ -651,10 +660,19 @@ fn the_idioms_page_shows_every_idiom_with_its_verdicts() {
             let head = format!("{name} under ");
             assert!(w.starts_with(&head), "{name}: {w}");
             assert!(w.contains("(memory sequentially consistent)"), "{w}");
-            assert!(!w.contains(&litmus::print(&p.program)), "the program is shown once");
+            assert!(
+                !w.contains(&litmus::print(&p.program)),
+                "the program is shown once"
+            );
             match r["v"].as_str().unwrap() {
-                "P" => assert!(w.contains(": P: termination is guaranteed") && w.contains("Why:"), "{w}"),
-                "deadlock" => assert!(w.contains("a schedule deadlocks") && w.contains("Stuck in:"), "{w}"),
+                "P" => assert!(
+                    w.contains(": P: termination is guaranteed") && w.contains("Why:"),
+                    "{w}"
+                ),
+                "deadlock" => assert!(
+                    w.contains("a schedule deadlocks") && w.contains("Stuck in:"),
+                    "{w}"
+                ),
                 "F" => assert!(
                     w.contains(": F: termination is NOT guaranteed")
                         && w.contains("--- repeats forever from here ---"),
@@ -666,7 +684,11 @@ fn the_idioms_page_shows_every_idiom_with_its_verdicts() {
 
         // The code of every target, or its refusal.
         let code = k["code"].as_array().unwrap();
-        for (lang, target) in [(Lang::Cuda, "cuda"), (Lang::Glsl, "glsl"), (Lang::Wgsl, "wgsl")] {
+        for (lang, target) in [
+            (Lang::Cuda, "cuda"),
+            (Lang::Glsl, "glsl"),
+            (Lang::Wgsl, "wgsl"),
+        ] {
             let cell = code
                 .iter()
                 .find(|c| c[0] == target)
@@ -687,7 +709,14 @@ fn the_idioms_page_shows_every_idiom_with_its_verdicts() {
     // Deterministic: the same bytes again.
     assert_eq!(idioms_page().1, html);
     // Offline, as the AXB page.
-    for bad in ["<link", " src=", "@import", "url(http", "fetch(", "XMLHttpRequest"] {
+    for bad in [
+        "<link",
+        " src=",
+        "@import",
+        "url(http",
+        "fetch(",
+        "XMLHttpRequest",
+    ] {
         assert!(!html.contains(bad), "the page refers to `{bad}`");
     }
 }
@@ -760,9 +789,16 @@ fn dump_dom_and_console(chromium: &Path, page: &Path, fragment: &str) -> (String
         .output()
         .expect("chromium starts");
     let _ = std::fs::remove_dir_all(&profile);
-    assert!(out.status.success(), "chromium failed ({}) on {url}", out.status);
+    assert!(
+        out.status.success(),
+        "chromium failed ({}) on {url}",
+        out.status
+    );
     let dom = String::from_utf8(out.stdout).unwrap();
-    assert!(dom.contains("data-ready=\"1\""), "the page's script did not finish on {url}");
+    assert!(
+        dom.contains("data-ready=\"1\""),
+        "the page's script did not finish on {url}"
+    );
     let console = String::from_utf8_lossy(&out.stderr)
         .lines()
         .filter(|l| l.contains("CONSOLE"))
@@ -789,7 +825,11 @@ fn the_idioms_page_shows_an_idiom_in_the_browser() {
         .iter()
         .map(|t| attr(t, "data-name").unwrap())
         .collect();
-    let want: Vec<String> = loaded.programs.iter().map(|p| format!("k:{}", p.name)).collect();
+    let want: Vec<String> = loaded
+        .programs
+        .iter()
+        .map(|p| format!("k:{}", p.name))
+        .collect();
     assert_eq!(listed, want);
     assert_eq!(text_of(&dom, "count"), want.len().to_string());
     // No fragment: the first idiom is shown.
@@ -797,12 +837,19 @@ fn the_idioms_page_shows_an_idiom_in_the_browser() {
     assert!(dom.contains("data-kind=\"kernel\""));
 
     // A scoped model named by an `expect` line, by its plain name.
-    let gb = loaded.programs.iter().find(|p| p.name == "global-barrier").unwrap();
+    let gb = loaded
+        .programs
+        .iter()
+        .find(|p| p.name == "global-barrier")
+        .unwrap();
     let model = "WEAK_FAIR, occupancy=2";
     let (dom, console) = dump_dom_and_console(
         &chromium,
         &page,
-        &format!("test=global-barrier&model={}&target=cuda", model.replace(' ', "%20")),
+        &format!(
+            "test=global-barrier&model={}&target=cuda",
+            model.replace(' ', "%20")
+        ),
     );
     assert!(console.is_empty(), "console messages: {console:?}");
     assert_eq!(text_of(&dom, "title"), "global-barrier");
@@ -813,7 +860,10 @@ fn the_idioms_page_shows_an_idiom_in_the_browser() {
     let rows = tags(&dom, "tr", "data-model=");
     let models = synth::explorer::kernel::models_of(gb);
     assert_eq!(rows.len(), models.len());
-    let sel: Vec<&&str> = rows.iter().filter(|r| attr(r, "class").is_some_and(|c| c.contains("sel"))).collect();
+    let sel: Vec<&&str> = rows
+        .iter()
+        .filter(|r| attr(r, "class").is_some_and(|c| c.contains("sel")))
+        .collect();
     assert_eq!(sel.len(), 1);
     assert_eq!(attr(sel[0], "data-model"), Some(model));
     assert_eq!(attr(sel[0], "data-verdict"), Some("F"));
@@ -839,7 +889,8 @@ fn the_idioms_page_shows_an_idiom_in_the_browser() {
         .iter()
         .find(|p| backends::target::kernel::emit(p, backends::target::kernel::Lang::Wgsl).is_err())
         .expect("an idiom WGSL refuses");
-    let why = backends::target::kernel::emit(refused, backends::target::kernel::Lang::Wgsl).unwrap_err();
+    let why =
+        backends::target::kernel::emit(refused, backends::target::kernel::Lang::Wgsl).unwrap_err();
     let (dom, console) = dump_dom_and_console(
         &chromium,
         &page,

@@ -546,7 +546,7 @@
     const table = $("verdicts");
     table.textContent = "";
     const head = el("tr");
-    for (const h of ["model", "text form", "verdict", "literature", "agrees", "states"]) head.appendChild(el("th", {}, h));
+    for (const h of ["model", "text form", "verdict", "literature", "agrees", "states (reduced)"]) head.appendChild(el("th", {}, h));
     table.appendChild(head);
     for (const r of t.r) {
       const tr = el("tr", { "data-model": r.m, "data-verdict": r.v, "data-expected": r.x, "data-agree": r.a });

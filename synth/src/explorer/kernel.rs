@@ -49,7 +49,11 @@ const ORDER: [&str; 11] = [
 ];
 
 /// The targets kernel programs are emitted for, as the page names them.
-const TARGETS: [(Lang, &str); 3] = [(Lang::Cuda, "cuda"), (Lang::Glsl, "glsl"), (Lang::Wgsl, "wgsl")];
+const TARGETS: [(Lang, &str); 3] = [
+    (Lang::Cuda, "cuda"),
+    (Lang::Glsl, "glsl"),
+    (Lang::Wgsl, "wgsl"),
+];
 
 /// One model's row of a program's verdict table.
 #[derive(Serialize, Debug, Clone, PartialEq, Eq)]
@@ -147,7 +151,8 @@ pub fn models_of(p: &NamedProgram) -> Vec<ScopedModel> {
     for m in extra {
         // A flat model written with a redundant scope (`OBE, workgroup=fair`)
         // is the same model: compare as flat where it is.
-        let same = |x: &ScopedModel| x == m || (x.as_flat().is_some() && x.as_flat() == m.as_flat());
+        let same =
+            |x: &ScopedModel| x == m || (x.as_flat().is_some() && x.as_flat() == m.as_flat());
         if !models.iter().any(same) {
             models.push(*m);
         }
@@ -199,10 +204,7 @@ fn row(p: &NamedProgram, m: &ScopedModel, opts: Options) -> Row {
 pub fn data(p: &NamedProgram, code: bool) -> KernelData {
     let opts = Options::default();
     let prog = &p.program;
-    let rows: Vec<Row> = models_of(p)
-        .par_iter()
-        .map(|m| row(p, m, opts))
-        .collect();
+    let rows: Vec<Row> = models_of(p).par_iter().map(|m| row(p, m, opts)).collect();
     let v = Model::ALL
         .iter()
         .map(|m| {
