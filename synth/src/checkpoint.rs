@@ -253,7 +253,7 @@ impl Journal {
         engine: Engine,
         shard: Option<Shard>,
     ) -> Result<Journal, String> {
-        let mut file = open_locked(path)?;
+        let file = open_locked(path)?;
         let len = file
             .metadata()
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?
@@ -264,6 +264,17 @@ impl Journal {
                 path.display()
             ));
         }
+        Journal::start(file, path, cfg, engine, shard)
+    }
+
+    /// Writes the header into the empty, locked `file`.
+    fn start(
+        mut file: File,
+        path: &Path,
+        cfg: &Config,
+        engine: Engine,
+        shard: Option<Shard>,
+    ) -> Result<Journal, String> {
         let header =
             serde_json::to_string(&Header::new(cfg, engine, shard)).expect("header serializes");
         file.write_all(line(&header).as_bytes())
@@ -290,8 +301,7 @@ impl Journal {
         file.read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         if bytes.is_empty() {
-            drop(file);
-            return Journal::create(path, cfg, engine, shard);
+            return Journal::start(file, path, cfg, engine, shard);
         }
         let text = String::from_utf8(bytes)
             .map_err(|e| format!("{}: not a synth journal: {e}", path.display()))?;

@@ -304,7 +304,7 @@ mod tests {
 
     #[test]
     fn largest_first_assignment() {
-        assert_eq!(assign(&[5.0, 1.0, 4.0, 2.0, 3.0], 2), vec![0, 1, 1, 0, 1]);
+        assert_eq!(assign(&[5.0, 1.0, 4.0, 2.0, 3.0], 2), vec![0, 0, 1, 0, 1]);
         assert_eq!(assign(&[1.0, 1.0], 3), vec![0, 1]);
     }
 
