@@ -15,7 +15,7 @@
 //! axb-packed 1
 //! suite 2t3i
 //! note synth: every test of 2 threads, 3 instructions, ...
-//! 2t3i_0	0001 002.
+//! 2t3i_0<TAB>0001 002.
 //! ```
 //!
 //! A test line is the test's name, a tab, and its threads separated by
@@ -131,7 +131,11 @@ impl<W: Write> Writer<W> {
         // Level 6: within a few percent of level 9's size at a third of the
         // time.
         let mut gz = flate2::write::GzEncoder::new(out, flate2::Compression::new(6));
-        writeln!(gz, "{MAGIC}\nsuite {name}\nnote {}", note.replace('\n', " "))?;
+        writeln!(
+            gz,
+            "{MAGIC}\nsuite {name}\nnote {}",
+            note.replace('\n', " ")
+        )?;
         Ok(Writer { gz })
     }
 
@@ -233,7 +237,11 @@ impl<R: BufRead> Reader<R> {
 
 /// One line, at most 64 KiB (a test line is under 1 KiB): a corrupt file
 /// cannot make the reader swallow gigabytes looking for a newline.
-fn read_line<R: BufRead>(input: &mut R, buf: &mut String, line: usize) -> Result<usize, ParseError> {
+fn read_line<R: BufRead>(
+    input: &mut R,
+    buf: &mut String,
+    line: usize,
+) -> Result<usize, ParseError> {
     const MAX_LINE: u64 = 1 << 16;
     let n = std::io::Read::take(&mut *input, MAX_LINE)
         .read_line(buf)

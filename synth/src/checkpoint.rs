@@ -126,7 +126,8 @@ fn body(line: &str) -> Result<&str, String> {
         .split_once(' ')
         .filter(|(s, _)| s.len() == 16)
         .ok_or("not a journal line (`<checksum> <JSON>`)")?;
-    let sum = u64::from_str_radix(sum, 16).map_err(|_| "not a journal line (`<checksum> <JSON>`)")?;
+    let sum =
+        u64::from_str_radix(sum, 16).map_err(|_| "not a journal line (`<checksum> <JSON>`)")?;
     if sum != fnv64(body.as_bytes()) {
         return Err("checksum mismatch: the line was changed after synth wrote it".into());
     }
@@ -357,9 +358,8 @@ impl Journal {
                 });
             };
             for (n, t) in d.tests.iter().enumerate() {
-                run.check(unit, t).map_err(|e| {
-                    format!("{}: unit {}, test {}: {e}", at(k), d.unit, n + 1)
-                })?;
+                run.check(unit, t)
+                    .map_err(|e| format!("{}: unit {}, test {}: {e}", at(k), d.unit, n + 1))?;
             }
             if done.insert(d.unit, d.tests).is_some() {
                 return Err(format!("{}: unit {} recorded twice", at(k), d.unit));

@@ -22,7 +22,11 @@ pub fn enumerate_unit(unit: &Unit, cfg: &Config, progress: &Progress) -> Vec<Tes
         .map(|&(t, pc)| shapes(unit.lens[t], pc, cfg.values))
         .collect();
     let mut test = Test {
-        threads: unit.lens.iter().map(|&len| vec![unit.first(); len]).collect(),
+        threads: unit
+            .lens
+            .iter()
+            .map(|&len| vec![unit.first(); len])
+            .collect(),
     };
     for (&(t, pc), &i) in pos.iter().zip(&unit.prefix) {
         test.threads[t][pc] = i;

@@ -138,12 +138,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Gen(g)) => gen(g),
         Some(Command::Merge(m)) => merge(m),
-        Some(Command::Suites(a)) => {
-            synth::suites::cli(a).map_err(|(code, e)| Fail(code, e))
-        }
-        Some(Command::Explorer(a)) => {
-            synth::explorer::cli(a).map_err(|(code, e)| Fail(code, e))
-        }
+        Some(Command::Suites(a)) => synth::suites::cli(a).map_err(|(code, e)| Fail(code, e)),
+        Some(Command::Explorer(a)) => synth::explorer::cli(a).map_err(|(code, e)| Fail(code, e)),
         Some(Command::Plan(a)) => synth::plan::cli(a).map_err(|(code, e)| Fail(code, e)),
         None => gen(cli.gen),
     };
@@ -312,13 +308,12 @@ fn merge_packed(
 ) -> Result<usize, Fail> {
     let io = |e: std::io::Error| Fail(1, format!("cannot write: {e}"));
     let mut packed = axb::packed::Writer::new(w, name, note).map_err(io)?;
-    let count = synth::shard::merge_streaming(parts, |name, t| packed.push(name, t)).map_err(
-        |e| {
+    let count =
+        synth::shard::merge_streaming(parts, |name, t| packed.push(name, t)).map_err(|e| {
             // An error reading a part is bad input; one writing is not.
             let code = if e.starts_with("cannot write") { 1 } else { 2 };
             Fail(code, e)
-        },
-    )?;
+        })?;
     packed.finish().map_err(io)?;
     Ok(count)
 }

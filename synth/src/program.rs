@@ -95,7 +95,11 @@ impl Unit {
     /// them) lies in this piece: same thread lengths, same prefix.
     pub fn contains(&self, test: &Test) -> bool {
         test.threads.len() == self.lens.len()
-            && test.threads.iter().zip(&self.lens).all(|(t, &l)| t.len() == l)
+            && test
+                .threads
+                .iter()
+                .zip(&self.lens)
+                .all(|(t, &l)| t.len() == l)
             && positions(&self.lens)
                 .iter()
                 .zip(&self.prefix)

@@ -18,8 +18,8 @@ use crate::config::Config;
 use crate::program::{refine, unit_size, units, Unit};
 use axb::suite::Suite;
 use axb::test::Test;
-use std::path::Path;
 use std::fmt;
+use std::path::Path;
 use std::str::FromStr;
 
 /// Shard `index` of `count`, `1 <= index <= count`.
@@ -202,7 +202,8 @@ impl Part {
     pub fn open(path: &Path) -> Result<Part, String> {
         let shown = path.display().to_string();
         if axb::packed::is_packed(path) {
-            let file = std::fs::File::open(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+            let file =
+                std::fs::File::open(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
             let gz = flate2::read::GzDecoder::new(std::io::BufReader::new(file));
             let mut r = axb::packed::Reader::new(std::io::BufReader::new(gz))
                 .map_err(|e| format!("{shown}:{e}"))?;
@@ -259,9 +260,9 @@ pub fn merge_streaming(
     let io = |e: std::io::Error| format!("cannot write: {e}");
     let mut heap: BinaryHeap<Reverse<(Test, usize)>> = BinaryHeap::new();
     let advance = |k: usize,
-                       parts: &mut Vec<Part>,
-                       last: Option<&Test>,
-                       heap: &mut BinaryHeap<Reverse<(Test, usize)>>|
+                   parts: &mut Vec<Part>,
+                   last: Option<&Test>,
+                   heap: &mut BinaryHeap<Reverse<(Test, usize)>>|
      -> Result<(), String> {
         if let Some((at, t)) = (parts[k].next)()? {
             if canonical(&t) != t || last.is_some_and(|l| *l >= t) {
@@ -314,7 +315,10 @@ mod tests {
         let cfg = Config::new(2, 4);
         for count in [1, 3, 7, 64, 256] {
             let all = pieces(&cfg, Some(Shard { index: 1, count }));
-            assert!(all.len() >= (PIECES_PER_SHARD * count).min(10_000), "{count}");
+            assert!(
+                all.len() >= (PIECES_PER_SHARD * count).min(10_000),
+                "{count}"
+            );
             let mut seen = vec![0; all.len()];
             let mut loads = Vec::new();
             for index in 1..=count {

@@ -164,12 +164,19 @@ fn a_second_process_on_the_same_output_is_refused_at_once() {
         let o = synth(&dir, &args);
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(stderr(&o).starts_with("error: "), "{}", stderr(&o));
-        assert!(stderr(&o).contains("another synth process"), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("another synth process"),
+            "{}",
+            stderr(&o)
+        );
         assert!(!dir.join("out.ron").exists());
     }
     drop(held);
     // Once the first is gone, resuming works and removes the journal.
-    ok(synth(&dir, &["-t", "2", "-i", "3", "-o", "out.ron", "--resume"]));
+    ok(synth(
+        &dir,
+        &["-t", "2", "-i", "3", "-o", "out.ron", "--resume"],
+    ));
     assert!(dir.join("out.ron").exists() && !path.exists());
 }
 
@@ -181,7 +188,11 @@ fn the_output_is_checked_before_any_work() {
     for out in ["file/x.ron", "/proc/no/such/dir/x.ron", "."] {
         let o = synth(&dir, &["-t", "2", "-i", "6", "-o", out]);
         assert_eq!(o.status.code(), Some(2), "{out}: {}", stderr(&o));
-        assert!(stderr(&o).contains(&format!("error: --out {out}")), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("error: --out {out}")),
+            "{}",
+            stderr(&o)
+        );
     }
     let o = synth(&dir, &["-t", "2", "-i", "6", "--format", "txt", "-o", "-"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
@@ -201,14 +212,29 @@ fn stdout_and_a_trailing_slash_work() {
     assert_eq!(o.stdout, std::fs::read(dir.join("2t3i.ron")).unwrap());
     assert!(!dir.join("-").exists() && !dir.join("-.journal").exists());
     // `--out 2t3i/`: a directory of .txt files; the journal beside it.
-    ok(synth(&dir, &["gen", "-t", "2", "-i", "3", "--out", "2t3i/"]));
+    ok(synth(
+        &dir,
+        &["gen", "-t", "2", "-i", "3", "--out", "2t3i/"],
+    ));
     let n = std::fs::read_dir(dir.join("2t3i")).unwrap().count();
     assert_eq!(n, 176);
     assert!(!dir.join("2t3i.journal").exists());
     // Merge to stdout too.
     for k in 1..=2 {
         let out = format!("p{k}.ron");
-        ok(synth(&dir, &["-t", "2", "-i", "3", "--shard", &format!("{k}/2"), "-o", &out]));
+        ok(synth(
+            &dir,
+            &[
+                "-t",
+                "2",
+                "-i",
+                "3",
+                "--shard",
+                &format!("{k}/2"),
+                "-o",
+                &out,
+            ],
+        ));
     }
     let o = ok(synth(&dir, &["merge", "p1.ron", "p2.ron", "-o", "-"]));
     assert_eq!(o.stdout, std::fs::read(dir.join("2t3i.ron")).unwrap());
@@ -219,7 +245,11 @@ fn explorer_status_on_stderr_and_exit_2_for_bad_input() {
     let dir = scratch("explorer");
     let o = synth(&dir, &["explorer", "missing.ron", "-o", "x.html"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).starts_with("error: missing.ron"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("error: missing.ron"),
+        "{}",
+        stderr(&o)
+    );
     // A test whose file name is too long for a test name.
     let long = format!("{}.txt", "a".repeat(100));
     std::fs::write(dir.join(&long), "THREAD0\natomic_store(0,1)\n").unwrap();
@@ -242,7 +272,19 @@ fn shards_merge_to_the_unsharded_bytes(threads: usize, instrs: usize, n: usize, 
     let mut empty = 0;
     for k in 1..=n {
         let out = format!("p{k}{ext}");
-        ok(synth(&dir, &["-t", &t, "-i", &i, "--shard", &format!("{k}/{n}"), "-o", &out]));
+        ok(synth(
+            &dir,
+            &[
+                "-t",
+                &t,
+                "-i",
+                &i,
+                "--shard",
+                &format!("{k}/{n}"),
+                "-o",
+                &out,
+            ],
+        ));
         let shard = synth::Shard { index: k, count: n };
         if synth::shard_units(&cfg, Some(shard)).is_empty() {
             empty += 1;
@@ -258,7 +300,10 @@ fn shards_merge_to_the_unsharded_bytes(threads: usize, instrs: usize, n: usize, 
     ok(synth(&dir, &args));
     let a = std::fs::read(dir.join(&whole)).unwrap();
     let b = std::fs::read(dir.join(format!("merged{ext}"))).unwrap();
-    assert!(a == b, "{threads}t{instrs}i over {n} shards ({ext}) differs");
+    assert!(
+        a == b,
+        "{threads}t{instrs}i over {n} shards ({ext}) differs"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -295,9 +340,24 @@ fn packed_suites_hold_the_same_tests_as_ron() {
     // A packed merge output of RON shards equals the packed unsharded run.
     for k in 1..=3 {
         let out = format!("p{k}.ron");
-        ok(synth(&dir, &["-t", "3", "-i", "4", "--shard", &format!("{k}/3"), "-o", &out]));
+        ok(synth(
+            &dir,
+            &[
+                "-t",
+                "3",
+                "-i",
+                "4",
+                "--shard",
+                &format!("{k}/3"),
+                "-o",
+                &out,
+            ],
+        ));
     }
-    ok(synth(&dir, &["merge", "p1.ron", "p2.ron", "p3.ron", "-o", "m.axb.gz"]));
+    ok(synth(
+        &dir,
+        &["merge", "p1.ron", "p2.ron", "p3.ron", "-o", "m.axb.gz"],
+    ));
     assert_eq!(
         std::fs::read(dir.join("m.axb.gz")).unwrap(),
         std::fs::read(dir.join("s.axb.gz")).unwrap()
@@ -314,9 +374,31 @@ fn packed_suites_hold_the_same_tests_as_ron() {
     std::fs::write(dir.join("p1.axb.gz"), bad).unwrap();
     for k in 2..=3 {
         let out = format!("p{k}.axb.gz");
-        ok(synth(&dir, &["-t", "3", "-i", "4", "--shard", &format!("{k}/3"), "-o", &out]));
+        ok(synth(
+            &dir,
+            &[
+                "-t",
+                "3",
+                "-i",
+                "4",
+                "--shard",
+                &format!("{k}/3"),
+                "-o",
+                &out,
+            ],
+        ));
     }
-    let o = synth(&dir, &["merge", "p1.axb.gz", "p2.axb.gz", "p3.axb.gz", "-o", "m2.axb.gz"]);
+    let o = synth(
+        &dir,
+        &[
+            "merge",
+            "p1.axb.gz",
+            "p2.axb.gz",
+            "p3.axb.gz",
+            "-o",
+            "m2.axb.gz",
+        ],
+    );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("p1.axb.gz:5"), "{}", stderr(&o));
     assert!(!dir.join("m2.axb.gz").exists());
@@ -333,7 +415,9 @@ fn plan_runs_four_shards_through_gnu_parallel() {
     let plan = |emit: &str| {
         let o = ok(synth(
             &dir,
-            &["plan", "-t", "3", "-i", "4", "--shards", "4", "--out", "shards", "--emit", emit],
+            &[
+                "plan", "-t", "3", "-i", "4", "--shards", "4", "--out", "shards", "--emit", emit,
+            ],
         ));
         String::from_utf8(o.stdout).unwrap()
     };
@@ -368,5 +452,8 @@ fn plan_runs_four_shards_through_gnu_parallel() {
     // The Slurm script is an array of the same four shards.
     let slurm = plan("slurm");
     assert!(slurm.contains("#SBATCH --array=1-4"), "{slurm}");
-    assert!(slurm.contains("--shard \"${SLURM_ARRAY_TASK_ID}/4\""), "{slurm}");
+    assert!(
+        slurm.contains("--shard \"${SLURM_ARRAY_TASK_ID}/4\""),
+        "{slurm}"
+    );
 }

@@ -165,7 +165,11 @@ fn writing_twice_changes_nothing_and_prunes_only_suite_directories() {
     let third = write(&out, &g.files).unwrap();
     assert_eq!(third.removed, [PathBuf::from("2t2i/conformance/OLD.txt")]);
     assert!(out.join("keep.txt").exists());
-    for mine in ["2t2i/notes.md", "2t2i/mine.txt", "2t2i/conformance/script.sh"] {
+    for mine in [
+        "2t2i/notes.md",
+        "2t2i/mine.txt",
+        "2t2i/conformance/script.sh",
+    ] {
         assert!(out.join(mine).exists(), "{mine} was removed");
     }
     std::fs::remove_dir_all(&out).unwrap();
