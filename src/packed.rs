@@ -3,7 +3,7 @@
 //! Why a second format: the 6-instruction configurations hold millions of
 //! tests. As RON a test takes about 330 bytes (2t5i: 137 MB for 416,280
 //! tests), and reading RON needs the whole file in memory at once. A packed
-//! test is one short line (`2t5i_0<TAB>0.0.1- 000.`, about 25 bytes before
+//! test is one short line (`2t3i_0<TAB>000- 000100.1`, about 25 bytes before
 //! compression, a few after), and a reader or `synth merge` goes through it
 //! line by line in constant memory. Plain text inside gzip, rather than a
 //! binary encoding, so `zcat` and `grep` still work on it, and so the reader
@@ -15,7 +15,7 @@
 //! axb-packed 1
 //! suite 2t3i
 //! note synth: every test of 2 threads, 3 instructions, ...
-//! 2t3i_0<TAB>0001 002.
+//! 2t3i_0<TAB>000- 000100.1
 //! ```
 //!
 //! A test line is the test's name, a tab, and its threads separated by
