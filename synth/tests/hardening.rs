@@ -457,3 +457,39 @@ fn plan_runs_four_shards_through_gnu_parallel() {
         "{slurm}"
     );
 }
+
+#[test]
+fn suites_refuses_a_missing_published_folder_with_exit_2() {
+    let dir = scratch("suites-bad");
+    let o = synth(&dir, &["suites", "--published", "nowhere", "--out", "s"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("error: "), "{}", stderr(&o));
+    assert!(!dir.join("s").exists());
+}
+
+/// `synth suites --format json`: one JSON object with every suite's counts
+/// (a full regeneration: release builds only).
+#[test]
+#[cfg_attr(debug_assertions, ignore)]
+fn suites_summary_as_json() {
+    let dir = scratch("suites-json");
+    let o = ok(synth(
+        &dir,
+        &["suites", "--out", "s", "--format", "json", "--summary", "sum.json"],
+    ));
+    assert!(o.stdout.is_empty());
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("sum.json")).unwrap()).unwrap();
+    let suites = v["suites"].as_array().unwrap();
+    let count = |name: &str| {
+        suites.iter().find(|s| s["suite"] == name).unwrap()["tests"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!((count("oopsla21"), count("2t3i"), count("3t4i")), (483, 176, 4260));
+    assert_eq!(v["written"], v["files"]);
+    // To stdout by default.
+    let o = ok(synth(&dir, &["suites", "--out", "s", "--format", "json"]));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["written"], 0);
+}
