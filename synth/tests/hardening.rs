@@ -475,7 +475,15 @@ fn suites_summary_as_json() {
     let dir = scratch("suites-json");
     let o = ok(synth(
         &dir,
-        &["suites", "--out", "s", "--format", "json", "--summary", "sum.json"],
+        &[
+            "suites",
+            "--out",
+            "s",
+            "--format",
+            "json",
+            "--summary",
+            "sum.json",
+        ],
     ));
     assert!(o.stdout.is_empty());
     let v: serde_json::Value =
@@ -486,7 +494,10 @@ fn suites_summary_as_json() {
             .as_u64()
             .unwrap()
     };
-    assert_eq!((count("oopsla21"), count("2t3i"), count("3t4i")), (483, 176, 4260));
+    assert_eq!(
+        (count("oopsla21"), count("2t3i"), count("3t4i")),
+        (483, 176, 4260)
+    );
     assert_eq!(v["written"], v["files"]);
     // To stdout by default.
     let o = ok(synth(&dir, &["suites", "--out", "s", "--format", "json"]));
