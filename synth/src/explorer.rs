@@ -490,7 +490,7 @@ fn html_escape(s: &str) -> String {
 pub struct ExplorerArgs {
     /// A suite (RON), a test file, or a directory of tests.
     pub suite: PathBuf,
-    /// The HTML file to write.
+    /// The HTML file to write (`-`: standard output).
     #[arg(long, short = 'o')]
     pub out: PathBuf,
     /// Leave out the emitted code (a smaller page).
@@ -530,9 +530,12 @@ pub fn load(path: &Path) -> Result<(String, String, Vec<Entry>), String> {
 }
 
 /// `synth explorer SUITE -o FILE.html`.
-pub fn cli(args: ExplorerArgs) -> Result<(), String> {
+/// `synth explorer`: the page to `--out`, one status line on stderr.
+/// Errors: `(2, ...)` for bad input (a missing or invalid suite), `(1, ...)`
+/// when the page cannot be written.
+pub fn cli(args: ExplorerArgs) -> Result<(), (u8, String)> {
     let start = std::time::Instant::now();
-    let (name, note, entries) = load(&args.suite)?;
+    let (name, note, entries) = load(&args.suite).map_err(|e| (2, e))?;
     let opts = PageOptions {
         code: !args.no_code,
         shape: match args.shape {
@@ -541,9 +544,18 @@ pub fn cli(args: ExplorerArgs) -> Result<(), String> {
         },
     };
     let html = render_with(&name, &note, &entries, opts);
-    write_atomically(&args.out, html.as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
-    println!(
+    if args.out.as_os_str() == "-" {
+        use std::io::Write;
+        let mut o = std::io::stdout().lock();
+        o.write_all(html.as_bytes())
+            .and_then(|()| o.flush())
+            .map_err(|e| (1, format!("cannot write to standard output: {e}")))?;
+    } else {
+        write_atomically(&args.out, html.as_bytes())
+            .map_err(|e| (1, format!("cannot write {}: {e}", args.out.display())))?;
+    }
+    // Status on stderr: stdout is for data (`-o -` writes the page there).
+    eprintln!(
         "{}: {} tests, {} bytes in {:.2} s -> {}",
         name,
         entries.len(),

@@ -227,17 +227,18 @@ impl Encoding<'_> {
             }
             e.prog.push(th);
         }
-        // The unit's first instruction.
-        let f = unit.first;
-        let first = &e.prog[0][0];
-        let fixed = [
-            first.loc[f.loc as usize],
-            first.check[f.check as usize],
-            first.exch[f.exch.map_or(nv, usize::from)],
-            first.jump[f.jump.pc(lens[0])],
-        ];
-        for l in fixed {
-            e.clause(&[l]);
+        // The unit's prefix: the instructions at its first positions.
+        for (&(t, i), f) in pos.iter().zip(&unit.prefix) {
+            let v = &e.prog[t][i];
+            let fixed = [
+                v.loc[f.loc as usize],
+                v.check[f.check as usize],
+                v.exch[f.exch.map_or(nv, usize::from)],
+                v.jump[f.jump.pc(lens[t])],
+            ];
+            for l in fixed {
+                e.clause(&[l]);
+            }
         }
         // First-use order of locations.
         for (p, &(t, i)) in pos.iter().enumerate() {
