@@ -20,6 +20,7 @@ pub mod config;
 pub mod constraints;
 pub mod explicit;
 pub mod explorer;
+pub mod find;
 pub mod idioms;
 pub mod output;
 pub mod program;

@@ -38,6 +38,8 @@ enum Command {
     Suites(synth::suites::SuitesArgs),
     /// Write a suite as one self-contained HTML test explorer.
     Explorer(synth::explorer::ExplorerArgs),
+    /// Find tests with a required verdict vector (targeted SAT search).
+    Find(synth::find::FindArgs),
 }
 
 #[derive(Args)]
@@ -121,6 +123,7 @@ fn main() -> ExitCode {
         Some(Command::Merge(m)) => merge(m),
         Some(Command::Suites(a)) => synth::suites::cli(a).map_err(|e| Fail(1, e)),
         Some(Command::Explorer(a)) => synth::explorer::cli(a).map_err(|e| Fail(1, e)),
+        Some(Command::Find(a)) => synth::find::cli::cli(a).map_err(|synth::find::cli::Fail(c, m)| Fail(c, m)),
         None => gen(cli.gen),
     };
     match result {
