@@ -123,7 +123,9 @@ fn main() -> ExitCode {
         Some(Command::Merge(m)) => merge(m),
         Some(Command::Suites(a)) => synth::suites::cli(a).map_err(|e| Fail(1, e)),
         Some(Command::Explorer(a)) => synth::explorer::cli(a).map_err(|e| Fail(1, e)),
-        Some(Command::Find(a)) => synth::find::cli::cli(a).map_err(|synth::find::cli::Fail(c, m)| Fail(c, m)),
+        Some(Command::Find(a)) => {
+            synth::find::cli::cli(a).map_err(|synth::find::cli::Fail(c, m)| Fail(c, m))
+        }
         None => gen(cli.gen),
     };
     match result {

@@ -153,13 +153,21 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
         "all" => None,
         k => match k.parse::<usize>() {
             Ok(k) if k > 0 => Some(k),
-            _ => return Err(usage(format!("--limit {k}: expected a positive number or `all`"))),
+            _ => {
+                return Err(usage(format!(
+                    "--limit {k}: expected a positive number or `all`"
+                )))
+            }
         },
     };
     axb::test::check_name(&args.name).map_err(|e| usage(format!("--name {}: {e}", args.name)))?;
     let timeout = match args.timeout {
         Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
-        Some(s) => return Err(usage(format!("--timeout {s}: expected a positive number of seconds"))),
+        Some(s) => {
+            return Err(usage(format!(
+                "--timeout {s}: expected a positive number of seconds"
+            )))
+        }
         None => None,
     };
     let stdout = args.out.as_os_str() == "-";
@@ -167,7 +175,9 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
         return Err(usage("--format txt writes a directory: give -o DIR"));
     }
     if stdout && args.resume {
-        return Err(usage("--resume needs a journal beside an output file: give -o FILE"));
+        return Err(usage(
+            "--resume needs a journal beside an output file: give -o FILE",
+        ));
     }
     let header = serde_json::json!({
         "journal": "synth find",
@@ -208,7 +218,11 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
         cfg.locs,
         cfg.values - 1,
         limit.map_or("all".into(), |k| k.to_string()),
-    ) + if args.minimal { ", smallest first found" } else { "" };
+    ) + if args.minimal {
+        ", smallest first found"
+    } else {
+        ""
+    };
     let count = found.tests.len();
     let suite = to_suite(&args.name, note, found.tests);
     write(&suite, &args).map_err(|e| Fail(1, e))?;

@@ -126,9 +126,7 @@ fn failure_family(test: &Test, model: Model) -> Family {
             edges_used(p, &mut used, &l.prefix);
             edges_used(p, &mut used, &l.cycle);
         }
-        Witness::Trap {
-            reach, closure, ..
-        } => {
+        Witness::Trap { reach, closure, .. } => {
             edges_used(p, &mut used, &reach);
             // Every fair move out of the closure: these decide that no
             // good transition is reachable from the trap.

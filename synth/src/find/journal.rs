@@ -23,6 +23,9 @@ use std::sync::Mutex;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Done {
     pub piece: String,
+    /// The answers the piece was searched for (`None`: all); a piece that
+    /// found that many may hold more.
+    pub want: Option<usize>,
     pub answers: Vec<Test>,
     pub candidates: u64,
 }
@@ -93,9 +96,7 @@ impl Journal {
                 }
                 let d: Done = serde_json::from_str(l)
                     .map_err(|e| format!("{}: corrupt journal line: {e}", at(k)))?;
-                if done.contains_key(&d.piece) {
-                    return Err(format!("{}: piece {} recorded twice", at(k), d.piece));
-                }
+                // A piece searched again for more answers: the later line wins.
                 keep += l.len();
                 done.insert(d.piece.clone(), d);
             }

@@ -27,6 +27,7 @@ use crate::config::Config;
 use journal::{Done, Journal};
 use rayon::prelude::*;
 use search::{pieces, schedule, search_piece, Outcome, Piece};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How to search.
@@ -66,10 +67,16 @@ fn run_piece(
     query: &Query,
     want: Option<usize>,
     deadline: Option<Instant>,
+    cancelled: &dyn Fn() -> bool,
     opts: &Options,
     journal: Option<&Journal>,
 ) -> Result<Outcome, String> {
-    if let Some(d) = journal.and_then(|j| j.done(&p.key())) {
+    let enough = |d: &Done| match (d.want, want) {
+        (None, _) => true,
+        (Some(had), Some(need)) => need <= had || d.answers.len() < had,
+        (Some(had), None) => d.answers.len() < had,
+    };
+    if let Some(d) = journal.and_then(|j| j.done(&p.key())).filter(|d| enough(d)) {
         return Ok(Outcome {
             answers: d.answers.clone(),
             candidates: d.candidates,
@@ -78,11 +85,12 @@ fn run_piece(
         });
     }
     let start = Instant::now();
-    let o = search_piece(p, query, want, deadline, opts.keep_families);
+    let o = search_piece(p, query, want, deadline, cancelled, opts.keep_families);
     if o.complete {
         if let Some(j) = journal {
             j.record(&Done {
                 piece: p.key(),
+                want,
                 answers: o.answers.clone(),
                 candidates: o.candidates,
             })?;
@@ -96,7 +104,7 @@ fn run_piece(
             o.candidates,
             o.answers.len(),
             start.elapsed().as_secs_f64(),
-            if o.complete { "" } else { " (stopped by --timeout)" }
+            if o.complete { "" } else { " (stopped)" }
         );
     }
     Ok(o)
@@ -122,21 +130,54 @@ pub fn find(
             // Every answer: the pieces are independent, run them on all cores.
             None => ps
                 .par_iter()
-                .map(|p| run_piece(p, query, None, deadline, opts, journal))
+                .map(|p| run_piece(p, query, None, deadline, &|| false, opts, journal))
                 .collect::<Result<_, _>>()?,
-            // The first answers in piece order: one piece at a time, so the
-            // answers (and the output bytes) do not depend on timing.
+            // The first answers in piece order: pieces searched a core's
+            // worth at a time (each for up to the answers still wanted),
+            // answers taken in piece order, so they (and the output bytes)
+            // do not depend on timing.
             Some(limit) => {
                 let mut v = Vec::new();
-                for p in &ps {
-                    let want = limit - answers.len() - v.iter().map(|o: &Outcome| o.answers.len()).sum::<usize>();
-                    if want == 0 {
+                let mut got = answers.len();
+                let width = rayon::current_num_threads().max(1);
+                'chunks: for chunk in ps.chunks(width) {
+                    let want = limit - got;
+                    // A piece that finds every answer still wanted makes
+                    // the pieces after it irrelevant: they stop.
+                    let filled = AtomicUsize::new(usize::MAX);
+                    let outs: Vec<Outcome> = chunk
+                        .par_iter()
+                        .enumerate()
+                        .map(|(k, p)| {
+                            let stop = || filled.load(Ordering::Relaxed) < k;
+                            let o =
+                                run_piece(p, query, Some(want), deadline, &stop, opts, journal)?;
+                            if o.complete && o.answers.len() >= want {
+                                filled.fetch_min(k, Ordering::Relaxed);
+                            }
+                            Ok(o)
+                        })
+                        .collect::<Result<_, String>>()?;
+                    // Stopped by the deadline: the output is incomplete
+                    // anyway, so it keeps whatever any piece found.
+                    let timed_out = outs.iter().any(|o| !o.complete)
+                        && deadline.is_some_and(|d| Instant::now() >= d);
+                    for mut o in outs {
+                        if got >= limit {
+                            break;
+                        }
+                        o.answers.truncate(limit - got);
+                        got += o.answers.len();
+                        let stop = !o.complete;
+                        v.push(o);
+                        if stop && !timed_out {
+                            break 'chunks;
+                        }
+                    }
+                    if timed_out {
                         break;
                     }
-                    let o = run_piece(p, query, Some(want), deadline, opts, journal)?;
-                    let stop = !o.complete;
-                    v.push(o);
-                    if stop {
+                    if got >= limit {
                         break;
                     }
                 }

@@ -143,8 +143,16 @@ impl Query {
         let names = |ms: &[Model]| ms.iter().map(|m| m.name()).collect::<Vec<_>>().join(",");
         format!(
             "passes {} fails {}",
-            if self.passes.is_empty() { "-".into() } else { names(&self.passes) },
-            if self.fails.is_empty() { "-".into() } else { names(&self.fails) }
+            if self.passes.is_empty() {
+                "-".into()
+            } else {
+                names(&self.passes)
+            },
+            if self.fails.is_empty() {
+                "-".into()
+            } else {
+                names(&self.fails)
+            }
         )
     }
 }

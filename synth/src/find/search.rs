@@ -75,12 +75,14 @@ pub struct Outcome {
 }
 
 /// Searches `piece` for up to `want` answers to `query` (`None`: all),
-/// stopping at `deadline`. `keep_families` records every blocked family.
+/// stopping at `deadline` or when `cancelled()` (both leave the outcome
+/// incomplete). `keep_families` records every blocked family.
 pub fn search_piece(
     piece: &Piece,
     query: &Query,
     want: Option<usize>,
     deadline: Option<Instant>,
+    cancelled: &dyn Fn() -> bool,
     keep_families: bool,
 ) -> Outcome {
     let cfg = &piece.cfg;
@@ -94,7 +96,7 @@ pub fn search_piece(
             out.complete = true;
             return out;
         }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if deadline.is_some_and(|d| Instant::now() >= d) || cancelled() {
             return out;
         }
         let Some((test, chosen)) = enc.next_model() else {
@@ -115,7 +117,10 @@ pub fn search_piece(
                 chosen.iter().map(|&l| !l).collect()
             }
             Some(fam) => {
-                debug_assert!(fam.contains(&test), "a refutation family holds its candidate");
+                debug_assert!(
+                    fam.contains(&test),
+                    "a refutation family holds its candidate"
+                );
                 let mut c = Vec::new();
                 for f in &fam.fixed {
                     let lits = enc.field_lits(f.thread, f.pc, f.loc, f.check, f.exch, f.jump);
