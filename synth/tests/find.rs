@@ -35,11 +35,11 @@ const QUERIES: &[(&str, &str)] = &[
     ("WEAK_FAIR", ""),
 ];
 
-/// The cross-check of one configuration, for every query.
-fn cross_check(cfg: &Config) {
+/// The cross-check of one configuration, for `queries`.
+fn cross_check(cfg: &Config, queries: &[(&str, &str)]) {
     let all = synth::enumerate(cfg).unwrap();
     let labels = oracle::verdicts_all(&all.iter().collect::<Vec<_>>());
-    for &(p, f) in QUERIES {
+    for &(p, f) in queries {
         let q = Query::parse(p, f).unwrap();
         let want: Vec<axb::Test> = all
             .iter()
@@ -102,22 +102,54 @@ fn cross_check(cfg: &Config) {
     }
 }
 
+/// The debug-build check: 2t3i, a few queries.
 #[test]
-fn find_is_the_enumerated_subset_2t3i_3t3i() {
-    cross_check(&Config::new(2, 3));
-    cross_check(&Config::new(3, 3));
+fn find_is_the_enumerated_subset_2t3i() {
+    cross_check(&Config::new(2, 3), &QUERIES[..3]);
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
+fn find_is_the_enumerated_subset_2t3i_3t3i_all_queries() {
+    cross_check(&Config::new(2, 3), QUERIES);
+    cross_check(&Config::new(3, 3), QUERIES);
 }
 
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
 fn find_is_the_enumerated_subset_2t4i() {
-    cross_check(&Config::new(2, 4));
+    cross_check(&Config::new(2, 4), QUERIES);
 }
 
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
 fn find_is_the_enumerated_subset_3t4i() {
-    cross_check(&Config::new(3, 4));
+    cross_check(&Config::new(3, 4), &QUERIES[..4]);
+}
+
+/// 2t5i (416,280 tests): every answer of a limited search is an enumerated
+/// test with the required verdicts.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
+fn find_answers_are_enumerated_tests_2t5i() {
+    let cfg = Config::new(2, 5);
+    let all = synth::enumerate(&cfg).unwrap();
+    let labels = oracle::verdicts_all(&all.iter().collect::<Vec<_>>());
+    let index: std::collections::HashMap<&axb::Test, axb::Verdicts> =
+        all.iter().zip(labels).collect();
+    for &(p, f) in &QUERIES[..4] {
+        let q = Query::parse(p, f).unwrap();
+        let opts = Options {
+            limit: Some(20),
+            ..Options::default()
+        };
+        let got = find(&cfg, &q, &opts, None).unwrap();
+        assert_eq!(got.tests.len(), 20, "{}", q.describe());
+        for t in &got.tests {
+            let v = index.get(t).expect("an enumerated test");
+            assert!(q.accepts(v), "{}\n{}", q.describe(), axb::text::print(t));
+        }
+    }
 }
 
 /// `--minimal` returns tests of the smallest size that has any.
