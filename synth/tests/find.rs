@@ -118,16 +118,16 @@ fn find_is_the_enumerated_subset_2t3i_3t3i_all_queries() {
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
 fn find_is_the_enumerated_subset_2t4i() {
-    cross_check(&Config::new(2, 4), QUERIES);
+    cross_check(&Config::new(2, 4), &QUERIES[..4]);
 }
 
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
 fn find_is_the_enumerated_subset_3t4i() {
-    cross_check(&Config::new(3, 4), &QUERIES[..4]);
+    cross_check(&Config::new(3, 4), &QUERIES[..2]);
 }
 
-/// 2t5i (416,280 tests): every answer of a limited search is an enumerated
+/// 2t5i (416,280 tests): every answer of a limited search (5 answers) is an enumerated
 /// test with the required verdicts.
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
@@ -137,14 +137,14 @@ fn find_answers_are_enumerated_tests_2t5i() {
     let labels = oracle::verdicts_all(&all.iter().collect::<Vec<_>>());
     let index: std::collections::HashMap<&axb::Test, axb::Verdicts> =
         all.iter().zip(labels).collect();
-    for &(p, f) in &QUERIES[..4] {
+    for &(p, f) in &QUERIES[..3] {
         let q = Query::parse(p, f).unwrap();
         let opts = Options {
-            limit: Some(20),
+            limit: Some(5),
             ..Options::default()
         };
         let got = find(&cfg, &q, &opts, None).unwrap();
-        assert_eq!(got.tests.len(), 20, "{}", q.describe());
+        assert_eq!(got.tests.len(), 5, "{}", q.describe());
         for t in &got.tests {
             let v = index.get(t).expect("an enumerated test");
             assert!(q.accepts(v), "{}\n{}", q.describe(), axb::text::print(t));
@@ -154,6 +154,7 @@ fn find_answers_are_enumerated_tests_2t5i() {
 
 /// `--minimal` returns tests of the smallest size that has any.
 #[test]
+#[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
 fn minimal_finds_the_smallest_size() {
     let q = Query::parse("OBE", "HSA").unwrap();
     let opts = Options {
@@ -269,6 +270,7 @@ fn a_stopped_find_resumes_to_the_same_bytes() {
 }
 
 #[test]
+#[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
 fn kill_9_then_resume_gives_the_same_bytes() {
     let d = scratch("kill");
     let full = d.join("full.ron");
