@@ -13,6 +13,10 @@
 //! Both split the search space into the same [`program::Unit`]s, run units in
 //! parallel (rayon) and check every test with the one constraint checker
 //! ([`constraints`]). Sharding ([`shard`]) runs a subset of units.
+//!
+//! [`find`] is targeted synthesis: tests with a required verdict vector,
+//! found by a counterexample-guided loop over the SAT encoding without
+//! enumerating the configuration.
 
 pub mod canon;
 pub mod checkpoint;
@@ -20,6 +24,7 @@ pub mod config;
 pub mod constraints;
 pub mod explicit;
 pub mod explorer;
+pub mod find;
 pub mod idioms;
 pub mod output;
 pub mod plan;

@@ -45,6 +45,8 @@ enum Command {
     /// Print the shard/merge split of a run as a GNU parallel job list, a
     /// merge command and a Slurm array script.
     Plan(synth::plan::PlanArgs),
+    /// Find tests with a required verdict vector (targeted SAT search).
+    Find(synth::find::FindArgs),
 }
 
 #[derive(Args)]
@@ -141,6 +143,9 @@ fn main() -> ExitCode {
         Some(Command::Suites(a)) => synth::suites::cli(a).map_err(|(code, e)| Fail(code, e)),
         Some(Command::Explorer(a)) => synth::explorer::cli(a).map_err(|(code, e)| Fail(code, e)),
         Some(Command::Plan(a)) => synth::plan::cli(a).map_err(|(code, e)| Fail(code, e)),
+        Some(Command::Find(a)) => {
+            synth::find::cli::cli(a).map_err(|synth::find::cli::Fail(c, m)| Fail(c, m))
+        }
         None => gen(cli.gen),
     };
     match result {
