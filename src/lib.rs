@@ -21,6 +21,7 @@ pub mod load;
 pub mod locate;
 pub mod machine;
 pub mod model;
+pub mod packed;
 pub mod pseudo;
 pub mod published;
 pub mod space;

@@ -410,6 +410,22 @@ pub fn read_input(path: &Path) -> Result<String, FileError> {
 
 /// [`read_input`] with an explicit size limit in bytes.
 pub fn read_input_limited(path: &Path, limit: u64) -> Result<String, FileError> {
+    let bytes = read_bytes_limited(path, limit)?;
+    let mut text = String::from_utf8(bytes).map_err(|e| {
+        let good = e.utf8_error().valid_up_to();
+        let prefix = std::str::from_utf8(&e.as_bytes()[..good]).unwrap_or("");
+        let (line, col) = crate::locate::line_col(prefix, good);
+        ParseError::new(line, col, "not UTF-8 text: invalid byte sequence").in_file(path)
+    })?;
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(text)
+}
+
+/// The bytes of an input file, with the defences of [`read_input`] but no
+/// text decoding (a packed suite is gzip).
+pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
     use std::os::unix::fs::OpenOptionsExt;
     let cannot = |e: std::io::Error| FileError::whole(path, format!("cannot read: {e}"));
     let meta = std::fs::metadata(path).map_err(cannot)?;
@@ -435,26 +451,26 @@ pub fn read_input_limited(path: &Path, limit: u64) -> Result<String, FileError> 
     if bytes.len() as u64 > limit {
         return Err(too_large(path, bytes.len() as u64, limit));
     }
-    let mut text = String::from_utf8(bytes).map_err(|e| {
-        let good = e.utf8_error().valid_up_to();
-        let prefix = std::str::from_utf8(&e.as_bytes()[..good]).unwrap_or("");
-        let (line, col) = crate::locate::line_col(prefix, good);
-        ParseError::new(line, col, "not UTF-8 text: invalid byte sequence").in_file(path)
-    })?;
-    if text.starts_with('\u{feff}') {
-        text.drain(..'\u{feff}'.len_utf8());
-    }
-    Ok(text)
+    Ok(bytes)
 }
 
-/// Reads one file: `.ron` (test or suite) or `.txt` (artifact format).
+/// Reads one file: `.ron` (test or suite), `.txt` (artifact format) or
+/// `.axb.gz` (a packed suite, [`crate::packed`]; decompressed within the
+/// same input limit).
 pub fn load_document(path: &Path) -> Result<Document, FileError> {
+    if crate::packed::is_packed(path) {
+        let limit = max_input_bytes().map_err(|e| FileError::whole(path, e))?;
+        let bytes = read_bytes_limited(path, limit)?;
+        return crate::packed::parse_packed(&bytes, limit)
+            .map(Document::Suite)
+            .map_err(|e| e.in_file(path));
+    }
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if ext != "ron" && ext != "txt" {
         return Err(FileError::whole(
             path,
             format!(
-                "unknown format `.{}`: expected a `.ron` test or suite, or a `.txt` test in the artifact format",
+                "unknown format `.{}`: expected a `.ron` test or suite, a `.txt` test in the artifact format, or a packed `.axb.gz` suite",
                 excerpt(ext)
             ),
         ));
@@ -529,12 +545,13 @@ fn is_test_file(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("ron" | "txt")
-    )
+    ) || crate::packed::is_packed(path)
 }
 
 /// Expands paths into the files to read, in order: a file stands for
 /// itself; a directory for every `.ron` and `.txt` file below it,
-/// recursively, each directory's entries in sorted order. A path that does
+/// recursively (and every packed `.axb.gz` suite), each directory's
+/// entries in sorted order. A path that does
 /// not exist is an error in the list.
 ///
 /// Within the walk of one path, files and directories are identified by
@@ -694,14 +711,26 @@ pub fn load_all(paths: &[PathBuf]) -> (Vec<NamedTest>, Vec<FileError>) {
 /// rename, and removed when anything fails.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
+    write_atomically_with(path, |f| f.write_all(bytes))
+}
+
+/// [`write_atomically`] for output made piece by piece: `write` fills the
+/// temporary file (through a buffer), which then replaces `path`.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    use std::io::Write;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    let (tmp, mut file) = create_temporary(path)?;
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .and_then(|()| std::fs::rename(&tmp, path));
+    let (tmp, file) = create_temporary(path)?;
+    let written = {
+        let mut w = std::io::BufWriter::new(&file);
+        write(&mut w).and_then(|()| w.flush())
+    }
+    .and_then(|()| file.sync_all())
+    .and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }

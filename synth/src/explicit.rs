@@ -22,8 +22,15 @@ pub fn enumerate_unit(unit: &Unit, cfg: &Config, progress: &Progress) -> Vec<Tes
         .map(|&(t, pc)| shapes(unit.lens[t], pc, cfg.values))
         .collect();
     let mut test = Test {
-        threads: unit.lens.iter().map(|&len| vec![unit.first; len]).collect(),
+        threads: unit
+            .lens
+            .iter()
+            .map(|&len| vec![unit.first(); len])
+            .collect(),
     };
+    for (&(t, pc), &i) in pos.iter().zip(&unit.prefix) {
+        test.threads[t][pc] = i;
+    }
     let mut search = Search {
         cfg,
         pos: &pos,
@@ -32,8 +39,8 @@ pub fn enumerate_unit(unit: &Unit, cfg: &Config, progress: &Progress) -> Vec<Tes
         pending: 0,
         progress,
     };
-    // The first instruction is the unit's; it uses location 0.
-    search.go(&mut test, 1, 1);
+    // The first instructions are the unit's prefix (in first-use order).
+    search.go(&mut test, unit.prefix.len(), unit.used_locs());
     progress.add(search.pending, 0);
     search.found
 }

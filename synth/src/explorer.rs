@@ -516,7 +516,7 @@ pub struct ExplorerArgs {
     /// kernel programs, each in input order).
     #[arg(required = true, value_name = "SUITE")]
     pub inputs: Vec<PathBuf>,
-    /// The HTML file to write (`-` for standard output).
+    /// The HTML file to write (`-`: standard output).
     #[arg(long, short = 'o')]
     pub out: PathBuf,
     /// Leave out the emitted code (a smaller page).
@@ -589,15 +589,17 @@ pub fn load(paths: &[PathBuf]) -> Result<Loaded, String> {
     })
 }
 
-/// `synth explorer SUITE -o FILE.html`.
-pub fn cli(args: ExplorerArgs) -> Result<(), String> {
+/// `synth explorer`: the page to `--out`, one status line on stderr.
+/// Errors: `(2, ...)` for bad input (a missing or invalid input), `(1, ...)`
+/// when the page cannot be written.
+pub fn cli(args: ExplorerArgs) -> Result<(), (u8, String)> {
     let start = std::time::Instant::now();
     let Loaded {
         name,
         note,
         entries,
         programs,
-    } = load(&args.inputs)?;
+    } = load(&args.inputs).map_err(|e| (2, e))?;
     let opts = PageOptions {
         code: !args.no_code,
         shape: match args.shape {
@@ -608,15 +610,15 @@ pub fn cli(args: ExplorerArgs) -> Result<(), String> {
     let html = render_all(&name, &note, &entries, &programs, opts);
     if args.out.as_os_str() == "-" {
         use std::io::Write;
-        std::io::stdout()
-            .lock()
-            .write_all(html.as_bytes())
-            .map_err(|e| format!("cannot write to standard output: {e}"))?;
+        let mut o = std::io::stdout().lock();
+        o.write_all(html.as_bytes())
+            .and_then(|()| o.flush())
+            .map_err(|e| (1, format!("cannot write to standard output: {e}")))?;
     } else {
         write_atomically(&args.out, html.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
+            .map_err(|e| (1, format!("cannot write {}: {e}", args.out.display())))?;
     }
-    // Status on standard error: standard output may be the page (`-o -`).
+    // Status on stderr: stdout is for data (`-o -` writes the page there).
     eprintln!(
         "{}: {} tests, {} kernel programs, {} bytes in {:.2} s -> {}",
         name,

@@ -13,6 +13,10 @@
 //! Both split the search space into the same [`program::Unit`]s, run units in
 //! parallel (rayon) and check every test with the one constraint checker
 //! ([`constraints`]). Sharding ([`shard`]) runs a subset of units.
+//!
+//! [`find`] is targeted synthesis: tests with a required verdict vector,
+//! found by a counterexample-guided loop over the SAT encoding without
+//! enumerating the configuration.
 
 pub mod canon;
 pub mod checkpoint;
@@ -20,8 +24,10 @@ pub mod config;
 pub mod constraints;
 pub mod explicit;
 pub mod explorer;
+pub mod find;
 pub mod idioms;
 pub mod output;
+pub mod plan;
 pub mod program;
 pub mod progress;
 pub mod sat;
@@ -89,20 +95,15 @@ pub fn enumerate(cfg: &Config) -> Result<Vec<Test>, ConfigError> {
     enumerate_with(cfg, engine, None, &new_progress(cfg, engine, None))
 }
 
-/// The units of `cfg` that `shard` owns (all of them for `None`), in order,
-/// with their indices among all units of the configuration.
+/// The pieces of work of `cfg` that `shard` owns (all units for `None`),
+/// in order, with their positions among all pieces of the split (see
+/// [`shard::pieces`]).
 fn indexed_units(cfg: &Config, shard: Option<Shard>) -> Vec<(usize, program::Unit)> {
-    program::units(cfg)
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| match shard {
-            Some(s) => s.owns(*k),
-            None => true,
-        })
-        .collect()
+    shard::owned(cfg, shard)
 }
 
-/// The units of `cfg` that `shard` owns (all of them for `None`), in order.
+/// The pieces of work of `cfg` that `shard` owns (all units for `None`), in
+/// order.
 pub fn shard_units(cfg: &Config, shard: Option<Shard>) -> Vec<program::Unit> {
     indexed_units(cfg, shard)
         .into_iter()

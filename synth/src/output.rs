@@ -48,41 +48,121 @@ pub enum Format {
     Ron,
     /// A directory with one artifact-format `.txt` file per test.
     Txt,
+    /// One packed suite (`.axb.gz`, [`axb::packed`]): a few bytes per test,
+    /// for suites of millions of tests.
+    Packed,
 }
 
-/// Writes `suite` to `path` in `format`. For `Txt`, `path` is a directory,
-/// created if needed; stale `<suite>_<k>.txt` files of an earlier, larger
-/// run are removed so the directory holds exactly this suite (no other
-/// file is touched).
-pub fn write(suite: &Suite, path: &Path, format: Format) -> std::io::Result<()> {
-    match format {
-        Format::Ron => std::fs::write(path, axb::load::suite_to_ron(suite)),
-        Format::Txt => {
-            std::fs::create_dir_all(path)?;
-            let prefix = format!("{}_", suite.name);
-            for e in std::fs::read_dir(path)? {
-                let e = e?;
-                let name = e.file_name().to_string_lossy().into_owned();
-                let ours = name
-                    .strip_prefix(&prefix)
-                    .and_then(|r| r.strip_suffix(".txt"))
-                    .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
-                if ours
-                    && !suite
-                        .tests
-                        .iter()
-                        .any(|t| format!("{}.txt", t.name) == name)
-                {
-                    std::fs::remove_file(e.path())?;
-                }
-            }
-            for t in &suite.tests {
-                std::fs::write(
-                    path.join(format!("{}.txt", t.name)),
-                    axb::text::print(&t.test),
-                )?;
-            }
-            Ok(())
+impl Format {
+    /// The format an output path implies when none is given: `.axb.gz` is
+    /// packed, a path ending in `/` is a directory of `.txt` files, anything
+    /// else (`-` included) one RON suite.
+    pub fn infer(path: &Path) -> Format {
+        if axb::packed::is_packed(path) {
+            Format::Packed
+        } else if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+            Format::Txt
+        } else {
+            Format::Ron
         }
     }
+}
+
+/// Whether `path` means standard output.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Checks, before any work, that `format` can be written to `path`: a
+/// directory for `Txt` (created if missing), otherwise a file whose folder
+/// exists or can be created, is writable, and which is not a directory.
+/// Creates missing folders; leaves no other trace. The error is one line
+/// naming the path.
+pub fn prepare(path: &Path, format: Format) -> Result<(), String> {
+    let shown = path.display();
+    if is_stdout(path) {
+        return match format {
+            Format::Txt => Err(
+                "--out -: the txt format writes one file per test; give a directory".to_string(),
+            ),
+            _ => Ok(()),
+        };
+    }
+    let dir = match format {
+        Format::Txt => {
+            if path.exists() && !path.is_dir() {
+                return Err(format!("--out {shown}: exists and is not a directory"));
+            }
+            path.to_path_buf()
+        }
+        Format::Ron | Format::Packed => {
+            if path.as_os_str().as_encoded_bytes().ends_with(b"/") || path.is_dir() {
+                return Err(format!(
+                    "--out {shown}: is a directory; give a file (or --format txt for a directory of tests)"
+                ));
+            }
+            match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => std::path::PathBuf::from("."),
+            }
+        }
+    };
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("--out {shown}: cannot create {}: {e}", dir.display()))?;
+    // Writable: create and remove a probe file.
+    let probe = dir.join(format!(".synth-probe-{}", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .and_then(|_| std::fs::remove_file(&probe))
+        .map_err(|e| format!("--out {shown}: cannot write in {}: {e}", dir.display()))
+}
+
+/// Writes `suite` to `path` in `format` (`-`: standard output, for `Ron`
+/// and `Packed`). Files are written atomically. For `Txt`, `path` is a
+/// directory, created if needed; stale `<suite>_<k>.txt` files of an
+/// earlier, larger run are removed so the directory holds exactly this
+/// suite (no other file is touched).
+pub fn write(suite: &Suite, path: &Path, format: Format) -> std::io::Result<()> {
+    use std::io::Write;
+    let bytes = match format {
+        Format::Ron => axb::load::suite_to_ron(suite).into_bytes(),
+        Format::Packed => axb::packed::suite_to_packed(suite),
+        Format::Txt => return write_txt(suite, path),
+    };
+    if is_stdout(path) {
+        let mut out = std::io::stdout().lock();
+        out.write_all(&bytes).and_then(|()| out.flush())
+    } else {
+        axb::load::write_atomically(path, &bytes)
+    }
+}
+
+fn write_txt(suite: &Suite, path: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(path)?;
+    let prefix = format!("{}_", suite.name);
+    for e in std::fs::read_dir(path)? {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = name
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(".txt"))
+            .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+        if ours
+            && !suite
+                .tests
+                .iter()
+                .any(|t| format!("{}.txt", t.name) == name)
+        {
+            std::fs::remove_file(e.path())?;
+        }
+    }
+    for t in &suite.tests {
+        std::fs::write(
+            path.join(format!("{}.txt", t.name)),
+            axb::text::print(&t.test),
+        )?;
+    }
+    Ok(())
 }

@@ -10,11 +10,13 @@
 //! location-renaming symmetry (§4.7) and makes every location `0..L'` used.
 //!
 //! The space is cut into [`Unit`]s, a split plus the first instruction of
-//! thread 0: the grain of parallelism, of sharding and of SAT instances, so
-//! that the same unit gives the same tests in either engine.
+//! thread 0: the grain of parallelism, of journalling and of SAT instances,
+//! so that the same unit gives the same tests in either engine. A shard
+//! finer than a unit cuts units further by fixing the next positions
+//! ([`refine`]; see [`crate::shard`]).
 
 use crate::config::Config;
-use axb::test::{Instr, Target};
+use axb::test::{Instr, Target, Test};
 
 /// The instructions other than their location that may stand at `pc` in a
 /// thread of `len`, in a fixed order: store-like first, then branching by
@@ -62,23 +64,90 @@ pub fn splits(threads: usize, instrs: usize) -> Vec<Vec<usize>> {
     out
 }
 
-/// A piece of the search space: the thread lengths and the first
-/// instruction of thread 0 (whose location is 0 in first-use order).
+/// A piece of the search space: the thread lengths and the instructions at
+/// the first positions (in [`positions`] order: thread 0 first), whose
+/// locations are in first-use order. A unit of [`units`] fixes one
+/// instruction, the first of thread 0 (its location is 0); [`refine`] fixes
+/// one more position, for shards finer than units.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unit {
     pub lens: Vec<usize>,
-    pub first: Instr,
+    /// The instructions at positions `0..prefix.len()`; never empty.
+    pub prefix: Vec<Instr>,
 }
 
-/// All units of a configuration, in a fixed order.
+impl Unit {
+    /// The first instruction of thread 0.
+    pub fn first(&self) -> Instr {
+        self.prefix[0]
+    }
+
+    /// How many locations the prefix uses (`0..used`, first-use order).
+    pub fn used_locs(&self) -> usize {
+        self.prefix
+            .iter()
+            .map(|i| i.loc as usize + 1)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Whether `test` (in first-use location order, as the engines make
+    /// them) lies in this piece: same thread lengths, same prefix.
+    pub fn contains(&self, test: &Test) -> bool {
+        test.threads.len() == self.lens.len()
+            && test
+                .threads
+                .iter()
+                .zip(&self.lens)
+                .all(|(t, &l)| t.len() == l)
+            && positions(&self.lens)
+                .iter()
+                .zip(&self.prefix)
+                .all(|(&(t, pc), i)| test.threads[t][pc] == *i)
+    }
+}
+
+/// All units of a configuration, in a fixed order: each split, then each
+/// first instruction of thread 0.
 pub fn units(cfg: &Config) -> Vec<Unit> {
     let mut out = Vec::new();
     for lens in splits(cfg.threads, cfg.instrs) {
         for first in shapes(lens[0], 0, cfg.values) {
             out.push(Unit {
                 lens: lens.clone(),
-                first,
+                prefix: vec![first],
             });
+        }
+    }
+    out
+}
+
+/// Every piece of `units` with one more position fixed, in order (the
+/// explicit engine's order: location, then shape); a piece whose program
+/// is already complete stays as it is. The pieces of a unit partition it.
+pub fn refine(units: &[Unit], cfg: &Config) -> Vec<Unit> {
+    let mut out = Vec::new();
+    for u in units {
+        let pos = positions(&u.lens);
+        let p = u.prefix.len();
+        if p == pos.len() {
+            out.push(u.clone());
+            continue;
+        }
+        let (t, pc) = pos[p];
+        let max_loc = u.used_locs().min(cfg.locs - 1);
+        for loc in 0..=max_loc {
+            for s in shapes(u.lens[t], pc, cfg.values) {
+                let mut prefix = u.prefix.clone();
+                prefix.push(Instr {
+                    loc: loc as u8,
+                    ..s
+                });
+                out.push(Unit {
+                    lens: u.lens.clone(),
+                    prefix,
+                });
+            }
         }
     }
     out
@@ -99,8 +168,8 @@ pub fn unit_size(unit: &Unit, cfg: &Config) -> f64 {
     let pos = positions(&unit.lens);
     // ways[k]: partial programs using exactly k locations.
     let mut ways = vec![0f64; cfg.locs + 1];
-    ways[1] = 1.0; // the fixed first instruction, at location 0
-    for &(t, pc) in &pos[1..] {
+    ways[unit.used_locs()] = 1.0; // the fixed prefix
+    for &(t, pc) in &pos[unit.prefix.len()..] {
         let c = shapes(unit.lens[t], pc, cfg.values).len() as f64;
         let mut next = vec![0f64; cfg.locs + 1];
         for k in 1..=cfg.locs {
@@ -157,5 +226,22 @@ mod tests {
         assert_eq!(us.len(), 8);
         assert!(us.iter().all(|u| unit_size(u, &cfg) == 16.0));
         assert_eq!(search_size(&cfg), 128.0);
+    }
+
+    #[test]
+    fn refined_pieces_partition_their_units() {
+        for cfg in [Config::new(2, 3), Config::new(3, 4), Config::new(2, 2)] {
+            let us = units(&cfg);
+            let mut pieces = us.clone();
+            for _ in 0..3 {
+                pieces = refine(&pieces, &cfg);
+                let total: f64 = pieces.iter().map(|p| unit_size(p, &cfg)).sum();
+                assert_eq!(total, search_size(&cfg), "{}", cfg.name());
+            }
+            // 2t2i: after one refinement every piece is one program.
+            if cfg.instrs == 2 {
+                assert!(pieces.iter().all(|p| unit_size(p, &cfg) == 1.0));
+            }
+        }
     }
 }

@@ -53,20 +53,7 @@ use varisat::{ExtendFormula, Lit, Solver};
 pub fn enumerate_unit(unit: &Unit, cfg: &Config) -> Vec<Test> {
     let mut enc = Encoding::new(unit, cfg);
     let mut out = Vec::new();
-    loop {
-        match enc.solver.solve() {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => panic!("varisat failed: {e}"),
-        }
-        let model = enc.solver.model().expect("a model after SAT");
-        let mut value = vec![false; enc.num_vars];
-        for l in model {
-            if l.index() < value.len() {
-                value[l.index()] = l.is_positive();
-            }
-        }
-        let (test, chosen) = enc.decode(&value);
+    while let Some((test, chosen)) = enc.next_model() {
         if let Err(v) = constraints::check(&test, cfg) {
             panic!(
                 "SAT engine bug: model violates {v}:\n{}",
@@ -94,8 +81,10 @@ struct InstrVars {
     jump: Vec<Lit>,
 }
 
-struct Encoding<'a> {
-    solver: Solver<'a>,
+/// The varisat encoding of one unit or split (see the module docs); `find`
+/// drives it with its own blocking clauses.
+pub(crate) struct Encoding<'a> {
+    pub(crate) solver: Solver<'a>,
     num_vars: usize,
     lens: Vec<usize>,
     prog: Vec<Vec<InstrVars>>,
@@ -194,17 +183,24 @@ impl Encoding<'_> {
 
     // Indices name states, threads, locations and values throughout; the
     // encoding reads more plainly with them than with zipped iterators.
-    #[allow(clippy::needless_range_loop)]
     fn new<'b>(unit: &Unit, cfg: &Config) -> Encoding<'b> {
+        Encoding::build(&unit.lens, &unit.prefix, cfg)
+    }
+
+    /// The encoding of the programs of thread lengths `lens`, with the
+    /// instructions at the first positions fixed to `prefix` (a unit or a
+    /// piece of one; empty: a whole split, as `find` searches).
+    #[allow(clippy::needless_range_loop)]
+    pub(crate) fn build<'b>(lens: &[usize], prefix: &[Instr], cfg: &Config) -> Encoding<'b> {
         let (nl, nv) = (cfg.locs, cfg.values);
         let mut e = Encoding {
             solver: Solver::new(),
             num_vars: 0,
-            lens: unit.lens.clone(),
+            lens: lens.to_vec(),
             prog: Vec::new(),
             values: nv,
         };
-        let lens = unit.lens.clone();
+        let lens = lens.to_vec();
         let pos = positions(&lens);
 
         // Program variables and their well-formedness.
@@ -227,17 +223,18 @@ impl Encoding<'_> {
             }
             e.prog.push(th);
         }
-        // The unit's first instruction.
-        let f = unit.first;
-        let first = &e.prog[0][0];
-        let fixed = [
-            first.loc[f.loc as usize],
-            first.check[f.check as usize],
-            first.exch[f.exch.map_or(nv, usize::from)],
-            first.jump[f.jump.pc(lens[0])],
-        ];
-        for l in fixed {
-            e.clause(&[l]);
+        // The unit's prefix: the instructions at its first positions.
+        for (&(t, i), f) in pos.iter().zip(prefix) {
+            let v = &e.prog[t][i];
+            let fixed = [
+                v.loc[f.loc as usize],
+                v.check[f.check as usize],
+                v.exch[f.exch.map_or(nv, usize::from)],
+                v.jump[f.jump.pc(lens[t])],
+            ];
+            for l in fixed {
+                e.clause(&[l]);
+            }
         }
         // First-use order of locations.
         for (p, &(t, i)) in pos.iter().enumerate() {
@@ -473,6 +470,52 @@ impl Encoding<'_> {
                 self.clause(&c);
             }
         }
+    }
+
+    /// The literals saying that instruction `(t, i)` has location `loc`,
+    /// check `check`, exchange `exch` and, if given, jump target pc `jump`.
+    pub(crate) fn field_lits(
+        &self,
+        t: usize,
+        i: usize,
+        loc: u8,
+        check: u8,
+        exch: Option<u8>,
+        jump: Option<usize>,
+    ) -> Vec<Lit> {
+        let v = &self.prog[t][i];
+        let mut out = vec![
+            v.loc[loc as usize],
+            v.check[check as usize],
+            v.exch[exch.map_or(self.values, usize::from)],
+        ];
+        out.extend(jump.map(|j| v.jump[j]));
+        out
+    }
+
+    /// Requires location `l` to be used by some instruction (with
+    /// first-use order: exactly `l + 1` locations when `l` is the last).
+    pub(crate) fn require_loc(&mut self, l: usize) {
+        let c: Vec<Lit> = self.prog.iter().flatten().map(|v| v.loc[l]).collect();
+        self.clause(&c);
+    }
+
+    /// Solves; the test of the model and its program literals, or `None`
+    /// when no model is left.
+    pub(crate) fn next_model(&mut self) -> Option<(Test, Vec<Lit>)> {
+        match self.solver.solve() {
+            Ok(true) => {}
+            Ok(false) => return None,
+            Err(e) => panic!("varisat failed: {e}"),
+        }
+        let model = self.solver.model().expect("a model after SAT");
+        let mut value = vec![false; self.num_vars];
+        for l in model {
+            if l.index() < value.len() {
+                value[l.index()] = l.is_positive();
+            }
+        }
+        Some(self.decode(&value))
     }
 
     /// The test a model spells, and the program literals that spell it.

@@ -290,10 +290,24 @@ pub struct WriteStats {
     pub removed: Vec<PathBuf>,
 }
 
+/// Whether `rel` (relative to the suites directory) is a list that
+/// `synth suites` writes: `<suite>/{conformance,distinguishing,idioms}/*.txt`.
+/// Only such files are removed as stale: a note, a script or anything else
+/// a person put in a suite folder is theirs.
+fn is_list(rel: &Path) -> bool {
+    let parts: Vec<&std::ffi::OsStr> = rel.iter().collect();
+    parts.len() == 3
+        && ["conformance", "distinguishing", "idioms"]
+            .iter()
+            .any(|d| parts[1] == *d)
+        && rel.extension().is_some_and(|e| e == "txt")
+}
+
 /// Writes `files` under `out`: each atomically, and only if its bytes
-/// differ. Inside each suite directory (`out/<suite>/...`) files that are
-/// not part of the output are removed, so a suite that shrinks leaves no
-/// stale list behind; nothing directly in `out` is ever removed.
+/// differ. In the list folders of each suite (`out/<suite>/conformance/`,
+/// `distinguishing/`, `idioms/`) `.txt` lists that are not part of the
+/// output are removed, so a suite that shrinks leaves no stale list behind;
+/// no other file is ever removed (see [`is_list`]).
 pub fn write(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> std::io::Result<WriteStats> {
     let mut stats = WriteStats::default();
     for (rel, bytes) in files {
@@ -314,7 +328,7 @@ pub fn write(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> std::io::Result<
         for entry in std::fs::read_dir(out.join(&dir))? {
             let entry = entry?;
             let rel = dir.join(entry.file_name());
-            if entry.file_type()?.is_file() && !files.contains_key(&rel) {
+            if entry.file_type()?.is_file() && !files.contains_key(&rel) && is_list(&rel) {
                 std::fs::remove_file(entry.path())?;
                 stats.removed.push(rel);
             }
@@ -579,6 +593,7 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
 /// Everything `synth suites` reports.
 pub struct Summary {
     pub text: String,
+    pub json: serde_json::Value,
 }
 
 /// Regenerates the suites directory `out` from the published tests in
@@ -588,6 +603,7 @@ pub fn run(out: &Path, published: Option<&Path>) -> Result<Summary, String> {
     let g = generate(published)?;
     let stats = write(out, &g.files).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     let mut text = String::new();
+    let mut rows = Vec::new();
     for s in &g.suites {
         let t = table4(s);
         let tagged = s.tests.iter().filter(|e| !e.idioms.is_empty()).count();
@@ -608,7 +624,17 @@ pub fn run(out: &Path, published: Option<&Path>) -> Result<Summary, String> {
             t.d[1][2],
             t.d[1][3]
         );
+        rows.push(serde_json::json!({
+            "suite": s.name,
+            "tests": s.tests.len(),
+            "conformance_weak_fair": t.c[0][3],
+            "conformance_strong_fair": t.c[1][3],
+            "idiom_tagged": tagged,
+            "distinguishing_weak": {"HSA": t.d[0][0], "OBE": t.d[0][1], "LOBE": t.d[0][2], "fair": t.d[0][3]},
+            "distinguishing_strong": {"HSA": t.d[1][0], "OBE": t.d[1][1], "LOBE": t.d[1][2], "fair": t.d[1][3]},
+        }));
     }
+    let total = start.elapsed().as_secs_f64();
     let _ = writeln!(
         text,
         "{} files: {} written, {} unchanged, {} stale removed; enumeration {:.2} s, labelling {:.2} s, total {:.2} s -> {}",
@@ -618,10 +644,31 @@ pub fn run(out: &Path, published: Option<&Path>) -> Result<Summary, String> {
         stats.removed.len(),
         g.enumerate_s,
         g.label_s,
-        start.elapsed().as_secs_f64(),
+        total,
         out.display()
     );
-    Ok(Summary { text })
+    let json = serde_json::json!({
+        "suites": rows,
+        "files": g.files.len(),
+        "written": stats.written,
+        "unchanged": stats.unchanged,
+        "removed": stats.removed.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "enumerate_s": g.enumerate_s,
+        "label_s": g.label_s,
+        "total_s": total,
+        "out": out.display().to_string(),
+    });
+    Ok(Summary { text, json })
+}
+
+/// How `synth suites` prints its summary.
+#[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
+pub enum SummaryFormat {
+    /// One line per suite, then one line on the files.
+    #[default]
+    Text,
+    /// One JSON object (suites, counts, timings).
+    Json,
 }
 
 /// The arguments of `synth suites`.
@@ -634,11 +681,35 @@ pub struct SuitesArgs {
     /// instead of the 483 compiled in from `data/oopsla21/tests`.
     #[arg(long, value_name = "DIR")]
     pub published: Option<PathBuf>,
+    /// The summary's format.
+    #[arg(long, value_enum, default_value_t = SummaryFormat::Text)]
+    pub format: SummaryFormat,
+    /// Where the summary goes (`-`: standard output, the default). The
+    /// suites themselves go to `-o/--out`, a directory, as before.
+    #[arg(long, value_name = "FILE", default_value = "-")]
+    pub summary: PathBuf,
 }
 
-/// `synth suites`: regenerates and prints the summary on stdout.
-pub fn cli(args: SuitesArgs) -> Result<(), String> {
-    let summary = run(&args.out, args.published.as_deref())?;
-    print!("{}", summary.text);
-    Ok(())
+/// `synth suites`: regenerates `--out` and prints the summary on stdout
+/// (or to `--summary FILE`).
+/// Errors: `(2, ...)` for bad input (the `--published` folder missing or
+/// holding bad tests), `(1, ...)` otherwise.
+pub fn cli(args: SuitesArgs) -> Result<(), (u8, String)> {
+    if let Some(dir) = &args.published {
+        import_published(Some(dir)).map_err(|e| (2, e))?;
+    }
+    let summary = run(&args.out, args.published.as_deref()).map_err(|e| (1, e))?;
+    let body = match args.format {
+        SummaryFormat::Text => summary.text,
+        SummaryFormat::Json => {
+            serde_json::to_string_pretty(&summary.json).expect("JSON serializes") + "\n"
+        }
+    };
+    if args.summary.as_os_str() == "-" {
+        print!("{body}");
+        Ok(())
+    } else {
+        write_atomically(&args.summary, body.as_bytes())
+            .map_err(|e| (1, format!("cannot write {}: {e}", args.summary.display())))
+    }
 }

@@ -157,9 +157,21 @@ fn writing_twice_changes_nothing_and_prunes_only_suite_directories() {
     assert_eq!((second.written, second.unchanged), (0, g.files.len()));
     std::fs::write(out.join("2t2i/conformance/OLD.txt"), "x\n").unwrap();
     std::fs::write(out.join("keep.txt"), "mine\n").unwrap();
+    // Files a person put in a configuration folder are theirs (issue 10:
+    // `synth suites --out` deleted them).
+    std::fs::write(out.join("2t2i/notes.md"), "mine\n").unwrap();
+    std::fs::write(out.join("2t2i/mine.txt"), "mine\n").unwrap();
+    std::fs::write(out.join("2t2i/conformance/script.sh"), "mine\n").unwrap();
     let third = write(&out, &g.files).unwrap();
     assert_eq!(third.removed, [PathBuf::from("2t2i/conformance/OLD.txt")]);
     assert!(out.join("keep.txt").exists());
+    for mine in [
+        "2t2i/notes.md",
+        "2t2i/mine.txt",
+        "2t2i/conformance/script.sh",
+    ] {
+        assert!(out.join(mine).exists(), "{mine} was removed");
+    }
     std::fs::remove_dir_all(&out).unwrap();
 }
 

@@ -124,7 +124,7 @@ pub fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {
             match i {
                 Instr::Barrier if lang == Lang::Wgsl && !top_level(&code.instrs, pc) => {
                     return Some(format!(
-                        "{}: a barrier in non-uniform control flow (a jump crosses it): WGSL requires workgroupBarrier() in uniform control flow (naga's uniformity analysis rejects it); emit it for cuda or glsl",
+                        "{}: a barrier in non-uniform control flow (a jump crosses it): WGSL requires workgroupBarrier() in uniform control flow (WGSL's uniformity rules; naga does not check barriers, so this does); emit it for cuda or glsl",
                         at()
                     ));
                 }

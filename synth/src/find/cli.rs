@@ -1,0 +1,250 @@
+//! `synth find`: the command line of targeted synthesis.
+
+use super::journal::Journal;
+use super::{find, Options, Query};
+use crate::config::Config;
+use axb::suite::{Entry, Suite};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug)]
+pub struct FindArgs {
+    /// Exactly this many threads (with --minimal: at most).
+    #[arg(long, short = 't')]
+    threads: usize,
+    /// Exactly this many instructions in total (with --minimal: at most).
+    #[arg(long, short = 'i')]
+    instrs: usize,
+    /// At most this many memory locations.
+    #[arg(long, default_value_t = 2)]
+    locs: usize,
+    /// Values 0..V-1.
+    #[arg(long, default_value_t = 2)]
+    values: usize,
+    /// Models that must pass, comma separated (CSV names such as OBE_STRONG, or hsa-strong, weak-lobe, ...).
+    #[arg(long, default_value = "")]
+    passes: String,
+    /// Models that must fail, comma separated.
+    #[arg(long, default_value = "")]
+    fails: String,
+    /// At most K tests, or `all`.
+    #[arg(long, default_value = "1", value_name = "K|all")]
+    limit: String,
+    /// The smallest tests: fewest instructions, then threads, then locations.
+    #[arg(long)]
+    minimal: bool,
+    /// Stop after this many seconds; what is found is written, the exit status is 1 and `--resume` continues.
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
+    /// Suite name; tests are named `<name>_<k>`.
+    #[arg(long, default_value = "found")]
+    name: String,
+    /// Output: a file (`-`: standard output) or, for `--format txt`, a directory.
+    #[arg(long, short = 'o')]
+    out: PathBuf,
+    #[arg(long, value_enum, default_value_t = FindFormat::Ron)]
+    format: FindFormat,
+    /// Continue an interrupted run from its journal (`<out>.journal`).
+    #[arg(long)]
+    resume: bool,
+    /// A line per searched split on stderr.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FindFormat {
+    /// A RON suite with verdicts.
+    Ron,
+    /// A directory of artifact-format `.txt` files.
+    Txt,
+    /// A JSON list of {name, config, test (artifact text), verdicts}.
+    Json,
+}
+
+/// A failure: exit status and message.
+pub struct Fail(pub u8, pub String);
+
+fn usage(msg: impl Into<String>) -> Fail {
+    Fail(2, msg.into())
+}
+
+/// The suite of `tests`, labelled, named `<name>_<k>`.
+pub fn to_suite(name: &str, note: String, tests: Vec<axb::test::Test>) -> Suite {
+    let labels = oracle::verdicts_all(&tests.iter().collect::<Vec<_>>());
+    let tests = tests
+        .into_iter()
+        .zip(labels)
+        .enumerate()
+        .map(|(k, (t, v))| {
+            let mut e = Entry::new(format!("{name}_{k}"), t);
+            e.verdicts = Some(v);
+            e
+        })
+        .collect();
+    Suite {
+        name: name.into(),
+        note,
+        tests,
+    }
+}
+
+fn to_json(suite: &Suite) -> String {
+    let list: Vec<serde_json::Value> = suite
+        .tests
+        .iter()
+        .map(|e| {
+            let t = &e.test;
+            let verdicts: serde_json::Map<String, serde_json::Value> = axb::Model::ALL
+                .iter()
+                .map(|&m| {
+                    let v = e.verdicts.expect("labelled").get(m).as_char().to_string();
+                    (m.name().to_string(), v.into())
+                })
+                .collect();
+            serde_json::json!({
+                "name": e.name,
+                "config": format!("{}t{}i", t.num_threads(), t.num_instrs()),
+                "locs": t.num_locs(),
+                "test": axb::text::print(t),
+                "verdicts": verdicts,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&list).expect("json") + "\n"
+}
+
+fn write(suite: &Suite, args: &FindArgs) -> Result<(), String> {
+    let out = &args.out;
+    let stdout = out.as_os_str() == "-";
+    let text = match args.format {
+        FindFormat::Txt => {
+            return crate::output::write(suite, out, crate::output::Format::Txt)
+                .map_err(|e| format!("cannot write {}: {e}", out.display()))
+        }
+        FindFormat::Ron => axb::load::suite_to_ron(suite),
+        FindFormat::Json => to_json(suite),
+    };
+    if stdout {
+        use std::io::Write;
+        std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| format!("cannot write standard output: {e}"))
+    } else {
+        std::fs::write(out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))
+    }
+}
+
+/// Runs `synth find`.
+pub fn cli(args: FindArgs) -> Result<(), Fail> {
+    let cfg = Config {
+        threads: args.threads,
+        instrs: args.instrs,
+        locs: args.locs,
+        values: args.values,
+        max_states: None,
+        max_actions: None,
+        store_must_change: false,
+    };
+    cfg.validate().map_err(|e| usage(e.to_string()))?;
+    let query = Query::parse(&args.passes, &args.fails).map_err(usage)?;
+    let limit = match args.limit.as_str() {
+        "all" => None,
+        k => match k.parse::<usize>() {
+            Ok(k) if k > 0 => Some(k),
+            _ => {
+                return Err(usage(format!(
+                    "--limit {k}: expected a positive number or `all`"
+                )))
+            }
+        },
+    };
+    axb::test::check_name(&args.name).map_err(|e| usage(format!("--name {}: {e}", args.name)))?;
+    let timeout = match args.timeout {
+        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        Some(s) => {
+            return Err(usage(format!(
+                "--timeout {s}: expected a positive number of seconds"
+            )))
+        }
+        None => None,
+    };
+    let stdout = args.out.as_os_str() == "-";
+    if stdout && matches!(args.format, FindFormat::Txt) {
+        return Err(usage("--format txt writes a directory: give -o DIR"));
+    }
+    if stdout && args.resume {
+        return Err(usage(
+            "--resume needs a journal beside an output file: give -o FILE",
+        ));
+    }
+    let header = serde_json::json!({
+        "journal": "synth find",
+        "query": query.describe(),
+        "threads": cfg.threads, "instrs": cfg.instrs, "locs": cfg.locs, "values": cfg.values,
+        "limit": limit, "minimal": args.minimal,
+    })
+    .to_string();
+    let journal = if stdout {
+        None
+    } else {
+        let path = crate::checkpoint::journal_path(&args.out);
+        let j = Journal::open(&path, &header, args.resume).map_err(usage)?;
+        if j.pieces_done() > 0 {
+            eprintln!(
+                "synth find: resuming: {} pieces already done ({})",
+                j.pieces_done(),
+                path.display()
+            );
+        }
+        Some(j)
+    };
+    let opts = Options {
+        limit,
+        minimal: args.minimal,
+        timeout,
+        keep_families: false,
+        verbose: args.verbose,
+    };
+    let start = Instant::now();
+    let found = find(&cfg, &query, &opts, journal.as_ref()).map_err(|e| Fail(1, e))?;
+    let secs = start.elapsed().as_secs_f64();
+    let note = format!(
+        "synth find: tests that {} in {}{} (at most {} locations, values 0..{}), limit {}",
+        query.describe(),
+        if args.minimal { "at most " } else { "" },
+        cfg.name(),
+        cfg.locs,
+        cfg.values - 1,
+        limit.map_or("all".into(), |k| k.to_string()),
+    ) + if args.minimal {
+        ", smallest first found"
+    } else {
+        ""
+    };
+    let count = found.tests.len();
+    let suite = to_suite(&args.name, note, found.tests);
+    write(&suite, &args).map_err(|e| Fail(1, e))?;
+    let what = format!(
+        "synth find: {}: {count} tests, {} candidates checked, {} pieces, {secs:.2} s -> {}",
+        query.describe(),
+        found.candidates,
+        found.pieces,
+        args.out.display()
+    );
+    if !found.complete {
+        return Err(Fail(
+            1,
+            format!("{what}; stopped by --timeout before the search was complete: run again with --resume to continue"),
+        ));
+    }
+    if let Some(j) = journal {
+        j.finish().map_err(|e| Fail(1, e))?;
+    }
+    eprintln!("{what}");
+    if count == 0 {
+        eprintln!("synth find: no such test exists in the configurations searched");
+    }
+    Ok(())
+}
