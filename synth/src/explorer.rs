@@ -39,9 +39,16 @@
 //! projected onto the program space (a Step of thread t from a state is the
 //! t-transition of its program state; a Terminate does not move), which is
 //! what gets highlighted.
+//!
+//! Kernel programs (docs/KERNEL.md, e.g. the idiom library `suites/idioms`)
+//! can be shown on the same page, alone or beside AXB tests: see
+//! [`kernel`] for what the page shows of them.
+
+pub mod kernel;
 
 use axb::buckets::{conformance_row, distinguishing_for};
-use axb::load::{load_all, write_atomically};
+use axb::kernel::load::{load_all, Item, NamedProgram};
+use axb::load::write_atomically;
 use axb::machine::Machine;
 use axb::model::{Model, Verdicts};
 use axb::space::program_space;
@@ -54,7 +61,7 @@ use petgraph::graph::EdgeIndex;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::idioms::Recogniser;
 use crate::suites::table4_models;
@@ -156,6 +163,8 @@ struct PageData {
     /// less than one test's sources). Empty when the page is made without
     /// code.
     code: Vec<String>,
+    /// The kernel programs, after the tests in the list.
+    kernels: Vec<kernel::KernelData>,
 }
 
 /// Tests per compressed code chunk: big enough for gzip to share the
@@ -386,6 +395,18 @@ pub fn render(suite: &str, note: &str, entries: &[Entry]) -> String {
 
 /// [`render`] with options.
 pub fn render_with(suite: &str, note: &str, entries: &[Entry], opts: PageOptions) -> String {
+    render_all(suite, note, entries, &[], opts)
+}
+
+/// The page for AXB `entries` (as [`render_with`]) and kernel `programs`
+/// (listed after them, see [`kernel`]).
+pub fn render_all(
+    suite: &str,
+    note: &str,
+    entries: &[Entry],
+    programs: &[NamedProgram],
+    opts: PageOptions,
+) -> String {
     let recogniser = Recogniser::default();
     let labelled: Vec<(TestData, Vec<Vec<String>>)> = entries
         .par_iter()
@@ -440,6 +461,7 @@ pub fn render_with(suite: &str, note: &str, entries: &[Entry], opts: PageOptions
         } else {
             Vec::new()
         },
+        kernels: kernel::all(programs, opts.code),
     };
     // `<` is escaped so that no string in the data can close the script.
     let json = serde_json::to_string(&data)
@@ -468,12 +490,13 @@ const BODY: &str = r#"<header><h1 id="suite"></h1><span id="note"></span></heade
 </nav>
 <main id="view">
 <section id="test-head"><h2 id="title"></h2><div id="facts"></div></section>
-<section id="code-box"><h3>Pseudo-code</h3><pre id="code"></pre></section>
+<section id="code-box"><h3 id="code-title">Pseudo-code</h3><pre id="code"></pre></section>
+<section id="lit-box" class="kernel-only"><h3>From the literature (the file's comment)</h3><pre id="k-lit"></pre></section>
 <section id="verdict-box"><h3>Verdicts</h3><table id="verdicts"></table></section>
-<section id="graph-box"><h3>State space <span id="graph-info"></span></h3><div id="legend"></div><div id="graph"></div></section>
-<section id="witness-box"><h3 id="witness-title">Witness</h3><p id="witness-intro"></p><table id="schedule"></table></section>
+<section id="graph-box" class="axb-only"><h3>State space <span id="graph-info"></span></h3><div id="legend"></div><div id="graph"></div></section>
+<section id="witness-box"><h3 id="witness-title">Witness</h3><p id="witness-intro"></p><table id="schedule" class="axb-only"></table><pre id="k-witness" class="kernel-only"></pre></section>
 <section id="emitted-box"><h3>Emitted code <select id="c-target"></select> <select id="c-mapping"></select></h3><p id="emitted-note"></p><pre id="emitted"></pre></section>
-<section id="gpu-box"><h3>Run this test on my GPU (WebGPU)</h3><p><label>Runs per mapping <input id="g-runs" type="number" min="1" max="1000" value="5"></label><label>Time per run (ms) <input id="g-ms" type="number" min="1" max="10000" value="100"></label><button id="g-run" type="button">Run on my GPU</button></p><p id="g-status"></p><table id="g-results"></table></section>
+<section id="gpu-box" class="axb-only"><h3>Run this test on my GPU (WebGPU)</h3><p><label>Runs per mapping <input id="g-runs" type="number" min="1" max="1000" value="5"></label><label>Time per run (ms) <input id="g-ms" type="number" min="1" max="10000" value="100"></label><button id="g-run" type="button">Run on my GPU</button></p><p id="g-status"></p><table id="g-results"></table></section>
 </main>
 </div>
 "#;
@@ -488,8 +511,11 @@ fn html_escape(s: &str) -> String {
 /// The arguments of `synth explorer`.
 #[derive(clap::Args, Debug)]
 pub struct ExplorerArgs {
-    /// A suite (RON), a test file, or a directory of tests.
-    pub suite: PathBuf,
+    /// Suites (RON), test files, kernel programs (`.litmus`, `Kernel` RON)
+    /// or directories of them, shown on one page (AXB tests first, then
+    /// kernel programs, each in input order).
+    #[arg(required = true, value_name = "SUITE")]
+    pub inputs: Vec<PathBuf>,
     /// The HTML file to write (`-`: standard output).
     #[arg(long, short = 'o')]
     pub out: PathBuf,
@@ -508,34 +534,72 @@ pub enum ShapeArg {
     IfChain,
 }
 
-/// Loads `path` (a suite, a test or a directory) as a suite name, its note
-/// and its entries.
-pub fn load(path: &Path) -> Result<(String, String, Vec<Entry>), String> {
-    let (tests, errors) = load_all(&[path.to_path_buf()]);
+/// What `synth explorer` shows: a page name, a note, AXB tests and
+/// kernel programs.
+pub struct Loaded {
+    pub name: String,
+    pub note: String,
+    pub entries: Vec<Entry>,
+    pub programs: Vec<NamedProgram>,
+}
+
+/// Loads `paths` (suites, tests, kernel programs, directories) with the one
+/// loader of AXB tests and kernel programs. The page is named after the
+/// inputs' file stems (joined by `+`); its note is the notes of the suites
+/// among them. The first bad file is the error.
+pub fn load(paths: &[PathBuf]) -> Result<Loaded, String> {
+    let (items, errors) = load_all(paths);
     if let Some(e) = errors.first() {
         return Err(e.to_string());
     }
-    if tests.is_empty() {
-        return Err(format!("{}: no tests found", path.display()));
+    if items.is_empty() {
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(format!("{}: no tests found", shown.join(", ")));
     }
-    let name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let note = match axb::load::load_document(path) {
-        Ok(axb::load::Document::Suite(s)) => s.note,
-        _ => String::new(),
-    };
-    Ok((name, note, tests.into_iter().map(|t| t.entry).collect()))
+    let name = paths
+        .iter()
+        .map(|p| {
+            p.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let note = paths
+        .iter()
+        .filter_map(|p| match axb::load::load_document(p) {
+            Ok(axb::load::Document::Suite(s)) if !s.note.is_empty() => Some(s.note),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut entries = Vec::new();
+    let mut programs = Vec::new();
+    for item in items {
+        match item {
+            Item::Axb(t) => entries.push(t.entry),
+            Item::Kernel(p) => programs.push(p),
+        }
+    }
+    Ok(Loaded {
+        name,
+        note,
+        entries,
+        programs,
+    })
 }
 
-/// `synth explorer SUITE -o FILE.html`.
 /// `synth explorer`: the page to `--out`, one status line on stderr.
-/// Errors: `(2, ...)` for bad input (a missing or invalid suite), `(1, ...)`
+/// Errors: `(2, ...)` for bad input (a missing or invalid input), `(1, ...)`
 /// when the page cannot be written.
 pub fn cli(args: ExplorerArgs) -> Result<(), (u8, String)> {
     let start = std::time::Instant::now();
-    let (name, note, entries) = load(&args.suite).map_err(|e| (2, e))?;
+    let Loaded {
+        name,
+        note,
+        entries,
+        programs,
+    } = load(&args.inputs).map_err(|e| (2, e))?;
     let opts = PageOptions {
         code: !args.no_code,
         shape: match args.shape {
@@ -543,7 +607,7 @@ pub fn cli(args: ExplorerArgs) -> Result<(), (u8, String)> {
             ShapeArg::IfChain => Shape::IfChain,
         },
     };
-    let html = render_with(&name, &note, &entries, opts);
+    let html = render_all(&name, &note, &entries, &programs, opts);
     if args.out.as_os_str() == "-" {
         use std::io::Write;
         let mut o = std::io::stdout().lock();
@@ -556,9 +620,10 @@ pub fn cli(args: ExplorerArgs) -> Result<(), (u8, String)> {
     }
     // Status on stderr: stdout is for data (`-o -` writes the page there).
     eprintln!(
-        "{}: {} tests, {} bytes in {:.2} s -> {}",
+        "{}: {} tests, {} kernel programs, {} bytes in {:.2} s -> {}",
         name,
         entries.len(),
+        programs.len(),
         html.len(),
         start.elapsed().as_secs_f64(),
         args.out.display()

@@ -515,3 +515,391 @@ fn the_page_runs_the_test_on_the_gpu_per_mapping() {
     assert_eq!(v["mappings"]["chunked"]["exhausted"], 2, "{v}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---- kernel programs: the idiom library ------------------------------------
+
+fn idioms_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../suites/idioms")
+}
+
+/// The data the page embeds (the JSON of `<script id="data">`).
+fn page_data(html: &str) -> serde_json::Value {
+    let open = "<script id=\"data\" type=\"application/json\">";
+    let i = html.find(open).expect("the data script") + open.len();
+    let j = i + html[i..].find("</script>").unwrap();
+    serde_json::from_str(&html[i..j]).unwrap()
+}
+
+/// The page for suites/idioms as `synth explorer suites/idioms` makes it.
+fn idioms_page() -> (synth::explorer::Loaded, String) {
+    let loaded = synth::explorer::load(&[idioms_dir()]).unwrap();
+    let html = synth::explorer::render_all(
+        &loaded.name,
+        &loaded.note,
+        &loaded.entries,
+        &loaded.programs,
+        Default::default(),
+    );
+    (loaded, html)
+}
+
+/// Every idiom is on the page with its program as the kernel printer writes
+/// it, its leading comment, the oracle's verdicts under the eleven models
+/// (checked against `flat_verdicts`, which decides them another way: six
+/// products for eleven) and under every model its `expect` lines name, the
+/// literature's verdict with agreement (checked against
+/// `check_expectations`), the explanation per model, and the code of each
+/// target (checked against `backends emit`).
+/// (Release builds only: it decides every idiom a second and third way.)
+#[test]
+#[cfg_attr(debug_assertions, ignore)]
+fn the_idioms_page_shows_every_idiom_with_its_verdicts() {
+    use axb::kernel::litmus;
+    use backends::target::kernel::{emit, Lang};
+    use oracle::kernel::{check_expectations, flat_verdicts, Options};
+    let (loaded, html) = idioms_page();
+    let files = std::fs::read_dir(idioms_dir())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .and_then(|x| x.to_str())
+                == Some("litmus")
+        })
+        .count();
+    assert!(files >= 23, "{files} idiom files");
+    assert_eq!(loaded.programs.len(), files);
+    assert!(loaded.entries.is_empty());
+    let data = page_data(&html);
+    let kernels = data["kernels"].as_array().unwrap();
+    assert_eq!(kernels.len(), files);
+    let mut stated_total = 0;
+    for (p, k) in loaded.programs.iter().zip(kernels) {
+        let name = &p.name;
+        assert_eq!(k["n"], name.as_str());
+        assert_eq!(k["c"], "kernel");
+        assert_eq!(k["src"], litmus::print(&p.program).as_str(), "{name}");
+        let lit = k["lit"].as_str().unwrap();
+        assert!(
+            lit.contains("Source") || lit.contains("source"),
+            "{name}: the comment naming the source is missing: {lit}"
+        );
+        let rows = k["r"].as_array().unwrap();
+        let models = synth::explorer::kernel::models_of(p);
+        assert_eq!(rows.len(), models.len(), "{name}");
+        // The eleven, then every model the file names, each once.
+        assert!(rows.len() >= 11);
+        for (r, m) in rows.iter().zip(&models) {
+            assert_eq!(r["m"], m.to_string().as_str());
+        }
+        for e in &p.program.expect {
+            assert!(
+                models.iter().any(|m| m == &e.model
+                    || (m.as_flat().is_some() && m.as_flat() == e.model.as_flat())),
+                "{name}: {} has no row",
+                e.model
+            );
+        }
+
+        // Flat verdicts, decided another way.
+        let (flat, _) = flat_verdicts(&p.program, Options::default()).unwrap();
+        let letters: String = flat.0.iter().map(|v| v.as_char()).collect();
+        assert_eq!(k["v"], letters.as_str(), "{name}");
+        for r in &rows[..11] {
+            let m = axb::model::Model::parse(r["m"].as_str().unwrap()).unwrap();
+            let v = r["v"].as_str().unwrap();
+            let want = flat.get(m).as_char().to_string();
+            assert_eq!(if v == "deadlock" { "F" } else { v }, want, "{name} {m}");
+        }
+
+        // The literature's verdicts and agreement, as check_expectations.
+        let bad = check_expectations(p, Options::default());
+        let stated: Vec<&serde_json::Value> = rows.iter().filter(|r| r["x"] != "").collect();
+        assert_eq!(
+            stated.len(),
+            p.program
+                .expect
+                .iter()
+                .map(|e| e.model.to_string())
+                .collect::<BTreeSet<_>>()
+                .len(),
+            "{name}"
+        );
+        for e in &p.program.expect {
+            let r = rows
+                .iter()
+                .find(|r| {
+                    let m = axb::kernel::ScopedModel::parse(r["m"].as_str().unwrap()).unwrap();
+                    m == e.model || (m.as_flat().is_some() && m.as_flat() == e.model.as_flat())
+                })
+                .unwrap();
+            assert!(
+                r["x"].as_str().unwrap().contains(e.outcome.word()),
+                "{name} {}",
+                e.model
+            );
+            let disagrees = bad.iter().any(|(m, ..)| *m == e.model);
+            assert_eq!(
+                r["a"],
+                if disagrees { "no" } else { "yes" },
+                "{name} {}",
+                e.model
+            );
+            stated_total += 1;
+        }
+        for r in rows {
+            if r["x"] == "" {
+                assert_eq!(r["a"], "", "{name}");
+            }
+        }
+
+        // The explanation of each row says its verdict: a witness schedule
+        // for F, the reason for P.
+        for r in rows {
+            let w = r["w"].as_str().unwrap();
+            let head = format!("{name} under ");
+            assert!(w.starts_with(&head), "{name}: {w}");
+            assert!(w.contains("(memory sequentially consistent)"), "{w}");
+            assert!(
+                !w.contains(&litmus::print(&p.program)),
+                "the program is shown once"
+            );
+            match r["v"].as_str().unwrap() {
+                "P" => assert!(
+                    w.contains(": P: termination is guaranteed") && w.contains("Why:"),
+                    "{w}"
+                ),
+                "deadlock" => assert!(
+                    w.contains("a schedule deadlocks") && w.contains("Stuck in:"),
+                    "{w}"
+                ),
+                "F" => assert!(
+                    w.contains(": F: termination is NOT guaranteed")
+                        && w.contains("--- repeats forever from here ---"),
+                    "{w}"
+                ),
+                v => panic!("{name}: verdict {v}"),
+            }
+        }
+
+        // The code of every target, or its refusal.
+        let code = k["code"].as_array().unwrap();
+        for (lang, target) in [
+            (Lang::Cuda, "cuda"),
+            (Lang::Glsl, "glsl"),
+            (Lang::Wgsl, "wgsl"),
+        ] {
+            let cell = code
+                .iter()
+                .find(|c| c[0] == target)
+                .unwrap_or_else(|| panic!("{name}: no {target}"));
+            match emit(p, lang) {
+                Ok(text) => {
+                    assert_eq!(cell[1][0], text.as_str());
+                    assert_eq!(cell[1][1], "");
+                }
+                Err(why) => {
+                    assert_eq!(cell[1][0], "");
+                    assert_eq!(cell[1][1], why.as_str());
+                }
+            }
+        }
+    }
+    assert!(stated_total >= 100, "{stated_total} stated verdicts");
+    // Deterministic: the same bytes again.
+    assert_eq!(idioms_page().1, html);
+    // Offline, as the AXB page.
+    for bad in [
+        "<link",
+        " src=",
+        "@import",
+        "url(http",
+        "fetch(",
+        "XMLHttpRequest",
+    ] {
+        assert!(!html.contains(bad), "the page refers to `{bad}`");
+    }
+}
+
+/// A suite and kernel programs on one page: the tests first, then the
+/// programs, each as it would be alone.
+#[test]
+fn a_suite_and_the_idioms_share_one_page() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let suite = root.join("suites/2t2i/2t2i.ron");
+    let mixed = synth::explorer::load(&[suite.clone(), idioms_dir()]).unwrap();
+    let alone = synth::explorer::load(&[suite]).unwrap();
+    assert_eq!(mixed.name, "2t2i + idioms");
+    assert_eq!(mixed.entries, alone.entries);
+    assert_eq!(mixed.entries.len(), 8);
+    assert!(mixed.programs.len() >= 23);
+    let opts = synth::explorer::PageOptions {
+        code: false,
+        ..Default::default()
+    };
+    let html = synth::explorer::render_all(
+        &mixed.name,
+        &mixed.note,
+        &mixed.entries,
+        &mixed.programs,
+        opts,
+    );
+    let data = page_data(&html);
+    assert_eq!(data["tests"].as_array().unwrap().len(), 8);
+    assert_eq!(
+        data["kernels"].as_array().unwrap().len(),
+        mixed.programs.len()
+    );
+    // Without code, no kernel code either.
+    assert!(data["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|k| k["code"].as_array().unwrap().is_empty()));
+    // An AXB-only page is what it was: no kernel programs.
+    let only = synth::explorer::render_with(&alone.name, &alone.note, &alone.entries, opts);
+    assert_eq!(page_data(&only)["kernels"].as_array().unwrap().len(), 0);
+}
+
+/// Console lines Chromium logged (`--enable-logging=stderr`) for `page`,
+/// with the DOM after the page's script ran.
+fn dump_dom_and_console(chromium: &Path, page: &Path, fragment: &str) -> (String, Vec<String>) {
+    let profile = scratch("profile");
+    let url = format!("file://{}#{fragment}", page.display());
+    let out = Command::new("timeout")
+        .arg("60")
+        .arg(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(&url)
+        .stdin(Stdio::null())
+        .output()
+        .expect("chromium starts");
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(
+        out.status.success(),
+        "chromium failed ({}) on {url}",
+        out.status
+    );
+    let dom = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        dom.contains("data-ready=\"1\""),
+        "the page's script did not finish on {url}"
+    );
+    let console = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains("CONSOLE"))
+        .map(str::to_string)
+        .collect();
+    (dom, console)
+}
+
+/// The idioms page in Chromium: it loads without a console message, lists
+/// every idiom, and shows the chosen one with its program, its verdict
+/// table, the witness of the chosen model and the emitted code (a WGSL
+/// refusal where WGSL refuses).
+#[test]
+fn the_idioms_page_shows_an_idiom_in_the_browser() {
+    let Some(chromium) = chromium() else { return };
+    let (loaded, html) = idioms_page();
+    let dir = scratch("idioms");
+    let page = dir.join("idioms.html");
+    std::fs::write(&page, &html).unwrap();
+
+    let (dom, console) = dump_dom_and_console(&chromium, &page, "");
+    assert!(console.is_empty(), "console messages: {console:?}");
+    let listed: Vec<&str> = tags(&dom, "li", "data-name=")
+        .iter()
+        .map(|t| attr(t, "data-name").unwrap())
+        .collect();
+    let want: Vec<String> = loaded
+        .programs
+        .iter()
+        .map(|p| format!("k:{}", p.name))
+        .collect();
+    assert_eq!(listed, want);
+    assert_eq!(text_of(&dom, "count"), want.len().to_string());
+    // No fragment: the first idiom is shown.
+    assert_eq!(text_of(&dom, "title"), loaded.programs[0].name);
+    assert!(dom.contains("data-kind=\"kernel\""));
+
+    // A scoped model named by an `expect` line, by its plain name.
+    let gb = loaded
+        .programs
+        .iter()
+        .find(|p| p.name == "global-barrier")
+        .unwrap();
+    let model = "WEAK_FAIR, occupancy=2";
+    let (dom, console) = dump_dom_and_console(
+        &chromium,
+        &page,
+        &format!(
+            "test=global-barrier&model={}&target=cuda",
+            model.replace(' ', "%20")
+        ),
+    );
+    assert!(console.is_empty(), "console messages: {console:?}");
+    assert_eq!(text_of(&dom, "title"), "global-barrier");
+    assert_eq!(
+        unescape(text_of(&dom, "code")),
+        axb::kernel::litmus::print(&gb.program)
+    );
+    let rows = tags(&dom, "tr", "data-model=");
+    let models = synth::explorer::kernel::models_of(gb);
+    assert_eq!(rows.len(), models.len());
+    let sel: Vec<&&str> = rows
+        .iter()
+        .filter(|r| attr(r, "class").is_some_and(|c| c.contains("sel")))
+        .collect();
+    assert_eq!(sel.len(), 1);
+    assert_eq!(attr(sel[0], "data-model"), Some(model));
+    assert_eq!(attr(sel[0], "data-verdict"), Some("F"));
+    assert_eq!(attr(sel[0], "data-expected"), Some("F"));
+    assert_eq!(attr(sel[0], "data-agree"), Some("yes"));
+    assert!(text_of(&dom, "witness-title").contains("NOT guaranteed"));
+    let m = axb::kernel::ScopedModel::parse(model).unwrap();
+    let want = oracle::kernel::explain::explain_verdict(
+        &gb.program,
+        "global-barrier",
+        &m,
+        oracle::kernel::Options::default(),
+    )
+    .unwrap();
+    assert_eq!(unescape(text_of(&dom, "k-witness")), want);
+    assert!(dom.contains("data-code=\"k:global-barrier/cuda/\""));
+    let cuda = backends::target::kernel::emit(gb, backends::target::kernel::Lang::Cuda).unwrap();
+    assert_eq!(unescape(text_of(&dom, "emitted")), cuda);
+
+    // WGSL refuses a barrier in divergent code: the page shows why.
+    let refused = loaded
+        .programs
+        .iter()
+        .find(|p| backends::target::kernel::emit(p, backends::target::kernel::Lang::Wgsl).is_err())
+        .expect("an idiom WGSL refuses");
+    let why =
+        backends::target::kernel::emit(refused, backends::target::kernel::Lang::Wgsl).unwrap_err();
+    let (dom, console) = dump_dom_and_console(
+        &chromium,
+        &page,
+        &format!("test=k%3A{}&target=wgsl", refused.name),
+    );
+    assert!(console.is_empty(), "console messages: {console:?}");
+    assert!(dom.contains(&format!("data-code=\"k:{}/wgsl/refused\"", refused.name)));
+    assert_eq!(unescape(text_of(&dom, "emitted")), why);
+    let _ = std::fs::remove_dir_all(&dir);
+}

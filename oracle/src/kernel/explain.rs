@@ -142,6 +142,7 @@ fn explain_w<S: Packed>(
     model: &ScopedModel,
     k: &Kernel,
     max_states: usize,
+    with_program: bool,
 ) -> Result<String, KernelError> {
     let p = build::<S>(k, max_states)?;
     let w = witness::find(k, &p, model.fairness);
@@ -160,8 +161,10 @@ fn explain_w<S: Packed>(
     );
     let _ = writeln!(out, "Model: {model}");
     let _ = writeln!(out);
-    out.push_str(&litmus::print(program));
-    let _ = writeln!(out);
+    if with_program {
+        out.push_str(&litmus::print(program));
+        let _ = writeln!(out);
+    }
     let _ = writeln!(
         out,
         "Product space: {} states, {} transitions (memory, pcs, registers, waits, terminated invocations, fair sets per scope).",
@@ -253,6 +256,22 @@ pub fn explain(
     let k = Kernel::new(program, model, Reductions::NONE)?;
     with_words!(
         k.words,
-        explain_w(program, name, model, &k, opts.max_states)
+        explain_w(program, name, model, &k, opts.max_states, true)
+    )
+}
+
+/// [`explain`] without the program's text: for pages that show the
+/// program once beside the explanations of its verdicts under several
+/// models (`synth explorer`).
+pub fn explain_verdict(
+    program: &Program,
+    name: &str,
+    model: &ScopedModel,
+    opts: Options,
+) -> Result<String, KernelError> {
+    let k = Kernel::new(program, model, Reductions::NONE)?;
+    with_words!(
+        k.words,
+        explain_w(program, name, model, &k, opts.max_states, false)
     )
 }

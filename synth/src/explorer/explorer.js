@@ -1,5 +1,7 @@
 // synth explorer: renders the embedded suite data (see synth/src/explorer.rs).
 // State lives in the URL fragment: #test=NAME&model=MODEL&config=..&vm=..&vv=..&bucket=..&idiom=..&q=..
+// Kernel programs (DATA.kernels) follow the tests in the list; their key is
+// "k:" + name (a plain name finds one too when no test has that name).
 "use strict";
 (function () {
   const DATA = JSON.parse(document.getElementById("data").textContent);
@@ -24,6 +26,21 @@
       return w;
     });
   }
+  const KERNELS = DATA.kernels || [];
+  for (const t of DATA.tests) t.key = t.n;
+  for (const k of KERNELS) {
+    k.kernel = true;
+    k.key = "k:" + k.n;
+    k.d = "";
+    k.cf = [];
+    k.i = [];
+  }
+  const ITEMS = DATA.tests.concat(KERNELS);
+  const byKey = new Map(ITEMS.map((t, i) => [t.key, i]));
+  const indexOf = (key) => {
+    const i = byKey.get(key);
+    return i !== undefined ? i : byKey.get("k:" + key);
+  };
 
   function el(tag, attrs, text) {
     const e = document.createElement(tag);
@@ -80,7 +97,7 @@
     $("suite").textContent = DATA.suite;
     $("note").textContent = DATA.note;
     document.title = DATA.suite + ": progress litmus test explorer";
-    const configs = [...new Set(DATA.tests.map((t) => t.c))];
+    const configs = [...new Set(ITEMS.map((t) => t.c))];
     setOptions($("f-config"), [["", "all"], ...configs.map((c) => [c, c])]);
     setOptions($("f-vmodel"), [["", "model…"], ...ORDER.map((m) => [m, pretty(m)])]);
     const buckets = [["", "any"]];
@@ -128,13 +145,13 @@
     list.textContent = "";
     let n = 0;
     const frag = document.createDocumentFragment();
-    for (const t of DATA.tests) {
+    for (const t of ITEMS) {
       if (!matches(t)) continue;
       n++;
-      const li = el("li", { "data-name": t.n });
-      li.appendChild(el("span", {}, t.n + (t.i.length ? " ★" : "")));
+      const li = el("li", { "data-name": t.key });
+      li.appendChild(el("span", {}, t.n + (t.kernel ? " ◆" : t.i.length ? " ★" : "")));
       li.appendChild(el("span", { class: "v", title: "verdicts: " + ORDER.join(" ") }, ORDER.map((m) => t.v[M.indexOf(m)]).join("")));
-      if (t.n === state.test) li.className = "sel";
+      if (t.key === state.test) li.className = "sel";
       frag.appendChild(li);
     }
     list.appendChild(frag);
@@ -384,6 +401,8 @@
       $("emitted-box").style.display = "none";
       return;
     }
+    $("emitted-box").style.display = "";
+    setOptions($("c-target"), TARGETS);
     const target = TARGETS.some(([v]) => v === state.target) ? state.target : "glsl";
     const mapping = MAPPINGS.some(([v]) => v === state.mapping) ? state.mapping : "plain";
     $("c-target").value = target;
@@ -506,17 +525,90 @@
   }
   $("g-run").addEventListener("click", () => runOnGpu(false));
 
+  // ---- kernel programs -------------------------------------------------
+  // What the oracle computed (src/explorer/kernel.rs): per model a row with
+  // the verdict, the literature's, whether they agree, and the explanation.
+  const KTARGETS = [["cuda", "CUDA"], ["glsl", "GLSL (Vulkan)"], ["wgsl", "WGSL (WebGPU)"]];
+  const OUTCOME = { P: "P, termination is guaranteed", F: "F, termination is NOT guaranteed", deadlock: "F, termination is NOT guaranteed (a schedule deadlocks)", "?": "no verdict" };
+  function renderKernel(t) {
+    $("code-title").textContent = "Program (.litmus, as the kernel printer writes it)";
+    const facts = $("facts");
+    facts.textContent = "";
+    facts.appendChild(el("span", {}, "kernel program: " + t.shape));
+    facts.appendChild(el("span", {}, "memory sequentially consistent"));
+    facts.appendChild(el("span", {}, "file " + t.file));
+    const stated = t.r.filter((r) => r.a).length, agree = t.r.filter((r) => r.a === "yes").length;
+    facts.appendChild(el("span", { id: "agreement", "data-stated": stated, "data-agree": agree },
+      stated ? "the oracle agrees with " + agree + " of the " + stated + " verdicts the literature states" : "the file states no verdict"));
+    $("code").textContent = t.src;
+    $("k-lit").textContent = t.lit || "(the file has no leading comment)";
+
+    const table = $("verdicts");
+    table.textContent = "";
+    const head = el("tr");
+    for (const h of ["model", "text form", "verdict", "literature", "agrees", "states (reduced)"]) head.appendChild(el("th", {}, h));
+    table.appendChild(head);
+    for (const r of t.r) {
+      const tr = el("tr", { "data-model": r.m, "data-verdict": r.v, "data-expected": r.x, "data-agree": r.a });
+      tr.className = (r.m === state.model ? "sel" : "") + (r.own ? " own" : "");
+      tr.appendChild(el("td", {}, r.p));
+      tr.appendChild(el("td", { class: "csv" }, r.m));
+      tr.appendChild(el("td", { class: r.v === "?" ? "" : r.v }, r.v));
+      tr.appendChild(el("td", {}, r.x));
+      tr.appendChild(el("td", { class: r.a ? "agree-" + r.a : "" }, r.a === "yes" ? "✓" : r.a === "no" ? "✗ disagrees" : ""));
+      tr.appendChild(el("td", {}, r.s ? String(r.s) : ""));
+      tr.addEventListener("click", () => { state.model = r.m; writeHash(); renderTest(); });
+      table.appendChild(tr);
+    }
+
+    const row = t.r.find((r) => r.m === state.model);
+    if (!row) {
+      $("witness-title").textContent = "Witness";
+      $("witness-intro").textContent = "Click a model in the verdict table.";
+      $("k-witness").textContent = "";
+    } else {
+      $("witness-title").textContent = t.n + " under " + row.p + ": " + OUTCOME[row.v];
+      $("witness-intro").textContent = row.v === "P"
+        ? "Why, as oracle explain gives it:"
+        : "The witness schedule oracle explain gives (found on the product without reductions, so every step is one of the program):";
+      $("k-witness").textContent = row.w;
+    }
+
+    document.body.removeAttribute("data-code");
+    if (!t.code.length) {
+      $("emitted-box").style.display = "none";
+      return;
+    }
+    $("emitted-box").style.display = "";
+    setOptions($("c-target"), KTARGETS);
+    const target = KTARGETS.some(([v]) => v === state.target) ? state.target : "glsl";
+    $("c-target").value = target;
+    $("c-mapping").disabled = true;
+    const [text, refusal] = t.code.find(([n]) => n === target)[1];
+    $("emitted-note").textContent = refusal
+      ? "backends emit --target " + target + " refuses this program:"
+      : "The file backends emit --target " + target + " writes for this program (one launch of its workgroups).";
+    $("emitted").textContent = refusal || text;
+    document.body.setAttribute("data-code", t.key + "/" + target + "/" + (refusal ? "refused" : ""));
+  }
+
   function renderTest() {
-    let i = byName.get(state.test);
+    let i = indexOf(state.test);
     if (i === undefined) i = 0;
-    const t = DATA.tests[i];
+    const t = ITEMS[i];
     if (!t) { $("title").textContent = "empty suite"; return; }
-    state.test = t.n;
+    state.test = t.key;
     for (const li of $("list").children) {
-      li.className = li.dataset.name === t.n ? "sel" : "";
+      li.className = li.dataset.name === t.key ? "sel" : "";
       if (li.className) li.scrollIntoView({ block: "nearest" });
     }
     $("title").textContent = t.n;
+    document.body.setAttribute("data-kind", t.kernel ? "kernel" : "axb");
+    if (t.kernel) {
+      renderKernel(t);
+      return;
+    }
+    $("code-title").textContent = "Pseudo-code";
     const facts = $("facts");
     facts.textContent = "";
     facts.appendChild(el("span", {}, "configuration " + t.c));

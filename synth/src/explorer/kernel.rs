@@ -1,0 +1,259 @@
+//! Kernel programs (docs/KERNEL.md) on the explorer page: the idiom library
+//! of `suites/idioms` and any other `.litmus` or `Kernel` RON input.
+//!
+//! A kernel program is shown differently from an AXB test: its state space
+//! has registers, waits and scoped fair sets, far too many states to draw,
+//! so the page shows the text instead of the picture. Per program it embeds
+//!
+//! - the program as the kernel printer writes it (`litmus::print`), and the
+//!   leading comment of its file, where the idioms name their sources;
+//! - one verdict row per model: the eleven device-scope models, then the
+//!   program's own `model` line and every model its `expect` lines name
+//!   (scoped and occupancy-bound ones included), each with the oracle's
+//!   verdict ([`oracle::kernel::decide`], reduced), the verdict the
+//!   literature states for it (its `expect` line) and whether the two
+//!   agree (the rule of [`oracle::kernel::check_expectations`]);
+//! - per row the oracle's explanation ([`oracle::kernel::explain::explain_verdict`],
+//!   on the unreduced product, so its schedule is one of the program): the
+//!   witness schedule of a failing verdict, the reason of a passing one;
+//! - the file `backends emit` writes for CUDA, GLSL and WGSL, or the
+//!   target's refusal.
+//!
+//! Memory is sequentially consistent; the page says so.
+
+use axb::kernel::litmus;
+use axb::kernel::load::NamedProgram;
+use axb::kernel::program::Outcome;
+use axb::kernel::ScopedModel;
+use axb::model::Model;
+use backends::target::kernel::{emit, Lang};
+use oracle::kernel::{decide, explain::explain_verdict, outcome, Options};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::Path;
+
+/// The eleven device-scope models in the page's display order: unfair,
+/// then the weak chain, then the strong one (the order of the AXB table).
+const ORDER: [&str; 11] = [
+    "UNFAIR",
+    "HSA",
+    "OBE",
+    "HSA_OBE",
+    "LOBE",
+    "WEAK_FAIR",
+    "HSA_STRONG",
+    "OBE_STRONG",
+    "HSA_OBE_STRONG",
+    "LOBE_STRONG",
+    "STRONG_FAIR",
+];
+
+/// The targets kernel programs are emitted for, as the page names them.
+const TARGETS: [(Lang, &str); 3] = [
+    (Lang::Cuda, "cuda"),
+    (Lang::Glsl, "glsl"),
+    (Lang::Wgsl, "wgsl"),
+];
+
+/// One model's row of a program's verdict table.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The model's canonical text (`OBE`, `WEAK_FAIR, occupancy=2`).
+    pub m: String,
+    /// The model for people.
+    pub p: String,
+    /// The oracle's outcome: `P`, `F`, `deadlock`, or `?` (no verdict).
+    pub v: String,
+    /// The outcome the literature states (the program's `expect` line for
+    /// this model), or "".
+    pub x: String,
+    /// `yes` or `no` when the literature states an outcome, else "".
+    pub a: &'static str,
+    /// Whether this is the program's own `model` line.
+    pub own: bool,
+    /// The product states that decided it (reduced), 0 without a verdict.
+    pub s: usize,
+    /// The oracle's explanation: witness schedule or reason (or why there
+    /// is no verdict).
+    pub w: String,
+}
+
+/// Everything the page knows about one kernel program.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+pub struct KernelData {
+    /// Name.
+    pub n: String,
+    /// Always `kernel`: the configuration filter's value for every kernel
+    /// program.
+    pub c: &'static str,
+    /// The launch, for people.
+    pub shape: String,
+    /// The file it came from, as given.
+    pub file: String,
+    /// Verdicts under the eleven device-scope models, one letter each in
+    /// [`Model::ALL`] order (`F` for a deadlock, `?` for no verdict), for
+    /// the list and its verdict filter.
+    pub v: String,
+    /// The program as the kernel printer writes it.
+    pub src: String,
+    /// The leading comment of its `.litmus` file (where the idioms cite
+    /// their sources), without the `//`.
+    pub lit: String,
+    /// The verdict rows: the eleven models in display order, then the
+    /// scoped ones.
+    pub r: Vec<Row>,
+    /// Per target (`cuda`, `glsl`, `wgsl`): `[text, ""]` or `["", refusal]`.
+    /// Empty when the page is made without code.
+    pub code: Vec<(String, [String; 2])>,
+}
+
+/// The leading `//` comment of a `.litmus` file, without the markers.
+fn leading_comment(path: &Path) -> String {
+    if path.extension().and_then(|e| e.to_str()) != Some("litmus") {
+        return String::new();
+    }
+    let Ok(src) = axb::load::read_input(path) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for line in src.lines() {
+        let Some(rest) = line.trim_start().strip_prefix("//") else {
+            break;
+        };
+        out.push_str(rest.strip_prefix(' ').unwrap_or(rest));
+        out.push('\n');
+    }
+    out
+}
+
+/// Whether `got` meets the stated `want` (as `check_expectations` rules:
+/// F is met by a deadlock too).
+fn agrees(want: Outcome, got: Outcome) -> bool {
+    match want {
+        Outcome::P => got == Outcome::P,
+        Outcome::F => got != Outcome::P,
+        Outcome::Deadlock => got == Outcome::Deadlock,
+    }
+}
+
+/// The models of a program's table: the eleven, then its `model` line and
+/// its `expect` lines' models not already there, in file order.
+pub fn models_of(p: &NamedProgram) -> Vec<ScopedModel> {
+    let mut models: Vec<ScopedModel> = ORDER
+        .iter()
+        .map(|n| ScopedModel::flat(Model::parse(n).expect("a model name")))
+        .collect();
+    let extra = p
+        .program
+        .model
+        .iter()
+        .chain(p.program.expect.iter().map(|e| &e.model));
+    for m in extra {
+        // A flat model written with a redundant scope (`OBE, workgroup=fair`)
+        // is the same model: compare as flat where it is.
+        let same =
+            |x: &ScopedModel| x == m || (x.as_flat().is_some() && x.as_flat() == m.as_flat());
+        if !models.iter().any(same) {
+            models.push(*m);
+        }
+    }
+    models
+}
+
+fn row(p: &NamedProgram, m: &ScopedModel, opts: Options) -> Row {
+    let same = |x: &ScopedModel| x == m || (m.as_flat().is_some() && x.as_flat() == m.as_flat());
+    let stated: Vec<Outcome> = p
+        .program
+        .expect
+        .iter()
+        .filter(|e| same(&e.model))
+        .map(|e| e.outcome)
+        .collect();
+    let (v, s, got) = match decide(&p.program, m, opts) {
+        Ok(d) => {
+            let o = outcome(&d);
+            (o.word().to_string(), d.states, Some(o))
+        }
+        Err(_) => ("?".to_string(), 0, None),
+    };
+    let w = match explain_verdict(&p.program, &p.name, m, opts) {
+        Ok(text) => text,
+        Err(e) => format!("{} under {}: no verdict: {e}", p.name, m.pretty()),
+    };
+    Row {
+        m: m.to_string(),
+        p: m.pretty(),
+        v,
+        x: stated
+            .iter()
+            .map(|o| o.word())
+            .collect::<Vec<_>>()
+            .join(", "),
+        a: match (stated.is_empty(), got) {
+            (true, _) => "",
+            (false, Some(got)) if stated.iter().all(|&o| agrees(o, got)) => "yes",
+            (false, _) => "no",
+        },
+        own: p.program.model.as_ref().is_some_and(same),
+        s,
+        w,
+    }
+}
+
+/// The page's data for one kernel program.
+pub fn data(p: &NamedProgram, code: bool) -> KernelData {
+    let opts = Options::default();
+    let prog = &p.program;
+    let rows: Vec<Row> = models_of(p).par_iter().map(|m| row(p, m, opts)).collect();
+    let v = Model::ALL
+        .iter()
+        .map(|m| {
+            let r = &rows[ORDER.iter().position(|n| *n == m.name()).expect("in ORDER")];
+            match r.v.as_str() {
+                "P" => 'P',
+                "?" => '?',
+                _ => 'F',
+            }
+        })
+        .collect();
+    let mut shape = format!(
+        "{} workgroup{} of {} invocation{}",
+        prog.workgroups,
+        if prog.workgroups == 1 { "" } else { "s" },
+        prog.workgroup_size,
+        if prog.workgroup_size == 1 { "" } else { "s" }
+    );
+    if prog.subgroup_size > 1 {
+        shape.push_str(&format!(", subgroups of {}", prog.subgroup_size));
+    }
+    shape.push_str(&format!(", values mod {}", prog.values));
+    KernelData {
+        n: p.name.clone(),
+        c: "kernel",
+        shape,
+        file: p.source.display().to_string(),
+        v,
+        src: litmus::print(prog),
+        lit: leading_comment(&p.source),
+        r: rows,
+        code: if code {
+            TARGETS
+                .iter()
+                .map(|&(lang, name)| {
+                    let cell = match emit(p, lang) {
+                        Ok(text) => [text, String::new()],
+                        Err(why) => [String::new(), why],
+                    };
+                    (name.to_string(), cell)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// The data of every program, in input order.
+pub fn all(programs: &[NamedProgram], code: bool) -> Vec<KernelData> {
+    programs.par_iter().map(|p| data(p, code)).collect()
+}
