@@ -83,10 +83,10 @@ fn ext(path: &Path) -> &str {
     path.extension().and_then(|e| e.to_str()).unwrap_or("")
 }
 
-/// Whether a directory walk reads `path`: AXB tests, suites and kernel
-/// programs, by extension.
+/// Whether a directory walk reads `path`: AXB tests, suites (packed ones
+/// included) and kernel programs, by extension.
 pub fn is_input_file(path: &Path) -> bool {
-    matches!(ext(path), "litmus" | "ron" | "txt")
+    matches!(ext(path), "litmus" | "ron" | "txt") || crate::packed::is_packed(path)
 }
 
 /// The name of a single program: its file's stem, which must follow the
@@ -155,12 +155,20 @@ fn parse_file(path: &Path, src: &str) -> Result<Vec<Item>, FileError> {
 
 /// Reads one file of either kind, with the input rules of
 /// [`axb_load::read_input`] (regular files only, the size limit, UTF-8).
+/// A packed `.axb.gz` suite is AXB only, read by [`axb_load::load_document`].
 pub fn load_file(path: &Path) -> Result<Vec<Item>, FileError> {
+    if crate::packed::is_packed(path) {
+        let doc = axb_load::load_document(path)?;
+        return Ok(axb_load::named_tests(path, doc)?
+            .into_iter()
+            .map(Item::Axb)
+            .collect());
+    }
     if !is_input_file(path) {
         return Err(FileError::whole(
             path,
             format!(
-                "unknown format `.{}`: expected a `.litmus` program, a `.ron` program, test or suite, or a `.txt` test in the artifact format",
+                "unknown format `.{}`: expected a `.litmus` program, a `.ron` program, test or suite, a `.txt` test in the artifact format, or a packed `.axb.gz` suite",
                 crate::error::excerpt(ext(path))
             ),
         ));
@@ -201,5 +209,40 @@ mod tests {
         );
         assert_eq!(ron_kind("/* a */KernelSuite("), "KernelSuite");
         assert_eq!(ron_kind("Suite("), "Suite");
+    }
+
+    /// Regression: after the one loader replaced the AXB one in the
+    /// oracle, `oracle classify runs/3t4i/3t4i.axb.gz` (a packed suite of
+    /// `synth plan`'s merge) was refused as an unknown format `.gz`.
+    #[test]
+    fn packed_suites_are_read_and_walked() {
+        use crate::suite::{Entry, Suite};
+        let published = crate::published::tests().unwrap();
+        let suite = Suite {
+            name: "p".into(),
+            note: String::new(),
+            tests: published
+                .iter()
+                .take(20)
+                .map(|t| Entry::new(t.name.clone(), t.entry.test.clone()))
+                .collect(),
+        };
+        let dir = std::env::temp_dir().join(format!("axb-packed-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("p.axb.gz");
+        std::fs::write(&path, crate::packed::suite_to_packed(&suite)).unwrap();
+        assert!(is_input_file(&path));
+        let items = load_file(&path).unwrap();
+        let names: Vec<&str> = items
+            .iter()
+            .map(|i| match i {
+                Item::Axb(t) => t.name.as_str(),
+                Item::Kernel(_) => panic!("a packed suite holds AXB tests"),
+            })
+            .collect();
+        let want: Vec<&str> = published.iter().take(20).map(|t| t.name.as_str()).collect();
+        assert_eq!(names, want);
+        assert_eq!(expand_paths(std::slice::from_ref(&dir)).len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
