@@ -27,11 +27,14 @@ const ALLOWED: [(&str, &[&str]); 6] = [
 ];
 
 /// What another crate may use of `backends` (see `backends::target`).
-const PUBLIC_API: [&str; 4] = [
+const PUBLIC_API: [&str; 6] = [
     "target::test_sources",
     "target::Source",
     "target::Shape",
     "target::runner_script",
+    // The explorer's kernel programs: their code per language.
+    "target::kernel::emit",
+    "target::kernel::Lang",
 ];
 
 /// The source without comment lines (doc comments name modules in links
