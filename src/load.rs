@@ -162,8 +162,9 @@ fn ron_error(src: &str, e: ron::error::SpannedError) -> ParseError {
 }
 
 /// The first identifier of a RON document, skipping blanks, comments and
-/// `#![enable(..)]` attributes: tells a `Test(..)` from a `Suite(..)`.
-fn leading_ident(src: &str) -> &str {
+/// `#![enable(..)]` attributes: tells a `Test(..)` from a `Suite(..)` (and,
+/// in [`crate::kernel::load`], a `Kernel(..)` from both).
+pub fn leading_ident(src: &str) -> &str {
     let mut s = src;
     loop {
         s = s.trim_start();

@@ -17,6 +17,21 @@ use std::str::FromStr;
 /// workgroup count every Vulkan device must support in one dimension.
 pub const MAX_WORKGROUPS: u32 = 65535;
 
+/// Refuses a layout with more workgroups than one dispatch dimension is
+/// guaranteed (`api`: "Vulkan", "WebGPU"); the shaders read the workgroup
+/// id from x alone.
+pub fn check_dispatch(layout: &Layout, api: &str) -> Result<(), String> {
+    if layout.workgroups() > MAX_WORKGROUPS as u64 {
+        return Err(format!(
+            "{} workgroups ({} threads x {} instances) exceed the {MAX_WORKGROUPS} a {api} dispatch is guaranteed in one dimension: lower --instances",
+            layout.workgroups(),
+            layout.threads,
+            layout.instances
+        ));
+    }
+    Ok(())
+}
+
 /// How test threads are spread over workgroups.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Mapping {

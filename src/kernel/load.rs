@@ -57,26 +57,9 @@ impl Item {
     }
 }
 
-/// The first identifier of a RON document, skipping blanks, comments and
-/// `#![enable(..)]` attributes.
+/// The first identifier of a RON document (see [`axb_load::leading_ident`]).
 pub fn ron_kind(src: &str) -> &str {
-    let mut s = src;
-    loop {
-        s = s.trim_start();
-        if let Some(r) = s.strip_prefix("//") {
-            s = r.find('\n').map_or("", |i| &r[i..]);
-        } else if let Some(r) = s.strip_prefix("/*") {
-            s = r.find("*/").map_or("", |i| &r[i + 2..]);
-        } else if s.starts_with("#!") {
-            s = s.find(']').map_or("", |i| &s[i + 1..]);
-        } else {
-            break;
-        }
-    }
-    let end = s
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(s.len());
-    &s[..end]
+    axb_load::leading_ident(src)
 }
 
 fn ext(path: &Path) -> &str {

@@ -10,7 +10,7 @@
 //! once per loop iteration, and is not an atomic so it adds nothing to the
 //! atomic traffic of the test.
 
-use crate::mapping::{Layout, MAX_WORKGROUPS};
+use crate::mapping::Layout;
 use crate::target::codegen::{self, Dialect, Shape, Syntax};
 use axb::load::NamedTest;
 
@@ -27,15 +27,7 @@ fn dialect() -> Dialect {
 /// Vulkan guarantees only 65535 workgroups in one dimension, and the
 /// shader reads the workgroup id from x alone.
 pub fn check_layout(layout: &Layout) -> Result<(), String> {
-    if layout.workgroups() > MAX_WORKGROUPS as u64 {
-        return Err(format!(
-            "{} workgroups ({} threads x {} instances) exceed the {MAX_WORKGROUPS} a Vulkan dispatch is guaranteed in one dimension: lower --instances",
-            layout.workgroups(),
-            layout.threads,
-            layout.instances
-        ));
-    }
-    Ok(())
+    crate::mapping::check_dispatch(layout, "Vulkan")
 }
 
 /// The compute shader for `t` under `layout`; `target` names the emitting

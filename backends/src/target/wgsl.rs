@@ -34,7 +34,7 @@
 //! Bounded loops also spare the shaders the forward-progress assumptions
 //! some shader compilers make about infinite loops.
 
-use crate::mapping::{Layout, MAX_WORKGROUPS};
+use crate::mapping::Layout;
 use crate::target::codegen::{self, Dialect, Shape, Syntax};
 use axb::load::NamedTest;
 use std::fmt::Write;
@@ -60,15 +60,7 @@ fn dialect() -> Dialect {
 /// (`maxComputeWorkgroupsPerDimension`), and the shader reads the
 /// workgroup id from x alone.
 pub fn check_layout(layout: &Layout) -> Result<(), String> {
-    if layout.workgroups() > MAX_WORKGROUPS as u64 {
-        return Err(format!(
-            "{} workgroups ({} threads x {} instances) exceed the {MAX_WORKGROUPS} a WebGPU dispatch is guaranteed in one dimension: lower --instances",
-            layout.workgroups(),
-            layout.threads,
-            layout.instances
-        ));
-    }
-    Ok(())
+    crate::mapping::check_dispatch(layout, "WebGPU")
 }
 
 /// The declarations and the budget function every shader shares.
