@@ -4,7 +4,12 @@
 use std::path::Path;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/oopsla21/tests");
+    // Read at run time, not with `env!`: a build script compiled for one
+    // checkout is reused by cargo for another that shares the target
+    // directory (a clone built with `CARGO_TARGET_DIR`, the README test), and
+    // a compile-time path would point at the first checkout, perhaps deleted.
+    let root = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dir = Path::new(&root).join("data/oopsla21/tests");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
