@@ -834,7 +834,14 @@ fn explain_kernel(
     let program = item.program();
     let opts = witness_options(max_states);
     let fail = |e: KernelError| Failure::Input(item_failed(item, &e));
-    let text = oracle::kernel::explain::explain(&program, item.name(), m, opts).map_err(fail)?;
+    let text = oracle::kernel::explain::explain(
+        &program,
+        item.name(),
+        m,
+        opts,
+        oracle::kernel::explain::Show::Program,
+    )
+    .map_err(fail)?;
     Ok(match format {
         TextFormat::Text => text.into_bytes(),
         TextFormat::Json => {

@@ -873,11 +873,12 @@ fn the_idioms_page_shows_an_idiom_in_the_browser() {
     assert_eq!(attr(sel[0], "data-agree"), Some("yes"));
     assert!(text_of(&dom, "witness-title").contains("NOT guaranteed"));
     let m = axb::kernel::ScopedModel::parse(model).unwrap();
-    let want = oracle::kernel::explain::explain_verdict(
+    let want = oracle::kernel::explain::explain(
         &gb.program,
         "global-barrier",
         &m,
         oracle::kernel::Options::default(),
+        oracle::kernel::explain::Show::VerdictOnly,
     )
     .unwrap();
     assert_eq!(unescape(text_of(&dom, "k-witness")), want);

@@ -17,6 +17,7 @@
 pub mod check;
 pub mod dot;
 pub mod explain;
+pub mod lifted;
 pub mod product;
 pub mod scopes;
 pub mod symmetry;
@@ -114,7 +115,7 @@ fn decide_both_w<S: Packed>(
     let states = p.lts.num_states();
     let transitions = p.lts.num_transitions();
     let deadlock = check::deadlock(k, &p).is_some();
-    let weak = !deadlock && symmetry::weak_passes(k, &p, max_states)?;
+    let weak = !deadlock && lifted::weak_passes(k, &p, max_states)?;
     let strong = check::strong_passes(k, &p);
     let d = |pass: bool| Decision {
         verdict: Verdict::from_pass(pass),

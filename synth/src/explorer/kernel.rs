@@ -13,7 +13,7 @@
 //!   verdict ([`oracle::kernel::decide`], reduced), the verdict the
 //!   literature states for it (its `expect` line) and whether the two
 //!   agree (the rule of [`oracle::kernel::check_expectations`]);
-//! - per row the oracle's explanation ([`oracle::kernel::explain::explain_verdict`],
+//! - per row the oracle's explanation ([`oracle::kernel::explain::explain`],
 //!   on the unreduced product, so its schedule is one of the program): the
 //!   witness schedule of a failing verdict, the reason of a passing one;
 //! - the file `backends emit` writes for CUDA, GLSL and WGSL, or the
@@ -27,7 +27,11 @@ use axb::kernel::program::Outcome;
 use axb::kernel::ScopedModel;
 use axb::model::Model;
 use backends::target::kernel::{emit, Lang};
-use oracle::kernel::{decide, explain::explain_verdict, outcome, Options};
+use oracle::kernel::{
+    decide,
+    explain::{explain, Show},
+    outcome, Options,
+};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
@@ -176,7 +180,7 @@ fn row(p: &NamedProgram, m: &ScopedModel, opts: Options) -> Row {
         }
         Err(_) => ("?".to_string(), 0, None),
     };
-    let w = match explain_verdict(&p.program, &p.name, m, opts) {
+    let w = match explain(&p.program, &p.name, m, opts, Show::VerdictOnly) {
         Ok(text) => text,
         Err(e) => format!("{} under {}: no verdict: {e}", p.name, m.pretty()),
     };
