@@ -501,11 +501,10 @@ const BODY: &str = r#"<header><h1 id="suite"></h1><span id="note"></span></heade
 </div>
 "#;
 
+/// Text for the page: `<>&"'` and control characters escaped (one rule
+/// for every page of the three tools).
 fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    axb::error::html_escape(s)
 }
 
 /// The arguments of `synth explorer`.

@@ -151,7 +151,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail(code, msg)) => {
-            eprintln!("error: {msg}");
+            // Escaped: a message may quote a path or an input.
+            eprintln!("error: {}", axb::error::printable(&msg));
             ExitCode::from(code)
         }
     }

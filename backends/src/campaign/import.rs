@@ -41,7 +41,7 @@ use crate::campaign::options::RunTarget;
 use crate::campaign::output::{check_name, paths, write_results};
 use crate::campaign::suite::{check_tests, load_suite, show_paths, suite_json};
 use crate::campaign::{env, finish, input, Failure};
-use crate::excerpt::excerpt;
+use crate::excerpt::{excerpt, message, printable};
 use crate::mapping::Mapping;
 use crate::report::cli::Format;
 use crate::target::webgpu::{self, ResultLine};
@@ -203,6 +203,14 @@ fn read_lines(files: &[PathBuf]) -> Result<Vec<String>, Failure> {
     Ok(texts)
 }
 
+/// An event's kind as shown: its string escaped, or other JSON as JSON.
+fn event_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("\"{}\"", excerpt(s)),
+        v => excerpt(&v.to_string()),
+    }
+}
+
 /// The whole command; see the module doc.
 pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
     let name = args
@@ -275,12 +283,17 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
                         continue;
                     }
                     ResultLine::Event(e) => {
+                        // The event and its message are the page's text
+                        // (a browser's error message): escaped, so that
+                        // they cannot forge lines or drive the terminal.
                         eprintln!(
                             "warning: {}:{}: the page reported {}: {}",
-                            file.display(),
+                            printable(&file.display().to_string()),
                             n + 1,
-                            e["event"],
-                            e["message"].as_str().unwrap_or("(no message)")
+                            event_text(&e["event"]),
+                            e["message"]
+                                .as_str()
+                                .map_or("(no message)".into(), message)
                         );
                         events.push(e);
                         continue;
@@ -318,7 +331,13 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
     if runs.is_empty() {
         let reported: Vec<String> = events
             .iter()
-            .map(|e| format!("{}: {}", e["event"], e["message"].as_str().unwrap_or("")))
+            .map(|e| {
+                format!(
+                    "{}: {}",
+                    event_text(&e["event"]),
+                    message(e["message"].as_str().unwrap_or(""))
+                )
+            })
             .collect();
         return Err(input(format!(
             "no result lines in {}{}",
