@@ -213,7 +213,9 @@ fn emit_cmd(args: EmitArgs) -> ExitCode {
                 error(&e);
             }
             refused = errors.len();
-            if let Some(clash) = k.iter().find(|f| a.iter().any(|g| g.path == f.path)) {
+            // Compared as a case-insensitive file system would.
+            let folded = |f: &backends::target::File| emit::case_folded(&f.path);
+            if let Some(clash) = k.iter().find(|f| a.iter().any(|g| folded(g) == folded(f))) {
                 error(&format!(
                     "a kernel program and the AXB tests would both be written to {}: rename one, or pass --name",
                     clash.path.display()

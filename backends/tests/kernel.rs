@@ -295,3 +295,85 @@ fn glsl_refuses_collectives_over_subgroups_of_three() {
         "{cuda}"
     );
 }
+
+/// Issue 20 item 11: an index the oracle rejects as a fault (invocation 0
+/// stores to `x[2]` of a two-cell `x`) was clamped into range by the
+/// emitted `min`, so the device ran another program than the one decided.
+/// `emit` refuses it, one line naming the file, program and fault, exit 2,
+/// for every language, and still writes the program whose register index
+/// the oracle proves in range.
+#[test]
+fn emit_refuses_an_index_the_oracle_rejects_instead_of_clamping_it() {
+    let dir = scratch("index-fault");
+    let oob = dir.join("oob.litmus");
+    std::fs::write(&oob, "values 4;\nworkgroups 1;\nworkgroup_size 2;\nglobal x[2];\nkernel {\n  0: i = local_id + 2;\n  1: x[i] = 1;\n}\n").unwrap();
+    let inb = dir.join("inb.litmus");
+    std::fs::write(&inb, "values 4;\nworkgroups 1;\nworkgroup_size 2;\nglobal x[2];\nkernel {\n  0: i = local_id;\n  1: x[i] = 1;\n}\n").unwrap();
+    for lang in ["cuda", "glsl", "wgsl"] {
+        let out = dir.join(lang);
+        let r = Command::new(env!("CARGO_BIN_EXE_backends"))
+            .args(["emit", "--target", lang, "-o"])
+            .arg(&out)
+            .arg(&oob)
+            .arg(&inb)
+            .output()
+            .unwrap();
+        assert_eq!(r.status.code(), Some(2), "{lang}");
+        let err = String::from_utf8_lossy(&r.stderr);
+        let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+        assert_eq!(errors.len(), 1, "{lang}: {err}");
+        assert!(
+            errors[0].contains("oob.litmus: program `oob`")
+                && errors[0].contains("index 2 is out of bounds: `x` has 2 cells")
+                && errors[0].contains("not emitted"),
+            "{lang}: {err}"
+        );
+        let written: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(written.len(), 1, "{lang}: {written:?}");
+        assert!(written[0].starts_with("inb."), "{written:?}");
+    }
+}
+
+/// Issue 20 item 11: two programs whose names differ only in case would be
+/// one file on a case-insensitive file system (macOS, Windows): refused,
+/// naming both.
+#[test]
+fn emit_refuses_names_that_differ_only_in_case() {
+    let dir = scratch("case");
+    let src = "values 2;\nworkgroups 1;\nkernel {\n  0: r = 1;\n}\n";
+    std::fs::write(dir.join("Mutex.litmus"), src).unwrap();
+    std::fs::write(dir.join("mutex.litmus"), src).unwrap();
+    let r = Command::new(env!("CARGO_BIN_EXE_backends"))
+        .args(["emit", "--target", "cuda", "-o"])
+        .arg(dir.join("out"))
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.contains("`Mutex`") && err.contains("`mutex`") && err.contains("case"),
+        "{err}"
+    );
+    assert!(!dir.join("out").exists());
+    // AXB tests written one file per test and mapping (glsl): the same.
+    let axb = scratch("case-axb");
+    let published = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/oopsla21/tests/2t2i_0.txt");
+    std::fs::copy(&published, axb.join("T1.txt")).unwrap();
+    std::fs::copy(&published, axb.join("t1.txt")).unwrap();
+    let r = Command::new(env!("CARGO_BIN_EXE_backends"))
+        .args(["emit", "--target", "glsl", "-o"])
+        .arg(axb.join("out"))
+        .arg(&axb)
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.contains("`T1`") && err.contains("`t1`") && err.contains("ignores case"),
+        "{err}"
+    );
+}

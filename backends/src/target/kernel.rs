@@ -164,6 +164,74 @@ pub fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {
     None
 }
 
+/// The largest value `o` can take in `p`: registers hold `0..values`, ids
+/// are below their counts.
+fn operand_max(p: &Program, o: Operand) -> usize {
+    let s = usize::from(p.subgroup_size.max(1));
+    let n = usize::from(p.workgroup_size);
+    match o {
+        Operand::Imm(v) => usize::from(v),
+        Operand::Reg(_) => usize::from(p.values) - 1,
+        Operand::Id(IdKind::WgId) => usize::from(p.workgroups).saturating_sub(1),
+        Operand::Id(IdKind::LocalId) => n.saturating_sub(1),
+        Operand::Id(IdKind::SubgroupId) => (n / s).saturating_sub(1),
+        Operand::Id(IdKind::LaneId) => s - 1,
+    }
+}
+
+/// Whether some index of `p` may fall outside its location: not every
+/// value its operand can take is a cell.
+fn index_may_fault(p: &Program) -> bool {
+    p.codes.iter().flat_map(|c| &c.instrs).any(|i| match i {
+        Instr::Atomic { addr, .. } => {
+            operand_max(p, addr.index) >= p.locations[usize::from(addr.loc)].len()
+        }
+        _ => false,
+    })
+}
+
+/// Why `p` is not emitted when some schedule takes an index outside its
+/// location: the oracle rejects such a program as a run-time fault
+/// (docs/KERNEL.md §2.7), and an emitted program would read or write
+/// another cell (the device has no such fault), so its runs would say
+/// nothing about the program the oracle decided. Only programs whose
+/// indexes are not all in range by their operands' ranges are explored
+/// (the oracle's own product, unfair: every reachable state).
+fn index_refusal(p: &NamedProgram) -> Option<String> {
+    use oracle::kernel::product::{build, Kernel, Reductions};
+    use oracle::kernel::{KernelError, DEFAULT_MAX_STATES};
+    let prog = &p.program;
+    if !index_may_fault(prog) {
+        return None;
+    }
+    let model =
+        axb::kernel::ScopedModel::flat(axb::Model::new(axb::Base::Unfair, axb::Fairness::Weak));
+    let explored = Kernel::new(prog, &model, Reductions::ALL).and_then(|k| {
+        let max = DEFAULT_MAX_STATES;
+        match k.words {
+            1 => build::<[u64; 1]>(&k, max).map(drop),
+            2 => build::<[u64; 2]>(&k, max).map(drop),
+            3 => build::<[u64; 3]>(&k, max).map(drop),
+            4 => build::<[u64; 4]>(&k, max).map(drop),
+            5 => build::<[u64; 5]>(&k, max).map(drop),
+            6 => build::<[u64; 6]>(&k, max).map(drop),
+            7 => build::<[u64; 7]>(&k, max).map(drop),
+            _ => build::<[u64; 8]>(&k, max).map(drop),
+        }
+    });
+    let at = format!("{}: program `{}`", p.source.display(), p.name);
+    match explored {
+        Ok(()) => None,
+        Err(KernelError::Fault(f)) => Some(format!(
+            "{at}: a schedule goes wrong: {f}: the oracle rejects the program (an index outside its location is a fault, docs/KERNEL.md §2.7), so it is not emitted"
+        )),
+        Err(KernelError::TooLarge(b)) => Some(format!(
+            "{at}: an index may fall outside its location, and the state space exceeds {b} states, so no check says it never does; it is not emitted (keep every index in range by its operand's range)"
+        )),
+        Err(e) => Some(format!("{at}: {e}")),
+    }
+}
+
 /// The threads of a CUDA warp: a block's threads `32k..32k+31` (by
 /// `threadIdx.x` in a one-dimensional block) are warp k.
 const WARP: usize = 32;
@@ -422,6 +490,10 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
             } else {
                 (lay.global_off[addr.loc as usize], false)
             };
+            // `emit` refuses a program some schedule of which takes an
+            // index outside its location (the oracle's fault), so the
+            // `min` never changes an index: it only keeps a device's
+            // access in bounds whatever happens.
             let idx = match addr.index {
                 Operand::Imm(i) => sp.u(off + i as usize),
                 o => format!(
@@ -765,7 +837,7 @@ use crate::target::templates::KERNEL_CUDA_HOST as CUDA_HOST;
 
 /// The program as one file for `lang`, or why it cannot be.
 pub fn emit(p: &NamedProgram, lang: Lang) -> Result<String, String> {
-    if let Some(why) = refusal(p, lang) {
+    if let Some(why) = refusal(p, lang).or_else(|| index_refusal(p)) {
         return Err(why);
     }
     let prog = &p.program;
