@@ -618,7 +618,7 @@ pub fn cli(args: ExplorerArgs) -> Result<(), (u8, String)> {
             .map_err(|e| (1, format!("cannot write {}: {e}", args.out.display())))?;
     }
     // Status on stderr: stdout is for data (`-o -` writes the page there).
-    eprintln!(
+    let status = format!(
         "{}: {} tests, {} kernel programs, {} bytes in {:.2} s -> {}",
         name,
         entries.len(),
@@ -627,6 +627,8 @@ pub fn cli(args: ExplorerArgs) -> Result<(), (u8, String)> {
         start.elapsed().as_secs_f64(),
         args.out.display()
     );
+    // The suite's name is the file's text: escaped, as every status line.
+    eprintln!("{}", axb::error::printable(&status));
     Ok(())
 }
 

@@ -297,9 +297,13 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
             .map_err(|e| Fail(1, format!("cannot write {}: {e}", m.out.display())))?;
         count
     };
+    // The name is the shards' text: escaped, as every status line.
     eprintln!(
-        "synth: merged {n} shards of {name}: {count} tests -> {}",
-        m.out.display()
+        "{}",
+        axb::error::printable(&format!(
+            "synth: merged {n} shards of {name}: {count} tests -> {}",
+            m.out.display()
+        ))
     );
     Ok(())
 }
