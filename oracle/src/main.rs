@@ -237,7 +237,7 @@ fn shown(p: &Path) -> String {
 /// Prints load errors; returns whether there were any.
 fn report(errors: &[FileError]) -> bool {
     for e in errors {
-        eprintln!("error: {e}");
+        eprintln!("error: {}", printable(&e.to_string()));
     }
     !errors.is_empty()
 }
@@ -308,7 +308,7 @@ fn classify(paths: &[PathBuf], max_states: usize) -> (Vec<Row>, Vec<Item>, bool)
                 deadlock,
             }),
             Err(line) => {
-                eprintln!("error: {line}");
+                eprintln!("error: {}", printable(&line));
                 bad = true;
                 refused.push(item);
             }
@@ -320,7 +320,7 @@ fn classify(paths: &[PathBuf], max_states: usize) -> (Vec<Row>, Vec<Item>, bool)
                 eprintln!(
                     "warning: {}: test `{}`: expect {m}: {} but the oracle says {got}",
                     shown(&p.source),
-                    p.name,
+                    printable(&p.name),
                     want.word()
                 );
             }
@@ -869,12 +869,14 @@ fn main() -> ExitCode {
     match result {
         Ok(Ok(true)) | Ok(Err(Failure::Pipe)) => ExitCode::SUCCESS,
         Ok(Ok(false)) => ExitCode::from(2),
+        // Every message is escaped on its way out: it may quote a path or
+        // an input (one rule for the three tools, `axb::error::printable`).
         Ok(Err(Failure::Input(e))) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", printable(&e.to_string()));
             ExitCode::from(2)
         }
         Ok(Err(Failure::Other(e))) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", printable(&e.to_string()));
             ExitCode::from(1)
         }
         Err(_) => ExitCode::from(1),

@@ -81,7 +81,7 @@ pub fn main(args: &ReportArgs) -> ExitCode {
     let report = match build(args) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", crate::excerpt::printable(&e.to_string()));
             return ExitCode::from(2);
         }
     };
@@ -100,7 +100,7 @@ pub fn main(args: &ReportArgs) -> ExitCode {
             _ => print(&text),
         };
         if let Err(e) = written {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", crate::excerpt::printable(&e.to_string()));
             return ExitCode::from(1);
         }
     }

@@ -96,11 +96,10 @@ fn gzip_base64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(gz.finish().expect("in-memory gzip"))
 }
 
+/// Text for the page: `<>&"'` and control characters escaped (one rule
+/// for every page of the three tools).
 fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    axb::error::html_escape(s)
 }
 
 /// The page for `tests` under `mappings`, named `name`; `shaders` are the
