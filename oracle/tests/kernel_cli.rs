@@ -280,7 +280,7 @@ fn huge_inputs_fail_fast() {
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(
-        err.contains("big.litmus:3:1: 200000 instructions: at most 63"),
+        err.contains("big.litmus:67:3: more than 63 instructions in a block: at most 63"),
         "{err}"
     );
     let g = d.join("deep.litmus");
