@@ -255,6 +255,67 @@ fn the_state_bound_and_run_time_faults_are_errors_of_one_test() {
     assert_eq!(csv.lines().count(), 2, "{csv}");
 }
 
+/// Issue 20 item 3: one instruction in 2 workgroups of 8 invocations
+/// aborted the process at 3.4 GB under the default bound, taking the batch
+/// with it. The bound is a memory budget now: the program is one error
+/// line naming the budget, and the program after it is still decided.
+#[test]
+fn a_space_past_the_memory_budget_is_an_error_of_one_test() {
+    let d = scratch("budget");
+    std::fs::write(
+        d.join("a-big.litmus"),
+        "values 2;\nworkgroups 2;\nworkgroup_size 8;\nglobal x;\nkernel {\n  0: x = 1;\n}\n",
+    )
+    .unwrap();
+    std::fs::copy(idiom("mutex"), d.join("b-mutex.litmus")).unwrap();
+    let out = oracle(&[
+        "classify",
+        "--format",
+        "csv",
+        "--max-states",
+        "200000",
+        s(&d),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("a-big.litmus: test `a-big`: the state space exceeds --max-states 200000: its tables outgrew the 19 MB that bound allows"),
+        "{err}"
+    );
+    let csv = text(&out.stdout);
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+    assert!(csv.contains("\nb-mutex,F,P,"), "{csv}");
+}
+
+/// The budget holds for the process: programs decided in parallel get a
+/// share of it each, and one that outgrows its share is decided again
+/// alone under the whole bound, so its answer does not depend on the
+/// number of cores (this one needs more than 16 MiB, less than 40 MB).
+#[test]
+fn a_program_over_its_share_of_the_budget_is_decided_alone() {
+    let d = scratch("share");
+    let f = d.join("w5.litmus");
+    std::fs::write(
+        &f,
+        "values 2;\nworkgroups 2;\nworkgroup_size 5;\nglobal x;\nkernel {\n  0: x = 1;\n}\n",
+    )
+    .unwrap();
+    let run = |threads: &str, bound: &str| {
+        Command::new(env!("CARGO_BIN_EXE_oracle"))
+            .args(["classify", "--format", "csv", "--max-states", bound, s(&f)])
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap()
+    };
+    let alone = run("1", "100000");
+    assert_eq!(alone.status.code(), Some(2), "needs more than the minimum");
+    assert!(text(&alone.stderr).contains("its tables outgrew the 16 MB"));
+    let shared = run("4", "400000");
+    assert!(shared.status.success(), "{}", text(&shared.stderr));
+    assert!(text(&shared.stdout).contains("\nw5,P,P,"));
+}
+
 #[cfg(unix)]
 #[test]
 fn directories_with_link_loops_are_walked_once() {

@@ -33,11 +33,35 @@ use std::fmt;
 /// The default bound on the number of states of a product.
 pub const DEFAULT_MAX_STATES: usize = 5_000_000;
 
+/// Bytes of tables a bound of one state allows: a check under
+/// `max_states` holds at most `max_states * BYTES_PER_STATE` bytes of
+/// state space (the product, its transitions, its index and the per-state
+/// tables of the verdict rules, counted by capacity), and at least
+/// [`MIN_BUDGET`]. A state costs 100 to 250 bytes (more with more
+/// invocations, which have more transitions), so the budget, not the state
+/// count, is what stops a large program (issue 20 item 3: 2 workgroups of
+/// 8 invocations aborted the process at 3.4 GB under a count alone).
+pub const BYTES_PER_STATE: usize = 100;
+
+/// The smallest budget: small bounds stay bounds on states.
+pub const MIN_BUDGET: usize = 16 << 20;
+
+/// The byte budget of a check under `max_states` (see [`BYTES_PER_STATE`]).
+pub fn budget(max_states: usize) -> usize {
+    max_states.saturating_mul(BYTES_PER_STATE).max(MIN_BUDGET)
+}
+
 /// Why a program got no verdict.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KernelError {
     /// The product grew past the state bound.
     TooLarge(usize),
+    /// The product's tables outgrew the budget of the state bound
+    /// ([`budget`]), or the system refused memory for them.
+    OutOfMemory {
+        bound: usize,
+        err: axb::space::OutOfMemory,
+    },
     /// The program went wrong at run time (an index out of bounds).
     Fault(Fault),
     /// The program or model is outside what the checker supports.
@@ -51,6 +75,16 @@ impl fmt::Display for KernelError {
                 f,
                 "the state space exceeds --max-states {b}: no verdict (raise the bound, or shrink the program)"
             ),
+            KernelError::OutOfMemory { bound, err } if err.refused_by_system => write!(
+                f,
+                "out of memory: the system refused the {} MB the state space needed under --max-states {bound}: no verdict (lower the bound, run fewer inputs at once, or shrink the program)",
+                err.wanted >> 20
+            ),
+            KernelError::OutOfMemory { bound, err } => write!(
+                f,
+                "the state space exceeds --max-states {bound}: its tables outgrew the {} MB that bound allows: no verdict (raise the bound, or shrink the program)",
+                err.limit >> 20
+            ),
             KernelError::Fault(e) => write!(f, "a schedule goes wrong: {e}"),
             KernelError::Unsupported(m) => f.write_str(m),
         }
@@ -58,6 +92,18 @@ impl fmt::Display for KernelError {
 }
 
 impl std::error::Error for KernelError {}
+
+impl KernelError {
+    /// Whether the bound or memory stopped the check, rather than the
+    /// program: a larger share of the bound, or the machine to itself,
+    /// may decide it.
+    pub fn is_bound(&self) -> bool {
+        matches!(
+            self,
+            KernelError::TooLarge(_) | KernelError::OutOfMemory { .. }
+        )
+    }
+}
 
 /// How to check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,7 +160,7 @@ fn decide_both_w<S: Packed>(
     let states = p.lts.num_states();
     let transitions = p.lts.num_transitions();
     let deadlock = check::deadlock(k, &p).is_some();
-    let weak = !deadlock && symmetry::weak_passes(k, &p, max_states)?;
+    let weak = !deadlock && symmetry::weak_passes(k, &p)?;
     let strong = check::strong_passes(k, &p);
     let d = |pass: bool| Decision {
         verdict: Verdict::from_pass(pass),
