@@ -13,7 +13,7 @@ use axb::kernel::ScopedModel;
 use axb::load::NamedTest;
 use axb::{FileError, Model, Verdicts};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use oracle::kernel::KernelError;
+use oracle::kernel::{Checked, KernelError};
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -350,13 +350,21 @@ fn classify(paths: &[PathBuf], max_states: usize) -> (Vec<Row>, Vec<Item>, bool)
     }
     for r in &rows {
         if let Item::Kernel(p) = &r.item {
-            for (m, want, got) in oracle::kernel::check_expectations(p, opts) {
-                eprintln!(
-                    "warning: {}: test `{}`: expect {m}: {} but the oracle says {got}",
-                    shown(&p.source),
-                    p.name,
-                    want.word()
-                );
+            let checked = oracle::kernel::check_each_expectation(p, opts);
+            for (e, c) in p.program.expect.iter().zip(checked) {
+                let (m, want) = (e.model, e.outcome.word());
+                let why = match c {
+                    Checked::Agrees => continue,
+                    Checked::Disagrees(got) => {
+                        format!("expect {m}: {want} but the oracle says {}", got.word())
+                    }
+                    Checked::Undecided(err) => {
+                        format!(
+                            "expect {m}: {want} is undecided: the oracle gives no verdict ({err})"
+                        )
+                    }
+                };
+                eprintln!("warning: {}: test `{}`: {why}", shown(&p.source), p.name);
             }
         }
     }
@@ -443,17 +451,27 @@ fn row_json(r: &Row, max_states: usize) -> serde_json::Value {
             "verdicts": verdicts,
         }),
         Item::Kernel(p) => {
-            let wrong = oracle::kernel::check_expectations(p, batch_options(max_states));
+            let checked = oracle::kernel::check_each_expectation(p, batch_options(max_states));
             let expect: Vec<serde_json::Value> = p
                 .program
                 .expect
                 .iter()
-                .map(|e| {
-                    serde_json::json!({
+                .zip(checked)
+                .map(|(e, c)| {
+                    // `agrees` is null when the oracle could not decide.
+                    let mut v = serde_json::json!({
                         "model": e.model.to_string(),
                         "expected": e.outcome.word(),
-                        "agrees": !wrong.iter().any(|(m, _, _)| *m == e.model),
-                    })
+                        "agrees": match c {
+                            Checked::Agrees => Some(true),
+                            Checked::Disagrees(_) => Some(false),
+                            Checked::Undecided(_) => None,
+                        },
+                    });
+                    if let Checked::Undecided(err) = c {
+                        v["undecided"] = err.to_string().into();
+                    }
+                    v
                 })
                 .collect();
             serde_json::json!({

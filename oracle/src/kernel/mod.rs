@@ -231,27 +231,55 @@ pub fn outcome(d: &Decision) -> Outcome {
     }
 }
 
-/// The `expect` lines of a program the oracle disagrees with: (model,
-/// expected outcome, what the oracle says). `F` is met by a deadlock too
-/// (a deadlock is a failure to terminate); `deadlock` only by one.
-pub fn check_expectations(p: &NamedProgram, opts: Options) -> Vec<(ScopedModel, Outcome, String)> {
-    let mut bad = Vec::new();
-    for e in &p.program.expect {
-        let got = match decide(&p.program, &e.model, opts) {
-            Ok(d) => outcome(&d),
-            Err(err) => {
-                bad.push((e.model, e.outcome, format!("no verdict ({err})")));
-                continue;
+/// What the oracle says of one `expect` line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Checked {
+    Agrees,
+    /// The oracle decided otherwise: what it says.
+    Disagrees(Outcome),
+    /// The oracle could not decide (the bound, a run-time fault): neither
+    /// agreement nor disagreement (issue 20 item 11: this was reported as
+    /// `"agrees": false`).
+    Undecided(KernelError),
+}
+
+/// Each `expect` line of a program, in order, checked. `F` is met by a
+/// deadlock too (a deadlock is a failure to terminate); `deadlock` only by
+/// one.
+pub fn check_each_expectation(p: &NamedProgram, opts: Options) -> Vec<Checked> {
+    p.program
+        .expect
+        .iter()
+        .map(|e| {
+            let got = match decide(&p.program, &e.model, opts) {
+                Ok(d) => outcome(&d),
+                Err(err) => return Checked::Undecided(err),
+            };
+            let ok = match e.outcome {
+                Outcome::P => got == Outcome::P,
+                Outcome::F => got != Outcome::P,
+                Outcome::Deadlock => got == Outcome::Deadlock,
+            };
+            if ok {
+                Checked::Agrees
+            } else {
+                Checked::Disagrees(got)
             }
-        };
-        let ok = match e.outcome {
-            Outcome::P => got == Outcome::P,
-            Outcome::F => got != Outcome::P,
-            Outcome::Deadlock => got == Outcome::Deadlock,
-        };
-        if !ok {
-            bad.push((e.model, e.outcome, got.word().to_string()));
-        }
-    }
-    bad
+        })
+        .collect()
+}
+
+/// The `expect` lines of a program the oracle does not confirm: (model,
+/// expected outcome, what the oracle says, or `no verdict (why)`).
+pub fn check_expectations(p: &NamedProgram, opts: Options) -> Vec<(ScopedModel, Outcome, String)> {
+    p.program
+        .expect
+        .iter()
+        .zip(check_each_expectation(p, opts))
+        .filter_map(|(e, c)| match c {
+            Checked::Agrees => None,
+            Checked::Disagrees(got) => Some((e.model, e.outcome, got.word().to_string())),
+            Checked::Undecided(err) => Some((e.model, e.outcome, format!("no verdict ({err})"))),
+        })
+        .collect()
 }
