@@ -255,6 +255,61 @@ fn the_state_bound_and_run_time_faults_are_errors_of_one_test() {
     assert_eq!(csv.lines().count(), 2, "{csv}");
 }
 
+/// Issue 20 item 11: `oracle explain DIR` said "unknown format `.`".
+#[test]
+fn a_one_file_command_given_a_directory_says_so() {
+    let d = scratch("onefile");
+    std::fs::copy(idiom("mutex"), d.join("mutex.litmus")).unwrap();
+    std::fs::write(d.join("README"), "x").unwrap();
+    for cmd in ["explain", "lts"] {
+        let out = oracle(&[cmd, s(&d)]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!(
+                "error: {}: is a directory: this command takes one file, a `.litmus` program",
+                d.display()
+            )),
+            "{err}"
+        );
+    }
+    let out = oracle(&["explain", s(&d.join("README"))]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr)
+        .contains("README: unknown format (no extension): expected a `.litmus` program"));
+}
+
+/// Issue 20 item 11: an `expect` the oracle cannot decide was reported as
+/// `"agrees": false`; it is `null`, with the reason, and the warning says
+/// it is undecided rather than contradicted.
+#[test]
+fn an_undecided_expectation_is_neither_agreed_nor_contradicted() {
+    let d = scratch("undecided");
+    let f = d.join("und.litmus");
+    std::fs::write(
+        &f,
+        "values 2;\nworkgroups 1;\nworkgroup_size 8;\nsubgroup_size 8;\nexpect OBE, subgroup=lockstep: P;\nexpect OBE: P;\nexpect OBE: F;\nkernel {\n  0: barrier();\n}\n",
+    )
+    .unwrap();
+    let out = oracle(&["classify", "--format", "json", s(&f)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = &v[0]["expect"];
+    assert_eq!(e[0]["agrees"], serde_json::Value::Null, "{e}");
+    assert!(e[0]["undecided"]
+        .as_str()
+        .unwrap()
+        .contains("lockstep supports at most 4"));
+    assert_eq!(e[1]["agrees"], true, "{e}");
+    assert_eq!(e[2]["agrees"], false, "{e}");
+    assert!(e[1].get("undecided").is_none(), "{e}");
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(err.contains("expect OBE, subgroup=lockstep: P is undecided: the oracle gives no verdict (subgroups of 8"), "{err}");
+    assert!(err.contains("expect OBE: F but the oracle says P"), "{err}");
+}
+
 /// Issue 20 item 3: one instruction in 2 workgroups of 8 invocations
 /// aborted the process at 3.4 GB under the default bound, taking the batch
 /// with it. The bound is a memory budget now: the program is one error
