@@ -158,6 +158,7 @@ fn ron_error(src: &str, e: ron::error::SpannedError) -> ParseError {
         }
         _ => {}
     }
+    let (line, col) = crate::locate::from_ron(src, line, col);
     ParseError::new(line, col, msg)
 }
 

@@ -255,6 +255,46 @@ fn the_state_bound_and_run_time_faults_are_errors_of_one_test() {
     assert_eq!(csv.lines().count(), 2, "{csv}");
 }
 
+/// Issue 20 item 11: CR-only files got wrong positions (all on line 1, or
+/// a `//` comment swallowing the rest). Every format's error is at the
+/// same line and column whichever of `\n`, `\r\n`, `\r` ends its lines.
+#[test]
+fn positions_are_the_same_for_every_line_end() {
+    let d = scratch("line-ends");
+    let cases = [
+        (
+            "k.litmus",
+            "values 2;\n// c\nworkgroups 1;\nkernel {\n  x = ;\n}\n",
+            "k.litmus:5:7: ",
+        ),
+        (
+            "t.txt",
+            "THREAD0\n\natomic_store(0,1)\natomic_store(0,1\n",
+            "t.txt:4:17: ",
+        ),
+        (
+            "r.ron",
+            "Test(\n  threads: [\n    [(loc: 0, check: 0, jump: End, bogus: 1)],\n  ],\n)\n",
+            "r.ron:3:36: ",
+        ),
+        (
+            "p.ron",
+            "Kernel(\n  values: 2,\n  workgroups: nope,\n)\n",
+            "p.ron:3:15: ",
+        ),
+    ];
+    for (name, src, want) in cases {
+        for nl in ["\n", "\r\n", "\r"] {
+            let f = d.join(name);
+            std::fs::write(&f, src.replace('\n', nl)).unwrap();
+            let out = oracle(&["classify", s(&f)]);
+            assert_eq!(out.status.code(), Some(2), "{name} {nl:?}");
+            let err = text(&out.stderr);
+            assert!(err.contains(want), "{name} {nl:?}: {err}");
+        }
+    }
+}
+
 /// Issue 20 item 11: `oracle explain DIR` said "unknown format `.`".
 #[test]
 fn a_one_file_command_given_a_directory_says_so() {

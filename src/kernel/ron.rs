@@ -108,8 +108,11 @@ pub struct KernelSuite {
     pub tests: Vec<KernelEntry>,
 }
 
-fn ron_error(e: ron::error::SpannedError) -> ParseError {
-    ParseError::new(e.position.line, e.position.col, e.code.to_string())
+/// A `ron` error at its position by the one line-end rule
+/// ([`crate::locate::Position`]).
+fn ron_error(src: &str, e: ron::error::SpannedError) -> ParseError {
+    let (line, col) = crate::locate::from_ron(src, e.position.line, e.position.col);
+    ParseError::new(line, col, e.code.to_string())
 }
 
 fn options() -> ron::Options {
@@ -120,13 +123,13 @@ fn options() -> ron::Options {
 
 /// Parses a RON program (`Kernel(...)`), validating it.
 pub fn parse_program(src: &str) -> Result<Program, ParseError> {
-    let v: Valid = options().from_str(src).map_err(ron_error)?;
+    let v: Valid = options().from_str(src).map_err(|e| ron_error(src, e))?;
     Ok(v.0)
 }
 
 /// Parses a RON suite of programs (`KernelSuite(...)`).
 pub fn parse_suite(src: &str) -> Result<KernelSuite, ParseError> {
-    options().from_str(src).map_err(ron_error)
+    options().from_str(src).map_err(|e| ron_error(src, e))
 }
 
 fn pretty(depth: usize) -> ron::ser::PrettyConfig {
