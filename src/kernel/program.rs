@@ -38,6 +38,8 @@ pub const MAX_LOCATIONS: usize = 16;
 pub const MAX_CELLS: usize = 64;
 /// The largest value domain: values are `0..V`, `V = 2^b`, `b <= 8`.
 pub const MAX_VALUES: u16 = 256;
+/// At most this many characters in a name (location, register, label).
+pub const MAX_NAME_LEN: usize = 64;
 
 /// A kernel program: the launch shape, the memory, the code, and optionally
 /// the model to check it under and the verdicts the literature states.
@@ -580,7 +582,7 @@ pub fn is_name(s: &str) -> bool {
     matches!(cs.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && cs.all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !KEYWORDS.contains(&s)
-        && s.len() <= 64
+        && s.len() <= MAX_NAME_LEN
 }
 
 fn err(site: Site, msg: impl Into<String>) -> InvalidProgram {

@@ -115,10 +115,13 @@ fn ron_error(src: &str, e: ron::error::SpannedError) -> ParseError {
     ParseError::new(line, col, e.code.to_string())
 }
 
+/// How deep a RON kernel document may nest (a program nests 6 levels).
+pub const RECURSION_LIMIT: usize = 64;
+
 fn options() -> ron::Options {
     ron::Options::default()
         .with_default_extension(Extensions::empty())
-        .with_recursion_limit(64)
+        .with_recursion_limit(RECURSION_LIMIT)
 }
 
 /// Parses a RON program (`Kernel(...)`), validating it.

@@ -104,10 +104,10 @@ impl Kernel {
         let machine = Machine::new(p, lockstep).map_err(KernelError::Unsupported)?;
         let scopes = Scopes::new(&machine, model);
         let bits = scopes.end as usize;
-        if bits > axb::kernel::machine::MAX_WORDS * 64 {
+        if bits > axb::kernel::machine::MAX_PRODUCT_BITS {
             return Err(KernelError::Unsupported(format!(
                 "the program's state with its fair sets takes {bits} bits: at most {} fit",
-                axb::kernel::machine::MAX_WORDS * 64
+                axb::kernel::machine::MAX_PRODUCT_BITS
             )));
         }
         let words = bits.div_ceil(64).max(1);

@@ -2,6 +2,7 @@
 //! columns counted in characters) and its byte range in the source.
 
 use crate::error::ParseError;
+use crate::kernel::program::MAX_NAME_LEN;
 use crate::locate::Position;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,7 +31,7 @@ const PUNCTS: &[&str] = &[
 
 /// The largest number the format accepts; larger ones are an error here
 /// rather than a wrap-around later.
-const MAX_NUMBER: u64 = 1 << 32;
+pub const MAX_NUMBER: u64 = 1 << 32;
 
 struct Cursor<'a> {
     src: &'a str,
@@ -118,11 +119,11 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
                 c.bump();
             }
             let word = &src[start..c.pos];
-            if word.len() > 64 {
+            if word.len() > MAX_NAME_LEN {
                 return Err(ParseError::new(
                     line,
                     col,
-                    "a name longer than 64 characters",
+                    format!("a name longer than {MAX_NAME_LEN} characters"),
                 ));
             }
             Tok::Ident(word.to_string())

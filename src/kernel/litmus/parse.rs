@@ -17,8 +17,8 @@ use crate::error::ParseError;
 use crate::kernel::model::ScopedModel;
 use crate::kernel::program::{
     is_name, Addr, AtomicOp, BinOp, Cmp, Code, CollectiveOp, CondBranch, Expectation, IdKind,
-    Instr, Location, Operand, Outcome, Program, RmwOp, Site, KEYWORDS, MAX_CODES, MAX_CODE_LEN,
-    MAX_LOCATIONS, MAX_REGS,
+    Instr, Location, Operand, Outcome, Program, RmwOp, Site, KEYWORDS, MAX_CELLS, MAX_CODES,
+    MAX_CODE_LEN, MAX_LOCATIONS, MAX_REGS,
 };
 use crate::test::Target;
 use std::collections::HashMap;
@@ -471,7 +471,7 @@ impl<'a> Parser<'a> {
         let mut array = false;
         if self.is_punct("[") {
             self.next();
-            len = self.small("an array length", 64)? as usize;
+            len = self.small("an array length", MAX_CELLS as u64)? as usize;
             self.punct("]")?;
             array = true;
         }
