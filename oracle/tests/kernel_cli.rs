@@ -375,7 +375,7 @@ fn a_space_past_the_memory_budget_is_an_error_of_one_test() {
     let err = text(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("a-big.litmus: test `a-big`: the state space exceeds --max-states 200000: its tables outgrew the 19 MB that bound allows"),
+        err.contains("a-big.litmus: test `a-big`: the state space exceeds --max-states 200000: its tables outgrew the 20 MB that bound allows"),
         "{err}"
     );
     let csv = text(&out.stdout);

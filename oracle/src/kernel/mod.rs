@@ -78,12 +78,12 @@ impl fmt::Display for KernelError {
             KernelError::OutOfMemory { bound, err } if err.refused_by_system => write!(
                 f,
                 "out of memory: the system refused the {} MB the state space needed under --max-states {bound}: no verdict (lower the bound, run fewer inputs at once, or shrink the program)",
-                err.wanted >> 20
+                err.wanted / 1_000_000
             ),
             KernelError::OutOfMemory { bound, err } => write!(
                 f,
                 "the state space exceeds --max-states {bound}: its tables outgrew the {} MB that bound allows: no verdict (raise the bound, or shrink the program)",
-                err.limit >> 20
+                err.limit / 1_000_000
             ),
             KernelError::Fault(e) => write!(f, "a schedule goes wrong: {e}"),
             KernelError::Unsupported(m) => f.write_str(m),
