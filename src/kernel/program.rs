@@ -55,11 +55,13 @@ pub struct Program {
     /// Invocations per subgroup (divides `workgroup_size`).
     pub subgroup_size: u8,
     /// Memory locations, global (one copy) or shared (one copy per workgroup).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::locations")]
     pub locations: Vec<Location>,
     /// Code blocks; every invocation of a workgroup runs its workgroup's block.
+    #[serde(deserialize_with = "bounded::codes")]
     pub codes: Vec<Code>,
     /// The code block of each workgroup.
+    #[serde(deserialize_with = "bounded::wg_code")]
     pub wg_code: Vec<u8>,
     /// The model the program is meant to be checked under, if the file says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -80,6 +82,7 @@ pub struct Location {
     #[serde(default)]
     pub array: bool,
     /// Initial value of each cell; its length is the number of cells.
+    #[serde(deserialize_with = "bounded::cells")]
     pub init: Vec<u8>,
 }
 
@@ -97,12 +100,83 @@ impl Location {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Code {
     /// Register names; register `r` of an instruction is `regs[r]`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::regs")]
     pub regs: Vec<String>,
+    #[serde(deserialize_with = "bounded::instrs")]
     pub instrs: Vec<Instr>,
     /// A label name per instruction (same length as `instrs`), if any.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::labels")]
     pub labels: Vec<Option<String>>,
+}
+
+/// Deserializers of the lists of a program that have a count bound: a
+/// list is refused at its first element too many, while it is read, so a
+/// RON error is at the excess and no input makes the reader hold more than
+/// the bound (issue 20 item 8: 100,000 locations were all read, then
+/// refused at the end of the document).
+mod bounded {
+    use serde::de::{Deserialize, Deserializer, Error, SeqAccess, Visitor};
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    struct Bounded<T> {
+        max: usize,
+        what: &'static str,
+        item: PhantomData<T>,
+    }
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for Bounded<T> {
+        type Value = Vec<T>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "a list of at most {} {}", self.max, self.what)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut v = Vec::new();
+            while let Some(x) = seq.next_element()? {
+                if v.len() == self.max {
+                    let max = self.max;
+                    return Err(A::Error::custom(format!(
+                        "more than {max} {}: at most {max} are supported",
+                        self.what
+                    )));
+                }
+                v.push(x);
+            }
+            Ok(v)
+        }
+    }
+
+    fn seq<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+        max: usize,
+        what: &'static str,
+    ) -> Result<Vec<T>, D::Error> {
+        d.deserialize_seq(Bounded {
+            max,
+            what,
+            item: PhantomData,
+        })
+    }
+
+    macro_rules! bounded {
+        ($($name:ident: $t:ty, $max:expr, $what:literal;)*) => {$(
+            pub fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<$t>, D::Error> {
+                seq(d, $max, $what)
+            }
+        )*};
+    }
+
+    bounded! {
+        locations: super::Location, super::MAX_LOCATIONS, "memory locations";
+        codes: super::Code, super::MAX_CODES, "code blocks";
+        wg_code: u8, super::MAX_WORKGROUPS, "workgroups";
+        cells: u8, super::MAX_CELLS, "cells in a location";
+        regs: String, super::MAX_REGS, "registers in a block";
+        instrs: super::Instr, super::MAX_CODE_LEN, "instructions in a block";
+        labels: Option<String>, super::MAX_CODE_LEN, "labels in a block";
+    }
 }
 
 /// A value operand: a register, a constant of the domain, or an id.
