@@ -350,6 +350,31 @@ fn an_undecided_expectation_is_neither_agreed_nor_contradicted() {
     assert!(err.contains("expect OBE: F but the oracle says P"), "{err}");
 }
 
+/// Each model of a program's `expect` lines is decided once (thousands of
+/// lines naming one model took a decision each: 20 s for 20,000), and
+/// every line still gets its own answer.
+#[test]
+fn many_expect_lines_share_their_models_decisions() {
+    let d = scratch("many-expect");
+    let f = d.join("many.litmus");
+    let mut src = String::from("values 2;\nworkgroups 2;\nglobal x;\n");
+    for i in 0..3000 {
+        let (m, o) = [("OBE", "P"), ("OBE", "F"), ("HSA", "deadlock")][i % 3];
+        src.push_str(&format!("expect {m}: {o};\n"));
+    }
+    src.push_str("kernel {\n  0: x = 1;\n}\n");
+    std::fs::write(&f, src).unwrap();
+    let out = oracle(&["classify", "--format", "json", s(&f)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = v[0]["expect"].as_array().unwrap();
+    assert_eq!(e.len(), 3000);
+    for (i, x) in e.iter().enumerate() {
+        assert_eq!(x["agrees"], i % 3 == 0, "{i}: {x}");
+    }
+    assert_eq!(text(&out.stderr).lines().count(), 2000);
+}
+
 /// Issue 20 item 3: one instruction in 2 workgroups of 8 invocations
 /// aborted the process at 3.4 GB under the default bound, taking the batch
 /// with it. The bound is a memory budget now: the program is one error
