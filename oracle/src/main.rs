@@ -66,10 +66,10 @@ struct Cli {
     /// test's state takes about 100 bytes in classify, table and label,
     /// about 200 in explain and lts. A kernel program's tables (states,
     /// transitions, index, counted by what they reserve) are also held
-    /// within N x 100 bytes (at least 16 MiB), one budget for all the
-    /// programs decided at once: one of 2 workgroups of 8 invocations
-    /// takes about 250 bytes a state. The default keeps a process under
-    /// about 2 GB (4 GB for an AXB test in explain and lts).
+    /// within N x 100 bytes, one budget shared by the programs decided at
+    /// once (each gets at least 16 MiB): one of 2 workgroups of 8
+    /// invocations takes about 250 bytes a state. The default keeps a
+    /// process under about 2 GB (4 GB for an AXB test in explain and lts).
     #[arg(long, global = true, value_name = "N", default_value_t = oracle::DEFAULT_MAX_STATES, value_parser = parse_max_states)]
     max_states: usize,
 }
