@@ -24,6 +24,15 @@
 //! target pc, or `.` for END), exchange value (hex digit, or `-` for
 //! none). Only names and tests are stored: a labelled suite (verdicts,
 //! idioms) stays RON.
+//!
+//! Reading defends against what gzip makes easy ([`decoder`],
+//! [`parse_packed`]): every gzip member is read (`bgzip` writes many, and
+//! a reader that stopped at the first would return a silent prefix); a
+//! second `axb-packed` header inside the text (`cat a.axb.gz b.axb.gz`) is
+//! an error at its line; a suite read whole is bounded both in inflated
+//! bytes and in tests held ([`max_tests`]), since a file of a few hundred
+//! kilobytes can inflate to hundreds of megabytes of one-instruction
+//! tests; and test names are unique within a suite, as in a RON suite.
 
 use crate::error::{excerpt, ParseError};
 use crate::suite::{Entry, Suite};
@@ -39,6 +48,34 @@ const MAGIC: &str = "axb-packed 1";
 /// Whether `path` names a packed suite (by its ending [`EXT`]).
 pub fn is_packed(path: &std::path::Path) -> bool {
     path.to_str().is_some_and(|p| p.ends_with(EXT))
+}
+
+/// The decompressor of every packed-suite reader: all gzip members in
+/// turn. `bgzip`, `pigz --independent` and `cat a.gz b.gz` write several
+/// members, and a single-member decoder stops silently at the end of the
+/// first (50 of 176 tests, no error). Bytes after the last member that are
+/// not another member are an error, never ignored.
+pub fn decoder<R: std::io::Read>(compressed: R) -> flate2::read::MultiGzDecoder<R> {
+    flate2::read::MultiGzDecoder::new(compressed)
+}
+
+/// Bytes of the input limit per test held when a packed suite is read
+/// whole (see [`max_tests`]).
+pub const BYTES_PER_TEST: u64 = 256;
+
+/// The most tests a packed suite read whole may hold under an input limit
+/// of `limit` bytes: one per [`BYTES_PER_TEST`] bytes (4,194,304 at the
+/// default 1 GiB, about 1.2 GB held at the peak), about as many as a RON
+/// suite at the limit holds (a synthesized RON test is about 330 bytes),
+/// so a packed suite costs no more memory than a RON one. Without the
+/// bound, a 814 KB file of one-instruction tests inflated to 400 MiB,
+/// within the byte limit, and its 60 million tests took the oracle to 5 GB
+/// and an abort (a test held costs about 280 bytes at the peak: 16,777,216
+/// took 4.7 GB). Every complete suite of up to 5 instructions fits (2t5i:
+/// 416,280 tests); a 6-instruction one (millions) is merged and read
+/// streaming (`synth merge`), or needs `AXB_MAX_INPUT_BYTES` raised.
+pub fn max_tests(limit: u64) -> u64 {
+    limit / BYTES_PER_TEST
 }
 
 fn hex(v: u8) -> char {
@@ -221,6 +258,13 @@ impl<R: BufRead> Reader<R> {
         let l = self.buf.strip_suffix('\n').ok_or_else(|| {
             ParseError::new(self.line, 1, "the last line is cut short (no newline)")
         })?;
+        if l == MAGIC {
+            return Err(ParseError::new(
+                self.line,
+                1,
+                "a second packed suite starts here (two files joined, as `cat a.axb.gz b.axb.gz` does): give them separately, or join shards with `synth merge`",
+            ));
+        }
         let (name, test) = l.split_once('\t').ok_or_else(|| {
             ParseError::new(
                 self.line,
@@ -253,24 +297,61 @@ fn read_line<R: BufRead>(
 }
 
 /// A packed suite read whole from its compressed bytes, decompressing at
-/// most `limit` bytes (a small file can inflate enormously).
+/// most `limit` bytes and holding at most [`max_tests`]`(limit)` tests (a
+/// small file can inflate enormously). A test name used twice is an error
+/// at its line naming the first, as in a RON suite: every tool reads
+/// packed suites through here, so they all apply the one rule.
 pub fn parse_packed(compressed: &[u8], limit: u64) -> Result<Suite, ParseError> {
-    let gz = flate2::read::GzDecoder::new(compressed);
-    let input = std::io::BufReader::new(LimitedRead {
-        inner: gz,
-        left: limit,
-        limit,
-    });
+    let input = std::io::BufReader::new(LimitedRead::new(decoder(compressed), limit));
     let mut r = Reader::new(input)?;
+    let most = max_tests(limit);
     let mut tests = Vec::new();
     while let Some((name, test)) = r.next_test()? {
+        if tests.len() as u64 >= most {
+            return Err(ParseError::new(
+                r.line(),
+                1,
+                format!(
+                    "more than {most} tests: a packed suite is read whole with at most one test per {BYTES_PER_TEST} bytes of the input limit ({limit} bytes; set {} to raise it)",
+                    crate::load::MAX_INPUT_ENV
+                ),
+            ));
+        }
         tests.push(Entry::new(name, test));
+    }
+    if let Some((first, again)) = first_repeated_name(&tests) {
+        return Err(ParseError::new(
+            again + HEADER_LINES + 1,
+            1,
+            format!(
+                "test name `{}` is used twice in the suite (first at line {})",
+                tests[again].name,
+                first + HEADER_LINES + 1
+            ),
+        ));
     }
     Ok(Suite {
         name: r.name,
         note: r.note,
         tests,
     })
+}
+
+/// The lines before the first test: magic, `suite`, `note`.
+const HEADER_LINES: usize = 3;
+
+/// The first test (in file order) whose name an earlier test already has,
+/// as `(index of the earlier, index of the repeat)`. By sorting indices
+/// rather than hashing names: 8 bytes a test, not a second copy of every
+/// name, for suites of millions of tests.
+fn first_repeated_name(tests: &[Entry]) -> Option<(usize, usize)> {
+    let mut order: Vec<usize> = (0..tests.len()).collect();
+    order.sort_unstable_by(|&a, &b| tests[a].name.cmp(&tests[b].name).then(a.cmp(&b)));
+    order
+        .windows(2)
+        .filter(|w| tests[w[0]].name == tests[w[1]].name)
+        .map(|w| (w[0], w[1]))
+        .min_by_key(|&(_, again)| again)
 }
 
 /// A reader that fails once more than `limit` bytes came through.
@@ -331,6 +412,84 @@ mod tests {
         assert_eq!(back.tests[1].test, t);
         assert_eq!(back.tests[1].name, "s_1");
         assert!(parse_packed(&bytes, 20).is_err());
+    }
+
+    /// A packed suite of `n` one-instruction tests named `s_0..`, gzip'd
+    /// as `members` members (the lines dealt out in order, as `bgzip`
+    /// cuts a file into blocks).
+    fn packed_in_members(n: usize, members: usize) -> Vec<u8> {
+        let mut text = format!("{MAGIC}\nsuite s\nnote n\n");
+        for k in 0..n {
+            text += &format!("s_{k}\t00.-\n");
+        }
+        let cut = text.len().div_ceil(members);
+        let mut out = Vec::new();
+        for chunk in text.as_bytes().chunks(cut) {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(chunk).unwrap();
+            out.extend(gz.finish().unwrap());
+        }
+        out
+    }
+
+    /// Regression (issue 20 item 4): a multi-member gzip file (`bgzip`,
+    /// `cat a.gz b.gz`) was read up to its first member only, a silent
+    /// prefix with exit 0.
+    #[test]
+    fn every_gzip_member_is_read() {
+        let suite = parse_packed(&packed_in_members(176, 4), 1 << 20).unwrap();
+        assert_eq!(suite.tests.len(), 176);
+        assert_eq!(suite.tests[175].name, "s_175");
+        // Trailing bytes that are not a gzip member are an error.
+        let mut bytes = packed_in_members(10, 1);
+        bytes.extend(b"garbage after the last member");
+        assert!(parse_packed(&bytes, 1 << 20).is_err());
+    }
+
+    /// Regression (issue 20 item 4): two packed suites joined by `cat`.
+    #[test]
+    fn a_second_suite_in_the_stream_is_an_error_at_its_header() {
+        let mut bytes = packed_in_members(5, 1);
+        bytes.extend(packed_in_members(5, 1));
+        let e = parse_packed(&bytes, 1 << 20).unwrap_err();
+        assert_eq!((e.line, e.col), (9, 1), "{e}");
+        assert!(e.msg.contains("a second packed suite starts here"), "{e}");
+    }
+
+    /// Regression (issue 20 item 4): a gzip bomb of one-instruction tests,
+    /// within the byte limit, held tests until memory ran out. The count
+    /// bound refuses it at the first test too many, naming the line.
+    #[test]
+    fn tests_held_are_bounded_by_the_input_limit() {
+        let limit = 256 * 1000;
+        let n = max_tests(limit) as usize;
+        assert_eq!(n, 1000);
+        // 7 bytes a line: far fewer bytes than the limit, too many tests.
+        parse_packed(&packed_in_members(n, 1), limit).unwrap();
+        let e = parse_packed(&packed_in_members(n + 1, 1), limit).unwrap_err();
+        assert_eq!(e.line, n + 4, "{e}");
+        assert!(e.msg.contains("more than 1000 tests"), "{e}");
+        assert!(e.msg.contains("AXB_MAX_INPUT_BYTES"), "{e}");
+        assert_eq!(max_tests(crate::load::DEFAULT_MAX_INPUT_BYTES), 1 << 22);
+    }
+
+    /// Regression (issue 20 item 4): duplicate names were accepted here and
+    /// refused by `backends`; the one rule is a RON suite's: refused, at the
+    /// repeat, naming the first.
+    #[test]
+    fn a_test_name_used_twice_is_refused_naming_both_lines() {
+        let mut w = Writer::new(Vec::new(), "s", "n").unwrap();
+        for name in ["a", "b", "c", "b", "a"] {
+            w.gz.write_all(format!("{name}\t00.-\n").as_bytes())
+                .unwrap();
+        }
+        let e = parse_packed(&w.finish().unwrap(), 1 << 20).unwrap_err();
+        assert_eq!((e.line, e.col), (7, 1), "{e}");
+        assert!(
+            e.msg
+                .contains("test name `b` is used twice in the suite (first at line 5)"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -47,7 +47,7 @@
 pub mod kernel;
 
 use axb::buckets::{conformance_row, distinguishing_for};
-use axb::kernel::load::{load_all, Item, NamedProgram};
+use axb::kernel::load::{Item, NamedProgram};
 use axb::load::write_atomically;
 use axb::machine::Machine;
 use axb::model::{Model, Verdicts};
@@ -542,14 +542,42 @@ pub struct Loaded {
     pub programs: Vec<NamedProgram>,
 }
 
+/// The most AXB tests one page shows: 2^19 = 524,288. Every test costs
+/// about 1.6 KB of page (2t5i, 416,280 tests, the largest complete suite
+/// that is RON, makes a 671 MB page) and more while it is made, so a page
+/// of millions of tests (a packed 6-instruction suite, or a gzip bomb of
+/// 204 KB that inflates to millions of one-instruction tests, which ran
+/// for 79 s before memory ran out) is refused up front, naming the count.
+pub const MAX_TESTS: usize = 1 << 19;
+
 /// Loads `paths` (suites, tests, kernel programs, directories) with the one
 /// loader of AXB tests and kernel programs. The page is named after the
 /// inputs' file stems (joined by `+`); its note is the notes of the suites
-/// among them. The first bad file is the error.
+/// among them. The first bad file is the error, as is more than
+/// [`MAX_TESTS`] tests.
 pub fn load(paths: &[PathBuf]) -> Result<Loaded, String> {
-    let (items, errors) = load_all(paths);
-    if let Some(e) = errors.first() {
-        return Err(e.to_string());
+    load_at_most(paths, MAX_TESTS)
+}
+
+/// [`load`] with at most `max_tests` AXB tests: files are read one at a
+/// time and the first that goes over the bound is the error, so no more
+/// than one file beyond the bound is ever held.
+pub fn load_at_most(paths: &[PathBuf], max_tests: usize) -> Result<Loaded, String> {
+    let mut items = Vec::new();
+    let mut tests = 0;
+    for p in axb::kernel::load::expand_paths(paths) {
+        let mut v = p
+            .and_then(|p| axb::kernel::load::load_file(&p))
+            .map_err(|e| e.to_string())?;
+        tests += v.iter().filter(|i| matches!(i, Item::Axb(_))).count();
+        if tests > max_tests {
+            let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            return Err(format!(
+                "{}: more than {max_tests} tests: a page shows at most {max_tests} (about 1.6 KB of page a test); give fewer inputs, or a part of the suite",
+                shown.join(", ")
+            ));
+        }
+        items.append(&mut v);
     }
     if items.is_empty() {
         let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();

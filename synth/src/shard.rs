@@ -204,7 +204,7 @@ impl Part {
         if axb::packed::is_packed(path) {
             let file =
                 std::fs::File::open(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-            let gz = flate2::read::GzDecoder::new(std::io::BufReader::new(file));
+            let gz = axb::packed::decoder(std::io::BufReader::new(file));
             let mut r = axb::packed::Reader::new(std::io::BufReader::new(gz))
                 .map_err(|e| format!("{shown}:{e}"))?;
             Ok(Part {

@@ -903,3 +903,60 @@ fn the_idioms_page_shows_an_idiom_in_the_browser() {
     assert_eq!(unescape(text_of(&dom, "emitted")), why);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A packed suite `s` of `n` one-instruction tests (what a gzip bomb
+/// inflates to: the shortest lines, millions of them).
+fn tiny_packed(n: usize) -> Vec<u8> {
+    use std::io::Write;
+    let mut text = String::from("axb-packed 1\nsuite s\nnote n\n");
+    for k in 0..n {
+        text += &format!("s_{k}\t00.-\n");
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(text.as_bytes()).unwrap();
+    gz.finish().unwrap()
+}
+
+/// Regression (issue 20 item 4): a 204 KB gzip bomb of one-instruction
+/// tests took `synth explorer` down after 79 s. What the loader holds is
+/// bounded (one test per 256 bytes of the input limit, an error naming
+/// the file and line), and a page holds at most `MAX_TESTS` tests, refused
+/// before any page is made.
+#[test]
+fn a_page_of_too_many_tests_is_refused_up_front() {
+    let dir = scratch("bomb");
+    let f = dir.join("bomb.axb.gz");
+    std::fs::write(&f, tiny_packed(11)).unwrap();
+    let e = synth::explorer::load_at_most(std::slice::from_ref(&f), 10)
+        .err()
+        .expect("over the bound");
+    assert!(e.contains("more than 10 tests"), "{e}");
+    assert_eq!(
+        synth::explorer::load_at_most(std::slice::from_ref(&f), 11)
+            .unwrap()
+            .entries
+            .len(),
+        11
+    );
+    assert_eq!(synth::explorer::MAX_TESTS, 1 << 19);
+    // The loader's bound, through the command line: 64 KiB allows 256 tests.
+    std::fs::write(&f, tiny_packed(1000)).unwrap();
+    let page = dir.join("page.html");
+    let o = Command::new(env!("CARGO_BIN_EXE_synth"))
+        .args([
+            "explorer",
+            f.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ])
+        .env("AXB_MAX_INPUT_BYTES", "64K")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}:260:1: more than 256 tests", f.display())),
+        "{err}"
+    );
+    assert!(!page.exists());
+}
