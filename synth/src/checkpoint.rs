@@ -114,13 +114,14 @@ fn fnv64(bytes: &[u8]) -> u64 {
     h
 }
 
-/// A journal line: `<checksum, 16 hex digits> <JSON body>`.
-fn line(body: &str) -> String {
+/// A journal line: `<checksum, 16 hex digits> <JSON body>`. The one line
+/// format of synth's journals (this one and `synth find`'s).
+pub(crate) fn line(body: &str) -> String {
     format!("{:016x} {body}\n", fnv64(body.as_bytes()))
 }
 
 /// The body of a journal line whose checksum matches, else why not.
-fn body(line: &str) -> Result<&str, String> {
+pub(crate) fn body(line: &str) -> Result<&str, String> {
     let line = line.strip_suffix('\n').unwrap_or(line);
     let (sum, body) = line
         .split_once(' ')
@@ -135,22 +136,56 @@ fn body(line: &str) -> Result<&str, String> {
 }
 
 /// Takes the exclusive lock on an open journal, or says that another
-/// process holds it.
-fn lock(file: &File, path: &Path) -> Result<(), String> {
+/// process holds it, naming that process when the system says which
+/// (`/proc/locks`). `what` names the kind of process (`synth`, `synth
+/// find`).
+fn lock(file: &File, path: &Path, what: &str) -> Result<(), String> {
     file.try_lock().map_err(|e| match e {
         TryLockError::WouldBlock => format!(
-            "{}: another synth process is writing this output (it holds the journal's lock): wait for it to end, or stop it, first",
-            path.display()
+            "{}: locked by another {what} process{} working on this output (it holds the journal's lock): wait for it to end, or stop it, first",
+            path.display(),
+            lock_holder(file).map_or(String::new(), |(pid, name)| format!(
+                " (pid {pid}{})",
+                name.map_or(String::new(), |n| format!(", `{n}`"))
+            ))
         ),
         TryLockError::Error(e) => format!("{}: cannot lock the journal: {e}", path.display()),
     })
 }
 
+/// The process holding the `flock` on `file`, from `/proc/locks` (Linux),
+/// with its command name if visible: `None` where the system does not say
+/// (another OS, another PID namespace). Only for the message.
+fn lock_holder(file: &File) -> Option<(u32, Option<String>)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = file.metadata().ok()?;
+    let dev = m.dev();
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    let id = format!("{major:02x}:{minor:02x}:{}", m.ino());
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    let pid: u32 = locks.lines().find_map(|l| {
+        // `1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF`; waiters (`->`) skipped.
+        let f: Vec<&str> = l.split_whitespace().collect();
+        (f.get(1) == Some(&"FLOCK") && f.get(5) == Some(&id.as_str()))
+            .then(|| f.get(4)?.parse().ok())
+            .flatten()
+    })?;
+    if pid == 0 {
+        return None;
+    }
+    let name = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .ok()
+        .map(|n| axb::error::excerpt(n.trim_end()));
+    Some((pid, name))
+}
+
 /// Opens (creating if missing) and locks the journal at `path`. The lock is
 /// taken on the file that is still at `path` afterwards: a process that
 /// finished and removed its journal between our open and our lock leaves
-/// us an unlinked file, so we open again.
-fn open_locked(path: &Path) -> Result<File, String> {
+/// us an unlinked file, so we open again. `what` names the kind of process
+/// in the message when another holds the lock.
+pub(crate) fn open_locked(path: &Path, what: &str) -> Result<File, String> {
     use std::os::unix::fs::MetadataExt;
     for _ in 0..10 {
         let file = OpenOptions::new()
@@ -160,7 +195,7 @@ fn open_locked(path: &Path) -> Result<File, String> {
             .truncate(false)
             .open(path)
             .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        lock(&file, path)?;
+        lock(&file, path, what)?;
         let held = file
             .metadata()
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -186,54 +221,64 @@ struct Run<'a> {
 impl Run<'_> {
     /// Why `test`, recorded for `unit`, cannot be one of this run's tests.
     fn check(&self, unit: &Unit, test: &Test) -> Result<(), String> {
-        let cfg = self.cfg;
-        axb::test::validate_threads(&test.threads).map_err(|e| e.to_string())?;
-        if test.threads.len() != cfg.threads {
-            return Err(format!(
-                "{} threads, not {}",
-                test.threads.len(),
-                cfg.threads
-            ));
-        }
-        let instrs: usize = test.threads.iter().map(Vec::len).sum();
-        if instrs != cfg.instrs {
-            return Err(format!("{instrs} instructions, not {}", cfg.instrs));
-        }
-        let mut used = 0;
-        for (t, th) in test.threads.iter().enumerate() {
-            for (pc, i) in th.iter().enumerate() {
-                let loc = i.loc as usize;
-                if loc >= cfg.locs {
-                    return Err(format!(
-                        "thread {t} pc {pc}: location {loc} is outside --locs {}",
-                        cfg.locs
-                    ));
-                }
-                if loc > used {
-                    return Err(format!(
-                        "thread {t} pc {pc}: location {loc} before location {used}: not in first-use order"
-                    ));
-                }
-                used = used.max(loc + 1);
-                if let Some(v) = std::iter::once(i.check)
-                    .chain(i.exch)
-                    .find(|&v| v as usize >= cfg.values)
-                {
-                    return Err(format!(
-                        "thread {t} pc {pc}: value {v} is outside --values {}",
-                        cfg.values
-                    ));
-                }
-            }
-        }
+        check_shape(test, self.cfg)?;
         if !unit.contains(test) {
             return Err("not in the unit it is recorded for".into());
         }
-        if let Err(v) = crate::constraints::check(test, cfg) {
+        if let Err(v) = crate::constraints::check(test, self.cfg) {
             return Err(format!("not a test of this run: {v}"));
         }
         Ok(())
     }
+}
+
+/// Why `test` cannot be a test of `cfg` as `synth` writes them, on its
+/// shape alone: valid, exactly `cfg.threads` threads and `cfg.instrs`
+/// instructions, locations below `cfg.locs` in first-use order, values
+/// below `cfg.values`. Cheap and checked first, so that nothing out of
+/// range reaches the constraint checker; the journals and `synth merge`
+/// check every test they read with it.
+pub(crate) fn check_shape(test: &Test, cfg: &Config) -> Result<(), String> {
+    axb::test::validate_threads(&test.threads).map_err(|e| e.to_string())?;
+    if test.threads.len() != cfg.threads {
+        return Err(format!(
+            "{} threads, not {}",
+            test.threads.len(),
+            cfg.threads
+        ));
+    }
+    let instrs: usize = test.threads.iter().map(Vec::len).sum();
+    if instrs != cfg.instrs {
+        return Err(format!("{instrs} instructions, not {}", cfg.instrs));
+    }
+    let mut used = 0;
+    for (t, th) in test.threads.iter().enumerate() {
+        for (pc, i) in th.iter().enumerate() {
+            let loc = i.loc as usize;
+            if loc >= cfg.locs {
+                return Err(format!(
+                    "thread {t} pc {pc}: location {loc} is outside --locs {}",
+                    cfg.locs
+                ));
+            }
+            if loc > used {
+                return Err(format!(
+                    "thread {t} pc {pc}: location {loc} before location {used}: not in first-use order"
+                ));
+            }
+            used = used.max(loc + 1);
+            if let Some(v) = std::iter::once(i.check)
+                .chain(i.exch)
+                .find(|&v| v as usize >= cfg.values)
+            {
+                return Err(format!(
+                    "thread {t} pc {pc}: value {v} is outside --values {}",
+                    cfg.values
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// An open journal: the units already done, and the file new ones are
@@ -254,7 +299,7 @@ impl Journal {
         engine: Engine,
         shard: Option<Shard>,
     ) -> Result<Journal, String> {
-        let file = open_locked(path)?;
+        let file = open_locked(path, "synth")?;
         let len = file
             .metadata()
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?
@@ -297,7 +342,7 @@ impl Journal {
         engine: Engine,
         shard: Option<Shard>,
     ) -> Result<Journal, String> {
-        let mut file = open_locked(path)?;
+        let mut file = open_locked(path, "synth")?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;

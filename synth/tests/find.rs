@@ -303,17 +303,181 @@ fn kill_9_then_resume_gives_the_same_bytes() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// Regression (issue 20 item 11): a second `synth find` on an output whose
+/// journal is locked said "an earlier find was interrupted" instead of
+/// naming the lock. The lock is taken first, and the message names it and
+/// the process holding it (here this test's process).
 #[test]
 fn a_second_find_on_the_same_output_is_refused() {
     let d = scratch("lock");
     let out = d.join("o.ron");
     let journal = d.join("o.ron.journal");
-    let header = "{}";
-    let held = synth::find::journal::Journal::open(&journal, header, false).unwrap();
-    let r = synth::find::journal::Journal::open(&journal, header, true);
-    assert!(r.err().unwrap().contains("another synth find"));
+    let held = std::fs::File::create(&journal).unwrap();
+    held.try_lock().unwrap();
+    std::fs::write(&journal, "left by the first run\n").unwrap();
+    for resume in [false, true] {
+        let mut c = find_cmd(&out, &[]);
+        if resume {
+            c.arg("--resume");
+        }
+        let o = c.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!(
+                "{}: locked by another synth find process (pid {}",
+                journal.display(),
+                std::process::id()
+            )),
+            "{err}"
+        );
+        assert!(!err.contains("interrupted"), "{err}");
+        assert!(!out.exists());
+    }
     drop(held);
-    let _ = out;
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// FNV-1a 64, the journals' line checksum, so that forged lines pass it
+/// and reach the checks behind it.
+fn signed(body: &str) -> String {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in body.as_bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    format!("{h:016x} {body}\n")
+}
+
+/// Regression (issue 20 item 6): `synth find --resume` trusted its
+/// journal. A forged piece put a test that passes weak HSA into a "fails
+/// HSA" answer (exit 0); empty and unknown piece names and duplicate lines
+/// were accepted; a candidate count of 2^64-1 wrapped. Every line now has
+/// the enumeration journal's checksum and every answer is decided again.
+#[test]
+fn a_forged_find_journal_is_refused_at_its_line() {
+    use synth::find::journal::Done;
+    let d = scratch("forged");
+    let out = d.join("o.ron");
+    let journal = d.join("o.ron.journal");
+    let run = |resume: bool| {
+        let mut c = synth();
+        c.args([
+            "find", "-t", "2", "-i", "3", "--fails", "HSA", "--limit", "all",
+        ])
+        .arg("-o")
+        .arg(&out);
+        if resume {
+            c.arg("--resume");
+        } else {
+            c.args(["--timeout", "0.000001"]);
+        }
+        c.output().unwrap()
+    };
+    // The header of this run, from a run stopped at once.
+    assert_eq!(run(false).status.code(), Some(1));
+    let header = std::fs::read_to_string(&journal).unwrap();
+    let header = header.lines().next().unwrap().to_string() + "\n";
+    std::fs::remove_file(&out).unwrap(); // what the stopped run found
+                                         // A test of 2t3i that passes weak HSA, and its piece.
+    let cfg = Config::new(2, 3);
+    let weak_hsa = synth::enumerate(&cfg)
+        .unwrap()
+        .into_iter()
+        .find(|t| oracle::verdicts(t).passes(axb::Model::parse("HSA").unwrap()))
+        .unwrap();
+    let lens: Vec<usize> = weak_hsa.threads.iter().map(Vec::len).collect();
+    let split = synth::program::splits(2, 3)
+        .iter()
+        .position(|l| *l == lens)
+        .unwrap();
+    let done = |piece: &str, answers: Vec<axb::Test>, candidates: u64| {
+        signed(
+            &serde_json::to_string(&Done {
+                piece: piece.into(),
+                want: None,
+                answers,
+                candidates,
+            })
+            .unwrap(),
+        )
+    };
+    let piece = format!("2t3i.l2.s{split}");
+    let empty = done(&piece, vec![], 3);
+    let twice = format!("o.ron.journal:3: piece {piece} recorded twice (first at line 2)");
+    let cases: Vec<(String, &str)> = vec![
+        (
+            done(&piece, vec![weak_hsa.clone()], 1),
+            "answer 1: does not answer the query (passes - fails HSA): the oracle says HSA P",
+        ),
+        (done("", vec![], 0), "unknown piece ``"),
+        (done("2t3i.l2.s9", vec![], 0), "unknown piece `2t3i.l2.s9`"),
+        (format!("{empty}{empty}"), &twice),
+        (
+            done(&piece, vec![], u64::MAX),
+            "18446744073709551615 candidates checked, impossible",
+        ),
+        (
+            empty.replacen("\"candidates\":3", "\"candidates\":4", 1),
+            "checksum mismatch",
+        ),
+        (
+            empty.split_once(' ').unwrap().1.to_string(),
+            "corrupt journal line",
+        ),
+    ];
+    for (lines, want) in &cases {
+        std::fs::write(&journal, format!("{header}{lines}")).unwrap();
+        let o = run(true);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{want}: {err}");
+        assert!(err.contains("o.ron.journal:"), "{err}");
+        assert!(err.contains(want), "want `{want}`: {err}");
+        assert!(!out.exists());
+    }
+    // The genuine line resumes, to the bytes of an uninterrupted run.
+    std::fs::remove_file(&journal).unwrap();
+    assert_eq!(run(false).status.code(), Some(1));
+    assert!(run(true).status.success());
+    let resumed = std::fs::read(&out).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    let mut whole = synth();
+    whole
+        .args([
+            "find", "-t", "2", "-i", "3", "--fails", "HSA", "--limit", "all",
+        ])
+        .arg("-o")
+        .arg(&out);
+    assert!(whole.status().unwrap().success());
+    assert_eq!(std::fs::read(&out).unwrap(), resumed);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Regression (issue 20 item 11): the same question in another order is
+/// the same run: a journal left by `--fails OBE,HSA` resumes under
+/// `--fails HSA,OBE`.
+#[test]
+fn a_query_in_another_order_resumes_the_same_journal() {
+    let d = scratch("order");
+    let out = d.join("o.ron");
+    let run = |fails: &str, extra: &[&str]| {
+        let mut c = synth();
+        c.args([
+            "find", "-t", "2", "-i", "3", "--passes", "LOBE", "--fails", fails,
+        ])
+        .args(["--limit", "all", "-o"])
+        .arg(&out)
+        .args(extra);
+        c.output().unwrap()
+    };
+    assert_eq!(
+        run("OBE,HSA", &["--timeout", "0.000001"]).status.code(),
+        Some(1)
+    );
+    let o = run("HSA,OBE", &["--resume"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("passes LOBE fails HSA,OBE"), "{text}");
     std::fs::remove_dir_all(&d).unwrap();
 }
 

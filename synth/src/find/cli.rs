@@ -1,6 +1,7 @@
 //! `synth find`: the command line of targeted synthesis.
 
-use super::journal::Journal;
+use super::journal::{Journal, Run};
+use super::search::{pieces, schedule};
 use super::{find, Options, Query};
 use crate::config::Config;
 use axb::suite::{Entry, Suite};
@@ -190,7 +191,16 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
         None
     } else {
         let path = crate::checkpoint::journal_path(&args.out);
-        let j = Journal::open(&path, &header, args.resume).map_err(usage)?;
+        let run = Run {
+            header,
+            pieces: schedule(&cfg, args.minimal)
+                .into_iter()
+                .flat_map(|(c, exact)| pieces(&c, exact))
+                .collect(),
+            query: &query,
+            limit,
+        };
+        let j = Journal::open(&path, &run, args.resume).map_err(usage)?;
         if j.pieces_done() > 0 {
             eprintln!(
                 "synth find: resuming: {} pieces already done ({})",

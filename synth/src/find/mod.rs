@@ -186,7 +186,9 @@ pub fn find(
         };
         for o in outcomes {
             found.pieces += 1;
-            found.candidates += o.candidates;
+            // Saturating: counts come from the journal too (each checked
+            // against its piece's size, so this is a second guard).
+            found.candidates = found.candidates.saturating_add(o.candidates);
             found.complete &= o.complete;
             found.families.extend(o.families);
             answers.extend(o.answers);

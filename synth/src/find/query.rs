@@ -89,11 +89,18 @@ pub fn parse_models(flag: &str, list: &str) -> Result<Vec<Model>, String> {
 }
 
 impl Query {
-    /// The query of `--passes` and `--fails`, checked ([`Query::check`]).
+    /// The query of `--passes` and `--fails`, checked ([`Query::check`]),
+    /// each list sorted by model name: the same question asked in another
+    /// order (`--fails OBE,HSA`, `--fails HSA,OBE`) is the same query, so
+    /// the same journal header, note and output bytes.
     pub fn parse(passes: &str, fails: &str) -> Result<Query, String> {
+        let sorted = |mut ms: Vec<Model>| {
+            ms.sort_by_key(|m| m.name());
+            ms
+        };
         let q = Query {
-            passes: parse_models("--passes", passes)?,
-            fails: parse_models("--fails", fails)?,
+            passes: sorted(parse_models("--passes", passes)?),
+            fails: sorted(parse_models("--fails", fails)?),
         };
         q.check()?;
         Ok(q)
@@ -180,6 +187,24 @@ mod tests {
         assert!(q("", "").is_err());
         assert!(q("lobster", "").unwrap_err().contains("unknown model"));
         assert!(q("HSA,HSA", "").unwrap_err().contains("twice"));
+    }
+
+    /// Regression (issue 20 item 11): `--fails OBE,HSA` and `HSA,OBE`
+    /// were different runs (journal headers, notes).
+    #[test]
+    fn the_same_question_in_another_order_is_the_same_query() {
+        let a = q("hsa-strong,OBE_STRONG", "WEAK_FAIR,HSA").unwrap();
+        let b = q("OBE_STRONG,HSA_STRONG", "HSA,weak-fair").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(
+            a.describe(),
+            "passes HSA_STRONG,OBE_STRONG fails HSA,WEAK_FAIR"
+        );
+        // The committed findings' notes are already in this order.
+        assert_eq!(
+            q("OBE_STRONG", "WEAK_FAIR,HSA_STRONG").unwrap().describe(),
+            "passes OBE_STRONG fails HSA_STRONG,WEAK_FAIR"
+        );
     }
 
     #[test]
