@@ -106,12 +106,30 @@ pub fn journal_path(out: &Path) -> PathBuf {
 /// measure (the re-validation of every test is that): it catches edits and
 /// bit rot cheaply.
 fn fnv64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x100000001b3);
+    let mut h = Fnv64::default();
+    h.write(bytes);
+    h.0
+}
+
+/// FNV-1a, 64 bits, fed piece by piece: the checksum of a journal line,
+/// and of a shard's tests ([`crate::shard`]), which are too many to
+/// gather into one buffer first.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fnv64(pub u64);
+
+impl Default for Fnv64 {
+    fn default() -> Fnv64 {
+        Fnv64(0xcbf29ce484222325)
     }
-    h
+}
+
+impl Fnv64 {
+    pub fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x100000001b3);
+        }
+    }
 }
 
 /// A journal line: `<checksum, 16 hex digits> <JSON body>`. The one line

@@ -31,12 +31,15 @@ pub fn describe(cfg: &Config) -> String {
     s
 }
 
-/// The suite `<N>t<M>i` of sorted canonical `tests`, named `<N>t<M>i_<k>`.
+/// The suite `<N>t<M>i` of sorted canonical `tests`, named `<N>t<M>i_<k>`;
+/// a shard's note records the run, the test count and their checksum
+/// ([`crate::shard::Record`]) for `synth merge` to check.
 pub fn to_suite(cfg: &Config, tests: Vec<Test>, shard: Option<Shard>) -> Suite {
     let name = cfg.name();
+    let tests = name_tests(&name, tests);
     Suite {
-        note: note(&describe(cfg), shard),
-        tests: name_tests(&name, tests),
+        note: note(&describe(cfg), cfg, shard, &tests),
+        tests,
         name,
     }
 }

@@ -13,11 +13,14 @@
 //! run is the sorted set of its tests, so merging the suites of shards
 //! `1/N..N/N` and renaming gives the bytes of the unsharded run.
 
-use crate::canon::{canonical, canonical_set, name_tests};
+use crate::canon::canonical;
+use crate::checkpoint::{check_shape, Fnv64};
 use crate::config::Config;
 use crate::program::{refine, unit_size, units, Unit};
-use axb::suite::Suite;
-use axb::test::Test;
+use axb::suite::Entry;
+use axb::test::{Instr, Test};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
@@ -107,46 +110,143 @@ impl FromStr for Shard {
     }
 }
 
-/// The note line that records a shard in a suite: `<base>; shard K/N`.
+/// The tag that records a shard in a suite's note:
+/// `<base>; shard K/N <record>`, the record a JSON [`Record`].
 const SHARD_TAG: &str = "; shard ";
 
-/// The note of a suite made by `synth`: `base` describes the run without its
-/// shard, so that merged shards get the unsharded note.
-pub fn note(base: &str, shard: Option<Shard>) -> String {
-    match shard {
-        Some(s) => format!("{base}{SHARD_TAG}{s}"),
-        None => base.to_string(),
+/// What a shard's note records about it, after its `; shard K/N`, so that
+/// `synth merge` trusts nothing in a shard file: the run's configuration
+/// and options (every test is checked against them), and the number of
+/// tests and their checksum when the shard was written (a shard with a
+/// line deleted, added or changed is refused, not merged).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    pub threads: usize,
+    pub instrs: usize,
+    pub locs: usize,
+    pub values: usize,
+    pub max_states: Option<usize>,
+    pub max_actions: Option<usize>,
+    pub store_must_change: bool,
+    /// How many tests the shard holds.
+    pub tests: usize,
+    /// FNV-1a (64 bits, 16 hex digits) of the tests as packed lines
+    /// (`<name><TAB><test>\n`, [`axb::packed::test_to_line`]), in order.
+    pub checksum: String,
+}
+
+impl Record {
+    fn config(&self) -> Config {
+        Config {
+            threads: self.threads,
+            instrs: self.instrs,
+            locs: self.locs,
+            values: self.values,
+            max_states: self.max_states,
+            max_actions: self.max_actions,
+            store_must_change: self.store_must_change,
+        }
     }
 }
 
-/// Checks that `(name, note)` of every part are the shards `1/N..N/N` of
-/// one run, each once; returns the note of the unsharded run.
-fn check_parts(parts: &[(&str, &str)]) -> Result<String, String> {
-    let (first_name, _) = *parts.first().ok_or("nothing to merge")?;
+/// The running count and checksum of a shard's tests (see [`Record`]).
+#[derive(Default)]
+struct Tally {
+    count: usize,
+    hash: Fnv64,
+}
+
+impl Tally {
+    fn add(&mut self, name: &str, test: &Test) {
+        self.count += 1;
+        for part in [name, "\t", &axb::packed::test_to_line(test), "\n"] {
+            self.hash.write(part.as_bytes());
+        }
+    }
+
+    fn checksum(&self) -> String {
+        format!("{:016x}", self.hash.0)
+    }
+}
+
+/// The note of a suite made by `synth`: `base` describes the run without
+/// its shard (so that merged shards get the unsharded note); a shard's
+/// note adds `; shard K/N` and its [`Record`] of `cfg` and `tests`.
+pub fn note(base: &str, cfg: &Config, shard: Option<Shard>, tests: &[Entry]) -> String {
+    let Some(s) = shard else {
+        return base.to_string();
+    };
+    let mut tally = Tally::default();
+    for e in tests {
+        tally.add(&e.name, &e.test);
+    }
+    let record = Record {
+        threads: cfg.threads,
+        instrs: cfg.instrs,
+        locs: cfg.locs,
+        values: cfg.values,
+        max_states: cfg.max_states,
+        max_actions: cfg.max_actions,
+        store_must_change: cfg.store_must_change,
+        tests: tally.count,
+        checksum: tally.checksum(),
+    };
+    let json = serde_json::to_string(&record).expect("a record serializes");
+    format!("{base}{SHARD_TAG}{s} {json}")
+}
+
+/// What a shard's name and note say about it: the unsharded run's note,
+/// the shard, and its record, checked against each other (the record's
+/// configuration is valid, gives the suite's name and the note's text).
+fn parse_note(name: &str, note: &str) -> Result<(String, Shard, Record), String> {
+    let not_shard =
+        || format!("suite `{name}` (note `{note}`) is not a shard made by `synth --shard`");
+    let (base, rest) = note.rsplit_once(SHARD_TAG).ok_or_else(not_shard)?;
+    let (s, json) = rest.split_once(' ').unwrap_or((rest, ""));
+    let shard: Shard = s.parse().map_err(|_| not_shard())?;
+    if json.is_empty() {
+        return Err(format!(
+            "shard {shard} records no configuration, test count or checksum (written by an older synth): run the shard again"
+        ));
+    }
+    let record: Record = serde_json::from_str(json)
+        .map_err(|e| format!("shard {shard}: its record in the note is not valid: {e}"))?;
+    let cfg = record.config();
+    cfg.validate()
+        .map_err(|e| format!("shard {shard}: the configuration it records is not valid: {e}"))?;
+    if cfg.name() != name || crate::output::describe(&cfg) != base {
+        return Err(format!(
+            "shard {shard}: the configuration it records ({}) is not the one its name and note describe",
+            cfg.name()
+        ));
+    }
+    Ok((base.to_string(), shard, record))
+}
+
+/// Checks that `parts` are the shards `1/N..N/N` of one run (one suite
+/// name, note and configuration), each once; returns the note of the
+/// unsharded run.
+fn check_parts(parts: &[Part]) -> Result<String, String> {
+    let first = parts.first().ok_or("nothing to merge")?;
     let mut seen: Vec<Shard> = Vec::new();
-    let mut base = None;
-    for &(name, note) in parts {
-        if name != first_name {
+    for p in parts {
+        if p.name != first.name {
             return Err(format!(
-                "cannot merge suite `{name}` with suite `{first_name}`"
+                "cannot merge suite `{}` with suite `{}`",
+                p.name, first.name
             ));
         }
-        let (b, s) = note
-            .rsplit_once(SHARD_TAG)
-            .and_then(|(b, s)| Some((b, s.parse::<Shard>().ok()?)))
-            .ok_or_else(|| {
-                format!("suite `{name}` (note `{note}`) is not a shard made by `synth --shard`")
-            })?;
-        if *base.get_or_insert(b) != b {
+        if p.base != first.base || p.cfg != first.cfg {
             return Err(format!(
-                "shards of different runs: `{}` and `{b}`",
-                base.unwrap()
+                "shards of different runs: `{}` and `{}`",
+                first.base, p.base
             ));
         }
-        if seen.contains(&s) {
-            return Err(format!("shard {s} given twice"));
+        if seen.contains(&p.shard) {
+            return Err(format!("shard {} given twice", p.shard));
         }
-        seen.push(s);
+        seen.push(p.shard);
     }
     let count = seen[0].count;
     if seen.iter().any(|s| s.count != count) {
@@ -159,134 +259,224 @@ fn check_parts(parts: &[(&str, &str)]) -> Result<String, String> {
     if !missing.is_empty() {
         return Err(format!("missing shard(s) {}", missing.join(", ")));
     }
-    Ok(base.unwrap_or_default().to_string())
+    Ok(first.base.clone())
 }
 
-/// Merges the suites of shards `1/N..N/N` of one run into the suite of the
-/// unsharded run. Refuses pieces of different runs, missing or repeated
-/// shards, and suites that are not shards. (In memory: for shard files on
-/// disk, [`merge_streaming`] reads each part once, in order.)
-pub fn merge(parts: &[Suite]) -> Result<Suite, String> {
-    let meta: Vec<(&str, &str)> = parts
-        .iter()
-        .map(|p| (p.name.as_str(), p.note.as_str()))
-        .collect();
-    let note = check_parts(&meta)?;
-    let first = &parts[0];
-    let tests = canonical_set(
-        parts
-            .iter()
-            .flat_map(|p| p.tests.iter().map(|e| e.test.clone())),
-    );
-    Ok(Suite {
-        name: first.name.clone(),
-        note,
-        tests: name_tests(&first.name, tests),
-    })
-}
-
-/// The tests of one part, one at a time, with where each came from.
-type Next = Box<dyn FnMut() -> Result<Option<(String, Test)>, String>>;
+/// The tests of one part, one at a time: where each is, its name, the test.
+type Next = Box<dyn FnMut() -> Result<Option<(String, String, Test)>, String>>;
 
 /// A shard's suite opened for [`merge_streaming`]: a packed suite is read
 /// line by line (constant memory, so a merge of millions of tests never
 /// holds them all), a RON suite is read whole (RON has no streaming
-/// reader; RON shards are for configurations that fit in memory).
+/// reader; RON shards are for configurations that fit in memory). Its note
+/// is read on opening ([`Record`]).
 pub struct Part {
     pub name: String,
     pub note: String,
+    shown: String,
+    base: String,
+    shard: Shard,
+    record: Record,
+    cfg: Config,
+    tally: Tally,
     next: Next,
 }
 
 impl Part {
     pub fn open(path: &Path) -> Result<Part, String> {
         let shown = path.display().to_string();
-        if axb::packed::is_packed(path) {
+        let (name, note, next): (String, String, Next) = if axb::packed::is_packed(path) {
             let file =
                 std::fs::File::open(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
             let gz = axb::packed::decoder(std::io::BufReader::new(file));
             let mut r = axb::packed::Reader::new(std::io::BufReader::new(gz))
                 .map_err(|e| format!("{shown}:{e}"))?;
-            Ok(Part {
-                name: r.name.clone(),
-                note: r.note.clone(),
-                next: Box::new(move || {
-                    let t = r.next_test().map_err(|e| format!("{shown}:{e}"))?;
-                    Ok(t.map(|(_, t)| (format!("{shown}:{}", r.line()), t)))
+            let at = shown.clone();
+            (
+                r.name.clone(),
+                r.note.clone(),
+                Box::new(move || {
+                    let t = r.next_test().map_err(|e| format!("{at}:{e}"))?;
+                    Ok(t.map(|(n, t)| (format!("{at}:{}", r.line()), n, t)))
                 }),
-            })
+            )
         } else {
             let doc = axb::load::load_document(path).map_err(|e| e.to_string())?;
             let axb::load::Document::Suite(suite) = doc else {
                 return Err(format!("{shown}: a single test, not a shard's suite"));
             };
             let mut tests = suite.tests.into_iter();
-            Ok(Part {
-                name: suite.name,
-                note: suite.note,
-                next: Box::new(move || {
+            let at = shown.clone();
+            (
+                suite.name,
+                suite.note,
+                Box::new(move || {
                     Ok(tests
                         .next()
-                        .map(|e| (format!("{shown}: test `{}`", e.name), e.test)))
+                        .map(|e| (format!("{at}: test `{}`", e.name), e.name, e.test)))
                 }),
-            })
+            )
+        };
+        let (base, shard, record) =
+            parse_note(&name, &note).map_err(|e| format!("{shown}: {e}"))?;
+        Ok(Part {
+            name,
+            note,
+            shown,
+            base,
+            shard,
+            cfg: record.config(),
+            record,
+            tally: Tally::default(),
+            next,
+        })
+    }
+
+    /// The next test, checked against the shard's configuration and the
+    /// pieces it owns; at the end, the count and checksum it recorded.
+    fn next_checked(
+        &mut self,
+        owners: &Owners,
+        last: Option<&Test>,
+    ) -> Result<Option<(Test, String)>, String> {
+        let Some((at, name, t)) = (self.next)()? else {
+            if self.tally.count != self.record.tests {
+                return Err(format!(
+                    "{}: {} tests, but shard {} recorded {} when it was written: tests were removed or added",
+                    self.shown, self.tally.count, self.shard, self.record.tests
+                ));
+            }
+            if self.tally.checksum() != self.record.checksum {
+                return Err(format!(
+                    "{}: checksum mismatch: shard {} was changed after synth wrote it",
+                    self.shown, self.shard
+                ));
+            }
+            return Ok(None);
+        };
+        check_shape(&t, &self.cfg)
+            .map_err(|e| format!("{at}: not a test of {}: {e}", self.name))?;
+        if canonical(&t) != t || last.is_some_and(|l| *l >= t) {
+            return Err(format!(
+                "{at}: tests out of canonical order: not a shard written by synth"
+            ));
         }
+        match owners.owner(&t) {
+            Some(k) if k + 1 == self.shard.index => {}
+            Some(k) => {
+                return Err(format!(
+                    "{at}: a test of shard {}/{}, not of shard {}",
+                    k + 1,
+                    self.shard.count,
+                    self.shard
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "{at}: not a program of {}'s search space",
+                    self.name
+                ))
+            }
+        }
+        self.tally.add(&name, &t);
+        Ok(Some((t, at)))
+    }
+}
+
+/// Which shard (0-based) owns each piece of a split, keyed by the piece's
+/// thread lengths and fixed instructions, to find a test's shard at once.
+struct Owners {
+    owner: HashMap<(Vec<usize>, Vec<Instr>), usize>,
+    prefix_lens: BTreeSet<usize>,
+}
+
+impl Owners {
+    fn new(cfg: &Config, count: usize) -> Owners {
+        let all = pieces(cfg, Some(Shard { index: 1, count }));
+        let sizes: Vec<f64> = all.iter().map(|u| unit_size(u, cfg)).collect();
+        let owner = assign(&sizes, count);
+        Owners {
+            prefix_lens: all.iter().map(|u| u.prefix.len()).collect(),
+            owner: all
+                .into_iter()
+                .zip(owner)
+                .map(|(u, k)| ((u.lens, u.prefix), k))
+                .collect(),
+        }
+    }
+
+    /// The shard owning the piece `t` lies in (`t` in first-use order).
+    fn owner(&self, t: &Test) -> Option<usize> {
+        let lens: Vec<usize> = t.threads.iter().map(Vec::len).collect();
+        self.prefix_lens.iter().find_map(|&p| {
+            let prefix: Vec<Instr> = t.threads.iter().flatten().take(p).copied().collect();
+            self.owner.get(&(lens.clone(), prefix)).copied()
+        })
     }
 }
 
 /// The name and note of the suite that merging `parts` gives, once they
 /// are checked to be the shards `1/N..N/N` of one run.
 pub fn merged_header(parts: &[Part]) -> Result<(String, String), String> {
-    let meta: Vec<(&str, &str)> = parts
-        .iter()
-        .map(|p| (p.name.as_str(), p.note.as_str()))
-        .collect();
-    let note = check_parts(&meta)?;
+    let note = check_parts(parts)?;
     Ok((parts[0].name.clone(), note))
 }
 
+/// How many tests [`merge_streaming`] checks against SPEC §4 at a time, in
+/// parallel: the check builds each test's state space, the one costly step
+/// of a merge.
+const BATCH: usize = 4096;
+
 /// Merges shard suites read in order, as a k-way merge of their sorted
 /// tests: `emit` gets the unsharded run's tests in order, named
-/// `<suite>_<k>`. Every part must be sorted canonical tests (as `synth`
-/// writes them); a part out of order is an error naming its place. The
-/// parts must have passed [`merged_header`]. Returns the number of tests.
+/// `<suite>_<k>`. Nothing in a part is trusted: every test must be a
+/// canonical test of the run's configuration, in order, in a piece of the
+/// search space its shard owns, and satisfy SPEC §4 under the run's
+/// options; each part must end with the count and checksum its note
+/// recorded. A failure is an error naming the part and line. The parts
+/// must have passed [`merged_header`]. Returns the number of tests.
 pub fn merge_streaming(
     mut parts: Vec<Part>,
     mut emit: impl FnMut(&str, &Test) -> std::io::Result<()>,
 ) -> Result<usize, String> {
+    use rayon::prelude::*;
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
-    let name = parts.first().ok_or("nothing to merge")?.name.clone();
+    let first = parts.first().ok_or("nothing to merge")?;
+    let (name, cfg) = (first.name.clone(), first.cfg.clone());
+    let owners = Owners::new(&cfg, first.shard.count);
     let io = |e: std::io::Error| format!("cannot write: {e}");
-    let mut heap: BinaryHeap<Reverse<(Test, usize)>> = BinaryHeap::new();
-    let advance = |k: usize,
-                   parts: &mut Vec<Part>,
-                   last: Option<&Test>,
-                   heap: &mut BinaryHeap<Reverse<(Test, usize)>>|
-     -> Result<(), String> {
-        if let Some((at, t)) = (parts[k].next)()? {
-            if canonical(&t) != t || last.is_some_and(|l| *l >= t) {
-                return Err(format!(
-                    "{at}: tests out of canonical order: not a shard written by synth"
-                ));
-            }
-            heap.push(Reverse((t, k)));
+    let mut heap: BinaryHeap<Reverse<(Test, usize, String)>> = BinaryHeap::new();
+    for (k, p) in parts.iter_mut().enumerate() {
+        if let Some((t, at)) = p.next_checked(&owners, None)? {
+            heap.push(Reverse((t, k, at)));
         }
-        Ok(())
-    };
-    for k in 0..parts.len() {
-        advance(k, &mut parts, None, &mut heap)?;
     }
     let mut count = 0;
     let mut prev: Option<Test> = None;
-    while let Some(Reverse((t, k))) = heap.pop() {
-        advance(k, &mut parts, Some(&t), &mut heap)?;
-        if prev.as_ref() == Some(&t) {
-            continue; // the same test in two parts: once in the union
+    let mut batch: Vec<(Test, String)> = Vec::with_capacity(BATCH);
+    while let Some(Reverse((t, k, at))) = heap.pop() {
+        if let Some((next, at)) = parts[k].next_checked(&owners, Some(&t))? {
+            heap.push(Reverse((next, k, at)));
         }
-        emit(&format!("{name}_{count}"), &t).map_err(io)?;
-        count += 1;
-        prev = Some(t);
+        batch.push((t, at));
+        if batch.len() < BATCH && !heap.is_empty() {
+            continue;
+        }
+        if let Some((at, v)) = batch
+            .par_iter()
+            .find_map_first(|(t, at)| crate::constraints::check(t, &cfg).err().map(|v| (at, v)))
+        {
+            return Err(format!("{at}: not a test of this run: {v}"));
+        }
+        for (t, _) in batch.drain(..) {
+            if prev.as_ref() == Some(&t) {
+                continue; // the same test in two parts: once in the union
+            }
+            emit(&format!("{name}_{count}"), &t).map_err(io)?;
+            count += 1;
+            prev = Some(t);
+        }
     }
     Ok(count)
 }
@@ -338,15 +528,57 @@ mod tests {
 
     #[test]
     fn merge_checks_coverage() {
-        let mk = |k| Suite {
-            name: "2t2i".into(),
-            note: note("run", Some(Shard { index: k, count: 2 })),
-            tests: vec![],
+        let cfg = Config::new(2, 2);
+        let mk = |k| {
+            let note = note(
+                &crate::output::describe(&cfg),
+                &cfg,
+                Some(Shard { index: k, count: 2 }),
+                &[],
+            );
+            let (base, shard, record) = parse_note("2t2i", &note).unwrap();
+            Part {
+                name: "2t2i".into(),
+                note,
+                shown: format!("p{k}"),
+                base,
+                shard,
+                cfg: record.config(),
+                record,
+                tally: Tally::default(),
+                next: Box::new(|| Ok(None)),
+            }
         };
-        assert!(merge(&[mk(1)])
-            .unwrap_err()
-            .contains("missing shard(s) 2/2"));
-        assert!(merge(&[mk(1), mk(1)]).unwrap_err().contains("twice"));
-        assert_eq!(merge(&[mk(2), mk(1)]).unwrap().note, "run");
+        let e = |parts: &[Part]| merged_header(parts).unwrap_err();
+        assert!(e(&[mk(1)]).contains("missing shard(s) 2/2"));
+        assert!(e(&[mk(1), mk(1)]).contains("twice"));
+        let (name, base) = merged_header(&[mk(2), mk(1)]).unwrap();
+        assert_eq!((name, base), ("2t2i".into(), crate::output::describe(&cfg)));
+    }
+
+    /// A shard's note and what it must agree with (issue 20 item 5).
+    #[test]
+    fn a_shard_note_records_its_run_and_is_checked() {
+        let cfg = Config::new(2, 2);
+        let base = crate::output::describe(&cfg);
+        let s = Some(Shard { index: 1, count: 2 });
+        let n = note(&base, &cfg, s, &[]);
+        assert!(
+            n.starts_with(&format!("{base}; shard 1/2 {{\"threads\":2,")),
+            "{n}"
+        );
+        assert!(
+            n.ends_with(",\"tests\":0,\"checksum\":\"cbf29ce484222325\"}"),
+            "{n}"
+        );
+        assert_eq!(note(&base, &cfg, None, &[]), base);
+        let err = |name: &str, note: &str| parse_note(name, note).unwrap_err();
+        assert!(err("2t2i", &format!("{base}; shard 1/2")).contains("older synth"));
+        assert!(err("2t2i", "hand made").contains("not a shard"));
+        assert!(err("2t3i", &n).contains("is not the one its name and note describe"));
+        let other = note(&base, &Config::new(2, 3), s, &[]);
+        assert!(err("2t2i", &other).contains("is not the one"));
+        let bad = n.replace("\"threads\":2", "\"threads\":0");
+        assert!(err("2t2i", &bad).contains("not valid"));
     }
 }
