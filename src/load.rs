@@ -425,17 +425,17 @@ pub fn read_input_limited(path: &Path, limit: u64) -> Result<String, FileError> 
     Ok(text)
 }
 
-/// The bytes of an input file, with the defences of [`read_input`] but no
-/// text decoding (a packed suite is gzip).
-pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
+/// Opens an input file with the defences of [`read_input`] but no size
+/// limit, for readers that stream (`synth merge` reads packed shards line
+/// by line): a regular file only, checked before it is opened (a FIFO
+/// would block, a device can have effects of its own), opened without
+/// blocking and without becoming a controlling terminal, and checked again.
+pub fn open_input(path: &Path) -> Result<std::fs::File, FileError> {
     use std::os::unix::fs::OpenOptionsExt;
     let cannot = |e: std::io::Error| FileError::whole(path, format!("cannot read: {e}"));
     let meta = std::fs::metadata(path).map_err(cannot)?;
     if !meta.is_file() {
         return Err(not_regular(path, &meta));
-    }
-    if meta.len() > limit {
-        return Err(too_large(path, meta.len(), limit));
     }
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -446,6 +446,19 @@ pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError>
     if !meta.is_file() {
         return Err(not_regular(path, &meta));
     }
+    Ok(file)
+}
+
+/// The bytes of an input file, with the defences of [`read_input`] but no
+/// text decoding (a packed suite is gzip).
+pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
+    let cannot = |e: std::io::Error| FileError::whole(path, format!("cannot read: {e}"));
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if meta.is_file() && meta.len() > limit {
+        return Err(too_large(path, meta.len(), limit));
+    }
+    let file = open_input(path)?;
+    let meta = file.metadata().map_err(cannot)?;
     let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)

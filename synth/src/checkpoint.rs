@@ -217,6 +217,14 @@ pub(crate) fn open_locked(path: &Path, what: &str) -> Result<File, String> {
         let held = file
             .metadata()
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if !held.is_file() {
+            // A FIFO opened read-write never ends a read; a device is not
+            // a journal either.
+            return Err(format!(
+                "{}: not a regular file: a journal must be one; remove it",
+                path.display()
+            ));
+        }
         match std::fs::metadata(path) {
             Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => return Ok(file),
             _ => continue,

@@ -229,7 +229,7 @@ fn parse_note(name: &str, note: &str) -> Result<(String, Shard, Record), String>
 /// unsharded run.
 fn check_parts(parts: &[Part]) -> Result<String, String> {
     let first = parts.first().ok_or("nothing to merge")?;
-    let mut seen: Vec<Shard> = Vec::new();
+    let mut seen: BTreeSet<Shard> = BTreeSet::new();
     for p in parts {
         if p.name != first.name {
             return Err(format!(
@@ -243,21 +243,33 @@ fn check_parts(parts: &[Part]) -> Result<String, String> {
                 first.base, p.base
             ));
         }
-        if seen.contains(&p.shard) {
+        if !seen.insert(p.shard) {
             return Err(format!("shard {} given twice", p.shard));
         }
-        seen.push(p.shard);
     }
-    let count = seen[0].count;
+    let count = first.shard.count;
     if seen.iter().any(|s| s.count != count) {
         return Err("shards of different splits (K/N with different N)".into());
     }
-    let missing: Vec<String> = (1..=count)
-        .filter(|&k| !seen.contains(&Shard { index: k, count }))
-        .map(|k| format!("{k}/{count}"))
-        .collect();
-    if !missing.is_empty() {
-        return Err(format!("missing shard(s) {}", missing.join(", ")));
+    let given: BTreeSet<usize> = seen.iter().map(|s| s.index).collect();
+    if given.len() < count {
+        // A few named, the rest counted: `K/1000000000` must not build a
+        // message of a billion names.
+        let named: Vec<String> = (1..=count)
+            .filter(|k| !given.contains(k))
+            .take(8)
+            .map(|k| format!("{k}/{count}"))
+            .collect();
+        let more = count - given.len() - named.len();
+        return Err(format!(
+            "missing shard(s) {}{}",
+            named.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
     }
     Ok(first.base.clone())
 }
@@ -286,8 +298,7 @@ impl Part {
     pub fn open(path: &Path) -> Result<Part, String> {
         let shown = path.display().to_string();
         let (name, note, next): (String, String, Next) = if axb::packed::is_packed(path) {
-            let file =
-                std::fs::File::open(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+            let file = axb::load::open_input(path).map_err(|e| e.to_string())?;
             let gz = axb::packed::decoder(std::io::BufReader::new(file));
             let mut r = axb::packed::Reader::new(std::io::BufReader::new(gz))
                 .map_err(|e| format!("{shown}:{e}"))?;
@@ -339,7 +350,16 @@ impl Part {
         owners: &Owners,
         last: Option<&Test>,
     ) -> Result<Option<(Test, String)>, String> {
-        let Some((at, name, t)) = (self.next)()? else {
+        let next = (self.next)()?;
+        if next.is_some() && self.tally.count >= self.record.tests {
+            // At once, not at the end: a shard grown to millions of lines
+            // (or a gzip bomb) is not read through first.
+            return Err(format!(
+                "{}: more than the {} tests shard {} recorded when it was written: tests were added",
+                self.shown, self.record.tests, self.shard
+            ));
+        }
+        let Some((at, name, t)) = next else {
             if self.tally.count != self.record.tests {
                 return Err(format!(
                     "{}: {} tests, but shard {} recorded {} when it was written: tests were removed or added",
@@ -553,6 +573,16 @@ mod tests {
         assert!(e(&[mk(1)]).contains("missing shard(s) 2/2"));
         assert!(e(&[mk(1), mk(1)]).contains("twice"));
         let (name, base) = merged_header(&[mk(2), mk(1)]).unwrap();
+        // A huge N: a few missing shards named, the rest counted.
+        let mut huge = mk(1);
+        huge.shard = Shard {
+            index: 1,
+            count: 1_000_000_000,
+        };
+        assert_eq!(
+            e(&[huge]),
+            "missing shard(s) 2/1000000000, 3/1000000000, 4/1000000000, 5/1000000000, 6/1000000000, 7/1000000000, 8/1000000000, 9/1000000000 and 999999991 more"
+        );
         assert_eq!((name, base), ("2t2i".into(), crate::output::describe(&cfg)));
     }
 

@@ -338,6 +338,24 @@ fn a_second_find_on_the_same_output_is_refused() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// A journal path that is a FIFO (a read of it would never end) is
+/// refused, not read.
+#[test]
+fn a_journal_that_is_not_a_regular_file_is_refused() {
+    let d = scratch("fifo");
+    let out = d.join("o.ron");
+    let st = Command::new("mkfifo")
+        .arg(d.join("o.ron.journal"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let o = find_cmd(&out, &["--resume"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("o.ron.journal: not a regular file"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
 /// FNV-1a 64, the journals' line checksum, so that forged lines pass it
 /// and reach the checks behind it.
 fn signed(body: &str) -> String {

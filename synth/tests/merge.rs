@@ -69,20 +69,28 @@ fn forged(mut suite: Suite, cfg: &Config) -> Suite {
 #[test]
 fn a_test_of_another_configuration_is_refused() {
     let dir = scratch("config");
-    let (mut p1, _) = two_shards(&dir, "2", "3", &[]);
+    let (p1, _) = two_shards(&dir, "2", "3", &[]);
     let cfg = Config::new(2, 3);
     // The reproducer: a 4-instruction test inside a 2t3i shard.
     let four = axb::text::parse(
         "THREAD0\natomic_chk_branch(1,0,0)\natomic_exch_branch(0,1,0,1)\nTHREAD1\natomic_store(1,1)\natomic_store(0,1)\n",
     )
     .unwrap();
-    p1.tests.push(axb::suite::Entry::new("2t3i_999", four));
-    for (file, suite) in [("bad.ron", p1.clone()), ("forged.ron", forged(p1, &cfg))] {
+    // In place of a test (the count unchanged), and added with the record
+    // recomputed.
+    let mut replaced = p1.clone();
+    replaced.tests[1].test = four.clone();
+    let mut added = p1;
+    added.tests.push(axb::suite::Entry::new("2t3i_999", four));
+    for (file, suite, name) in [
+        ("bad.ron", replaced, "2t3i_1"),
+        ("forged.ron", forged(added, &cfg), "2t3i_999"),
+    ] {
         std::fs::write(dir.join(file), axb::load::suite_to_ron(&suite)).unwrap();
         refused(
             &dir,
             file,
-            &format!("{file}: test `2t3i_999`: not a test of 2t3i: 4 instructions, not 3"),
+            &format!("{file}: test `{name}`: not a test of 2t3i: 4 instructions, not 3"),
         );
     }
 }
@@ -102,6 +110,19 @@ fn a_packed_shard_with_a_line_deleted_or_changed_is_refused() {
             "cut.axb.gz: {} tests, but shard 1/2 recorded {n} when it was written",
             n - 1
         ),
+    );
+    let mut grown = p1.clone();
+    grown.tests.push(grown.tests[0].clone());
+    grown.tests[n].name = "2t3i_999".into();
+    std::fs::write(
+        dir.join("grown.axb.gz"),
+        axb::packed::suite_to_packed(&grown),
+    )
+    .unwrap();
+    refused(
+        &dir,
+        "grown.axb.gz",
+        &format!("grown.axb.gz: more than the {n} tests shard 1/2 recorded"),
     );
     let mut renamed = p1.clone();
     renamed.tests[n - 1].name = "2t3i_99999".into();
@@ -175,4 +196,18 @@ fn a_shard_without_its_record_is_refused() {
         "old.ron",
         "old.ron: shard 1/2 records no configuration, test count or checksum (written by an older synth): run the shard again",
     );
+}
+
+/// A shard that is not a regular file (a FIFO would block the merge for
+/// ever) is refused before it is opened.
+#[test]
+fn a_shard_that_is_a_fifo_is_refused() {
+    let dir = scratch("fifo");
+    two_shards(&dir, "2", "3", &[]);
+    let st = Command::new("mkfifo")
+        .arg(dir.join("p1.axb.gz"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    refused(&dir, "p1.axb.gz", "p1.axb.gz: a FIFO");
 }

@@ -257,7 +257,10 @@ fn read_lines(
                     at(k),
                     axb::error::excerpt(b)
                 ),
-                Err(e) => format!("{}: not a synth find journal header: {e}", at(k)),
+                Err(e) => format!(
+                    "{}: not a synth find journal header: {e} (an older synth's journal? delete it to start over)",
+                    at(k)
+                ),
             })
         }
         None => unreachable!("non-empty text has a line"),
