@@ -494,7 +494,14 @@ pub fn load_document(path: &Path) -> Result<Document, FileError> {
         let bytes = read_bytes_limited(path, limit)?;
         return crate::packed::parse_packed(&bytes, limit)
             .map(Document::Suite)
-            .map_err(|e| e.in_file(path));
+            .map_err(|mut e| {
+                // The packed reader's bounds (bytes inflated, tests held)
+                // follow the input limit, set here.
+                if e.msg.contains("the input limit") {
+                    e.msg += &format!("; set {MAX_INPUT_ENV} to raise it");
+                }
+                e.in_file(path)
+            });
     }
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if ext != "ron" && ext != "txt" {

@@ -687,6 +687,10 @@ fn a_packed_suite_of_too_many_tests_is_refused_at_the_first_too_many() {
         err.starts_with(&format!("error: {}:260:1: more than 256 tests", s(&f))),
         "{err}"
     );
+    assert!(
+        err.contains("(65536 bytes); set AXB_MAX_INPUT_BYTES to raise it"),
+        "{err}"
+    );
     assert!(out.stdout.is_empty());
 }
 

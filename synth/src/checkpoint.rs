@@ -106,30 +106,9 @@ pub fn journal_path(out: &Path) -> PathBuf {
 /// measure (the re-validation of every test is that): it catches edits and
 /// bit rot cheaply.
 fn fnv64(bytes: &[u8]) -> u64 {
-    let mut h = Fnv64::default();
+    let mut h = crate::checksum::Fnv64::default();
     h.write(bytes);
     h.0
-}
-
-/// FNV-1a, 64 bits, fed piece by piece: the checksum of a journal line,
-/// and of a shard's tests ([`crate::shard`]), which are too many to
-/// gather into one buffer first.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Fnv64(pub u64);
-
-impl Default for Fnv64 {
-    fn default() -> Fnv64 {
-        Fnv64(0xcbf29ce484222325)
-    }
-}
-
-impl Fnv64 {
-    pub fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x100000001b3);
-        }
-    }
 }
 
 /// A journal line: `<checksum, 16 hex digits> <JSON body>`. The one line
@@ -247,7 +226,7 @@ struct Run<'a> {
 impl Run<'_> {
     /// Why `test`, recorded for `unit`, cannot be one of this run's tests.
     fn check(&self, unit: &Unit, test: &Test) -> Result<(), String> {
-        check_shape(test, self.cfg)?;
+        crate::config::check_shape(test, self.cfg)?;
         if !unit.contains(test) {
             return Err("not in the unit it is recorded for".into());
         }
@@ -256,55 +235,6 @@ impl Run<'_> {
         }
         Ok(())
     }
-}
-
-/// Why `test` cannot be a test of `cfg` as `synth` writes them, on its
-/// shape alone: valid, exactly `cfg.threads` threads and `cfg.instrs`
-/// instructions, locations below `cfg.locs` in first-use order, values
-/// below `cfg.values`. Cheap and checked first, so that nothing out of
-/// range reaches the constraint checker; the journals and `synth merge`
-/// check every test they read with it.
-pub(crate) fn check_shape(test: &Test, cfg: &Config) -> Result<(), String> {
-    axb::test::validate_threads(&test.threads).map_err(|e| e.to_string())?;
-    if test.threads.len() != cfg.threads {
-        return Err(format!(
-            "{} threads, not {}",
-            test.threads.len(),
-            cfg.threads
-        ));
-    }
-    let instrs: usize = test.threads.iter().map(Vec::len).sum();
-    if instrs != cfg.instrs {
-        return Err(format!("{instrs} instructions, not {}", cfg.instrs));
-    }
-    let mut used = 0;
-    for (t, th) in test.threads.iter().enumerate() {
-        for (pc, i) in th.iter().enumerate() {
-            let loc = i.loc as usize;
-            if loc >= cfg.locs {
-                return Err(format!(
-                    "thread {t} pc {pc}: location {loc} is outside --locs {}",
-                    cfg.locs
-                ));
-            }
-            if loc > used {
-                return Err(format!(
-                    "thread {t} pc {pc}: location {loc} before location {used}: not in first-use order"
-                ));
-            }
-            used = used.max(loc + 1);
-            if let Some(v) = std::iter::once(i.check)
-                .chain(i.exch)
-                .find(|&v| v as usize >= cfg.values)
-            {
-                return Err(format!(
-                    "thread {t} pc {pc}: value {v} is outside --values {}",
-                    cfg.values
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// An open journal: the units already done, and the file new ones are

@@ -133,6 +133,77 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// The note of a suite: what was enumerated, independent of the engine.
+pub fn describe(cfg: &Config) -> String {
+    let mut s = format!(
+        "synth: every test of {} threads, {} instructions, at most {} locations, values 0..{}",
+        cfg.threads,
+        cfg.instrs,
+        cfg.locs,
+        cfg.values - 1
+    );
+    if let Some(b) = cfg.max_states {
+        s += &format!(", at most {b} states");
+    }
+    if let Some(b) = cfg.max_actions {
+        s += &format!(", at most {b} actions");
+    }
+    if cfg.store_must_change {
+        s += ", every exchange changes memory";
+    }
+    s += " (SPEC 4), up to location renaming";
+    s
+}
+
+/// Why `test` cannot be a test of `cfg` as `synth` writes them, on its
+/// shape alone: valid, exactly `cfg.threads` threads and `cfg.instrs`
+/// instructions, locations below `cfg.locs` in first-use order, values
+/// below `cfg.values`. Cheap and checked first, so that nothing out of
+/// range reaches the constraint checker; the journals and `synth merge`
+/// check every test they read with it.
+pub fn check_shape(test: &axb::test::Test, cfg: &Config) -> Result<(), String> {
+    axb::test::validate_threads(&test.threads).map_err(|e| e.to_string())?;
+    if test.threads.len() != cfg.threads {
+        return Err(format!(
+            "{} threads, not {}",
+            test.threads.len(),
+            cfg.threads
+        ));
+    }
+    let instrs: usize = test.threads.iter().map(Vec::len).sum();
+    if instrs != cfg.instrs {
+        return Err(format!("{instrs} instructions, not {}", cfg.instrs));
+    }
+    let mut used = 0;
+    for (t, th) in test.threads.iter().enumerate() {
+        for (pc, i) in th.iter().enumerate() {
+            let loc = i.loc as usize;
+            if loc >= cfg.locs {
+                return Err(format!(
+                    "thread {t} pc {pc}: location {loc} is outside --locs {}",
+                    cfg.locs
+                ));
+            }
+            if loc > used {
+                return Err(format!(
+                    "thread {t} pc {pc}: location {loc} before location {used}: not in first-use order"
+                ));
+            }
+            used = used.max(loc + 1);
+            if let Some(v) = std::iter::once(i.check)
+                .chain(i.exch)
+                .find(|&v| v as usize >= cfg.values)
+            {
+                return Err(format!(
+                    "thread {t} pc {pc}: value {v} is outside --values {}",
+                    cfg.values
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

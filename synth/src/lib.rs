@@ -20,6 +20,7 @@
 
 pub mod canon;
 pub mod checkpoint;
+pub mod checksum;
 pub mod config;
 pub mod constraints;
 pub mod explicit;

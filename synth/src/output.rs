@@ -9,27 +9,9 @@ use axb::suite::Suite;
 use axb::test::Test;
 use std::path::Path;
 
-/// The note of a suite: what was enumerated, independent of the engine.
-pub fn describe(cfg: &Config) -> String {
-    let mut s = format!(
-        "synth: every test of {} threads, {} instructions, at most {} locations, values 0..{}",
-        cfg.threads,
-        cfg.instrs,
-        cfg.locs,
-        cfg.values - 1
-    );
-    if let Some(b) = cfg.max_states {
-        s += &format!(", at most {b} states");
-    }
-    if let Some(b) = cfg.max_actions {
-        s += &format!(", at most {b} actions");
-    }
-    if cfg.store_must_change {
-        s += ", every exchange changes memory";
-    }
-    s += " (SPEC 4), up to location renaming";
-    s
-}
+/// The note of a suite (defined beside [`Config`], which the shard notes
+/// of [`crate::shard`] are checked against too).
+pub use crate::config::describe;
 
 /// The suite `<N>t<M>i` of sorted canonical `tests`, named `<N>t<M>i_<k>`;
 /// a shard's note records the run, the test count and their checksum

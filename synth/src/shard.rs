@@ -14,8 +14,8 @@
 //! `1/N..N/N` and renaming gives the bytes of the unsharded run.
 
 use crate::canon::canonical;
-use crate::checkpoint::{check_shape, Fnv64};
-use crate::config::Config;
+use crate::checksum::Fnv64;
+use crate::config::{check_shape, Config};
 use crate::program::{refine, unit_size, units, Unit};
 use axb::suite::Entry;
 use axb::test::{Instr, Test};
@@ -215,7 +215,7 @@ fn parse_note(name: &str, note: &str) -> Result<(String, Shard, Record), String>
     let cfg = record.config();
     cfg.validate()
         .map_err(|e| format!("shard {shard}: the configuration it records is not valid: {e}"))?;
-    if cfg.name() != name || crate::output::describe(&cfg) != base {
+    if cfg.name() != name || crate::config::describe(&cfg) != base {
         return Err(format!(
             "shard {shard}: the configuration it records ({}) is not the one its name and note describe",
             cfg.name()

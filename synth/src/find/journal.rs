@@ -26,7 +26,8 @@
 
 use super::search::Piece;
 use super::Query;
-use crate::checkpoint::{body, check_shape, line, open_locked};
+use crate::checkpoint::{body, line, open_locked};
+use crate::config::check_shape;
 use axb::test::Test;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
