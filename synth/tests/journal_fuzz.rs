@@ -119,3 +119,60 @@ proptest! {
         }
     }
 }
+
+/// The `synth find` journal's run: 2t3i, a query with answers in both
+/// splits, every answer.
+fn find_run(query: &synth::find::Query) -> synth::find::journal::Run<'_> {
+    use synth::find::search::{pieces, schedule};
+    synth::find::journal::Run {
+        header: "{\"journal\":\"synth find\",\"fuzz\":true}".into(),
+        pieces: schedule(&cfg(), false)
+            .into_iter()
+            .flat_map(|(c, exact)| pieces(&c, exact))
+            .collect(),
+        query,
+        limit: None,
+    }
+}
+
+/// A complete find journal of [`find_run`] and the answers it gives.
+fn complete_find_journal() -> (Vec<u8>, Vec<axb::test::Test>) {
+    use synth::find::{find, journal::Journal, Options, Query};
+    let dir = scratch("find-clean");
+    let path = dir.join("found.journal");
+    let query = Query::parse("STRONG_FAIR", "WEAK_FAIR").unwrap();
+    let journal = Journal::open(&path, &find_run(&query), false).unwrap();
+    let found = find(&cfg(), &query, &Options::default(), Some(&journal)).unwrap();
+    drop(journal);
+    assert!(!found.tests.is_empty());
+    (std::fs::read(&path).unwrap(), found.tests)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// The same for the `synth find` journal (issue 20 item 6): refused
+    /// with one error, or read back to the answers of an uninterrupted
+    /// search; never a panic, never a different answer.
+    #[test]
+    fn a_mutated_find_journal_is_refused_or_gives_the_same_answers(
+        edits in proptest::collection::vec(edit(), 1..4)
+    ) {
+        use synth::find::{find, journal::Journal, Options, Query};
+        thread_local! {
+            static CLEAN: (Vec<u8>, Vec<axb::test::Test>) = complete_find_journal();
+        }
+        let (mut bytes, want) = CLEAN.with(|c| c.clone());
+        for e in &edits {
+            apply(&mut bytes, e);
+        }
+        let dir = scratch(&format!("find-case-{}", std::process::id()));
+        let path = dir.join("found.journal");
+        std::fs::write(&path, &bytes).unwrap();
+        let query = Query::parse("STRONG_FAIR", "WEAK_FAIR").unwrap();
+        if let Ok(journal) = Journal::open(&path, &find_run(&query), true) {
+            let got = find(&cfg(), &query, &Options::default(), Some(&journal)).unwrap();
+            prop_assert_eq!(got.tests, want);
+        }
+    }
+}
