@@ -215,3 +215,34 @@ fn a_missing_compiler_is_named_with_its_package() {
         .unwrap();
     assert!(stderr(&o).contains("glslang-tools"), "{}", stderr(&o));
 }
+
+/// Regression (issue 20 item 4): a test name used twice inside a packed
+/// suite was refused here but accepted by `oracle`. Both now get the one
+/// loader's error, at the repeat and naming the first line.
+#[test]
+fn a_packed_suite_with_a_name_twice_gets_the_loaders_error() {
+    use std::io::Write;
+    let dir = scratch("packed-dup");
+    let f = dir.join("dup.axb.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(b"axb-packed 1\nsuite s\nnote n\na\t00.-\nb\t00.-\na\t01.-\n")
+        .unwrap();
+    std::fs::write(&f, gz.finish().unwrap()).unwrap();
+    let o = backends(&[
+        "emit",
+        "--target",
+        "cpp",
+        f.to_str().unwrap(),
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!(
+            "{}:6:1: test name `a` is used twice in the suite (first at line 4)",
+            f.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+}

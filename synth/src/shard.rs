@@ -200,8 +200,12 @@ pub fn note(base: &str, cfg: &Config, shard: Option<Shard>, tests: &[Entry]) -> 
 /// the shard, and its record, checked against each other (the record's
 /// configuration is valid, gives the suite's name and the note's text).
 fn parse_note(name: &str, note: &str) -> Result<(String, Shard, Record), String> {
-    let not_shard =
-        || format!("suite `{name}` (note `{note}`) is not a shard made by `synth --shard`");
+    let not_shard = || {
+        format!(
+            "suite `{name}` (note `{}`) is not a shard made by `synth --shard`",
+            axb::error::excerpt(note)
+        )
+    };
     let (base, rest) = note.rsplit_once(SHARD_TAG).ok_or_else(not_shard)?;
     let (s, json) = rest.split_once(' ').unwrap_or((rest, ""));
     let shard: Shard = s.parse().map_err(|_| not_shard())?;
