@@ -1,5 +1,5 @@
-//! FNV-1a, 64 bits: the checksum of a journal line ([`crate::checkpoint`],
-//! the `synth find` journal) and of a shard's tests ([`crate::shard`]).
+//! FNV-1a, 64 bits: the checksum of a journal line ([`crate::enumerate::checkpoint`],
+//! the `synth find` journal) and of a shard's tests ([`crate::enumerate::shard`]).
 //! Not a security measure (the checks of every test read back are): it
 //! catches edits, truncation and bit rot cheaply.
 

@@ -5,7 +5,7 @@
 //! is a shard edited after `synth --shard` wrote it; some edits recompute
 //! the record (a forgery), which only the checks of the tests can catch.
 
-use axb::suite::Suite;
+use progress_litmus::axb::suite::Suite;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use synth::{Config, Shard};
@@ -32,8 +32,8 @@ fn stderr(o: &Output) -> String {
 /// Writes shards 1/2 and 2/2 of `-t t -i i` (plus `extra` options) as
 /// `p1.ron`, `p2.ron` and returns them.
 fn two_shards(dir: &Path, t: &str, i: &str, extra: &[&str]) -> (Suite, Suite) {
-    let load = |p: &str| match axb::load::load_document(&dir.join(p)).unwrap() {
-        axb::load::Document::Suite(s) => s,
+    let load = |p: &str| match progress_litmus::axb::load::load_document(&dir.join(p)).unwrap() {
+        progress_litmus::axb::load::Document::Suite(s) => s,
         _ => unreachable!(),
     };
     for k in 1..=2 {
@@ -61,8 +61,9 @@ fn refused(dir: &Path, file: &str, want: &str) {
 
 /// `suite` with its note recomputed for its tests, as a forger would.
 fn forged(mut suite: Suite, cfg: &Config) -> Suite {
-    let base = synth::output::describe(cfg);
-    suite.note = synth::shard::note(&base, cfg, Some(Shard { index: 1, count: 2 }), &suite.tests);
+    let base = synth::enumerate::output::describe(cfg);
+    suite.note =
+        synth::enumerate::shard::note(&base, cfg, Some(Shard { index: 1, count: 2 }), &suite.tests);
     suite
 }
 
@@ -72,7 +73,7 @@ fn a_test_of_another_configuration_is_refused() {
     let (p1, _) = two_shards(&dir, "2", "3", &[]);
     let cfg = Config::new(2, 3);
     // The reproducer: a 4-instruction test inside a 2t3i shard.
-    let four = axb::text::parse(
+    let four = progress_litmus::axb::text::parse(
         "THREAD0\natomic_chk_branch(1,0,0)\natomic_exch_branch(0,1,0,1)\nTHREAD1\natomic_store(1,1)\natomic_store(0,1)\n",
     )
     .unwrap();
@@ -81,12 +82,18 @@ fn a_test_of_another_configuration_is_refused() {
     let mut replaced = p1.clone();
     replaced.tests[1].test = four.clone();
     let mut added = p1;
-    added.tests.push(axb::suite::Entry::new("2t3i_999", four));
+    added
+        .tests
+        .push(progress_litmus::axb::suite::Entry::new("2t3i_999", four));
     for (file, suite, name) in [
         ("bad.ron", replaced, "2t3i_1"),
         ("forged.ron", forged(added, &cfg), "2t3i_999"),
     ] {
-        std::fs::write(dir.join(file), axb::load::suite_to_ron(&suite)).unwrap();
+        std::fs::write(
+            dir.join(file),
+            progress_litmus::axb::load::suite_to_ron(&suite),
+        )
+        .unwrap();
         refused(
             &dir,
             file,
@@ -102,7 +109,11 @@ fn a_packed_shard_with_a_line_deleted_or_changed_is_refused() {
     let n = p1.tests.len();
     let mut cut = p1.clone();
     cut.tests.remove(n / 2);
-    std::fs::write(dir.join("cut.axb.gz"), axb::packed::suite_to_packed(&cut)).unwrap();
+    std::fs::write(
+        dir.join("cut.axb.gz"),
+        progress_litmus::axb::packed::suite_to_packed(&cut),
+    )
+    .unwrap();
     refused(
         &dir,
         "cut.axb.gz",
@@ -116,7 +127,7 @@ fn a_packed_shard_with_a_line_deleted_or_changed_is_refused() {
     grown.tests[n].name = "2t3i_999".into();
     std::fs::write(
         dir.join("grown.axb.gz"),
-        axb::packed::suite_to_packed(&grown),
+        progress_litmus::axb::packed::suite_to_packed(&grown),
     )
     .unwrap();
     refused(
@@ -128,12 +139,16 @@ fn a_packed_shard_with_a_line_deleted_or_changed_is_refused() {
     renamed.tests[n - 1].name = "2t3i_99999".into();
     std::fs::write(
         dir.join("renamed.axb.gz"),
-        axb::packed::suite_to_packed(&renamed),
+        progress_litmus::axb::packed::suite_to_packed(&renamed),
     )
     .unwrap();
     refused(&dir, "renamed.axb.gz", "renamed.axb.gz: checksum mismatch");
     // The genuine shard, packed, merges.
-    std::fs::write(dir.join("p1.axb.gz"), axb::packed::suite_to_packed(&p1)).unwrap();
+    std::fs::write(
+        dir.join("p1.axb.gz"),
+        progress_litmus::axb::packed::suite_to_packed(&p1),
+    )
+    .unwrap();
     let o = synth(&dir, &["merge", "p1.axb.gz", "p2.ron", "-o", "m.axb.gz"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
@@ -152,7 +167,7 @@ fn a_test_of_the_other_shard_or_outside_the_options_is_refused() {
     }
     std::fs::write(
         dir.join("moved.ron"),
-        axb::load::suite_to_ron(&forged(moved, &cfg)),
+        progress_litmus::axb::load::suite_to_ron(&forged(moved, &cfg)),
     )
     .unwrap();
     refused(&dir, "moved.ron", "a test of shard 2/2, not of shard 1/2");
@@ -165,20 +180,21 @@ fn a_test_of_the_other_shard_or_outside_the_options_is_refused() {
         ..Config::new(2, 3)
     };
     let all = synth::enumerate(&Config::new(2, 3)).unwrap();
-    let mine = synth::shard::owned(&bounded, Some(Shard { index: 1, count: 2 }));
+    let mine = synth::enumerate::shard::owned(&bounded, Some(Shard { index: 1, count: 2 }));
     let extra = all
         .into_iter()
         .find(|t| mine.iter().any(|(_, u)| u.contains(t)) && !p1.tests.iter().any(|e| e.test == *t))
         .expect("a test of shard 1 over the bound");
     let mut over = p1.clone();
-    over.tests.push(axb::suite::Entry::new("x", extra));
+    over.tests
+        .push(progress_litmus::axb::suite::Entry::new("x", extra));
     over.tests.sort_by(|a, b| a.test.cmp(&b.test));
     for (k, e) in over.tests.iter_mut().enumerate() {
         e.name = format!("2t3i_{k}");
     }
     std::fs::write(
         dir.join("over.ron"),
-        axb::load::suite_to_ron(&forged(over, &bounded)),
+        progress_litmus::axb::load::suite_to_ron(&forged(over, &bounded)),
     )
     .unwrap();
     refused(&dir, "over.ron", "not a test of this run");
@@ -189,8 +205,15 @@ fn a_shard_without_its_record_is_refused() {
     let dir = scratch("old");
     let (mut p1, _) = two_shards(&dir, "2", "3", &[]);
     // The note of shards written before the record existed.
-    p1.note = format!("{}; shard 1/2", synth::output::describe(&Config::new(2, 3)));
-    std::fs::write(dir.join("old.ron"), axb::load::suite_to_ron(&p1)).unwrap();
+    p1.note = format!(
+        "{}; shard 1/2",
+        synth::enumerate::output::describe(&Config::new(2, 3))
+    );
+    std::fs::write(
+        dir.join("old.ron"),
+        progress_litmus::axb::load::suite_to_ron(&p1),
+    )
+    .unwrap();
     refused(
         &dir,
         "old.ron",

@@ -3,7 +3,7 @@
 //! kill -9 or `--timeout` continues with `--resume` where it stopped.
 //!
 //! JSON lines, synced per line, beside the output (`<out>.journal`), in
-//! the line format of the enumeration journal ([`crate::checkpoint`]:
+//! the line format of the enumeration journal ([`crate::enumerate::checkpoint`]:
 //! `<FNV-1a checksum> <JSON>`); the first line records the run, and
 //! resuming with other options is an error. A torn last line (a write cut
 //! short by a kill) is dropped and its piece searched again. The file is
@@ -26,9 +26,9 @@
 
 use super::search::Piece;
 use super::Query;
-use crate::checkpoint::{body, line, open_locked};
-use crate::config::check_shape;
-use axb::test::Test;
+use crate::enumerate::checkpoint::{body, line, open_locked};
+use crate::enumerate::config::check_shape;
+use progress_litmus::axb::test::Test;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
@@ -83,10 +83,10 @@ impl Run<'_> {
                 d.want.unwrap_or(0)
             ));
         }
-        let programs: f64 = crate::program::units(&piece.cfg)
+        let programs: f64 = crate::enumerate::program::units(&piece.cfg)
             .iter()
             .filter(|u| u.lens == piece.lens)
-            .map(|u| crate::program::unit_size(u, &piece.cfg))
+            .map(|u| crate::enumerate::program::unit_size(u, &piece.cfg))
             .sum();
         if (d.candidates as f64) > programs || d.candidates < d.answers.len() as u64 {
             return Err(format!(
@@ -130,16 +130,17 @@ impl Run<'_> {
                 cfg.locs
             ));
         }
-        if crate::canon::canonical(t) != *t {
+        if crate::enumerate::canon::canonical(t) != *t {
             return Err("not in canonical form, as the search writes answers".into());
         }
-        crate::constraints::check(t, cfg).map_err(|v| format!("not a test of SPEC §4: {v}"))?;
+        crate::enumerate::constraints::check(t, cfg)
+            .map_err(|v| format!("not a test of SPEC §4: {v}"))?;
         let v = oracle::verdicts(t);
         if !self.query.accepts(&v) {
             return Err(format!(
                 "does not answer the query ({}): the oracle says {}",
                 self.query.describe(),
-                axb::Model::ALL
+                progress_litmus::Model::ALL
                     .iter()
                     .map(|&m| format!("{} {}", m.name(), v.get(m).as_char()))
                     .collect::<Vec<_>>()
@@ -256,7 +257,7 @@ fn read_lines(
                 Ok(b) => format!(
                     "{}: the journal is of another run ({}); resume with the same options, or delete it",
                     at(k),
-                    axb::error::excerpt(b)
+                    progress_litmus::error::excerpt(b)
                 ),
                 Err(e) => format!(
                     "{}: not a synth find journal header: {e} (an older synth's journal? delete it to start over)",
@@ -279,7 +280,7 @@ fn read_lines(
             return Err(format!(
                 "{}: unknown piece `{}`: not a piece of this run",
                 at(k),
-                axb::error::excerpt(&d.piece)
+                progress_litmus::error::excerpt(&d.piece)
             ));
         };
         if done.get(&d.piece).is_some_and(|e| !searched_again(e, &d)) {
