@@ -175,6 +175,9 @@ fn gen(g: GenArgs) -> Result<(), Fail> {
     };
     cfg.validate().map_err(|e| bad_input(e.to_string()))?;
     let engine = g.engine.unwrap_or_else(|| synth::default_engine(&cfg));
+    if engine == Engine::Sat {
+        synth::sat::check_encoding_size(&cfg).map_err(bad_input)?;
+    }
     let label = match g.shard {
         Some(s) => format!("{} shard {s}", cfg.name()),
         None => cfg.name(),
@@ -193,13 +196,15 @@ fn gen(g: GenArgs) -> Result<(), Fail> {
     let format = format_of(g.format, &out);
     output::prepare(&out, format).map_err(bad_input)?;
     // Every finished unit goes to a journal, so an interrupted run resumes.
-    let journal_path = match (&g.journal, output::is_stdout(&out)) {
+    let not_a_file = output::is_stdout(&out) || output::writes_through(&out);
+    let journal_path = match (&g.journal, not_a_file) {
         (Some(j), _) => Some(j.clone()),
         (None, false) => Some(checkpoint::journal_path(&out)),
         (None, true) if g.resume => {
-            return Err(bad_input(
-                "--resume with --out -: give the journal with --journal PATH",
-            ))
+            return Err(bad_input(format!(
+                "--resume with --out {}: give the journal with --journal PATH",
+                out.display()
+            )))
         }
         (None, true) => None,
     };
@@ -258,7 +263,16 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
     let count = if format == Format::Packed {
         // Streaming: a packed merge holds one test per shard at a time.
         if output::is_stdout(&m.out) {
-            merge_packed(parts, &name, &note, &mut std::io::stdout().lock())?
+            let mut out = PipeAware {
+                inner: std::io::stdout().lock(),
+                closed: false,
+            };
+            match merge_packed(parts, &name, &note, &mut out) {
+                // The reader went away (`| head`): end quietly, as for
+                // every other output to standard output.
+                Err(_) if out.closed => return Ok(()),
+                r => r?,
+            }
         } else {
             let mut res = None;
             let written = axb::load::write_atomically_with(&m.out, |f| {
@@ -301,6 +315,35 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
         m.out.display()
     );
     Ok(())
+}
+
+/// A writer that remembers whether its reader went away (`EPIPE`), so that
+/// a streaming merge to a closed pipe can end quietly, not with an error.
+struct PipeAware<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: std::io::Write> PipeAware<W> {
+    fn note<T>(&mut self, r: std::io::Result<T>) -> std::io::Result<T> {
+        if r.as_ref()
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            self.closed = true;
+        }
+        r
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for PipeAware<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.inner.write(buf);
+        self.note(r)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.inner.flush();
+        self.note(r)
+    }
 }
 
 /// Merges `parts` into one packed suite `name` written to `w`; the number
