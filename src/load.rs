@@ -1118,7 +1118,10 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names, ["a", "b", "dangling", "link1", "link2", "made", "real", "sub"]);
+        assert_eq!(
+            names,
+            ["a", "b", "dangling", "link1", "link2", "made", "real", "sub"]
+        );
         std::fs::remove_dir_all(&d).unwrap();
     }
 
@@ -1138,7 +1141,10 @@ mod tests {
         write_atomically(&fifo, b"through the pipe").unwrap();
         assert_eq!(reader.join().unwrap(), b"through the pipe");
         use std::os::unix::fs::FileTypeExt;
-        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
         assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
         std::fs::remove_dir_all(&d).unwrap();
     }

@@ -613,3 +613,57 @@ fn table_has_csv_and_json() {
     assert_eq!(v["rows"][2]["weak"]["conformance"], 122);
     assert_eq!(v["rows"][3]["strong"]["distinguishing"], 50);
 }
+
+/// Issue 20 item 2: `-o FILE` wrote a temporary file and renamed it over
+/// whatever was there, so as root `-o /dev/null` replaced the system's
+/// `/dev/null`, and a FIFO or a symbolic link was replaced too.
+#[test]
+fn out_writes_through_devices_and_fifos_and_follows_links() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("special-out");
+    let test = tests_dir().join("2t2i_3.txt");
+    let expected = oracle(&["classify", s(&test)]).stdout;
+    assert!(!expected.is_empty());
+    // A FIFO: its reader gets the table; the FIFO stays a FIFO.
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|st| st.success()) {
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        let o = oracle(&["classify", s(&test), "-o", s(&fifo)]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert_eq!(reader.join().unwrap(), expected);
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
+    }
+    // A symbolic link: the target replaced, the link kept.
+    std::fs::write(dir.join("target.txt"), "old").unwrap();
+    std::os::unix::fs::symlink("target.txt", dir.join("link")).unwrap();
+    let o = oracle(&["classify", s(&test), "-o", s(&dir.join("link"))]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let m = std::fs::symlink_metadata(dir.join("link")).unwrap();
+    assert!(m.file_type().is_symlink());
+    assert_eq!(std::fs::read(dir.join("target.txt")).unwrap(), expected);
+    // A character device: written through, still a device.
+    let o = oracle(&["classify", s(&test), "-o", "/dev/null"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let m = std::fs::symlink_metadata("/dev/null").unwrap();
+    assert!(m.file_type().is_char_device(), "/dev/null was replaced");
+    // A full disk and a folder: one error line, exit 1, the folder kept.
+    let mut bad = vec![dir.clone()];
+    if Path::new("/dev/full").exists() {
+        bad.push(PathBuf::from("/dev/full"));
+    }
+    for p in bad {
+        let o = oracle(&["classify", s(&test), "-o", s(&p)]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+        assert_eq!(text(&o.stderr).lines().count(), 1, "{}", text(&o.stderr));
+        assert!(text(&o.stderr).starts_with("error: cannot write"));
+    }
+    assert!(dir.is_dir());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
