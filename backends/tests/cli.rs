@@ -314,3 +314,32 @@ fn deadlines_and_os_threads_are_bounded() {
     assert!(o.status.success(), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 20 item 7: standard output to a reader that went away (`| head`)
+/// ends quietly with status 0; to a full disk, one error line and status 1.
+#[test]
+fn stdout_ends_quietly_on_a_closed_pipe_and_fails_once_on_a_full_disk() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let report = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_backends"));
+        c.current_dir(&root)
+            .args(["report", "results/cpu", "--format", "json"]);
+        c
+    };
+    let mut child = report()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // gone before the report is written
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    if Path::new("/dev/full").exists() {
+        let o = report()
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        assert_clean_failure(&o, 1, &["No space left"]);
+    }
+}

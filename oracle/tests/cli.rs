@@ -667,3 +667,34 @@ fn out_writes_through_devices_and_fifos_and_follows_links() {
     assert!(dir.is_dir());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 20 item 7: standard output to a reader that went away (`| head`)
+/// ends quietly with status 0; to a full disk, one error line and status 1.
+#[test]
+fn stdout_ends_quietly_on_a_closed_pipe_and_fails_once_on_a_full_disk() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(["classify", "--format", "json", s(&tests_dir())])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // gone before the output is written
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(o.stderr.is_empty(), "{}", text(&o.stderr));
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(["classify", s(&tests_dir().join("2t2i_3.txt"))])
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stderr).lines().count(), 1, "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("No space left"),
+        "{}",
+        text(&o.stderr)
+    );
+}
