@@ -301,6 +301,20 @@ fn deadlines_and_os_threads_are_bounded() {
         assert!(stderr(&o).contains("is not in 1..="), "{}", stderr(&o));
         assert!(!out.exists());
     }
+    // More workgroups than the cpp program counts: refused before the
+    // compile (it failed after it, with exit 1).
+    let o = backends(&[
+        "run",
+        "--target",
+        "cpp",
+        "--instances",
+        "4294967295",
+        "-o",
+        s(&out),
+        &published("2t2i_3.txt"),
+    ]);
+    assert_clean_failure(&o, 2, &["--instances 4294967295", "lower --instances"]);
+    assert!(!out.exists());
     let o = backends(&[
         "emit",
         "--target",
