@@ -157,6 +157,16 @@ fn main() -> ExitCode {
     }
 }
 
+/// The error of an output that could not be written (exit status 1),
+/// naming standard output as such rather than `-`.
+fn cannot_write(out: &std::path::Path, e: std::io::Error) -> Fail {
+    if output::is_stdout(out) {
+        Fail(1, format!("cannot write to standard output: {e}"))
+    } else {
+        Fail(1, format!("cannot write {}: {e}", out.display()))
+    }
+}
+
 /// Search spaces above this many programs get a size warning up front.
 const LARGE: f64 = 1e8;
 
@@ -237,8 +247,7 @@ fn gen(g: GenArgs) -> Result<(), Fail> {
     let secs = progress.elapsed().as_secs_f64();
     let count = tests.len();
     let suite = output::to_suite(&cfg, tests, g.shard);
-    output::write(&suite, &out, format)
-        .map_err(|e| Fail(1, format!("cannot write {}: {e}", out.display())))?;
+    output::write(&suite, &out, format).map_err(|e| cannot_write(&out, e))?;
     if let Some(j) = journal {
         j.finish().map_err(|e| Fail(1, e))?;
     }
@@ -287,9 +296,7 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
             });
             match (res, written) {
                 (Some(Err(e)), _) => return Err(e),
-                (_, Err(e)) => {
-                    return Err(Fail(1, format!("cannot write {}: {e}", m.out.display())))
-                }
+                (_, Err(e)) => return Err(cannot_write(&m.out, e)),
                 (Some(Ok(r)), Ok(())) => r,
                 (None, Ok(())) => unreachable!("the writer ran"),
             }
@@ -306,8 +313,7 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
             note,
             tests,
         };
-        output::write(&suite, &m.out, format)
-            .map_err(|e| Fail(1, format!("cannot write {}: {e}", m.out.display())))?;
+        output::write(&suite, &m.out, format).map_err(|e| cannot_write(&m.out, e))?;
         count
     };
     eprintln!(
