@@ -312,6 +312,14 @@ pub fn cli(args: PlanArgs) -> Result<(), (u8, String)> {
     // Everything pasted into the plan is checked before anything is printed.
     path_text("--synth", &synth).map_err(|e| (2, e))?;
     let dir = path_text("--out", &args.out).map_err(|e| (2, e))?;
+    if dir.starts_with('-') {
+        // `test -e -x/...`, `mkdir -p -x/logs` and `--out -x/...` would
+        // read it as an option.
+        return Err((
+            2,
+            format!("--out {dir}: a folder starting with `-` reads as an option in the jobs; write ./{dir}"),
+        ));
+    }
     if matches!(args.emit, Emit::Slurm | Emit::All) {
         check_slurm_path(&dir).map_err(|e| (2, e))?;
     }
