@@ -75,19 +75,41 @@ pub fn encoding_clauses(lens: &[usize], cfg: &Config) -> f64 {
 /// largest split) would not fit in memory: one clear error instead of an
 /// abort on allocation minutes later. The limit is [`MAX_ENCODING_CLAUSES`].
 pub fn check_encoding_size(cfg: &Config) -> Result<(), String> {
+    let limit = max_encoding_clauses()?;
     let worst = crate::program::splits(cfg.threads, cfg.instrs)
         .iter()
         .map(|lens| encoding_clauses(lens, cfg))
         .fold(0.0, f64::max);
-    if worst > MAX_ENCODING_CLAUSES {
+    if worst > limit {
         return Err(format!(
-            "{} with {} locations and {} values: the SAT encoding would have about {worst:.1e} clauses, over the limit of {MAX_ENCODING_CLAUSES:.0e} (it would not fit in memory); use fewer values, locations or instructions",
+            "{} with {} locations and {} values: the SAT encoding would have about {worst:.1e} clauses (about {:.1} GB), over the limit of {limit:.1e}; use fewer values, locations or instructions, or set {MAX_CLAUSES_ENV} to raise the limit on a machine with the memory",
             cfg.name(),
             cfg.locs,
             cfg.values,
+            worst * 85.0 / 1e9,
         ));
     }
     Ok(())
+}
+
+/// The environment variable that raises (or lowers) the limit on the size
+/// of a SAT encoding: the default suits a machine of a few GB, a larger one
+/// can search larger configurations.
+pub const MAX_CLAUSES_ENV: &str = "SYNTH_MAX_SAT_CLAUSES";
+
+/// The limit on an encoding's estimated clauses: [`MAX_CLAUSES_ENV`] if
+/// set (a positive number, `1e8` or `100000000`), else
+/// [`MAX_ENCODING_CLAUSES`].
+pub fn max_encoding_clauses() -> Result<f64, String> {
+    match std::env::var(MAX_CLAUSES_ENV) {
+        Err(_) => Ok(MAX_ENCODING_CLAUSES),
+        Ok(v) => match v.trim().parse::<f64>() {
+            Ok(n) if n.is_finite() && n >= 1.0 => Ok(n),
+            _ => Err(format!(
+                "{MAX_CLAUSES_ENV}={v:?}: expected a positive number of clauses, e.g. 1e8"
+            )),
+        },
+    }
 }
 
 /// Every test of the configuration in `unit`, in the order found.

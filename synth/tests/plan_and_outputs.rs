@@ -268,6 +268,17 @@ fn numeric_flags_are_bounded_before_any_work() {
         ],
     );
     refused(&o, "clauses");
+    // The limit can be raised on a machine with the memory (and a bad
+    // setting is one clear error).
+    let o = Command::new(env!("CARGO_BIN_EXE_synth"))
+        .current_dir(&dir)
+        .args([
+            "find", "-t", "8", "-i", "16", "--fails", "HSA", "-o", "f.ron",
+        ])
+        .env("SYNTH_MAX_SAT_CLAUSES", "lots")
+        .output()
+        .unwrap();
+    refused(&o, "SYNTH_MAX_SAT_CLAUSES");
     // A split into 10^9 shards aborted on allocation and left a journal.
     let o = synth(
         &dir,
