@@ -134,6 +134,8 @@ fn plan_refuses_control_characters_bad_times_and_too_many_shards() {
     );
     refused(&plan(&["--time", "1h"]), "not a Slurm time limit");
     refused(&plan(&["--out=-rf"]), "starting with `-`");
+    // An empty folder would put the shards in `/` (clap refuses it).
+    assert_eq!(plan(&["--out", ""]).status.code(), Some(2));
     refused(&plan(&["--out", r"a\b", "--emit", "slurm"]), "backslash");
     assert!(plan(&["--out", r"a\b", "--emit", "jobs"]).status.success());
     for t in ["30", "2-12:30:00", "UNLIMITED"] {
