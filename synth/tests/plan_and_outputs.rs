@@ -352,6 +352,23 @@ fn outputs_respect_fifos_links_and_devices() {
         let text = std::fs::read_to_string(dir.join("real").join(link)).unwrap();
         assert!(text.starts_with("Suite("), "{link}: {text}");
     }
+    // A journal is a file: never a device (it is removed at the end).
+    let o = synth(
+        &dir,
+        &[
+            "-t",
+            "2",
+            "-i",
+            "2",
+            "-o",
+            "j.ron",
+            "--journal",
+            "/dev/null",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
+    assert!(!dir.join("j.ron").exists());
     // A character device: written through, still a device, no journal.
     ok(synth(&dir, &["-t", "2", "-i", "2", "-o", "/dev/null"]));
     ok(synth(
