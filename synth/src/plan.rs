@@ -100,6 +100,18 @@ fn in_double_quotes(s: &str) -> String {
     o
 }
 
+/// `s` as one shell word for a line meant to be pasted into an interactive
+/// shell: in double quotes as before, but in single quotes when it holds a
+/// `!`, which an interactive bash expands from its history even inside
+/// double quotes.
+fn pasteable(s: &str) -> String {
+    if s.contains('!') {
+        shell_quote(s)
+    } else {
+        format!("\"{}\"", in_double_quotes(s))
+    }
+}
+
 /// `s` as one argument of an `#SBATCH` line: sbatch splits those lines at
 /// white space, ends them at an unquoted `#` and takes `"..."` as quoting,
 /// so a value with anything but plain characters is double-quoted (`"`
@@ -270,14 +282,14 @@ impl Plan {
              #SBATCH --output={log}\n\
              # Submit: mkdir -p {dir}/logs && sbatch THIS_FILE\n\
              # Then, once every task has succeeded:\n\
-             #   sbatch --dependency=afterok:<JOBID> --wrap \"{merge}\"\n\
+             #   sbatch --dependency=afterok:<JOBID> --wrap {merge}\n\
              set -euo pipefail\n\
              export RAYON_NUM_THREADS=\"${{SLURM_CPUS_PER_TASK:-{cpus}}}\"\n\
              out=\"{out}\"\n\
              test -e \"$out\" || exec {gen} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" --resume --out \"$out\"\n",
             n = self.shards,
             log = sbatch_word(&log),
-            merge = in_double_quotes(self.merge().trim_end()),
+            merge = pasteable(self.merge().trim_end()),
             gen = self.gen_args(),
         )
     }
@@ -419,6 +431,10 @@ mod tests {
             "runs/logs/2t3i-%a.log"
         );
         assert_eq!(sbatch_word(r#"a b#"c"#), r#""a b#\"c""#);
+        // A pasted hint: `!` is history expansion in an interactive bash,
+        // even inside double quotes.
+        assert_eq!(pasteable("synth merge a b"), "\"synth merge a b\"");
+        assert_eq!(pasteable("synth merge 'x!!'"), r"'synth merge '\''x!!'\'''");
         assert!(check_text("--out", "a\nb").is_err());
         assert!(check_text("--out", "a\u{1b}]0;x").is_err());
         assert!(check_text("--out", "runs/é x$'").is_ok());

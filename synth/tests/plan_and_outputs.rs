@@ -52,7 +52,7 @@ fn bash(dir: &Path, script: &str, env: &[(&str, &str)]) -> Output {
 
 /// A folder name that runs `touch P` wherever it is expanded by a shell, and
 /// holds the other characters each context treats specially.
-const HOSTILE: &str = "runs/x$(touch P) `touch P` 'q' \"d\" #h %a";
+const HOSTILE: &str = "runs/x$(touch P) `touch P` 'q' \"d\" #h %a !!";
 
 #[test]
 fn plan_with_a_hostile_out_runs_nothing_in_any_context() {
@@ -87,11 +87,13 @@ fn plan_with_a_hostile_out_runs_nothing_in_any_context() {
     let o = bash(&dir, &slurm, &[("SLURM_ARRAY_TASK_ID", "1")]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(shards.join("2t2i-1-of-2.axb.gz").is_file(), "{slurm}");
-    // Its `--wrap "..."` hint, pasted into a shell, is the merge command.
+    // Its `--wrap` hint, pasted into a shell, is the merge command (in
+    // single quotes: the folder has a `!`, history expansion when pasted).
     let hint = slurm
         .lines()
         .find_map(|l| l.split_once("--wrap ").map(|(_, w)| w))
         .expect("a --wrap hint");
+    assert!(hint.starts_with('\''), "{hint}");
     let o = bash(&dir, &format!("printf %s {hint}"), &[]);
     assert_eq!(String::from_utf8_lossy(&o.stdout), plan("merge").trim_end());
     assert!(!dir.join("P").exists(), "the Slurm script ran `touch P`");
@@ -103,7 +105,7 @@ fn plan_with_a_hostile_out_runs_nothing_in_any_context() {
         .unwrap();
     assert_eq!(
         output,
-        r#"#SBATCH --output="runs/x$(touch P) `touch P` 'q' \"d\" #h %%a/logs/2t2i-%a.log""#
+        r#"#SBATCH --output="runs/x$(touch P) `touch P` 'q' \"d\" #h %%a !!/logs/2t2i-%a.log""#
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
