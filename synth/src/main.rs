@@ -167,6 +167,25 @@ fn cannot_write(out: &std::path::Path, e: std::io::Error) -> Fail {
     }
 }
 
+/// Where the journal of `gen` goes: `--journal`, else `<out>.journal`, but
+/// none beside standard output, a device or a FIFO (not files to resume).
+fn journal_of(
+    out: &std::path::Path,
+    journal: &Option<PathBuf>,
+    resume: bool,
+) -> Result<Option<PathBuf>, Fail> {
+    let not_a_file = output::is_stdout(out) || output::writes_through(out);
+    match (journal, not_a_file) {
+        (Some(j), _) => Ok(Some(j.clone())),
+        (None, false) => Ok(Some(checkpoint::journal_path(out))),
+        (None, true) if resume => Err(bad_input(format!(
+            "--resume with --out {}: give the journal with --journal PATH",
+            out.display()
+        ))),
+        (None, true) => Ok(None),
+    }
+}
+
 /// Search spaces above this many programs get a size warning up front.
 const LARGE: f64 = 1e8;
 
@@ -206,18 +225,7 @@ fn gen(g: GenArgs) -> Result<(), Fail> {
     let format = format_of(g.format, &out);
     output::prepare(&out, format).map_err(bad_input)?;
     // Every finished unit goes to a journal, so an interrupted run resumes.
-    let not_a_file = output::is_stdout(&out) || output::writes_through(&out);
-    let journal_path = match (&g.journal, not_a_file) {
-        (Some(j), _) => Some(j.clone()),
-        (None, false) => Some(checkpoint::journal_path(&out)),
-        (None, true) if g.resume => {
-            return Err(bad_input(format!(
-                "--resume with --out {}: give the journal with --journal PATH",
-                out.display()
-            )))
-        }
-        (None, true) => None,
-    };
+    let journal_path = journal_of(&out, &g.journal, g.resume)?;
     let journal = match &journal_path {
         Some(p) if g.resume => Some(checkpoint::Journal::resume(p, &cfg, engine, g.shard)),
         Some(p) => Some(checkpoint::Journal::create(p, &cfg, engine, g.shard)),

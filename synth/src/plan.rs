@@ -295,6 +295,31 @@ impl Plan {
     }
 }
 
+/// Checks everything pasted into the plan, before anything is printed:
+/// the paths as text, the folder's first character, what Slurm cannot
+/// take, the time limit.
+fn check_pasted(args: &PlanArgs, synth: &Path) -> Result<(), String> {
+    path_text("--synth", synth)?;
+    let dir = path_text("--out", &args.out)?;
+    if dir.starts_with('-') {
+        // `test -e -x/...`, `mkdir -p -x/logs` and `--out -x/...` would
+        // read it as an option.
+        return Err(format!(
+            "--out {dir}: a folder starting with `-` reads as an option in the jobs; write ./{dir}"
+        ));
+    }
+    if matches!(args.emit, Emit::Slurm | Emit::All) {
+        check_slurm_path(&dir)?;
+    }
+    if !is_slurm_time(&args.time) {
+        return Err(format!(
+            "--time {:?}: not a Slurm time limit; expected M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED",
+            args.time
+        ));
+    }
+    Ok(())
+}
+
 /// `synth plan`: prints the plan on stdout.
 pub fn cli(args: PlanArgs) -> Result<(), (u8, String)> {
     let cfg = Config {
@@ -316,34 +341,12 @@ pub fn cli(args: PlanArgs) -> Result<(), (u8, String)> {
     format!("1/{}", args.shards)
         .parse::<Shard>()
         .map_err(|e| (2, e))?;
-    let synth = match args.synth {
+    let synth = match args.synth.clone() {
         Some(p) => p,
         None => std::env::current_exe()
             .map_err(|e| (1, format!("cannot find this program's path: {e}")))?,
     };
-    // Everything pasted into the plan is checked before anything is printed.
-    path_text("--synth", &synth).map_err(|e| (2, e))?;
-    let dir = path_text("--out", &args.out).map_err(|e| (2, e))?;
-    if dir.starts_with('-') {
-        // `test -e -x/...`, `mkdir -p -x/logs` and `--out -x/...` would
-        // read it as an option.
-        return Err((
-            2,
-            format!("--out {dir}: a folder starting with `-` reads as an option in the jobs; write ./{dir}"),
-        ));
-    }
-    if matches!(args.emit, Emit::Slurm | Emit::All) {
-        check_slurm_path(&dir).map_err(|e| (2, e))?;
-    }
-    if !is_slurm_time(&args.time) {
-        return Err((
-            2,
-            format!(
-                "--time {:?}: not a Slurm time limit; expected M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED",
-                args.time
-            ),
-        ));
-    }
+    check_pasted(&args, &synth).map_err(|e| (2, e))?;
     let plan = Plan {
         cfg,
         shards: args.shards,

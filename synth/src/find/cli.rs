@@ -67,6 +67,17 @@ enum FindFormat {
 /// a time the clock can hold (1e19 s overflowed it and panicked).
 const MAX_TIMEOUT_SECS: f64 = 1e9;
 
+/// `--timeout S` as a duration: positive and at most [`MAX_TIMEOUT_SECS`].
+fn timeout(s: f64) -> Result<Duration, String> {
+    if s.is_finite() && s > 0.0 && s <= MAX_TIMEOUT_SECS {
+        Ok(Duration::from_secs_f64(s))
+    } else {
+        Err(format!(
+            "--timeout {s}: expected a positive number of seconds, at most {MAX_TIMEOUT_SECS:.0} (about 31 years)"
+        ))
+    }
+}
+
 /// A failure: exit status and message.
 pub struct Fail(pub u8, pub String);
 
@@ -165,17 +176,7 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
         },
     };
     axb::test::check_name(&args.name).map_err(|e| usage(format!("--name {}: {e}", args.name)))?;
-    let timeout = match args.timeout {
-        Some(s) if s.is_finite() && s > 0.0 && s <= MAX_TIMEOUT_SECS => {
-            Some(Duration::from_secs_f64(s))
-        }
-        Some(s) => {
-            return Err(usage(format!(
-                "--timeout {s}: expected a positive number of seconds, at most {MAX_TIMEOUT_SECS:.0} (about 31 years)"
-            )))
-        }
-        None => None,
-    };
+    let timeout = args.timeout.map(timeout).transpose().map_err(usage)?;
     let stdout = args.out.as_os_str() == "-";
     if stdout && matches!(args.format, FindFormat::Txt) {
         return Err(usage("--format txt writes a directory: give -o DIR"));
