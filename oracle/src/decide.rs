@@ -414,7 +414,8 @@ mod tests {
             seed ^= seed << 17;
             seed % m
         };
-        let mut scratch = crate::shared_space::Scratch::new();
+        let mut builder = crate::shared_space::Builder::default();
+        let (mut space, mut work) = (Space::default(), Work::default());
         let mut fell_back = 0;
         for _ in 0..3000 {
             let threads = (0..1 + rand(4))
@@ -431,8 +432,8 @@ mod tests {
                 })
                 .collect();
             let test = Test::new(threads).unwrap();
-            scratch.build(&test, usize::MAX).unwrap();
-            let crate::shared_space::Scratch { space, work, .. } = &mut scratch;
+            builder.build(&test, usize::MAX, &mut space).unwrap();
+            let (space, work) = (&space, &mut work);
             let swept = components(space, work, SWEEPS);
             let forced = components(space, work, 0);
             let global = strong(space, work);

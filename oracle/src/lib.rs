@@ -28,13 +28,14 @@ pub mod fair_set;
 pub mod kernel;
 pub mod lts;
 pub mod product;
+pub mod scratch;
 pub mod shared_space;
 
 pub use axb::space::TooLarge;
 use axb::{Base, Fairness, Model, Test, Verdict, Verdicts};
 use product::Product;
 use rayon::prelude::*;
-use shared_space::Scratch;
+use scratch::Scratch;
 use std::cell::RefCell;
 
 /// The default bound on the states of one test's space (`--max-states`).

@@ -40,7 +40,7 @@
 //! published test, else a `u128`), the visited set is an open-addressing
 //! table of state ids, and transitions are stored as compressed sparse rows
 //! in breadth-first order, since a state's transitions are all generated
-//! when it is expanded. Every buffer lives in a [`Scratch`] that a worker
+//! when it is expanded. Every buffer lives in a [`crate::scratch::Scratch`] that a worker
 //! reuses from test to test, so labelling a suite allocates almost nothing
 //! per test.
 
@@ -375,26 +375,26 @@ impl Space {
     }
 }
 
-/// Buffers reused from test to test by one worker.
+/// The explorer's buffers (layout, visited table, packed keys), reused from
+/// test to test by one worker; the space itself and the verdict rules'
+/// buffers live beside them in a [`crate::scratch::Scratch`].
 #[derive(Default)]
-pub struct Scratch {
-    pub space: Space,
+pub struct Builder {
     layout: Option<Layout>,
     table: Table,
     keys64: Vec<u64>,
     keys128: Vec<u128>,
-    /// Buffers of the verdict rules (see [`crate::decide`]).
-    pub(crate) work: crate::decide::Work,
 }
 
-impl Scratch {
-    pub fn new() -> Scratch {
-        Scratch::default()
-    }
-
-    /// Builds the shared space of `test` into `self.space`, giving up once
-    /// it has more than `max_states` states.
-    pub fn build(&mut self, test: &Test, max_states: usize) -> Result<&Space, TooLarge> {
+impl Builder {
+    /// Builds the shared space of `test` into `space`, giving up once it
+    /// has more than `max_states` states.
+    pub fn build(
+        &mut self,
+        test: &Test,
+        max_states: usize,
+        space: &mut Space,
+    ) -> Result<(), TooLarge> {
         let layout = match &mut self.layout {
             Some(l) => {
                 l.set(test);
@@ -406,35 +406,23 @@ impl Scratch {
         let max_states = max_states.min(MAX_STATES_LIMIT);
         let r = if layout.fits_u64() {
             let mut keys = std::mem::take(&mut self.keys64);
-            let r = explore(
-                layout,
-                max_states,
-                &mut keys,
-                &mut self.table,
-                &mut self.space,
-            );
+            let r = explore(layout, max_states, &mut keys, &mut self.table, space);
             self.keys64 = keys;
             r
         } else {
             let mut keys = std::mem::take(&mut self.keys128);
-            let r = explore(
-                layout,
-                max_states,
-                &mut keys,
-                &mut self.table,
-                &mut self.space,
-            );
+            let r = explore(layout, max_states, &mut keys, &mut self.table, space);
             self.keys128 = keys;
             r
         };
-        if self.space.num_states() > LARGE {
+        if space.num_states() > LARGE {
             // The verdict rules need only the rows and the state info: give
             // the keys and the visited table back before they run.
             self.keys64 = Vec::new();
             self.keys128 = Vec::new();
             self.table = Table::default();
         }
-        r.map(|()| &self.space)
+        r
     }
 }
 
@@ -498,8 +486,9 @@ mod tests {
         // same memory and pc); T1 stored; both orders after; Terminates.
         let t =
             text::parse("THREAD0\natomic_chk_branch(0,0,0)\nTHREAD1\natomic_store(0,1)\n").unwrap();
-        let mut s = Scratch::new();
-        let sp = s.build(&t, 1000).unwrap();
+        let (mut b, mut sp) = (Builder::default(), Space::default());
+        b.build(&t, 1000, &mut sp).unwrap();
+        let sp = &sp;
         // Every state has one transition per thread that has not terminated.
         for v in 0..sp.num_states() {
             let live = (!sp.info[v].term() & 0b11).count_ones() as usize;
@@ -510,7 +499,10 @@ mod tests {
             .find(|&v| sp.edges(v).any(|e| sp.succ[e] as usize == v))
             .unwrap();
         assert_eq!(sp.info[spin].started(), 0b01);
-        assert_eq!(s.build(&t, 2).err(), Some(TooLarge { bound: 2 }));
+        assert_eq!(
+            b.build(&t, 2, &mut Space::default()).err(),
+            Some(TooLarge { bound: 2 })
+        );
     }
 
     /// The u128 packing builds the same space as the u64 one, state for
@@ -571,7 +563,10 @@ mod tests {
         let t = text::parse(&src).unwrap();
         let layout = Layout::new(&t);
         assert!(!layout.fits_u64());
-        let mut s = Scratch::new();
-        assert_eq!(s.build(&t, 5000).err(), Some(TooLarge { bound: 5000 }));
+        let (mut b, mut space) = (Builder::default(), Space::default());
+        assert_eq!(
+            b.build(&t, 5000, &mut space).err(),
+            Some(TooLarge { bound: 5000 })
+        );
     }
 }

@@ -193,7 +193,7 @@ fn impossible_bounds_are_usage_errors() {
 #[test]
 fn the_bound_is_exact() {
     let two = axb::text::parse(&std::fs::read_to_string(small()).unwrap()).unwrap();
-    let mut scratch = oracle::shared_space::Scratch::new();
+    let mut scratch = oracle::scratch::Scratch::new();
     let n = scratch.build(&two, usize::MAX).unwrap().num_states();
     assert!(oracle::try_verdicts(&two, n).is_ok());
     assert_eq!(

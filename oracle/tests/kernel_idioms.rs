@@ -99,7 +99,14 @@ fn idiom_files_are_canonical_up_to_comments_and_name_their_sources() {
 fn failing_verdicts_explain_with_a_witness_and_deadlocks_say_so() {
     for p in idioms() {
         for e in &p.program.expect {
-            let text = explain::explain(&p.program, &p.name, &e.model, Options::default()).unwrap();
+            let text = explain::explain(
+                &p.program,
+                &p.name,
+                &e.model,
+                Options::default(),
+                explain::Show::Program,
+            )
+            .unwrap();
             assert!(text.contains("memory sequentially consistent"), "{text}");
             match e.outcome {
                 Outcome::P => assert!(text.contains("P: termination is guaranteed"), "{text}"),

@@ -271,7 +271,7 @@ proptest! {
         m.fairness = if strong { Fairness::Strong } else { Fairness::Weak };
         let opts = Options { max_states: 60_000, reductions: Reductions::NONE };
         let Ok(d) = oracle::kernel::decide(&p, &m, opts) else { return Ok(()) };
-        let text = oracle::kernel::explain::explain(&p, "t", &m, opts).unwrap();
+        let text = oracle::kernel::explain::explain(&p, "t", &m, opts, oracle::kernel::explain::Show::Program).unwrap();
         prop_assert_eq!(text.contains(": P: termination is guaranteed"), d.verdict.passes(), "{}", text);
         prop_assert_eq!(text.contains("a schedule deadlocks"), d.deadlock, "{}", text);
     }

@@ -245,6 +245,17 @@ fn explain_w<S: Packed>(
     Ok(out)
 }
 
+/// What an explanation shows besides the verdict and its witness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Show {
+    /// The program's text too (`oracle explain`).
+    Program,
+    /// Only the verdict and the witness: for pages that show the program
+    /// once beside the explanations of its verdicts under several models
+    /// (`synth explorer`).
+    VerdictOnly,
+}
+
 /// The explanation of `program`'s verdict under `model`, with a witness.
 /// Built without reductions, so that the schedule is one of the program.
 pub fn explain(
@@ -252,26 +263,12 @@ pub fn explain(
     name: &str,
     model: &ScopedModel,
     opts: Options,
+    show: Show,
 ) -> Result<String, KernelError> {
     let k = Kernel::new(program, model, Reductions::NONE)?;
+    let with_program = show == Show::Program;
     with_words!(
         k.words,
-        explain_w(program, name, model, &k, opts.max_states, true)
-    )
-}
-
-/// [`explain`] without the program's text: for pages that show the
-/// program once beside the explanations of its verdicts under several
-/// models (`synth explorer`).
-pub fn explain_verdict(
-    program: &Program,
-    name: &str,
-    model: &ScopedModel,
-    opts: Options,
-) -> Result<String, KernelError> {
-    let k = Kernel::new(program, model, Reductions::NONE)?;
-    with_words!(
-        k.words,
-        explain_w(program, name, model, &k, opts.max_states, false)
+        explain_w(program, name, model, &k, opts.max_states, with_program)
     )
 }
