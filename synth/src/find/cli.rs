@@ -2,9 +2,9 @@
 
 use super::journal::Journal;
 use super::{find, Options, Query};
-use crate::config::Config;
-use axb::suite::{Entry, Suite};
+use crate::enumerate::config::Config;
 use clap::{Args, ValueEnum};
+use progress_litmus::axb::suite::{Entry, Suite};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -86,7 +86,7 @@ fn usage(msg: impl Into<String>) -> Fail {
 }
 
 /// The suite of `tests`, labelled, named `<name>_<k>`.
-pub fn to_suite(name: &str, note: String, tests: Vec<axb::test::Test>) -> Suite {
+pub fn to_suite(name: &str, note: String, tests: Vec<progress_litmus::axb::test::Test>) -> Suite {
     let labels = oracle::verdicts_all(&tests.iter().collect::<Vec<_>>());
     let tests = tests
         .into_iter()
@@ -111,7 +111,7 @@ fn to_json(suite: &Suite) -> String {
         .iter()
         .map(|e| {
             let t = &e.test;
-            let verdicts: serde_json::Map<String, serde_json::Value> = axb::Model::ALL
+            let verdicts: serde_json::Map<String, serde_json::Value> = progress_litmus::Model::ALL
                 .iter()
                 .map(|&m| {
                     let v = e.verdicts.expect("labelled").get(m).as_char().to_string();
@@ -122,7 +122,7 @@ fn to_json(suite: &Suite) -> String {
                 "name": e.name,
                 "config": format!("{}t{}i", t.num_threads(), t.num_instrs()),
                 "locs": t.num_locs(),
-                "test": axb::text::print(t),
+                "test": progress_litmus::axb::text::print(t),
                 "verdicts": verdicts,
             })
         })
@@ -135,17 +135,21 @@ fn write(suite: &Suite, args: &FindArgs) -> Result<(), String> {
     let stdout = out.as_os_str() == "-";
     let text = match args.format {
         FindFormat::Txt => {
-            return crate::output::write(suite, out, crate::output::Format::Txt)
-                .map_err(|e| format!("cannot write {}: {e}", out.display()))
+            return crate::enumerate::output::write(
+                suite,
+                out,
+                crate::enumerate::output::Format::Txt,
+            )
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))
         }
-        FindFormat::Ron => axb::load::suite_to_ron(suite),
+        FindFormat::Ron => progress_litmus::axb::load::suite_to_ron(suite),
         FindFormat::Json => to_json(suite),
     };
     if stdout {
-        crate::output::write_stdout(text.as_bytes())
+        crate::enumerate::output::write_stdout(text.as_bytes())
             .map_err(|e| format!("cannot write to standard output: {e}"))
     } else {
-        axb::load::write_atomically(out, text.as_bytes())
+        progress_litmus::axb::load::write_atomically(out, text.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", out.display()))
     }
 }
@@ -162,7 +166,7 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
         store_must_change: false,
     };
     cfg.validate().map_err(|e| usage(e.to_string()))?;
-    crate::sat::check_encoding_size(&cfg).map_err(usage)?;
+    crate::enumerate::sat::check_encoding_size(&cfg).map_err(usage)?;
     let query = Query::parse(&args.passes, &args.fails).map_err(usage)?;
     let limit = match args.limit.as_str() {
         "all" => None,
@@ -175,14 +179,15 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
             }
         },
     };
-    axb::test::check_name(&args.name).map_err(|e| usage(format!("--name {}: {e}", args.name)))?;
+    progress_litmus::axb::test::check_name(&args.name)
+        .map_err(|e| usage(format!("--name {}: {e}", args.name)))?;
     let timeout = args.timeout.map(timeout).transpose().map_err(usage)?;
     let stdout = args.out.as_os_str() == "-";
     if stdout && matches!(args.format, FindFormat::Txt) {
         return Err(usage("--format txt writes a directory: give -o DIR"));
     }
     // No journal beside a device or a FIFO, as for standard output.
-    let no_journal = stdout || crate::output::writes_through(&args.out);
+    let no_journal = stdout || crate::enumerate::output::writes_through(&args.out);
     if no_journal && args.resume {
         return Err(usage(
             "--resume needs a journal beside an output file: give -o FILE",
@@ -198,7 +203,7 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
     let journal = if no_journal {
         None
     } else {
-        let path = crate::checkpoint::journal_path(&args.out);
+        let path = crate::enumerate::checkpoint::journal_path(&args.out);
         let j = Journal::open(&path, &header, args.resume).map_err(usage)?;
         if j.pieces_done() > 0 {
             eprintln!(
