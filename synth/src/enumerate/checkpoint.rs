@@ -164,6 +164,14 @@ fn open_locked(path: &Path) -> Result<File, String> {
         let held = file
             .metadata()
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if !held.is_file() {
+            // A journal is removed when the run ends: never a device or a
+            // FIFO (`--journal /dev/null` as root).
+            return Err(format!(
+                "{}: not a regular file: a journal is written, checked and removed, so it must be a file",
+                path.display()
+            ));
+        }
         match std::fs::metadata(path) {
             Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => return Ok(file),
             _ => continue,
