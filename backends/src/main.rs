@@ -80,7 +80,7 @@ struct EmitArgs {
     #[arg(long, value_enum, default_value = "switch")]
     shape: ShapeArg,
     /// cpp and cuda: the default deadline of a run, in milliseconds.
-    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=backends::target::host::MAX_DEADLINE_MS))]
     deadline_ms: u64,
     /// cpp, cuda and webgpu: the program's (or page's) file stem and suite name (default: the input's stem).
     #[arg(long)]

@@ -216,6 +216,148 @@ fn a_missing_compiler_is_named_with_its_package() {
     assert!(stderr(&o).contains("glslang-tools"), "{}", stderr(&o));
 }
 
+/// Issue 20 item 2: `report -o FILE` (and every other output) replaced a
+/// FIFO, a symbolic link or, as root, `/dev/null` with a regular file.
+#[test]
+fn report_out_writes_through_devices_and_fifos_and_follows_links() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("special-out");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let report = |out: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_backends"))
+            .current_dir(&root)
+            .args(["report", "results/cpu", "-o", s(out)])
+            .output()
+            .unwrap()
+    };
+    let plain = dir.join("plain.txt");
+    assert!(report(&plain).status.success());
+    let expected = std::fs::read(&plain).unwrap();
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|st| st.success()) {
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        let o = report(&fifo);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(reader.join().unwrap(), expected);
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
+    }
+    std::os::unix::fs::symlink("plain.txt", dir.join("link")).unwrap();
+    std::fs::write(&plain, "old").unwrap();
+    let o = report(&dir.join("link"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(dir.join("link"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read(&plain).unwrap(), expected);
+    let o = report(Path::new("/dev/null"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = std::fs::symlink_metadata("/dev/null").unwrap();
+    assert!(m.file_type().is_char_device(), "/dev/null was replaced");
+    if Path::new("/dev/full").exists() {
+        assert_clean_failure(&report(Path::new("/dev/full")), 1, &["No space left"]);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 20 item 7: `--deadline-ms 18446744073709551615` overflowed (a
+/// panic in `run` after compiling, a program that refused it), and
+/// `--os-threads 4294967295` aborted the program on allocation: both are
+/// refused by the command line, before any work.
+#[test]
+fn deadlines_and_os_threads_are_bounded() {
+    let dir = scratch("bounds");
+    let out = dir.join("out");
+    for args in [
+        vec![
+            "emit",
+            "--target",
+            "cpp",
+            "--deadline-ms",
+            "18446744073709551615",
+        ],
+        vec!["emit", "--target", "cpp", "--deadline-ms", "86400001"],
+        vec![
+            "run",
+            "--target",
+            "cpp",
+            "--deadline-ms",
+            "18446744073709551615",
+        ],
+        vec!["run", "--target", "cpp", "--os-threads", "4294967295"],
+    ] {
+        let mut a = args.clone();
+        let test = published("2t2i_3.txt");
+        a.extend(["-o", s(&out), &test]);
+        let o = backends(&a);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("is not in 1..="), "{}", stderr(&o));
+        assert!(!out.exists());
+    }
+    // More workgroups than the cpp program counts: refused before the
+    // compile (it failed after it, with exit 1).
+    let o = backends(&[
+        "run",
+        "--target",
+        "cpp",
+        "--instances",
+        "4294967295",
+        "-o",
+        s(&out),
+        &published("2t2i_3.txt"),
+    ]);
+    assert_clean_failure(&o, 2, &["--instances 4294967295", "lower --instances"]);
+    assert!(!out.exists());
+    let o = backends(&[
+        "emit",
+        "--target",
+        "cpp",
+        "--deadline-ms",
+        "86400000",
+        "-o",
+        "-",
+        &published("2t2i_3.txt"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 20 item 7: standard output to a reader that went away (`| head`)
+/// ends quietly with status 0; to a full disk, one error line and status 1.
+#[test]
+fn stdout_ends_quietly_on_a_closed_pipe_and_fails_once_on_a_full_disk() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let report = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_backends"));
+        c.current_dir(&root)
+            .args(["report", "results/cpu", "--format", "json"]);
+        c
+    };
+    let mut child = report()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // gone before the report is written
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    if Path::new("/dev/full").exists() {
+        let o = report()
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        assert_clean_failure(&o, 1, &["No space left"]);
+    }
+}
+
 /// Regression (issue 20 item 4): a test name used twice inside a packed
 /// suite was refused here but accepted by `oracle`. Both now get the one
 /// loader's error, at the repeat and naming the first line.

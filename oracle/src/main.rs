@@ -29,8 +29,9 @@ Exit status:
   1  anything else: an output that cannot be written, an internal error
 
 Output goes to standard output, or with -o FILE to FILE, which is replaced
-only once the output is complete; -o - is standard output. Errors and status
-go to standard error.
+only once the output is complete (a symbolic link is followed and its target
+replaced; a character device such as /dev/null or a FIFO is written to, never
+replaced); -o - is standard output. Errors and status go to standard error.
 
 Inputs: AXB tests (`.ron` tests and suites, artifact `.txt` tests) and kernel
 programs (`.litmus` files, `Kernel` and `KernelSuite` RON files; see

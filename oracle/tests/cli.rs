@@ -614,6 +614,91 @@ fn table_has_csv_and_json() {
     assert_eq!(v["rows"][3]["strong"]["distinguishing"], 50);
 }
 
+/// Issue 20 item 2: `-o FILE` wrote a temporary file and renamed it over
+/// whatever was there, so as root `-o /dev/null` replaced the system's
+/// `/dev/null`, and a FIFO or a symbolic link was replaced too.
+#[test]
+fn out_writes_through_devices_and_fifos_and_follows_links() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("special-out");
+    let test = tests_dir().join("2t2i_3.txt");
+    let expected = oracle(&["classify", s(&test)]).stdout;
+    assert!(!expected.is_empty());
+    // A FIFO: its reader gets the table; the FIFO stays a FIFO.
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|st| st.success()) {
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        let o = oracle(&["classify", s(&test), "-o", s(&fifo)]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert_eq!(reader.join().unwrap(), expected);
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
+    }
+    // A symbolic link: the target replaced, the link kept.
+    std::fs::write(dir.join("target.txt"), "old").unwrap();
+    std::os::unix::fs::symlink("target.txt", dir.join("link")).unwrap();
+    let o = oracle(&["classify", s(&test), "-o", s(&dir.join("link"))]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let m = std::fs::symlink_metadata(dir.join("link")).unwrap();
+    assert!(m.file_type().is_symlink());
+    assert_eq!(std::fs::read(dir.join("target.txt")).unwrap(), expected);
+    // A character device: written through, still a device.
+    let o = oracle(&["classify", s(&test), "-o", "/dev/null"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let m = std::fs::symlink_metadata("/dev/null").unwrap();
+    assert!(m.file_type().is_char_device(), "/dev/null was replaced");
+    // A full disk and a folder: one error line, exit 1, the folder kept.
+    let mut bad = vec![dir.clone()];
+    if Path::new("/dev/full").exists() {
+        bad.push(PathBuf::from("/dev/full"));
+    }
+    for p in bad {
+        let o = oracle(&["classify", s(&test), "-o", s(&p)]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+        assert_eq!(text(&o.stderr).lines().count(), 1, "{}", text(&o.stderr));
+        assert!(text(&o.stderr).starts_with("error: cannot write"));
+    }
+    assert!(dir.is_dir());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 20 item 7: standard output to a reader that went away (`| head`)
+/// ends quietly with status 0; to a full disk, one error line and status 1.
+#[test]
+fn stdout_ends_quietly_on_a_closed_pipe_and_fails_once_on_a_full_disk() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(["classify", "--format", "json", s(&tests_dir())])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // gone before the output is written
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(o.stderr.is_empty(), "{}", text(&o.stderr));
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(["classify", s(&tests_dir().join("2t2i_3.txt"))])
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stderr).lines().count(), 1, "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("No space left"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
 /// The text of a packed suite `s` of `names`, each a one-instruction test,
 /// gzip'd as `members` members (the text cut at line boundaries, as
 /// `bgzip` cuts a file into blocks).

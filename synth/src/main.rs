@@ -158,6 +158,35 @@ fn main() -> ExitCode {
     }
 }
 
+/// The error of an output that could not be written (exit status 1),
+/// naming standard output as such rather than `-`.
+fn cannot_write(out: &std::path::Path, e: std::io::Error) -> Fail {
+    if output::is_stdout(out) {
+        Fail(1, format!("cannot write to standard output: {e}"))
+    } else {
+        Fail(1, format!("cannot write {}: {e}", out.display()))
+    }
+}
+
+/// Where the journal of `gen` goes: `--journal`, else `<out>.journal`, but
+/// none beside standard output, a device or a FIFO (not files to resume).
+fn journal_of(
+    out: &std::path::Path,
+    journal: &Option<PathBuf>,
+    resume: bool,
+) -> Result<Option<PathBuf>, Fail> {
+    let not_a_file = output::is_stdout(out) || output::writes_through(out);
+    match (journal, not_a_file) {
+        (Some(j), _) => Ok(Some(j.clone())),
+        (None, false) => Ok(Some(checkpoint::journal_path(out))),
+        (None, true) if resume => Err(bad_input(format!(
+            "--resume with --out {}: give the journal with --journal PATH",
+            out.display()
+        ))),
+        (None, true) => Ok(None),
+    }
+}
+
 /// Search spaces above this many programs get a size warning up front.
 const LARGE: f64 = 1e8;
 
@@ -176,6 +205,9 @@ fn gen(g: GenArgs) -> Result<(), Fail> {
     };
     cfg.validate().map_err(|e| bad_input(e.to_string()))?;
     let engine = g.engine.unwrap_or_else(|| synth::default_engine(&cfg));
+    if engine == Engine::Sat {
+        synth::enumerate::sat::check_encoding_size(&cfg).map_err(bad_input)?;
+    }
     let label = match g.shard {
         Some(s) => format!("{} shard {s}", cfg.name()),
         None => cfg.name(),
@@ -194,16 +226,7 @@ fn gen(g: GenArgs) -> Result<(), Fail> {
     let format = format_of(g.format, &out);
     output::prepare(&out, format).map_err(bad_input)?;
     // Every finished unit goes to a journal, so an interrupted run resumes.
-    let journal_path = match (&g.journal, output::is_stdout(&out)) {
-        (Some(j), _) => Some(j.clone()),
-        (None, false) => Some(checkpoint::journal_path(&out)),
-        (None, true) if g.resume => {
-            return Err(bad_input(
-                "--resume with --out -: give the journal with --journal PATH",
-            ))
-        }
-        (None, true) => None,
-    };
+    let journal_path = journal_of(&out, &g.journal, g.resume)?;
     let journal = match &journal_path {
         Some(p) if g.resume => Some(checkpoint::Journal::resume(p, &cfg, engine, g.shard)),
         Some(p) => Some(checkpoint::Journal::create(p, &cfg, engine, g.shard)),
@@ -233,8 +256,7 @@ fn gen(g: GenArgs) -> Result<(), Fail> {
     let secs = progress.elapsed().as_secs_f64();
     let count = tests.len();
     let suite = output::to_suite(&cfg, tests, g.shard);
-    output::write(&suite, &out, format)
-        .map_err(|e| Fail(1, format!("cannot write {}: {e}", out.display())))?;
+    output::write(&suite, &out, format).map_err(|e| cannot_write(&out, e))?;
     if let Some(j) = journal {
         j.finish().map_err(|e| Fail(1, e))?;
     }
@@ -259,7 +281,16 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
     let count = if format == Format::Packed {
         // Streaming: a packed merge holds one test per shard at a time.
         if output::is_stdout(&m.out) {
-            merge_packed(parts, &name, &note, &mut std::io::stdout().lock())?
+            let mut out = PipeAware {
+                inner: std::io::stdout().lock(),
+                closed: false,
+            };
+            match merge_packed(parts, &name, &note, &mut out) {
+                // The reader went away (`| head`): end quietly, as for
+                // every other output to standard output.
+                Err(_) if out.closed => return Ok(()),
+                r => r?,
+            }
         } else {
             let mut res = None;
             let written = progress_litmus::axb::load::write_atomically_with(&m.out, |f| {
@@ -274,9 +305,7 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
             });
             match (res, written) {
                 (Some(Err(e)), _) => return Err(e),
-                (_, Err(e)) => {
-                    return Err(Fail(1, format!("cannot write {}: {e}", m.out.display())))
-                }
+                (_, Err(e)) => return Err(cannot_write(&m.out, e)),
                 (Some(Ok(r)), Ok(())) => r,
                 (None, Ok(())) => unreachable!("the writer ran"),
             }
@@ -293,8 +322,7 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
             note,
             tests,
         };
-        output::write(&suite, &m.out, format)
-            .map_err(|e| Fail(1, format!("cannot write {}: {e}", m.out.display())))?;
+        output::write(&suite, &m.out, format).map_err(|e| cannot_write(&m.out, e))?;
         count
     };
     // The name is the shards' text: escaped, as every status line.
@@ -306,6 +334,35 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
         ))
     );
     Ok(())
+}
+
+/// A writer that remembers whether its reader went away (`EPIPE`), so that
+/// a streaming merge to a closed pipe can end quietly, not with an error.
+struct PipeAware<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: std::io::Write> PipeAware<W> {
+    fn note<T>(&mut self, r: std::io::Result<T>) -> std::io::Result<T> {
+        if r.as_ref()
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            self.closed = true;
+        }
+        r
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for PipeAware<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.inner.write(buf);
+        self.note(r)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.inner.flush();
+        self.note(r)
+    }
 }
 
 /// Merges `parts` into one packed suite `name` written to `w`; the number

@@ -12,9 +12,9 @@
 
 use crate::enumerate::config::Config;
 use crate::enumerate::output::Format;
-use crate::enumerate::shard::Shard;
+use crate::enumerate::shard::{Shard, MAX_SHARDS};
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The arguments of `synth plan`.
 #[derive(clap::Args, Debug)]
@@ -53,8 +53,8 @@ pub struct PlanArgs {
     #[arg(long, default_value = "01:00:00")]
     pub time: String,
     /// Slurm: cores per array task (each shard uses them all).
-    #[arg(long, default_value_t = 4)]
-    pub cpus: usize,
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=MAX_CPUS))]
+    pub cpus: u32,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -71,6 +71,9 @@ pub enum Emit {
     All,
 }
 
+/// The most cores `--cpus` may ask of one array task (no node has more).
+const MAX_CPUS: i64 = 65_536;
+
 /// `s` quoted for a POSIX shell (as is when it needs no quoting).
 pub fn shell_quote(s: &str) -> String {
     if !s.is_empty()
@@ -81,6 +84,101 @@ pub fn shell_quote(s: &str) -> String {
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
     }
+}
+
+/// `s` for the inside of a double-quoted shell word: `$`, `` ` ``, `"` and
+/// `\` escaped, so that nothing in it expands (`$(...)` in a path must stay
+/// text) while a variable written around it still does.
+fn in_double_quotes(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '$' | '`' | '"' | '\\') {
+            o.push('\\');
+        }
+        o.push(c);
+    }
+    o
+}
+
+/// `s` as one shell word for a line meant to be pasted into an interactive
+/// shell: in double quotes as before, but in single quotes when it holds a
+/// `!`, which an interactive bash expands from its history even inside
+/// double quotes.
+fn pasteable(s: &str) -> String {
+    if s.contains('!') {
+        shell_quote(s)
+    } else {
+        format!("\"{}\"", in_double_quotes(s))
+    }
+}
+
+/// `s` as one argument of an `#SBATCH` line: sbatch splits those lines at
+/// white space, ends them at an unquoted `#` and takes `"..."` as quoting,
+/// so a value with anything but plain characters is double-quoted (`"`
+/// escaped; a backslash is refused earlier, see [`check_slurm_path`]).
+fn sbatch_word(s: &str) -> String {
+    if s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"_./-+=:,@%".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("\"{}\"", s.replace('"', "\\\""))
+    }
+}
+
+/// Refuses a control character (a newline above all) in a value printed
+/// into the plan: it would split a job of the GNU parallel list (one job a
+/// line), end an `#SBATCH` line early, or hide text on the terminal.
+fn check_text(flag: &str, s: &str) -> Result<(), String> {
+    match s.chars().find(|c| c.is_control()) {
+        Some(c) => Err(format!(
+            "{flag} {:?}: holds the control character {:?}; the job list and the Slurm script take one line per command, so control characters are refused",
+            s, c
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A path flag as text: UTF-8 (the plan is text) without control
+/// characters.
+fn path_text(flag: &str, p: &Path) -> Result<String, String> {
+    let s = p.to_str().ok_or_else(|| {
+        format!(
+            "{flag} {}: not valid UTF-8; the plan is text, give a UTF-8 path",
+            p.display()
+        )
+    })?;
+    check_text(flag, s)?;
+    Ok(s.to_string())
+}
+
+/// Slurm's `--output` pattern turns `%x` into job fields (a literal `%` is
+/// written `%%`, which [`Plan::slurm`] does) and a backslash anywhere turns
+/// that off, so the log of every task would go to one file: refused.
+fn check_slurm_path(dir: &str) -> Result<(), String> {
+    if dir.contains('\\') {
+        return Err(format!(
+            "--out {dir:?}: a backslash cannot be passed to Slurm's --output pattern (it turns off %a); give another folder or --emit jobs"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `s` is a time limit in one of Slurm's formats: `M`, `M:S`,
+/// `H:M:S`, `D-H`, `D-H:M`, `D-H:M:S` (numbers of at most 9 digits), or
+/// `UNLIMITED` / `INFINITE`. Anything else would be pasted into the
+/// `#SBATCH --time=` line unchecked.
+fn is_slurm_time(s: &str) -> bool {
+    if s.eq_ignore_ascii_case("unlimited") || s.eq_ignore_ascii_case("infinite") {
+        return true;
+    }
+    let num = |x: &str| !x.is_empty() && x.len() <= 9 && x.bytes().all(|b| b.is_ascii_digit());
+    let (days, rest) = match s.split_once('-') {
+        Some((d, r)) => (Some(d), r),
+        None => (None, s),
+    };
+    let fields: Vec<&str> = rest.split(':').collect();
+    days.is_none_or(num) && fields.len() <= 3 && fields.iter().all(|f| num(f))
 }
 
 /// A planned run: the configuration, the split and where things go.
@@ -157,30 +255,69 @@ impl Plan {
     }
 
     /// A Slurm array script, one task per shard.
-    pub fn slurm(&self, time: &str, cpus: usize) -> String {
+    pub fn slurm(&self, time: &str, cpus: u32) -> String {
         let name = self.cfg.name();
         let dir = shell_quote(&self.dir.display().to_string());
-        let out = self.shard_out("${SLURM_ARRAY_TASK_ID}");
+        // Inside double quotes (the task id must expand), the folder escaped.
+        let out = format!(
+            "{}/{name}-${{SLURM_ARRAY_TASK_ID}}-of-{}{}",
+            in_double_quotes(&self.dir.display().to_string()),
+            self.shards,
+            self.ext()
+        );
+        let log = format!(
+            "{}/{name}-%a.log",
+            self.dir
+                .join("logs")
+                .display()
+                .to_string()
+                .replace('%', "%%")
+        );
         format!(
             "#!/bin/bash\n\
              #SBATCH --job-name=synth-{name}\n\
              #SBATCH --array=1-{n}\n\
              #SBATCH --cpus-per-task={cpus}\n\
              #SBATCH --time={time}\n\
-             #SBATCH --output={log}/{name}-%a.log\n\
+             #SBATCH --output={log}\n\
              # Submit: mkdir -p {dir}/logs && sbatch THIS_FILE\n\
              # Then, once every task has succeeded:\n\
-             #   sbatch --dependency=afterok:<JOBID> --wrap \"{merge}\"\n\
+             #   sbatch --dependency=afterok:<JOBID> --wrap {merge}\n\
              set -euo pipefail\n\
              export RAYON_NUM_THREADS=\"${{SLURM_CPUS_PER_TASK:-{cpus}}}\"\n\
              out=\"{out}\"\n\
              test -e \"$out\" || exec {gen} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" --resume --out \"$out\"\n",
             n = self.shards,
-            log = self.dir.join("logs").display(),
-            merge = self.merge().trim_end().replace('"', "\\\""),
+            log = sbatch_word(&log),
+            merge = pasteable(self.merge().trim_end()),
             gen = self.gen_args(),
         )
     }
+}
+
+/// Checks everything pasted into the plan, before anything is printed:
+/// the paths as text, the folder's first character, what Slurm cannot
+/// take, the time limit.
+fn check_pasted(args: &PlanArgs, synth: &Path) -> Result<(), String> {
+    path_text("--synth", synth)?;
+    let dir = path_text("--out", &args.out)?;
+    if dir.starts_with('-') {
+        // `test -e -x/...`, `mkdir -p -x/logs` and `--out -x/...` would
+        // read it as an option.
+        return Err(format!(
+            "--out {dir}: a folder starting with `-` reads as an option in the jobs; write ./{dir}"
+        ));
+    }
+    if matches!(args.emit, Emit::Slurm | Emit::All) {
+        check_slurm_path(&dir)?;
+    }
+    if !is_slurm_time(&args.time) {
+        return Err(format!(
+            "--time {:?}: not a Slurm time limit; expected M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED",
+            args.time
+        ));
+    }
+    Ok(())
 }
 
 /// `synth plan`: prints the plan on stdout.
@@ -191,18 +328,25 @@ pub fn cli(args: PlanArgs) -> Result<(), (u8, String)> {
         ..Config::new(args.threads, args.instrs)
     };
     cfg.validate().map_err(|e| (2, e.to_string()))?;
-    if args.shards == 0 {
-        return Err((2, "--shards 0: at least one shard".into()));
+    if args.shards == 0 || args.shards > MAX_SHARDS {
+        return Err((
+            2,
+            format!(
+                "--shards {}: expected 1 to {MAX_SHARDS} shards",
+                args.shards
+            ),
+        ));
     }
     // The same check as `--shard K/N` of the jobs.
     format!("1/{}", args.shards)
         .parse::<Shard>()
         .map_err(|e| (2, e))?;
-    let synth = match args.synth {
+    let synth = match args.synth.clone() {
         Some(p) => p,
         None => std::env::current_exe()
             .map_err(|e| (1, format!("cannot find this program's path: {e}")))?,
     };
+    check_pasted(&args, &synth).map_err(|e| (2, e))?;
     let plan = Plan {
         cfg,
         shards: args.shards,
@@ -233,8 +377,8 @@ pub fn cli(args: PlanArgs) -> Result<(), (u8, String)> {
                 .collect::<String>(),
         ),
     };
-    print!("{text}");
-    Ok(())
+    crate::enumerate::output::write_stdout(text.as_bytes())
+        .map_err(|e| (1, format!("cannot write to standard output: {e}")))
 }
 
 #[cfg(test)]
@@ -246,5 +390,56 @@ mod tests {
         assert_eq!(shell_quote("a/b-1.ron"), "a/b-1.ron");
         assert_eq!(shell_quote("it's here"), "'it'\\''s here'");
         assert_eq!(shell_quote(""), "''");
+    }
+
+    #[test]
+    fn slurm_times() {
+        for ok in [
+            "30",
+            "30:00",
+            "01:00:00",
+            "2-0",
+            "2-12:30",
+            "2-12:30:00",
+            "UNLIMITED",
+            "infinite",
+        ] {
+            assert!(is_slurm_time(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "1:",
+            ":1",
+            "1:2:3:4",
+            "1-",
+            "-1",
+            "1-2-3",
+            "1h",
+            "01:00:00\n#SBATCH --x",
+            "1 2",
+            "1234567890",
+        ] {
+            assert!(!is_slurm_time(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn quoting_per_context() {
+        // Inside double quotes nothing expands; plain text stays as it was.
+        assert_eq!(in_double_quotes("a/b-1"), "a/b-1");
+        assert_eq!(in_double_quotes(r#"x$(y)`z`"\"#), r#"x\$(y)\`z\`\"\\"#);
+        // An #SBATCH value with a space, a quote or a # is one quoted word.
+        assert_eq!(
+            sbatch_word("runs/logs/2t3i-%a.log"),
+            "runs/logs/2t3i-%a.log"
+        );
+        assert_eq!(sbatch_word(r#"a b#"c"#), r#""a b#\"c""#);
+        // A pasted hint: `!` is history expansion in an interactive bash,
+        // even inside double quotes.
+        assert_eq!(pasteable("synth merge a b"), "\"synth merge a b\"");
+        assert_eq!(pasteable("synth merge 'x!!'"), r"'synth merge '\''x!!'\'''");
+        assert!(check_text("--out", "a\nb").is_err());
+        assert!(check_text("--out", "a\u{1b}]0;x").is_err());
+        assert!(check_text("--out", "runs/é x$'").is_ok());
     }
 }

@@ -706,8 +706,8 @@ pub fn cli(args: SuitesArgs) -> Result<(), (u8, String)> {
         }
     };
     if args.summary.as_os_str() == "-" {
-        print!("{body}");
-        Ok(())
+        crate::enumerate::output::write_stdout(body.as_bytes())
+            .map_err(|e| (1, format!("cannot write to standard output: {e}")))
     } else {
         write_atomically(&args.summary, body.as_bytes())
             .map_err(|e| (1, format!("cannot write {}: {e}", args.summary.display())))

@@ -47,6 +47,11 @@ impl RunTarget {
     }
 }
 
+/// The most OS threads `--os-threads` may ask of the cpp program: a pool
+/// of 4294967295 threads aborted it on allocation (std::bad_alloc) after
+/// the compile; 100x the cores of a large machine stays below this.
+pub const MAX_OS_THREADS: i64 = 65_536;
+
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// Where to run: `cpp` (this CPU, g++), `cuda` (an NVIDIA GPU, nvcc) or
@@ -79,7 +84,7 @@ pub struct RunArgs {
     pub iterations: u32,
     /// A run not finished after this many milliseconds is stopped and
     /// recorded as non-terminating (the paper used 20 s on CPUs and CUDA).
-    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=crate::target::host::MAX_DEADLINE_MS))]
     pub deadline_ms: u64,
     /// Instances for round-robin and chunked (default: floor(65535 / N);
     /// for vulkan they are compiled into the shaders).
@@ -87,7 +92,7 @@ pub struct RunArgs {
     pub instances: Option<u32>,
     /// cpp: OS threads running the workgroups (default: this machine's
     /// hardware threads; 100x that over-subscribes, as in the paper).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_OS_THREADS))]
     pub os_threads: Option<u32>,
     /// The device's name: the stem of the result files (default: the
     /// target and, for cpp, the OS threads, e.g. `cpp-2threads`).

@@ -67,6 +67,36 @@ fn check_args(args: &RunArgs) -> Result<Vec<Mapping>, Failure> {
     Ok(mappings)
 }
 
+/// Refuses, before the compile, an `--instances` the cpp program would
+/// refuse at its first run: it counts workgroups (threads x instances) in 32
+/// bits, and `--instances 4294967295` failed only after the compile, with
+/// the program's usage text and exit status 1.
+fn check_instances(
+    args: &RunArgs,
+    tests: &[NamedTest],
+    mappings: &[Mapping],
+) -> Result<(), Failure> {
+    let (Some(m), RunTarget::Cpp) = (args.instances, args.target) else {
+        return Ok(());
+    };
+    let threads = tests
+        .iter()
+        .map(|t| t.entry.test.num_threads())
+        .max()
+        .unwrap_or(0);
+    for &mapping in mappings {
+        let workgroups = crate::mapping::Layout::new(mapping, threads, Some(m)).workgroups();
+        if workgroups > u64::from(u32::MAX) {
+            return Err(input(format!(
+                "--instances {m}: {workgroups} workgroups ({threads} threads x {m} instances) under {}, more than the cpp program runs ({}): lower --instances",
+                mapping.name(),
+                u32::MAX
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The journal at `path`, locked (a second process on the campaign is
 /// refused here, before any work), and what it holds: `None` for a new
 /// campaign, else (with `--resume`) its contents, checked to be of this
@@ -140,6 +170,7 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
         tests = select(tests, list, &args.suite)?;
     }
     check_tests(&tests, &args.suite)?;
+    check_instances(args, &tests, &mappings)?;
     let source = build::source(args, &tests, &mappings)?;
     let hash = source.hash();
     let campaign = campaign(args, &name, &tests, &hash);

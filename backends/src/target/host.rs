@@ -45,6 +45,13 @@ pub struct Options {
     pub deadline_ms: u64,
 }
 
+/// The longest deadline of a run, a day: the generated programs add it to
+/// a nanosecond steady clock and `backends run` doubles it for its own
+/// patience, so without a bound `--deadline-ms 18446744073709551615`
+/// overflowed (a panic in a debug build, a wrapped deadline in release, a
+/// usage error from the program only after compiling it).
+pub const MAX_DEADLINE_MS: u64 = 86_400_000;
+
 impl Default for Options {
     fn default() -> Options {
         Options {

@@ -197,10 +197,10 @@ pub(crate) fn open_locked(path: &Path, what: &str) -> Result<File, String> {
             .metadata()
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         if !held.is_file() {
-            // A FIFO opened read-write never ends a read; a device is not
-            // a journal either.
+            // A journal is removed when the run ends: never a device or a
+            // FIFO (`--journal /dev/null` as root).
             return Err(format!(
-                "{}: not a regular file: a journal must be one; remove it",
+                "{}: not a regular file: a journal is written, checked and removed, so it must be a file",
                 path.display()
             ));
         }

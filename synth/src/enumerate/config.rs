@@ -94,6 +94,10 @@ impl Config {
         if self.max_states == Some(0) {
             return Err(ZeroBound("--max-states"));
         }
+        if self.max_actions == Some(0) {
+            // Not an empty answer: a plain flag value that cannot be met.
+            return Err(NoActions);
+        }
         Ok(())
     }
 }
@@ -108,6 +112,7 @@ pub enum ConfigError {
     BadLocs(usize),
     BadValues(usize),
     ZeroBound(&'static str),
+    NoActions,
 }
 
 impl fmt::Display for ConfigError {
@@ -127,6 +132,7 @@ impl fmt::Display for ConfigError {
             BadLocs(l) => write!(f, "--locs {l}: must be between 1 and {MAX_LOCS}"),
             BadValues(v) => write!(f, "--values {v}: must be between 1 and {MAX_VALUES}"),
             ZeroBound(flag) => write!(f, "{flag} 0: no test has an empty state space (the start state always exists)"),
+            NoActions => write!(f, "--max-actions 0: every test has a transition (every thread has an instruction)"),
         }
     }
 }
@@ -227,5 +233,9 @@ mod tests {
         c.values = 0;
         assert_eq!(c.validate(), Err(ConfigError::BadValues(0)));
         assert!(Config::new(1, 40).validate().is_err());
+        // --max-actions 0 gave an empty suite with exit 0.
+        c.values = 2;
+        c.max_actions = Some(0);
+        assert_eq!(c.validate(), Err(ConfigError::NoActions));
     }
 }

@@ -53,6 +53,31 @@ impl Format {
     }
 }
 
+/// Writes `bytes` to standard output. A reader that went away (`synth plan
+/// | head -1`) is not an error: what it wanted it has, so the command ends
+/// quietly with status 0 as `oracle` does; any other failure (`>
+/// /dev/full`) is returned, to be reported as one error line.
+pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
+}
+
+/// Whether `path` is (or links to) a character device or a FIFO: an output
+/// is written through to those (see [`progress_litmus::axb::load::write_atomically_with`]),
+/// and no journal goes beside one (`-o /dev/null` must not create
+/// `/dev/null.journal`): like standard output, it is not a file to resume.
+pub fn writes_through(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| {
+        let t = m.file_type();
+        t.is_char_device() || t.is_fifo()
+    })
+}
+
 /// Whether `path` means standard output.
 pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
@@ -86,7 +111,13 @@ pub fn prepare(path: &Path, format: Format) -> Result<(), String> {
                     "--out {shown}: is a directory; give a file (or --format txt for a directory of tests)"
                 ));
             }
-            match path.parent() {
+            if writes_through(path) {
+                return Ok(()); // opened for writing at the end, never replaced
+            }
+            // The file written is the one a symbolic link points to.
+            let target = progress_litmus::axb::load::output_target(path)
+                .map_err(|e| format!("--out {shown}: {e}"))?;
+            match target.parent() {
                 Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
                 _ => std::path::PathBuf::from("."),
             }
@@ -110,15 +141,13 @@ pub fn prepare(path: &Path, format: Format) -> Result<(), String> {
 /// earlier, larger run are removed so the directory holds exactly this
 /// suite (no other file is touched).
 pub fn write(suite: &Suite, path: &Path, format: Format) -> std::io::Result<()> {
-    use std::io::Write;
     let bytes = match format {
         Format::Ron => progress_litmus::axb::load::suite_to_ron(suite).into_bytes(),
         Format::Packed => progress_litmus::axb::packed::suite_to_packed(suite),
         Format::Txt => return write_txt(suite, path),
     };
     if is_stdout(path) {
-        let mut out = std::io::stdout().lock();
-        out.write_all(&bytes).and_then(|()| out.flush())
+        write_stdout(&bytes)
     } else {
         progress_litmus::axb::load::write_atomically(path, &bytes)
     }

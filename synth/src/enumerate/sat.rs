@@ -49,6 +49,69 @@ use crate::enumerate::program::{positions, Unit};
 use progress_litmus::axb::test::{Instr, Target, Test};
 use varisat::{ExtendFormula, Lit, Solver};
 
+/// The most clauses one encoding may have (an estimate: see
+/// [`encoding_clauses`]). Measured, a search holds about 85 bytes per
+/// estimated clause (2t3i with 7 values: 1.1e7, 0.9 GB), so this keeps one
+/// encoding under 2 GB; the largest encodings the documented runs build
+/// (`synth find -t 4 -i 6`: 1.2e6) are far below it, while `--values 12` in
+/// 2t3i (1.7e8) is above it and used to abort on allocation.
+pub const MAX_ENCODING_CLAUSES: f64 = 2e7;
+
+/// About how many clauses the encoding of the split `lens` has: the
+/// rank comparisons dominate, `O(domain)` clauses for each edge of the
+/// state graph, twice (reachability and termination), where states are
+/// `V^L * prod(len_t + 1)`, each has an edge per thread per next memory and
+/// pc, and the rank domain is the state count (or `--max-states`).
+pub fn encoding_clauses(lens: &[usize], cfg: &Config) -> f64 {
+    let nmem = (cfg.values as f64).powi(cfg.locs as i32);
+    let states = nmem * lens.iter().map(|&l| (l + 1) as f64).product::<f64>();
+    let next_mem = (1 + cfg.locs * cfg.values.saturating_sub(1)) as f64;
+    let degree: f64 = lens.iter().map(|&l| next_mem * (l + 1) as f64).sum();
+    let domain = cfg.max_states.map_or(states, |b| states.min(b as f64));
+    2.0 * states * degree * domain
+}
+
+/// Refuses, before any work, a configuration whose SAT encoding (of its
+/// largest split) would not fit in memory: one clear error instead of an
+/// abort on allocation minutes later. The limit is [`MAX_ENCODING_CLAUSES`].
+pub fn check_encoding_size(cfg: &Config) -> Result<(), String> {
+    let limit = max_encoding_clauses()?;
+    let worst = crate::enumerate::program::splits(cfg.threads, cfg.instrs)
+        .iter()
+        .map(|lens| encoding_clauses(lens, cfg))
+        .fold(0.0, f64::max);
+    if worst > limit {
+        return Err(format!(
+            "{} with {} locations and {} values: the SAT encoding would have about {worst:.1e} clauses (about {:.1} GB), over the limit of {limit:.1e}; use fewer values, locations or instructions, or set {MAX_CLAUSES_ENV} to raise the limit on a machine with the memory",
+            cfg.name(),
+            cfg.locs,
+            cfg.values,
+            worst * 85.0 / 1e9,
+        ));
+    }
+    Ok(())
+}
+
+/// The environment variable that raises (or lowers) the limit on the size
+/// of a SAT encoding: the default suits a machine of a few GB, a larger one
+/// can search larger configurations.
+pub const MAX_CLAUSES_ENV: &str = "SYNTH_MAX_SAT_CLAUSES";
+
+/// The limit on an encoding's estimated clauses: [`MAX_CLAUSES_ENV`] if
+/// set (a positive number, `1e8` or `100000000`), else
+/// [`MAX_ENCODING_CLAUSES`].
+pub fn max_encoding_clauses() -> Result<f64, String> {
+    match std::env::var(MAX_CLAUSES_ENV) {
+        Err(_) => Ok(MAX_ENCODING_CLAUSES),
+        Ok(v) => match v.trim().parse::<f64>() {
+            Ok(n) if n.is_finite() && n >= 1.0 => Ok(n),
+            _ => Err(format!(
+                "{MAX_CLAUSES_ENV}={v:?}: expected a positive number of clauses, e.g. 1e8"
+            )),
+        },
+    }
+}
+
 /// Every test of the configuration in `unit`, in the order found.
 pub fn enumerate_unit(unit: &Unit, cfg: &Config) -> Vec<Test> {
     let mut enc = Encoding::new(unit, cfg);

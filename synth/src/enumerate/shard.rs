@@ -32,6 +32,13 @@ pub struct Shard {
     pub count: usize,
 }
 
+/// The most shards a run may be split into: a split holds
+/// [`PIECES_PER_SHARD`] pieces per shard in memory and a plan prints a line
+/// per shard, so `--shard 1/1000000000` must be refused before any work
+/// (it aborted on allocation and left a journal) and `--shards 4294967296`
+/// before any printing. Far more than a cluster's array limit.
+pub const MAX_SHARDS: usize = 10_000;
+
 /// A shard split has at least this many pieces per shard (when the
 /// configuration's programs can be cut that fine): with many pieces the
 /// largest-first assignment evens the shards out to within a few percent.
@@ -99,11 +106,13 @@ impl fmt::Display for Shard {
 impl FromStr for Shard {
     type Err = String;
     fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("invalid shard `{s}`: expected K/N with 1 <= K <= N, e.g. 2/8");
+        let bad = || {
+            format!("invalid shard `{s}`: expected K/N with 1 <= K <= N <= {MAX_SHARDS}, e.g. 2/8")
+        };
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let index: usize = k.trim().parse().map_err(|_| bad())?;
         let count: usize = n.trim().parse().map_err(|_| bad())?;
-        if index == 0 || index > count {
+        if index == 0 || index > count || count > MAX_SHARDS {
             return Err(bad());
         }
         Ok(Shard { index, count })
@@ -524,6 +533,10 @@ mod tests {
         assert!("0/8".parse::<Shard>().is_err());
         assert!("9/8".parse::<Shard>().is_err());
         assert!("x".parse::<Shard>().is_err());
+        // Bounded: a split into 10^9 shards aborted on allocation.
+        assert!(format!("1/{MAX_SHARDS}").parse::<Shard>().is_ok());
+        assert!(format!("1/{}", MAX_SHARDS + 1).parse::<Shard>().is_err());
+        assert!("1/1000000000".parse::<Shard>().is_err());
     }
 
     #[test]

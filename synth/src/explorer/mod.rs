@@ -637,11 +637,11 @@ pub fn cli(args: ExplorerArgs) -> Result<(), (u8, String)> {
         },
     };
     let html = render_all(&name, &note, &entries, &programs, opts);
+    if let Some(w) = size_warning(html.len(), args.no_code) {
+        eprintln!("{w}");
+    }
     if args.out.as_os_str() == "-" {
-        use std::io::Write;
-        let mut o = std::io::stdout().lock();
-        o.write_all(html.as_bytes())
-            .and_then(|()| o.flush())
+        crate::enumerate::output::write_stdout(html.as_bytes())
             .map_err(|e| (1, format!("cannot write to standard output: {e}")))?;
     } else {
         write_atomically(&args.out, html.as_bytes())
@@ -660,6 +660,24 @@ pub fn cli(args: ExplorerArgs) -> Result<(), (u8, String)> {
     // The suite's name is the file's text: escaped, as every status line.
     eprintln!("{}", progress_litmus::error::printable(&status));
     Ok(())
+}
+
+/// Pages above this many bytes get a warning: browsers struggle well
+/// before the 671 MB page of the whole 2t5i suite, which used to be written
+/// without a word.
+pub const LARGE_PAGE_BYTES: usize = 50_000_000;
+
+/// The warning for a page of `bytes` bytes, if it is large: its size and
+/// how to get a smaller one (the emitted code is most of a page).
+pub fn size_warning(bytes: usize, no_code: bool) -> Option<String> {
+    (bytes > LARGE_PAGE_BYTES).then(|| {
+        format!(
+            "synth explorer: warning: the page is {:.0} MB (over {} MB), more than a browser opens comfortably; show fewer tests (one directory, or the tests of a conformance list){}",
+            bytes as f64 / 1e6,
+            LARGE_PAGE_BYTES / 1_000_000,
+            if no_code { "" } else { ", or leave out the emitted code with --no-code" }
+        )
+    })
 }
 
 /// Program-space transitions as `(source node, thread)`.

@@ -64,6 +64,21 @@ enum FindFormat {
     Json,
 }
 
+/// The longest `--timeout`: the deadline is `now + timeout`, which must be
+/// a time the clock can hold (1e19 s overflowed it and panicked).
+const MAX_TIMEOUT_SECS: f64 = 1e9;
+
+/// `--timeout S` as a duration: positive and at most [`MAX_TIMEOUT_SECS`].
+fn timeout(s: f64) -> Result<Duration, String> {
+    if s.is_finite() && s > 0.0 && s <= MAX_TIMEOUT_SECS {
+        Ok(Duration::from_secs_f64(s))
+    } else {
+        Err(format!(
+            "--timeout {s}: expected a positive number of seconds, at most {MAX_TIMEOUT_SECS:.0} (about 31 years)"
+        ))
+    }
+}
+
 /// A failure: exit status and message.
 pub struct Fail(pub u8, pub String);
 
@@ -132,12 +147,11 @@ fn write(suite: &Suite, args: &FindArgs) -> Result<(), String> {
         FindFormat::Json => to_json(suite),
     };
     if stdout {
-        use std::io::Write;
-        std::io::stdout()
-            .write_all(text.as_bytes())
-            .map_err(|e| format!("cannot write standard output: {e}"))
+        crate::enumerate::output::write_stdout(text.as_bytes())
+            .map_err(|e| format!("cannot write to standard output: {e}"))
     } else {
-        std::fs::write(out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))
+        progress_litmus::axb::load::write_atomically(out, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))
     }
 }
 
@@ -153,6 +167,7 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
         store_must_change: false,
     };
     cfg.validate().map_err(|e| usage(e.to_string()))?;
+    crate::enumerate::sat::check_encoding_size(&cfg).map_err(usage)?;
     let query = Query::parse(&args.passes, &args.fails).map_err(usage)?;
     let limit = match args.limit.as_str() {
         "all" => None,
@@ -167,20 +182,14 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
     };
     progress_litmus::axb::test::check_name(&args.name)
         .map_err(|e| usage(format!("--name {}: {e}", args.name)))?;
-    let timeout = match args.timeout {
-        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
-        Some(s) => {
-            return Err(usage(format!(
-                "--timeout {s}: expected a positive number of seconds"
-            )))
-        }
-        None => None,
-    };
+    let timeout = args.timeout.map(timeout).transpose().map_err(usage)?;
     let stdout = args.out.as_os_str() == "-";
     if stdout && matches!(args.format, FindFormat::Txt) {
         return Err(usage("--format txt writes a directory: give -o DIR"));
     }
-    if stdout && args.resume {
+    // No journal beside a device or a FIFO, as for standard output.
+    let no_journal = stdout || crate::enumerate::output::writes_through(&args.out);
+    if no_journal && args.resume {
         return Err(usage(
             "--resume needs a journal beside an output file: give -o FILE",
         ));
@@ -192,7 +201,7 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
         "limit": limit, "minimal": args.minimal,
     })
     .to_string();
-    let journal = if stdout {
+    let journal = if no_journal {
         None
     } else {
         let path = crate::enumerate::checkpoint::journal_path(&args.out);
