@@ -19,8 +19,12 @@
 //! Every builder takes a bound on the number of states (`max_states`):
 //! past it, a test is refused with [`TooLarge`] instead of exhausting
 //! memory. [`DEFAULT_MAX_STATES`] says how the default was chosen.
+//!
+//! The `oracle` command line is [`cli`], one thin file a subcommand, in
+//! the library so that it is compiled, linted and read with the engines.
 
 pub mod axb;
+pub mod cli;
 pub mod kernel;
 
 pub use axb::{

@@ -22,12 +22,7 @@ use crate::error::{excerpt, ParseError};
 
 /// Parses a test in the artifact's text format.
 pub fn parse(src: &str) -> Result<Test, ParseError> {
-    let mut threads: Vec<Vec<Instr>> = Vec::new();
-    // For each thread, where its header and each numeric jump target were
-    // written, to report a target past END at its own position.
-    let mut header_pos: Vec<(usize, usize)> = Vec::new();
-    let mut target_pos: Vec<Vec<(usize, usize)>> = Vec::new();
-
+    let mut reading = Reading::default();
     // Lines end at `\n`, `\r\n` or `\r` (the one rule of every parser).
     for (lineno, line) in crate::locate::lines(src).enumerate() {
         let line_no = lineno + 1;
@@ -38,36 +33,69 @@ pub fn parse(src: &str) -> Result<Test, ParseError> {
             continue;
         }
         let col = indent + 1;
-        if let Some(rest) = trimmed.strip_prefix("THREAD") {
-            let expected = threads.len();
-            match rest.parse::<usize>() {
-                Ok(k) if k == expected && rest.bytes().all(|b| b.is_ascii_digit()) => {}
-                _ => {
-                    return Err(ParseError::new(
-                        line_no,
-                        col,
-                        format!("expected `THREAD{expected}`, found `{}`", excerpt(trimmed)),
-                    ))
-                }
-            }
-            if expected == MAX_THREADS {
-                return Err(ParseError::new(
-                    line_no,
-                    col,
-                    format!(
-                        "a test has at most {MAX_THREADS} threads (THREAD0 to THREAD{})",
-                        MAX_THREADS - 1
-                    ),
-                ));
-            }
-            threads.push(Vec::new());
-            header_pos.push((line_no, col));
-            target_pos.push(Vec::new());
-            continue;
+        match trimmed.strip_prefix("THREAD") {
+            Some(rest) => reading.header(trimmed, rest, line_no, col)?,
+            None => reading.instruction(trimmed, line_no, col)?,
         }
-        let Some(thread) = threads.last_mut() else {
+    }
+    reading.finish()
+}
+
+/// A test as far as it has been read. For each thread it keeps where its
+/// header and each numeric jump target were written, so that a fault
+/// found only at the end (an empty thread, a target past END) is reported
+/// at its own position.
+#[derive(Default)]
+struct Reading {
+    threads: Vec<Vec<Instr>>,
+    header_pos: Vec<(usize, usize)>,
+    target_pos: Vec<Vec<(usize, usize)>>,
+}
+
+impl Reading {
+    /// A `THREAD<k>` line (`rest` after `THREAD`): the threads come in
+    /// order, at most [`MAX_THREADS`] of them.
+    fn header(
+        &mut self,
+        trimmed: &str,
+        rest: &str,
+        line: usize,
+        col: usize,
+    ) -> Result<(), ParseError> {
+        let expected = self.threads.len();
+        match rest.parse::<usize>() {
+            Ok(k) if k == expected && rest.bytes().all(|b| b.is_ascii_digit()) => {}
+            _ => {
+                return Err(ParseError::new(
+                    line,
+                    col,
+                    format!("expected `THREAD{expected}`, found `{}`", excerpt(trimmed)),
+                ))
+            }
+        }
+        if expected == MAX_THREADS {
             return Err(ParseError::new(
-                line_no,
+                line,
+                col,
+                format!(
+                    "a test has at most {MAX_THREADS} threads (THREAD0 to THREAD{})",
+                    MAX_THREADS - 1
+                ),
+            ));
+        }
+        self.threads.push(Vec::new());
+        self.header_pos.push((line, col));
+        self.target_pos.push(Vec::new());
+        Ok(())
+    }
+
+    /// An instruction line: it belongs to the last thread, which must
+    /// exist and have room for it.
+    fn instruction(&mut self, trimmed: &str, line: usize, col: usize) -> Result<(), ParseError> {
+        let count = self.threads.len();
+        let Some(thread) = self.threads.last_mut() else {
+            return Err(ParseError::new(
+                line,
                 col,
                 format!(
                     "expected `THREAD0` before the first instruction, found `{}`",
@@ -77,57 +105,65 @@ pub fn parse(src: &str) -> Result<Test, ParseError> {
         };
         if thread.len() == MAX_THREAD_LEN {
             return Err(ParseError::new(
-                line_no,
+                line,
                 col,
                 format!(
                     "THREAD{} has more than {MAX_THREAD_LEN} instructions, the most a thread can have",
-                    threads.len() - 1
+                    count - 1
                 ),
             ));
         }
-        let (instr, tpos) = parse_instr(trimmed, line_no, col, thread.len())?;
+        let (instr, tpos) = parse_instr(trimmed, line, col, thread.len())?;
         thread.push(instr);
-        target_pos.last_mut().unwrap().push(tpos);
+        self.target_pos.last_mut().unwrap().push(tpos);
+        Ok(())
     }
 
-    if threads.is_empty() {
-        return Err(ParseError::new(
-            1,
-            1,
-            "no `THREAD0` header: not an AXB test",
-        ));
-    }
-    for (t, th) in threads.iter_mut().enumerate() {
-        if th.is_empty() {
-            let (l, c) = header_pos[t];
+    /// The whole test: at least one thread, none empty, every jump target
+    /// at most END (known only once the thread's length is), and targets
+    /// in the canonical form (a jump to the length is `END`).
+    fn finish(mut self) -> Result<Test, ParseError> {
+        if self.threads.is_empty() {
             return Err(ParseError::new(
-                l,
-                c,
-                format!("THREAD{t} has no instruction"),
+                1,
+                1,
+                "no `THREAD0` header: not an AXB test",
             ));
         }
-        let len = th.len();
-        for (pc, i) in th.iter_mut().enumerate() {
-            if let Target::At(j) = i.jump {
-                if j as usize > len {
-                    let (l, c) = target_pos[t][pc];
-                    return Err(ParseError::new(
-                        l,
-                        c,
-                        format!(
-                            "jump target {j} is past END: THREAD{t} has {len} instruction{}",
-                            if len == 1 { "" } else { "s" }
-                        ),
-                    ));
-                }
+        for (t, th) in self.threads.iter_mut().enumerate() {
+            if th.is_empty() {
+                let (l, c) = self.header_pos[t];
+                return Err(ParseError::new(
+                    l,
+                    c,
+                    format!("THREAD{t} has no instruction"),
+                ));
             }
-            i.jump = Target::from_pc(i.jump.pc(len), len);
+            let len = th.len();
+            for (pc, i) in th.iter_mut().enumerate() {
+                if let Target::At(j) = i.jump {
+                    if j as usize > len {
+                        let (l, c) = self.target_pos[t][pc];
+                        return Err(ParseError::new(
+                            l,
+                            c,
+                            format!(
+                                "jump target {j} is past END: THREAD{t} has {len} instruction{}",
+                                if len == 1 { "" } else { "s" }
+                            ),
+                        ));
+                    }
+                }
+                i.jump = Target::from_pc(i.jump.pc(len), len);
+            }
         }
+        // Every rule of `Test::validate` was checked above, where its fault is.
+        let test = Test {
+            threads: self.threads,
+        };
+        debug_assert_eq!(test.validate(), Ok(()));
+        Ok(test)
     }
-    // Every rule of `Test::validate` was checked above, where its fault is.
-    let test = Test { threads };
-    debug_assert_eq!(test.validate(), Ok(()));
-    Ok(test)
 }
 
 /// Parses one instruction line; returns it and the position of its target.
@@ -137,6 +173,37 @@ fn parse_instr(
     col: usize,
     pc: usize,
 ) -> Result<(Instr, (usize, usize)), ParseError> {
+    let (open, name, arity) = instr_name(s, line, col)?;
+    let args = instr_args(s, open, name, arity, line, col)?;
+    let num = |i: usize, what: &str, max: usize| number(args[i], line, what, max);
+    let instr = match arity {
+        2 => Instr {
+            loc: num(0, "location", MAX_LOCS)?,
+            check: 0,
+            jump: Target::At((pc + 1) as u8),
+            exch: Some(num(1, "value", MAX_VALUES)?),
+        },
+        3 => Instr {
+            loc: num(0, "location", MAX_LOCS)?,
+            check: num(1, "value", MAX_VALUES)?,
+            jump: target(args[2], line)?,
+            exch: None,
+        },
+        _ => Instr {
+            loc: num(0, "location", MAX_LOCS)?,
+            check: num(1, "value", MAX_VALUES)?,
+            exch: Some(num(2, "value", MAX_VALUES)?),
+            jump: target(args[3], line)?,
+        },
+    };
+    let tpos = (line, args[arity - 1].1);
+    Ok((instr, tpos))
+}
+
+/// The instruction's name before `(`: where the `(` is, the name and how
+/// many arguments it takes (a misspelt name is reported before its
+/// arguments are looked at).
+fn instr_name(s: &str, line: usize, col: usize) -> Result<(usize, &str, usize), ParseError> {
     let open = s.find('(').ok_or_else(|| {
         ParseError::new(
             line,
@@ -157,6 +224,19 @@ fn parse_instr(
             ))
         }
     };
+    Ok((open, name, arity))
+}
+
+/// The arguments between the parentheses, each trimmed with the column
+/// where it starts (for its own error messages); exactly `arity` of them.
+fn instr_args<'a>(
+    s: &'a str,
+    open: usize,
+    name: &str,
+    arity: usize,
+    line: usize,
+    col: usize,
+) -> Result<Vec<(&'a str, usize)>, ParseError> {
     if !s.ends_with(')') {
         return Err(ParseError::new(
             line,
@@ -182,78 +262,61 @@ fn parse_instr(
             format!("`{name}` takes {arity} arguments, found {}", args.len()),
         ));
     }
-    let num = |i: usize, what: &str, max: usize| -> Result<u8, ParseError> {
-        let (a, c) = args[i];
-        match a.parse::<usize>() {
-            Ok(v) if v < max => Ok(v as u8),
-            Ok(v) => Err(ParseError::new(
-                line,
-                c,
-                format!("{what} {v} out of range (at most {})", max - 1),
-            )),
-            Err(_) if is_number(a) => Err(ParseError::new(
-                line,
-                c,
-                format!("{what} {} out of range (at most {})", excerpt(a), max - 1),
-            )),
-            Err(_) => Err(ParseError::new(
-                line,
-                c,
-                format!("expected a {what} (a number), found `{}`", excerpt(a)),
-            )),
-        }
+    Ok(args)
+}
+
+/// A location or value argument (`what`), below `max`: a number too large
+/// is out of range, anything else is not a number.
+fn number((a, c): (&str, usize), line: usize, what: &str, max: usize) -> Result<u8, ParseError> {
+    match a.parse::<usize>() {
+        Ok(v) if v < max => Ok(v as u8),
+        Ok(v) => Err(ParseError::new(
+            line,
+            c,
+            format!("{what} {v} out of range (at most {})", max - 1),
+        )),
+        Err(_) if is_number(a) => Err(ParseError::new(
+            line,
+            c,
+            format!("{what} {} out of range (at most {})", excerpt(a), max - 1),
+        )),
+        Err(_) => Err(ParseError::new(
+            line,
+            c,
+            format!("expected a {what} (a number), found `{}`", excerpt(a)),
+        )),
+    }
+}
+
+/// A jump target: `END` or an instruction index no larger than the
+/// longest thread (the thread's own length is checked once it is known).
+fn target((a, c): (&str, usize), line: usize) -> Result<Target, ParseError> {
+    if a == "END" {
+        return Ok(Target::End);
+    }
+    let past_end = || {
+        ParseError::new(
+            line,
+            c,
+            format!(
+                "jump target {} is past END: a thread has at most {MAX_THREAD_LEN} instructions",
+                excerpt(a)
+            ),
+        )
     };
-    let target = |i: usize| -> Result<Target, ParseError> {
-        let (a, c) = args[i];
-        if a == "END" {
-            return Ok(Target::End);
-        }
-        let past_end = || {
-            ParseError::new(
-                line,
-                c,
-                format!(
-                    "jump target {} is past END: a thread has at most {MAX_THREAD_LEN} instructions",
-                    excerpt(a)
-                ),
-            )
-        };
-        match a.parse::<usize>() {
-            Ok(v) if v <= MAX_THREAD_LEN => Ok(Target::At(v as u8)),
-            Ok(_) => Err(past_end()),
-            Err(_) if is_number(a) => Err(past_end()),
-            Err(_) => Err(ParseError::new(
-                line,
-                c,
-                format!(
-                    "expected a jump target (an instruction index or END), found `{}`",
-                    excerpt(a)
-                ),
-            )),
-        }
-    };
-    let instr = match arity {
-        2 => Instr {
-            loc: num(0, "location", MAX_LOCS)?,
-            check: 0,
-            jump: Target::At((pc + 1) as u8),
-            exch: Some(num(1, "value", MAX_VALUES)?),
-        },
-        3 => Instr {
-            loc: num(0, "location", MAX_LOCS)?,
-            check: num(1, "value", MAX_VALUES)?,
-            jump: target(2)?,
-            exch: None,
-        },
-        _ => Instr {
-            loc: num(0, "location", MAX_LOCS)?,
-            check: num(1, "value", MAX_VALUES)?,
-            exch: Some(num(2, "value", MAX_VALUES)?),
-            jump: target(3)?,
-        },
-    };
-    let tpos = (line, args[arity - 1].1);
-    Ok((instr, tpos))
+    match a.parse::<usize>() {
+        Ok(v) if v <= MAX_THREAD_LEN => Ok(Target::At(v as u8)),
+        Ok(_) => Err(past_end()),
+        Err(_) if is_number(a) => Err(past_end()),
+        Err(_) => Err(ParseError::new(
+            line,
+            c,
+            format!(
+                "expected a jump target (an instruction index or END), found `{}`",
+                excerpt(a)
+            ),
+        )),
+    }
 }
 
 /// Whether `s` is a decimal number (too big for any field when it does not

@@ -168,17 +168,20 @@ fn seed(info: Info, f: &[u8; 5], all: u8, steps: bool) -> u8 {
     }
 }
 
+/// A state not reached yet (in `index`).
+const UNSEEN: u32 = u32::MAX;
+/// A state whose component is complete (in `index`); `low` then holds the
+/// component's number.
+const DONE: u32 = u32::MAX - 1;
+
 /// Tarjan's algorithm with an explicit stack, from state 0 (every state is
 /// reachable from it), deciding the weak and unfair rules per component and
-/// the strong rule per state as components complete.
+/// the strong rule per state as components complete ([`Component`]).
 #[inline(never)]
 fn components(sp: &Space, w: &mut Work, sweeps: usize) -> Found {
-    const UNSEEN: u32 = u32::MAX;
-    // A node whose component is complete; `low` then holds the component.
-    const DONE: u32 = u32::MAX - 1;
     let n = sp.num_states();
     let all = ((1u16 << sp.n) - 1) as u8;
-    let (start, succ, labels, info) = (&sp.start[..], &sp.succ[..], &sp.labels[..], &sp.info[..]);
+    let (start, succ) = (&sp.start[..], &sp.succ[..]);
     w.index.clear();
     w.index.resize(n, UNSEEN);
     w.low.clear();
@@ -190,11 +193,13 @@ fn components(sp: &Space, w: &mut Work, sweeps: usize) -> Found {
     let frames = &mut w.frames;
     stack.clear();
     frames.clear();
-    let mut cyclic = false;
-    let mut weak_fails = 0u8;
-    // The strong models every completed state is good for; None once a
-    // component needed too many sweeps.
-    let mut strong_passes = Some(ALL_MODELS);
+    // The strong models every completed state is good for start as all;
+    // None once a component needed too many sweeps.
+    let mut found = Found {
+        cyclic: false,
+        weak_fails: 0,
+        strong_passes: Some(ALL_MODELS),
+    };
     let mut next = 1u32;
     let mut comp = 0u32;
     index[0] = 0;
@@ -239,11 +244,89 @@ fn components(sp: &Space, w: &mut Work, sweeps: usize) -> Found {
             index[m as usize] = DONE;
             low[m as usize] = comp;
         }
+        let c = Component {
+            sp,
+            all,
+            id: comp,
+            members,
+        };
+        c.decide(v, index, low, good, sweeps, &mut found);
+        stack.truncate(at);
+        comp += 1;
+    }
+    found
+}
+
+/// A component that [`components`] has just completed: its members are
+/// marked `DONE` with `id` in `low`, and every state it leaves to is in a
+/// component completed before it, so `good` is final there.
+struct Component<'a> {
+    sp: &'a Space,
+    /// Every thread's bit.
+    all: u8,
+    /// Its number, held in `low` by its members.
+    id: u32,
+    /// Its states, in discovery order.
+    members: &'a [u32],
+}
+
+impl Component<'_> {
+    /// Whether state `x` is one of the component's.
+    #[inline(always)]
+    fn holds(&self, index: &[u32], low: &[u32], x: usize) -> bool {
+        low[x] == self.id && index[x] == DONE
+    }
+
+    /// Decides what the component adds to `found`: the unfair and weak
+    /// rules on its internal transitions (from the root `v`'s fair sets:
+    /// the terminated and started threads only grow, so on a cycle every
+    /// member has the same), the strong rule on its states' `good` bits.
+    #[inline(always)]
+    fn decide(
+        &self,
+        v: usize,
+        index: &[u32],
+        low: &[u32],
+        good: &mut [u8],
+        sweeps: usize,
+        found: &mut Found,
+    ) {
+        let (internal, steppers) = self.seed(index, low, good);
+        if internal {
+            found.cyclic = true;
+            for (i, &f) in fair_sets(self.sp.info[v], self.all).iter().enumerate() {
+                if f != 0 && f & !steppers == 0 {
+                    found.weak_fails |= 1 << i;
+                }
+            }
+            // Good states inside the component make their fair
+            // predecessors inside it good: sweep until nothing changes.
+            if found.strong_passes.is_some() && !self.settle(index, low, good, sweeps) {
+                found.strong_passes = None;
+            }
+        }
+        if let Some(p) = &mut found.strong_passes {
+            for &m in self.members {
+                *p &= good[m as usize];
+            }
+        }
+    }
+
+    /// Each member's `good` from its own state and the transitions that
+    /// leave the component (their targets are final). Returns whether the
+    /// component has an internal transition (a cycle) and which threads
+    /// step on those (Terminates are never internal: every internal
+    /// transition is a Step).
+    #[inline(always)]
+    fn seed(&self, index: &[u32], low: &[u32], good: &mut [u8]) -> (bool, u8) {
+        let sp = self.sp;
+        let (start, succ, labels, info) =
+            (&sp.start[..], &sp.succ[..], &sp.labels[..], &sp.info[..]);
         let mut internal = false;
         let mut steppers = 0u8;
-        for &m in members {
+        for &m in self.members {
             let m = m as usize;
-            let f = fair_sets(info[m], all);
+            let f = fair_sets(info[m], self.all);
             let by_label = fair_by_label(&f);
             let mut steps = 0u8;
             let mut g = 0u8;
@@ -251,75 +334,57 @@ fn components(sp: &Space, w: &mut Work, sweeps: usize) -> Found {
                 let x = succ[e] as usize;
                 let l = labels[e];
                 steps |= l;
-                if low[x] == comp && index[x] == DONE {
+                if self.holds(index, low, x) {
                     internal = true;
-                    // Terminates are never internal: every internal
-                    // transition is a Step.
                     steppers |= 1 << (l & 7);
                 } else {
                     // Leaves the component: x is final.
                     g |= good[x] & by_label[l as usize & 15];
                 }
             }
-            good[m] = g | seed(info[m], &f, all, steps & 8 != 0);
+            good[m] = g | seed(info[m], &f, self.all, steps & 8 != 0);
         }
-        if internal {
-            cyclic = true;
-            for (i, &f) in fair_sets(info[v], all).iter().enumerate() {
-                if f != 0 && f & !steppers == 0 {
-                    weak_fails |= 1 << i;
-                }
-            }
-            // Good states inside the component make their fair
-            // predecessors inside it good: sweep until nothing changes.
-            if strong_passes.is_some() {
-                let mut settled = false;
-                // Reverse discovery order: along the depth-first tree, good
-                // flows from child to parent in one sweep.
-                let tries = if members.len() <= SWEEP_MEMBERS {
-                    sweeps
-                } else {
-                    0
-                };
-                for _ in 0..tries {
-                    let mut changed = false;
-                    for &m in members.iter().rev() {
-                        let m = m as usize;
-                        let by_label = fair_by_label(&fair_sets(info[m], all));
-                        let mut g = good[m];
-                        for e in start[m] as usize..start[m + 1] as usize {
-                            let x = succ[e] as usize;
-                            if low[x] == comp && index[x] == DONE {
-                                g |= good[x] & by_label[labels[e] as usize & 15];
-                            }
-                        }
-                        if g != good[m] {
-                            good[m] = g;
-                            changed = true;
-                        }
-                    }
-                    if !changed {
-                        settled = true;
-                        break;
-                    }
-                }
-                if !settled {
-                    strong_passes = None;
-                }
-            }
-        }
-        if let Some(p) = &mut strong_passes {
-            for &m in members {
-                *p &= good[m as usize];
-            }
-        }
-        stack.truncate(at);
-        comp += 1;
+        (internal, steppers)
     }
-    Found {
-        cyclic,
-        weak_fails,
-        strong_passes,
+
+    /// Spreads `good` inside the component until nothing changes, in at
+    /// most `sweeps` sweeps (none for a component over
+    /// [`SWEEP_MEMBERS`] states: the whole-space fixpoint is cheaper
+    /// then). Returns whether it settled.
+    #[inline(always)]
+    fn settle(&self, index: &[u32], low: &[u32], good: &mut [u8], sweeps: usize) -> bool {
+        let sp = self.sp;
+        let (start, succ, labels, info) =
+            (&sp.start[..], &sp.succ[..], &sp.labels[..], &sp.info[..]);
+        let tries = if self.members.len() <= SWEEP_MEMBERS {
+            sweeps
+        } else {
+            0
+        };
+        for _ in 0..tries {
+            let mut changed = false;
+            // Reverse discovery order: along the depth-first tree, good
+            // flows from child to parent in one sweep.
+            for &m in self.members.iter().rev() {
+                let m = m as usize;
+                let by_label = fair_by_label(&fair_sets(info[m], self.all));
+                let mut g = good[m];
+                for e in start[m] as usize..start[m + 1] as usize {
+                    let x = succ[e] as usize;
+                    if self.holds(index, low, x) {
+                        g |= good[x] & by_label[labels[e] as usize & 15];
+                    }
+                }
+                if g != good[m] {
+                    good[m] = g;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return true;
+            }
+        }
+        false
     }
 }
 

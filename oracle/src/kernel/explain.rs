@@ -7,7 +7,7 @@ use super::product::{build, Kernel, Move, Product, Reductions};
 use super::scopes;
 use super::witness::{self, Lasso, Witness};
 use super::{with_words, KernelError, Options};
-use petgraph::graph::EdgeIndex;
+use petgraph::graph::{EdgeIndex, NodeIndex};
 use progress_litmus::kernel::litmus;
 use progress_litmus::kernel::machine::Packed;
 use progress_litmus::kernel::program::Program;
@@ -136,6 +136,9 @@ fn entities(k: &Kernel, mask: u64) -> String {
     format!("{{{}}}", names.join(", "))
 }
 
+/// The explanation on the product of the program with the model's fair
+/// sets, in `S` words a state: the header, then what the witness (or its
+/// absence) shows.
 fn explain_w<S: Packed>(
     program: &Program,
     name: &str,
@@ -147,7 +150,37 @@ fn explain_w<S: Packed>(
     let p = build::<S>(k, max_states)?;
     let w = witness::find(k, &p, model.fairness);
     let mut out = String::new();
-    let verdict = match &w {
+    let shown = with_program.then_some(program);
+    header(&mut out, shown, name, model, k, &p, w.as_ref());
+    match &w {
+        None => why_it_passes(&mut out, model, &p),
+        Some(Witness::Deadlock { path, state }) => deadlock_lines(&mut out, k, &p, path, *state),
+        Some(Witness::Lasso { lasso, must_step }) => {
+            weak_lasso_lines(&mut out, k, &p, lasso, *must_step)
+        }
+        Some(Witness::Trap {
+            reach,
+            trap,
+            region,
+            stay,
+        }) => trap_lines(&mut out, k, &p, reach, *trap, *region, stay),
+    }
+    Ok(out)
+}
+
+/// The verdict line (with the memory model the checker assumes), the
+/// model, the program (when given), the size of the product and its
+/// start: what a reader needs before the witness makes sense.
+fn header<S: Packed>(
+    out: &mut String,
+    program: Option<&Program>,
+    name: &str,
+    model: &ScopedModel,
+    k: &Kernel,
+    p: &Product<S>,
+    w: Option<&Witness>,
+) {
+    let verdict = match w {
         None => "P: termination is guaranteed".to_string(),
         Some(Witness::Deadlock { .. }) => {
             "F: termination is NOT guaranteed (a schedule deadlocks)".to_string()
@@ -161,7 +194,7 @@ fn explain_w<S: Packed>(
     );
     let _ = writeln!(out, "Model: {model}");
     let _ = writeln!(out);
-    if with_program {
+    if let Some(program) = program {
         out.push_str(&litmus::print(program));
         let _ = writeln!(out);
     }
@@ -178,71 +211,104 @@ fn explain_w<S: Packed>(
         describe_full(k, p.lts.graph[start].as_ref())
     );
     let _ = writeln!(out);
-    let g = &p.lts.graph;
-    match &w {
-        None => {
-            let reason = match model.fairness {
-                Fairness::Weak => "no schedule deadlocks, and every reachable cycle leaves some guaranteed entity (workgroup, subgroup or invocation) that can move everywhere on it without a step, so a weakly fair scheduler must leave it: every schedule it allows finishes.".to_string(),
-                Fairness::Strong => format!("from each of the {} reachable states, termination can be forced: by a Terminate, or by a guaranteed entity all of whose moves lead closer to it; a strongly fair scheduler cannot avoid that forever.", p.lts.num_states()),
-            };
-            let _ = writeln!(out, "Why: {reason}");
-        }
-        Some(Witness::Deadlock { path, state }) => {
-            let _ = writeln!(
-                out,
-                "A schedule that deadlocks: nothing can move in its last state, yet not every invocation has terminated (a barrier or collective some invocation never reaches, or waits at another one):"
-            );
-            if path.is_empty() {
-                let _ = writeln!(out, "  (the start state)");
-            }
-            schedule_lines(&mut out, k, &p, path, 1);
-            let _ = writeln!(out, "Stuck in: {}", describe_full(k, g[*state].as_ref()));
-        }
-        Some(Witness::Lasso { lasso, must_step }) => {
-            let cycle_state = lasso
-                .cycle
-                .first()
-                .map(|&e| g.edge_endpoints(e).unwrap().0)
-                .unwrap_or(start);
-            let guaranteed = p.guaranteed[cycle_state.index()] & !scopes::DEVICE;
-            if guaranteed == 0 {
-                let _ = writeln!(out, "A schedule that never finishes (no entity is guaranteed on it, so the scheduler may pick it):");
-            } else {
-                let _ = writeln!(
-                    out,
-                    "A weakly fair schedule that never finishes: guaranteed are {}; every one of them that can move all along the repeated part ({}) steps in it, yet the program never finishes.",
-                    entities(k, guaranteed),
-                    entities(k, *must_step)
-                );
-            }
-            let _ = writeln!(out, "  F (fair sets per scope) is shown before each step; the state is the one after it.");
-            lasso_lines(&mut out, k, &p, lasso, 1, "the start state");
-        }
-        Some(Witness::Trap {
-            reach,
-            trap,
-            region,
-            stay,
-        }) => {
-            let _ = writeln!(
-                out,
-                "A reachable state from which the guaranteed entities cannot force termination:"
-            );
-            let _ = writeln!(out, "  {}", describe_full(k, g[*trap].as_ref()));
-            let _ = writeln!(out, "Reached by:");
-            if reach.is_empty() {
-                let _ = writeln!(out, "  (it is the start state)");
-            }
-            schedule_lines(&mut out, k, &p, reach, 1);
-            let _ = writeln!(
-                out,
-                "From there a scheduler can keep to {region} state{} none of which can force termination, giving every guaranteed entity its moves. A strongly fair schedule that stays there forever:",
-                if *region == 1 { "" } else { "s" }
-            );
-            lasso_lines(&mut out, k, &p, stay, reach.len() + 1, "that state");
-        }
+}
+
+/// A passing verdict has no witness: the reason says which rule of the
+/// fairness held on the whole product.
+fn why_it_passes<S: Packed>(out: &mut String, model: &ScopedModel, p: &Product<S>) {
+    let reason = match model.fairness {
+        Fairness::Weak => "no schedule deadlocks, and every reachable cycle leaves some guaranteed entity (workgroup, subgroup or invocation) that can move everywhere on it without a step, so a weakly fair scheduler must leave it: every schedule it allows finishes.".to_string(),
+        Fairness::Strong => format!("from each of the {} reachable states, termination can be forced: by a Terminate, or by a guaranteed entity all of whose moves lead closer to it; a strongly fair scheduler cannot avoid that forever.", p.lts.num_states()),
+    };
+    let _ = writeln!(out, "Why: {reason}");
+}
+
+/// A deadlock fails under every fairness: the schedule to it and the
+/// state where nothing can move.
+fn deadlock_lines<S: Packed>(
+    out: &mut String,
+    k: &Kernel,
+    p: &Product<S>,
+    path: &[EdgeIndex],
+    state: NodeIndex,
+) {
+    let _ = writeln!(
+        out,
+        "A schedule that deadlocks: nothing can move in its last state, yet not every invocation has terminated (a barrier or collective some invocation never reaches, or waits at another one):"
+    );
+    if path.is_empty() {
+        let _ = writeln!(out, "  (the start state)");
     }
-    Ok(out)
+    schedule_lines(out, k, p, path, 1);
+    let _ = writeln!(
+        out,
+        "Stuck in: {}",
+        describe_full(k, p.lts.graph[state].as_ref())
+    );
+}
+
+/// A weak (or unfair) failure: a lasso whose repeated part the scheduler
+/// may keep to, with the guaranteed entities that step in it named, so
+/// that the reader can check the fairness rule on the cycle.
+fn weak_lasso_lines<S: Packed>(
+    out: &mut String,
+    k: &Kernel,
+    p: &Product<S>,
+    lasso: &Lasso,
+    must_step: u64,
+) {
+    let g = &p.lts.graph;
+    let cycle_state = lasso
+        .cycle
+        .first()
+        .map(|&e| g.edge_endpoints(e).unwrap().0)
+        .unwrap_or(p.lts.initial());
+    let guaranteed = p.guaranteed[cycle_state.index()] & !scopes::DEVICE;
+    if guaranteed == 0 {
+        let _ = writeln!(out, "A schedule that never finishes (no entity is guaranteed on it, so the scheduler may pick it):");
+    } else {
+        let _ = writeln!(
+            out,
+            "A weakly fair schedule that never finishes: guaranteed are {}; every one of them that can move all along the repeated part ({}) steps in it, yet the program never finishes.",
+            entities(k, guaranteed),
+            entities(k, must_step)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  F (fair sets per scope) is shown before each step; the state is the one after it."
+    );
+    lasso_lines(out, k, p, lasso, 1, "the start state");
+}
+
+/// A strong failure: a reachable trap from which termination cannot be
+/// forced, the schedule to it, and a strongly fair schedule that stays in
+/// its region forever.
+fn trap_lines<S: Packed>(
+    out: &mut String,
+    k: &Kernel,
+    p: &Product<S>,
+    reach: &[EdgeIndex],
+    trap: NodeIndex,
+    region: usize,
+    stay: &Lasso,
+) {
+    let _ = writeln!(
+        out,
+        "A reachable state from which the guaranteed entities cannot force termination:"
+    );
+    let _ = writeln!(out, "  {}", describe_full(k, p.lts.graph[trap].as_ref()));
+    let _ = writeln!(out, "Reached by:");
+    if reach.is_empty() {
+        let _ = writeln!(out, "  (it is the start state)");
+    }
+    schedule_lines(out, k, p, reach, 1);
+    let _ = writeln!(
+        out,
+        "From there a scheduler can keep to {region} state{} none of which can force termination, giving every guaranteed entity its moves. A strongly fair schedule that stays there forever:",
+        if region == 1 { "" } else { "s" }
+    );
+    lasso_lines(out, k, p, stay, reach.len() + 1, "that state");
 }
 
 /// What an explanation shows besides the verdict and its witness.

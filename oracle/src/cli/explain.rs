@@ -1,0 +1,106 @@
+//! `oracle explain`: why one test passes or fails under one model, with a
+//! witness schedule. An AXB test under one of the eleven models goes to
+//! the AXB engine (the paper's tool's output); anything else to the kernel
+//! checker.
+
+use super::{
+    axb_case, emit, item_failed, json_bytes, one_item, parse_model, scoped_model, too_large,
+    witness_options, Failure, Out, TextFormat,
+};
+use crate::kernel::KernelError;
+use progress_litmus::kernel::load::Item;
+use progress_litmus::kernel::ScopedModel;
+use progress_litmus::Model;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A test file, or a suite with --test.
+    path: PathBuf,
+    /// The model: HSA, OBE, LOBE, WEAK_FAIR, HSA_STRONG, ..., UNFAIR (or `strong-lobe`, `hsa+obe`, ...),
+    /// or a scoped model such as "OBE, subgroup=unfair" (docs/KERNEL.md). A kernel
+    /// program's own `model` line is the default.
+    #[arg(long, value_parser = parse_model)]
+    model: Option<ScopedModel>,
+    /// The test's name, when PATH is a suite.
+    #[arg(long)]
+    test: Option<String>,
+    /// At most K workgroups resident at once (the occupancy-bound model).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u8).range(1..))]
+    occupancy: Option<u8>,
+    /// `text` for people; `json`: verdict, model and the witness schedule step by step.
+    #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+    format: TextFormat,
+    #[command(flatten)]
+    out: Out,
+}
+
+/// `oracle explain`: one test, one model, one explanation.
+pub(super) fn run(args: &Args, max_states: usize) -> Result<bool, Failure> {
+    let item = one_item(&args.path, args.test.as_deref())?;
+    let m = scoped_model(&item, args.model, args.occupancy)?;
+    let bytes = match axb_case(&item, &m) {
+        Some((t, model)) => explain_axb(&t, model, args.format, max_states)?,
+        None => explain_kernel(&item, &m, args.format, max_states)?,
+    };
+    emit(&args.out, &bytes)?;
+    Ok(true)
+}
+
+/// `explain` by the AXB engine: the product with the model's fair set and
+/// a witness on it, as text or JSON.
+fn explain_axb(
+    t: &progress_litmus::axb::load::NamedTest,
+    model: Model,
+    format: TextFormat,
+    max_states: usize,
+) -> Result<Vec<u8>, Failure> {
+    let a = crate::try_analyse(&t.entry.test, model, max_states)
+        .map_err(|e| Failure::Input(too_large(t, e, crate::PRODUCT_BYTES_PER_STATE)))?;
+    Ok(match format {
+        TextFormat::Text => crate::axb::explain::explain(&t.entry.test, &t.name, &a).into_bytes(),
+        TextFormat::Json => json_bytes(&crate::axb::explain::explain_json(
+            &t.entry.test,
+            &t.name,
+            &a,
+        )),
+    })
+}
+
+/// `explain` by the kernel checker: the text, or JSON with the verdict,
+/// the state count and the text.
+fn explain_kernel(
+    item: &Item,
+    m: &ScopedModel,
+    format: TextFormat,
+    max_states: usize,
+) -> Result<Vec<u8>, Failure> {
+    let program = item.program();
+    let opts = witness_options(max_states);
+    let fail = |e: KernelError| Failure::Input(item_failed(item, &e));
+    let text = crate::kernel::explain::explain(
+        &program,
+        item.name(),
+        m,
+        opts,
+        crate::kernel::explain::Show::Program,
+    )
+    .map_err(fail)?;
+    Ok(match format {
+        TextFormat::Text => text.into_bytes(),
+        TextFormat::Json => {
+            let d = crate::kernel::decide(&program, m, opts).map_err(fail)?;
+            json_bytes(&serde_json::json!({
+                "test": item.name(),
+                "source": item.source().display().to_string(),
+                "model": m.to_string(),
+                "memory": "sequentially consistent",
+                "verdict": d.verdict.as_char().to_string(),
+                "deadlock": d.deadlock,
+                "states": d.states,
+                "transitions": d.transitions,
+                "explanation": text,
+            }))
+        }
+    })
+}
