@@ -19,6 +19,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod shader_cli;
+
 /// The end of `oracle --help`: exit statuses, where output goes, limits.
 const AFTER_HELP: &str = "\
 Exit status:
@@ -34,7 +36,8 @@ go to standard error.
 
 Inputs: AXB tests (`.ron` tests and suites, artifact `.txt` tests) and kernel
 programs (`.litmus` files, `Kernel` and `KernelSuite` RON files; see
-docs/KERNEL.md), alone or mixed, or directories of them. Kernel programs are
+docs/KERNEL.md), and compute shaders (`.wgsl`, GLSL `.comp`, `.spv`; see
+`oracle translate` and the launch flags), alone or mixed, or directories of them. Kernel programs are
 decided with sequentially consistent memory; classify, table and label give
 their verdicts under the 11 models at the device scope (fair inside
 workgroups); explain and lts take any scoped model, e.g.
@@ -67,6 +70,8 @@ struct Cli {
     /// and lts: the default keeps a space under 2 GB or 4 GB.
     #[arg(long, global = true, value_name = "N", default_value_t = oracle::DEFAULT_MAX_STATES, value_parser = parse_max_states)]
     max_states: usize,
+    #[command(flatten)]
+    launch: shader_cli::LaunchArgs,
 }
 
 #[derive(Subcommand)]
@@ -155,6 +160,14 @@ enum Command {
         /// written when a test cannot be labelled.
         #[arg(long)]
         partial: bool,
+    },
+    /// The kernel program a shader (.wgsl, .comp, .spv) is decided as, in
+    /// the litmus format with the shader's lines as comments.
+    #[command(after_help = COMMAND_AFTER_HELP)]
+    Translate {
+        path: shader_cli::ShaderPath,
+        #[command(flatten)]
+        out: Out,
     },
 }
 
@@ -272,7 +285,9 @@ fn batch_options(max_states: usize) -> oracle::kernel::Options {
 /// A kernel program's `expect` lines that the oracle contradicts are
 /// warnings.
 fn classify(paths: &[PathBuf], max_states: usize) -> (Vec<Row>, Vec<Item>, bool) {
-    let (items, errors) = load::load_all(paths);
+    let mut warnings = Vec::new();
+    let (items, errors) = load::load_all_with(paths, shader_cli::launch(), &mut warnings);
+    shader_cli::warn(&warnings);
     let mut bad = report(&errors);
     let axb: Vec<&axb::Test> = items
         .iter()
@@ -535,7 +550,10 @@ fn table_output(
 
 /// The one test or program named by a path (and --test for suites).
 fn one_item(path: &Path, name: Option<&str>) -> Result<Item, Failure> {
-    let items = load::load_file(path).map_err(|e| Failure::Input(e.to_string()))?;
+    let mut warnings = Vec::new();
+    let items = load::load_file_with(path, shader_cli::launch(), &mut warnings)
+        .map_err(|e| Failure::Input(e.to_string()))?;
+    shader_cli::warn(&warnings);
     match name {
         Some(n) => items.into_iter().find(|t| t.name() == n).ok_or_else(|| {
             Failure::Input(format!("{}: no test named `{}`", shown(path), excerpt(n)))
@@ -628,7 +646,13 @@ fn emit(out: &Out, bytes: &[u8]) -> Result<(), Failure> {
 /// errors are printed; the rest was reported).
 fn run(cli: Cli) -> Result<bool, Failure> {
     let max_states = cli.max_states;
+    shader_cli::set_launch(&cli.launch, max_states);
     match cli.command {
+        Command::Translate { path, out } => {
+            let text = shader_cli::translate(&path).map_err(Failure::Input)?;
+            emit(&out, text.as_bytes())?;
+            Ok(true)
+        }
         Command::Classify { paths, format, out } => {
             let (rows, _, bad) = classify(&paths, max_states);
             if rows.is_empty() && bad {

@@ -127,6 +127,12 @@ pub struct Lower<'a> {
     written: BTreeSet<u8>,
     /// The END label: one past the last instruction.
     end: usize,
+    /// A GLSL module (its renamed atomics are recognised).
+    glsl: bool,
+    spills: glsl_atomics::Spills,
+    /// The atomic being translated is a GLSL one: a compare-exchange
+    /// returns the old value, not a struct.
+    glsl_result: bool,
 }
 
 fn refuse<X>(span: Span, msg: impl Into<String>) -> Res<X> {
@@ -168,10 +174,22 @@ pub fn lower(
         plain: BTreeSet::new(),
         written: BTreeSet::new(),
         end: 0,
+        glsl: launch_is_glsl(module),
+        spills: Default::default(),
+        glsl_result: false,
     };
     l.end = l.new_label();
     l.entry(ep, info.get_entry_point(index))?;
     l.finish()
+}
+
+/// Whether the module came through the GLSL frontend with the atomics
+/// prelude (its renamed atomics are declared).
+fn launch_is_glsl(module: &naga::Module) -> bool {
+    module
+        .functions
+        .iter()
+        .any(|(_, f)| f.name.as_deref() == Some(glsl_atomics::FUNCTIONS[0].0))
 }
 
 /// The compute entry point: the one named by `--entry`, or the only one.
@@ -342,4 +360,5 @@ impl<'a> Lower<'a> {
 
 mod emit;
 mod finish;
+pub mod glsl_atomics;
 mod stmt;

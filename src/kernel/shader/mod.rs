@@ -132,20 +132,31 @@ pub fn file_error(path: &Path, src: &str, e: &ShaderError) -> FileError {
 
 /// Reads a shader file's bytes (already read by the loader's rules) into
 /// naga's IR, by extension.
-fn parse_module(path: &Path, bytes: &[u8]) -> Result<(naga::Module, String), FileError> {
+fn parse_module(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(naga::Module, String, Option<glsl::Prepared>), FileError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if ext == "spv" {
-        return Ok((spirv::parse(path, bytes)?, String::new()));
+        return Ok((spirv::parse(path, bytes)?, String::new(), None));
     }
     let src = std::str::from_utf8(bytes)
         .map_err(|e| FileError::whole(path, format!("not UTF-8 text: {e}")))?
         .to_string();
-    let module = if ext == "comp" {
-        glsl::parse(path, &src)?
-    } else {
-        wgsl::parse(path, &src)?
-    };
-    Ok((module, src))
+    if ext == "comp" {
+        let prepared = glsl::prepare(&src);
+        let module = glsl::parse(path, &src, &prepared)?;
+        return Ok((module, src, Some(prepared)));
+    }
+    Ok((wgsl::parse(path, &src)?, src, None))
+}
+
+/// A span of the text naga parsed as a span of the user's text.
+fn user_span(prepared: Option<&glsl::Prepared>, s: Span) -> Span {
+    match (prepared, s.to_range()) {
+        (Some(p), Some(r)) => Span::new(p.original(r.start) as u32, p.original(r.end) as u32),
+        _ => s,
+    }
 }
 
 /// Translates a shader file's bytes into a kernel program under `launch`:
@@ -153,10 +164,16 @@ fn parse_module(path: &Path, bytes: &[u8]) -> Result<(naga::Module, String), Fil
 /// program (KERNEL.md §1.4) and its values (§10). Every refusal is one
 /// error naming the file and, where the source is text, line and column.
 pub fn translate(path: &Path, bytes: &[u8], launch: &Launch) -> Result<Translation, FileError> {
-    let (module, src) = parse_module(path, bytes)?;
-    let info = validate(&module).map_err(|e| file_error(path, &src, &e))?;
-    let mut t =
-        lower::lower(&module, &info, &src, launch).map_err(|e| file_error(path, &src, &e))?;
+    let (module, src, prepared) = parse_module(path, bytes)?;
+    let fail = |mut e: ShaderError| {
+        e.span = user_span(prepared.as_ref(), e.span);
+        file_error(path, &src, &e)
+    };
+    let info = validate(&module).map_err(fail)?;
+    let mut t = lower::lower(&module, &info, &src, launch).map_err(fail)?;
+    for s in &mut t.spans {
+        *s = user_span(prepared.as_ref(), *s);
+    }
     t.program.model = None;
     read_annotations(&src, &mut t.program).map_err(|(line, msg)| FileError {
         path: path.to_path_buf(),

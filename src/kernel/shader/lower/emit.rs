@@ -171,6 +171,14 @@ impl<'a> Lower<'a> {
         if sp.is_defined() {
             self.span = sp;
         }
+        if self.spills.exprs.contains(&h) {
+            // A load of the GLSL frontend's spill copy: dropped.
+            let E::Load { pointer } = fun.expressions[h] else {
+                unreachable!("spill loads are loads")
+            };
+            self.put(h, Val::Op(Operand::Imm(0)), vec![], vec![pointer]);
+            return Ok(());
+        }
         let (val, temps, deps) = match &fun.expressions[h] {
             E::Literal(l) => (Val::Op(self.literal(l)?), vec![], vec![]),
             E::Constant(c) => {
@@ -181,7 +189,15 @@ impl<'a> Lower<'a> {
             E::FunctionArgument(i) => (self.frame().args[*i as usize].clone(), vec![], vec![]),
             E::GlobalVariable(g) => (Val::Ptr(self.global(*g)?), vec![], vec![]),
             E::LocalVariable(l) => {
-                let r = self.frame().locals[l];
+                let r = match self.frame().locals.get(l) {
+                    Some(&r) => r,
+                    None => {
+                        let r = self.alloc()?;
+                        self.pinned[r as usize] = true;
+                        self.frame_mut().locals.insert(*l, r);
+                        r
+                    }
+                };
                 (Val::Ptr(Ptr::Reg(r)), vec![], vec![])
             }
             E::Access { base, index } => self.access_dyn(*base, *index)?,
@@ -328,7 +344,7 @@ impl<'a> Lower<'a> {
         match self.pointer(pointer)? {
             Ptr::Mem(loc, index) => {
                 let dst = self.alloc()?;
-                self.access(loc, false);
+                self.access(loc, false, true);
                 self.push(Instr::Atomic {
                     op: AtomicOp::Load,
                     addr: Addr { loc, index },
@@ -368,6 +384,11 @@ impl<'a> Lower<'a> {
         h: Handle<E>,
         pointer: Handle<E>,
     ) -> Res<(Val, Vec<u8>, Vec<Handle<E>>)> {
+        // A load whose value nothing uses (the GLSL frontend leaves some)
+        // is dropped: it changes nothing.
+        if self.refs(h) == 0 {
+            return Ok((Val::Op(Operand::Imm(0)), vec![], vec![pointer]));
+        }
         let (v, temps) = self.load(pointer)?;
         if !temps.is_empty() {
             self.release(pointer);

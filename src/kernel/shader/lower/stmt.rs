@@ -38,6 +38,11 @@ impl<'a> Lower<'a> {
     fn declare_locals(&mut self, entry: bool) -> Res<()> {
         let fun = self.frame().fun;
         for (h, lv) in fun.local_variables.iter() {
+            // The GLSL frontend's own temporaries (unnamed, no initial
+            // value, always written first) get a register on first use.
+            if lv.name.is_none() && lv.init.is_none() {
+                continue;
+            }
             self.span = fun.local_variables.get_span(h);
             if !self.is_scalar(lv.ty) {
                 return refuse(
@@ -67,9 +72,29 @@ impl<'a> Lower<'a> {
         let id = self.next_block;
         self.next_block += 1;
         self.blocks.push(id);
+        if self.glsl {
+            self.find_spills(b);
+        }
         for (st, span) in b.span_iter() {
             if span.is_defined() {
                 self.span = *span;
+            }
+            if let S::Store { pointer, value } = st {
+                if self.spills.stmts.contains(&(st as *const _)) {
+                    self.skip_spill_store(*pointer, *value);
+                    continue;
+                }
+            }
+            if let S::Call {
+                function,
+                arguments,
+                result,
+            } = st
+            {
+                if let Some(name) = self.glsl_atomic(*function) {
+                    self.glsl_atomic_call(st, name, arguments, *result)?;
+                    continue;
+                }
             }
             self.statement(st)?;
         }
@@ -312,7 +337,7 @@ impl<'a> Lower<'a> {
         match ptr {
             Ptr::Mem(loc, index) => {
                 let v = self.take(value)?;
-                self.access(loc, true);
+                self.access(loc, true, true);
                 self.push(Instr::Atomic {
                     op: AtomicOp::Store(v),
                     addr: Addr { loc, index },
@@ -350,7 +375,7 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    fn atomic(
+    pub(super) fn atomic(
         &mut self,
         pointer: Handle<E>,
         fun: &naga::AtomicFunction,
@@ -358,6 +383,12 @@ impl<'a> Lower<'a> {
         result: Option<Handle<E>>,
     ) -> Res<()> {
         let Ptr::Mem(loc, index) = self.pointer(pointer)? else {
+            if self.glsl_result {
+                return refuse(
+                    self.span,
+                    "an atomic on something other than a buffer or shared variable",
+                );
+            }
             return refuse(
                 self.span,
                 "an atomic on something other than a storage or workgroup variable",
@@ -382,7 +413,7 @@ impl<'a> Lower<'a> {
         };
         let live = result.is_some_and(|r| self.refs(r) > 0);
         let dst = if live { Some(self.alloc()?) } else { None };
-        self.access(loc, true);
+        self.access(loc, true, false);
         self.push(Instr::Atomic {
             op,
             addr: Addr { loc, index },
@@ -403,6 +434,7 @@ impl<'a> Lower<'a> {
             None => Val::Op(Operand::Reg(d)),
             // `exchanged` is `old == compare`, computed where it is used;
             // the compare value is kept alive until then.
+            Some(_) if self.glsl_result => Val::Op(Operand::Reg(d)),
             Some((c, e)) => {
                 deps.push(c);
                 Val::Cas(Operand::Reg(d), Some(e))
@@ -520,11 +552,13 @@ impl<'a> Lower<'a> {
     }
 
     /// Records an access to a location (for the plain-access warning).
-    pub(super) fn access(&mut self, loc: u8, write: bool) {
+    /// `plain`: a load or store (not a read-modify-write); on a location
+    /// of atomic type it is WGSL's atomicLoad/atomicStore, not plain.
+    pub(super) fn access(&mut self, loc: u8, write: bool, plain: bool) {
         if write {
             self.written.insert(loc);
         }
-        if !self.atomic_loc[loc as usize] {
+        if plain && !self.atomic_loc[loc as usize] {
             self.plain.insert(loc);
         }
     }
