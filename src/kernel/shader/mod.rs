@@ -164,6 +164,21 @@ fn user_span(prepared: Option<&glsl::Prepared>, s: Span) -> Span {
 /// program (KERNEL.md §1.4) and its values (§10). Every refusal is one
 /// error naming the file and, where the source is text, line and column.
 pub fn translate(path: &Path, bytes: &[u8], launch: &Launch) -> Result<Translation, FileError> {
+    // naga is a large dependency fed with the user's text: should it panic
+    // on some input, that input gets one error line, not an abort.
+    std::panic::catch_unwind(|| translate_unguarded(path, bytes, launch)).unwrap_or_else(|_| {
+        Err(FileError::whole(
+            path,
+            "internal error: the shader frontend (naga) panicked on this input; please report it",
+        ))
+    })
+}
+
+fn translate_unguarded(
+    path: &Path,
+    bytes: &[u8],
+    launch: &Launch,
+) -> Result<Translation, FileError> {
     let (module, src, prepared) = parse_module(path, bytes)?;
     let fail = |mut e: ShaderError| {
         e.span = user_span(prepared.as_ref(), e.span);

@@ -566,9 +566,18 @@ impl<'a> Lower<'a> {
 
     pub(super) fn type_name(&self, ty: Handle<naga::Type>) -> String {
         let t = &self.module.types[ty];
-        t.name
-            .clone()
-            .unwrap_or_else(|| format!("{:?}", t.inner).chars().take(60).collect())
+        if let Some(n) = &t.name {
+            return format!("`{n}`");
+        }
+        match &t.inner {
+            T::Scalar(s) | T::Atomic(s) => format!("{:?} scalar", s.kind),
+            T::Vector { .. } => "vector".into(),
+            T::Matrix { .. } => "matrix".into(),
+            T::Array { .. } | T::BindingArray { .. } => "array".into(),
+            T::Struct { .. } => "struct".into(),
+            T::Pointer { .. } | T::ValuePointer { .. } => "pointer".into(),
+            _ => "image, sampler or other opaque type".into(),
+        }
     }
 }
 
