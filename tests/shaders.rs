@@ -216,3 +216,48 @@ proptest! {
         }
     }
 }
+
+/// SPIR-V in: the suite's WGSL shaders written as SPIR-V binaries (naga's
+/// spv-out) are read back by the frontend (naga's spv-in, structured
+/// control flow recovered) and give exactly the WGSL's kernel program.
+#[test]
+fn spirv_of_the_wgsl_shaders_translates() {
+    for p in shaders()
+        .into_iter()
+        .filter(|p| p.extension().unwrap() == "wgsl")
+    {
+        let spv = spirv_of(&p);
+        let dir = std::env::temp_dir().join(format!("axb-spv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(p.file_stem().unwrap()).with_extension("spv");
+        std::fs::write(&path, &spv).unwrap();
+        let t = translate(&path, &spv, &Launch::default()).unwrap_or_else(|e| panic!("{e}"));
+        let w = translate(&p, &std::fs::read(&p).unwrap(), &Launch::default()).unwrap();
+        // The same program as from the WGSL text (its comments' verdict
+        // lines aside: a binary has no comments).
+        let mut want = w.program.clone();
+        want.model = None;
+        want.expect.clear();
+        assert_eq!(t.program, want, "{}", litmus::print(&t.program));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// A WGSL file as a SPIR-V binary.
+pub fn spirv_of(p: &Path) -> Vec<u8> {
+    let src = std::fs::read_to_string(p).unwrap();
+    let module = naga::front::wgsl::parse_str(&src).unwrap();
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .unwrap();
+    // Without the loop bound naga adds for browsers: the program as written.
+    let options = naga::back::spv::Options {
+        force_loop_bounding: false,
+        ..naga::back::spv::Options::default()
+    };
+    let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}

@@ -231,6 +231,7 @@ impl<'a> Lower<'a> {
                 kind,
                 convert,
             } => self.cast(h, *expr, *kind, *convert)?,
+            E::Compose { ty, components } => self.compose(*ty, components)?,
             E::CallResult(_)
             | E::AtomicResult { .. }
             | E::WorkGroupUniformLoadResult { .. }
@@ -246,6 +247,37 @@ impl<'a> Lower<'a> {
         };
         self.put(h, val, temps, deps);
         Ok(())
+    }
+
+    /// A struct or vector built from scalars (SPIR-V's compare-exchange
+    /// result, id vectors): a tuple whose members are read one by one.
+    fn compose(
+        &mut self,
+        ty: Handle<naga::Type>,
+        components: &[Handle<E>],
+    ) -> Res<(Val, Vec<u8>, Vec<Handle<E>>)> {
+        let mut vs = Vec::new();
+        for &c in components {
+            match self.get(c)? {
+                v @ (Val::Op(_) | Val::Cmp(..)) => vs.push(v),
+                _ => return refuse(self.span, "a constructor of something other than scalars"),
+            }
+        }
+        let v = match self.module.types[ty].inner {
+            T::Struct { .. } => Val::Inputs(vs),
+            T::Vector { .. } if vs.iter().all(|v| matches!(v, Val::Op(_))) => Val::Vec(
+                vs.into_iter()
+                    .filter_map(|v| if let Val::Op(o) = v { Some(o) } else { None })
+                    .collect(),
+            ),
+            _ => {
+                return refuse(
+                    self.span,
+                    "a vector, matrix or array constructor: outside the kernel language",
+                )
+            }
+        };
+        Ok((v, vec![], components.to_vec()))
     }
 
     fn literal(&mut self, l: &naga::Literal) -> Res<Operand> {

@@ -44,6 +44,15 @@ impl<'a> Lower<'a> {
             T::Struct { members, .. } => {
                 let mut locs = Vec::new();
                 let anonymous = gv.name.as_deref().is_none_or(str::is_empty);
+                // A struct of one member (SPIR-V's buffer blocks) is named
+                // after its variable.
+                if members.len() == 1 && !anonymous {
+                    return Ok(Global::Struct(vec![self.declare_location(
+                        &name,
+                        members[0].ty,
+                        shared,
+                    )?]));
+                }
                 for m in members {
                     let member = stmt::name_of(&m.name);
                     let mname = if anonymous {
