@@ -511,10 +511,7 @@ impl<'a> Lower<'a> {
             B::Greater => BinOp::Cmp(Cmp::Gt),
             B::GreaterEqual => BinOp::Cmp(Cmp::Ge),
             B::Divide | B::Modulo => {
-                return refuse(
-                    self.span,
-                    format!("{op:?}: the kernel language has no division"),
-                )
+                return self.divide(op == B::Divide, left, right);
             }
         };
         let a = self.take(left)?;
@@ -525,6 +522,35 @@ impl<'a> Lower<'a> {
                 return Ok((Val::Cmp(c, a, b), vec![], vec![left, right]));
             }
         }
+        self.release(left);
+        self.release(right);
+        let dst = self.alloc()?;
+        self.assign(dst, Some(bop), a, b);
+        Ok((Val::Op(Operand::Reg(dst)), vec![dst], vec![]))
+    }
+
+    /// `x / 2^k` and `x % 2^k` (values are non-negative, so signed and
+    /// unsigned agree): a shift and a mask. Any other divisor is refused.
+    fn divide(
+        &mut self,
+        div: bool,
+        left: Handle<E>,
+        right: Handle<E>,
+    ) -> Res<(Val, Vec<u8>, Vec<Handle<E>>)> {
+        let span = self.span;
+        let a = self.take(left)?;
+        let k = match self.take(right)? {
+            Operand::Imm(d) if d.is_power_of_two() => d,
+            _ => {
+                let what = if div { "division" } else { "remainder" };
+                return refuse(span, format!("{what} by something other than a constant power of two: the kernel language has no division"));
+            }
+        };
+        let (bop, b) = if div {
+            (BinOp::Shr, self.constant(k.trailing_zeros() as i128)?)
+        } else {
+            (BinOp::And, self.constant(k as i128 - 1)?)
+        };
         self.release(left);
         self.release(right);
         let dst = self.alloc()?;
