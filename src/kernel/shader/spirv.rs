@@ -7,7 +7,7 @@ use std::path::Path;
 /// Parses a SPIR-V binary into naga's IR (structured control flow is
 /// recovered by naga).
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<naga::Module, FileError> {
-    if bytes.len() % 4 != 0 || bytes.len() < 20 {
+    if !bytes.len().is_multiple_of(4) || bytes.len() < 20 {
         return Err(FileError::whole(
             path,
             "SPIR-V: not a SPIR-V binary (its length is not a multiple of 4 words of header)",

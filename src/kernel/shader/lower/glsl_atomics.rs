@@ -115,7 +115,7 @@ impl<'a> Lower<'a> {
             .spills
             .orig
             .iter()
-            .find(|(s, _)| *s == st as *const _)
+            .find(|(s, _)| std::ptr::eq(*s, st))
             .map(|(_, o)| *o);
         let Some(orig) = orig else {
             return refuse(

@@ -130,11 +130,20 @@ impl<'a> Lower<'a> {
             }
             S::Continue => {
                 let l = self.frame().breaks.iter().rev().find_map(|b| b.1);
-                let l = l.ok_or_else(|| ShaderError::new(self.span, "`continue` outside a loop"))?;
+                let l =
+                    l.ok_or_else(|| ShaderError::new(self.span, "`continue` outside a loop"))?;
                 self.goto(l);
                 Ok(())
             }
             S::Return { value } => self.return_(*value),
+            other => self.effect(other),
+        }
+    }
+
+    /// Statements with an effect: barriers, memory, atomics, calls,
+    /// collectives; anything else is refused.
+    fn effect(&mut self, st: &'a naga::Statement) -> Res<()> {
+        match st {
             S::ControlBarrier(b) => {
                 if b.contains(naga::Barrier::SUB_GROUP) {
                     return refuse(self.span, "subgroupBarrier: the kernel language has no subgroup barrier");
