@@ -145,7 +145,10 @@ impl<'a> Lower<'a> {
     fn effect(&mut self, st: &'a naga::Statement) -> Res<()> {
         match st {
             S::ControlBarrier(b) => {
-                if b.contains(naga::Barrier::SUB_GROUP) {
+                // GLSL's barrier() sets every flag: a workgroup barrier
+                // subsumes the subgroup one. Only a subgroup barrier alone
+                // is outside the language.
+                if *b == naga::Barrier::SUB_GROUP {
                     return refuse(self.span, "subgroupBarrier: the kernel language has no subgroup barrier");
                 }
                 self.push(Instr::Barrier);
