@@ -866,6 +866,7 @@ fn explain_kernel(
         oracle::kernel::explain::Show::Program,
     )
     .map_err(fail)?;
+    let text = shader_cli::in_shader_terms(item.source(), text);
     Ok(match format {
         TextFormat::Text => text.into_bytes(),
         TextFormat::Json => {

@@ -85,5 +85,25 @@ pub fn translate(path: &Path) -> Result<String, String> {
     Ok(shader::print::annotated(&t, &shown))
 }
 
+/// `oracle explain` on a shader speaks of the shader: its lines in the
+/// listing and after each witness step (other inputs: the text as is).
+pub fn in_shader_terms(source: &Path, text: String) -> String {
+    let ext = source.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if !shader::is_shader_ext(ext) {
+        return text;
+    }
+    let Ok(limit) = axb::load::max_input_bytes() else {
+        return text;
+    };
+    let Ok(bytes) = axb::load::read_bytes_limited(source, limit) else {
+        return text;
+    };
+    let Ok(t) = shader::translate(source, &bytes, launch()) else {
+        return text;
+    };
+    let file = axb::error::printable(&source.to_string_lossy());
+    shader::print::explain_in_shader_terms(&t, &file, &text)
+}
+
 /// The paths argument of `translate` (one shader).
 pub type ShaderPath = PathBuf;

@@ -179,3 +179,25 @@ fn spirv_gets_the_wgsl_verdicts() {
     assert!(checked >= 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `explain` on a shader shows the shader's lines in the listing and after
+/// every witness step (issue 21 item 4).
+#[test]
+fn explain_speaks_of_the_shader() {
+    let o = oracle(&["explain", "--model", "HSA", "suites/shaders/spinlock.wgsl"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("  // 27: if atomicCompareExchangeWeak(&lock, 0u, 1u).exchanged {\n  0: r0 = cas(lock, 0, 1);"), "{out}");
+    let steps: Vec<&str> = out.lines().filter(|l| l.contains(" -> ")).collect();
+    assert!(steps.len() >= 3, "{out}");
+    for s in steps {
+        assert!(s.contains("[suites/shaders/spinlock.wgsl:"), "{s}");
+    }
+    // The loop's back jump is the loop's line, not the `break` before it.
+    assert!(
+        !out.contains("goto 0;")
+            || !out
+                .lines()
+                .any(|l| l.contains("goto 0;") && l.contains(":28: break;")),
+        "{out}"
+    );
+}

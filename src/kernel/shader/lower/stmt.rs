@@ -228,8 +228,10 @@ impl<'a> Lower<'a> {
     ) -> Res<()> {
         let else_l = self.new_label();
         let end_l = self.new_label();
+        let span = self.span;
         self.branch_on(cond, false, else_l)?;
         self.block(accept)?;
+        self.span = span;
         if !reject.is_empty() {
             self.goto(end_l);
         }
@@ -307,6 +309,8 @@ impl<'a> Lower<'a> {
         continuing: &'a naga::Block,
         break_if: Option<Handle<E>>,
     ) -> Res<()> {
+        // The back jump is the loop's own line, not its last statement's.
+        let span = self.span;
         let (top, cont, exit) = (self.new_label(), self.new_label(), self.new_label());
         self.loop_frees.push(Vec::new());
         self.bind(top);
@@ -318,6 +322,7 @@ impl<'a> Lower<'a> {
         if let Some(c) = break_if {
             self.branch_on(c, true, exit)?;
         }
+        self.span = span;
         self.goto(top);
         self.bind(exit);
         for r in self.loop_frees.pop().unwrap_or_default() {
