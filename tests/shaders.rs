@@ -201,11 +201,11 @@ fn mutate(src: &[u8], edits: &[(usize, u8, u8)]) -> Vec<u8> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
 
-    /// Mutated shaders (up to 6 edits of the suite's shaders) give a
+    /// Mutated shaders (up to 6 edits of any of the suite's shaders) give a
     /// program or one error line: never a panic, never a hang (the value
     /// check is bounded by a small state bound).
     #[test]
-    fn mutated_shaders_never_panic(which in 0usize..3, edits in prop::collection::vec((0usize..4096, 0u8..3, 0u8..64), 1..6)) {
+    fn mutated_shaders_never_panic(which in 0usize..16, edits in prop::collection::vec((0usize..4096, 0u8..3, 0u8..64), 1..6)) {
         let all = shaders();
         let p = &all[which % all.len()];
         let bytes = mutate(&std::fs::read(p).unwrap(), &edits);
@@ -297,4 +297,29 @@ fn division_by_powers_of_two() {
     );
     assert!(text.contains("local_id & 1"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+    /// Mutated SPIR-V binaries (words of the spin lock's SPIR-V replaced)
+    /// give a program or one error line, never a panic or a hang.
+    #[test]
+    fn mutated_spirv_never_panics(edits in prop::collection::vec((0usize..4096, any::<u32>()), 1..4)) {
+        let p = root().join("suites/shaders/spinlock.wgsl");
+        let mut words: Vec<u32> = spirv_of(&p)
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        for (at, w) in edits {
+            let n = words.len();
+            words[5 + at % (n - 5)] = w % 4096;
+        }
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let launch = Launch { max_states: 20_000, ..Launch::default() };
+        match translate(Path::new("m.spv"), &bytes, &launch) {
+            Ok(t) => prop_assert!(t.program.validate().is_ok()),
+            Err(e) => prop_assert!(!e.to_string().contains('\n'), "{}", e),
+        }
+    }
 }
