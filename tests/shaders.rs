@@ -323,3 +323,16 @@ proptest! {
         }
     }
 }
+
+/// A corrupt SPIR-V binary on which naga's reader panics (found by the
+/// property test): one error line, exit 2 in the commands, no backtrace.
+#[test]
+fn a_naga_panic_is_one_error() {
+    let (p, b) = read("tests/data/shaders/naga_panics.spv");
+    let e = translate(&p, &b, &Launch::default()).unwrap_err();
+    assert!(
+        e.msg
+            .starts_with("internal error: the shader frontend (naga) panicked"),
+        "{e}"
+    );
+}

@@ -201,3 +201,18 @@ fn explain_speaks_of_the_shader() {
         "{out}"
     );
 }
+
+/// naga panicking on a corrupt SPIR-V binary prints one error line and no
+/// panic message, and the rest of the batch is decided.
+#[test]
+fn a_naga_panic_is_one_quiet_error_line() {
+    let o = oracle(&[
+        "classify",
+        "tests/data/shaders/naga_panics.spv",
+        "suites/shaders/spinlock.wgsl",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim(), "error: tests/data/shaders/naga_panics.spv: internal error: the shader frontend (naga) panicked on this input; please report it");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("spinlock "));
+}

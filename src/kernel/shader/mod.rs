@@ -164,14 +164,38 @@ fn user_span(prepared: Option<&glsl::Prepared>, s: Span) -> Span {
 /// program (KERNEL.md §1.4) and its values (§10). Every refusal is one
 /// error naming the file and, where the source is text, line and column.
 pub fn translate(path: &Path, bytes: &[u8], launch: &Launch) -> Result<Translation, FileError> {
-    // naga is a large dependency fed with the user's text: should it panic
-    // on some input, that input gets one error line, not an abort.
-    std::panic::catch_unwind(|| translate_unguarded(path, bytes, launch)).unwrap_or_else(|_| {
+    // naga is a large dependency fed with the user's text (its SPIR-V
+    // reader panics on some corrupt binaries): should it panic on some
+    // input, that input gets one error line, not an abort or a backtrace.
+    quiet_panics();
+    QUIET.with(|q| q.set(true));
+    let r = std::panic::catch_unwind(|| translate_unguarded(path, bytes, launch));
+    QUIET.with(|q| q.set(false));
+    r.unwrap_or_else(|_| {
         Err(FileError::whole(
             path,
             "internal error: the shader frontend (naga) panicked on this input; please report it",
         ))
     })
+}
+
+thread_local! {
+    /// Set while this thread runs the frontend: its panics are not printed.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Installs (once) a panic hook that stays silent for a thread inside the
+/// frontend and defers to the previous hook everywhere else.
+fn quiet_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                prev(info);
+            }
+        }));
+    });
 }
 
 fn translate_unguarded(
