@@ -216,3 +216,38 @@ fn a_naga_panic_is_one_quiet_error_line() {
     assert_eq!(err.trim(), "error: tests/data/shaders/naga_panics.spv: internal error: the shader frontend (naga) panicked on this input; please report it");
     assert!(String::from_utf8_lossy(&o.stdout).contains("spinlock "));
 }
+
+/// The translation computes what the shader means: each shader of
+/// `tests/data/shaders/semantics/` compares its values with the intended
+/// ones and spins forever on a wrong one, so it terminates under every
+/// scheduler (UNFAIR: P) iff every value is right; a wrong expectation
+/// written into one of them turns the verdict to F (the check can fail).
+#[test]
+fn translated_values_are_the_shaders() {
+    let dir = root().join("tests/data/shaders/semantics");
+    let mut w = Vec::new();
+    let (items, errors) = load_all_with(&[dir], &Launch::default(), &mut w);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(items.len() >= 4);
+    for i in &items {
+        let Item::Kernel(p) = i else { panic!() };
+        let wrong = check_expectations(
+            p,
+            Options {
+                max_states: 1_000_000,
+                ..Options::default()
+            },
+        );
+        assert!(wrong.is_empty(), "{}: {wrong:?}", p.name);
+    }
+    let src =
+        std::fs::read_to_string(root().join("tests/data/shaders/semantics/control.wgsl")).unwrap();
+    let bad = std::env::temp_dir().join(format!("sem-{}", std::process::id()));
+    std::fs::create_dir_all(&bad).unwrap();
+    let f = bad.join("control.wgsl");
+    std::fs::write(&f, src.replace("if n != 4u", "if n != 5u")).unwrap();
+    let (items, _) = load_all_with(&[f], &Launch::default(), &mut w);
+    let Item::Kernel(p) = &items[0] else { panic!() };
+    assert_eq!(check_expectations(p, Options::default()).len(), 1);
+    let _ = std::fs::remove_dir_all(&bad);
+}
