@@ -132,7 +132,7 @@ fn every_refused_construct_is_one_error_at_its_place() {
 fn value_rule_refuses_wrapping_only() {
     let (p, b) = read("tests/data/shaders/bad/overflow.wgsl");
     let e = translate(&p, &b, &Launch::default()).unwrap_err();
-    assert_eq!((e.line, e.col), (5, 19), "{e}");
+    assert_eq!((e.line, e.col), (5, 5), "{e}");
     assert!(
         e.msg.starts_with("value bound exceeded: raise --values"),
         "{e}"

@@ -114,6 +114,9 @@ pub struct Lower<'a> {
     used: [bool; NREGS],
     pinned: [bool; NREGS],
     span: Span,
+    /// The span of the statement being translated (its instruction's
+    /// position, rather than that of its last operand).
+    stmt_span: Span,
     frames: Vec<Frame<'a>>,
     calls: Vec<Handle<naga::Function>>,
     /// Temps to free when the loop at each depth ends.
@@ -164,6 +167,7 @@ pub fn lower(
         used: [false; NREGS],
         pinned: [false; NREGS],
         span: Span::UNDEFINED,
+        stmt_span: Span::UNDEFINED,
         frames: Vec::new(),
         calls: Vec::new(),
         loop_frees: vec![Vec::new()],

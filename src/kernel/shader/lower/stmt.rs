@@ -78,6 +78,7 @@ impl<'a> Lower<'a> {
         for (st, span) in b.span_iter() {
             if span.is_defined() {
                 self.span = *span;
+                self.stmt_span = *span;
             }
             if let S::Store { pointer, value } = st {
                 if self.spills.stmts.contains(&(st as *const _)) {
@@ -354,6 +355,7 @@ impl<'a> Lower<'a> {
         match ptr {
             Ptr::Mem(loc, index) => {
                 let v = self.take(value)?;
+                self.span = self.stmt_span;
                 self.access(loc, true, true);
                 self.push(Instr::Atomic {
                     op: AtomicOp::Store(v),
@@ -430,6 +432,7 @@ impl<'a> Lower<'a> {
         };
         let live = result.is_some_and(|r| self.refs(r) > 0);
         let dst = if live { Some(self.alloc()?) } else { None };
+        self.span = self.stmt_span;
         self.access(loc, true, false);
         self.push(Instr::Atomic {
             op,
