@@ -81,12 +81,26 @@ impl std::error::Error for FileError {}
 /// enough to recognise the offending text, never a whole 10 MB line.
 pub const EXCERPT_CHARS: usize = 40;
 
-/// Whether `c` must not reach a terminal raw: control characters (a newline
-/// would break the one-line error format, an escape sequence would drive
-/// the terminal) and the bidirectional overrides that reorder text.
-fn unprintable(c: char) -> bool {
+/// Whether `c` must not reach a terminal, a log or a page raw: the control
+/// characters C0, DEL and C1 (a newline would break the one-line error
+/// format and forge a status line after it, an escape sequence would drive
+/// the terminal: set its title, clear lines), the Unicode line and
+/// paragraph separators, and the bidirectional marks and overrides that
+/// reorder the text around them. The one rule of the three tools: every
+/// string read from an input (a message, a device name, a path, a comment)
+/// goes through [`printable`] or [`excerpt`] before it is shown.
+pub fn unprintable(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(
+            c,
+            '\u{061c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+        )
 }
 
 /// A short printable excerpt of input for an error message: at most
@@ -141,15 +155,39 @@ pub fn tidy_message(msg: &str) -> String {
     out
 }
 
-/// `s` with unprintable characters escaped, uncut: for file names in
-/// messages (a name may hold a newline or an escape sequence).
+/// `s` with its [`unprintable`] characters escaped visibly (`\n`,
+/// `\u{1b}`, `\u{202e}`), uncut: for file names in messages, and for every
+/// line a tool prints to a terminal or a log (a name or a message read from
+/// a file may hold a newline or an escape sequence).
 pub fn printable(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+    if !s.chars().any(unprintable) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         if unprintable(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
+        }
+    }
+    out
+}
+
+/// `s` as HTML text or an attribute value: markup (`<`, `>`, `&`, `"`,
+/// `'`) as character references, so that text read from a file cannot
+/// open an element or leave an attribute, and [`unprintable`] characters
+/// escaped as [`printable`] does.
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in printable(s).chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
         }
     }
     out
@@ -168,6 +206,22 @@ mod tests {
         assert!(e.ends_with('…'));
         assert_eq!(excerpt("a\nb\u{1b}[2J"), "a\\nb\\u{1b}[2J");
         assert_eq!(excerpt("\u{202e}evil"), "\\u{202e}evil");
+    }
+
+    #[test]
+    fn printable_escapes_c0_del_c1_separators_and_bidi() {
+        let hostile =
+            "a\n imported 9999 runs\u{1b}]0;pwned\u{7}\u{7f}\u{9b}2J\u{2028}\u{2067}\u{61c}z";
+        assert_eq!(
+            printable(hostile),
+            "a\\n imported 9999 runs\\u{1b}]0;pwned\\u{7}\\u{7f}\\u{9b}2J\\u{2028}\\u{2067}\\u{61c}z"
+        );
+        assert!(!printable(hostile).chars().any(unprintable));
+        assert_eq!(printable("plain é ü"), "plain é ü");
+        assert_eq!(
+            html_escape("<a href='x'>\"&\"</a>\u{1b}"),
+            "&lt;a href=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/a&gt;\\u{1b}"
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@
 pub mod buckets;
 pub mod error;
 pub mod fast_ron;
+pub mod fingerprint;
 pub mod kernel;
 pub mod load;
 pub mod locate;

@@ -158,6 +158,7 @@ fn ron_error(src: &str, e: ron::error::SpannedError) -> ParseError {
         }
         _ => {}
     }
+    let (line, col) = crate::locate::from_ron(src, line, col);
     ParseError::new(line, col, msg)
 }
 
@@ -455,6 +456,22 @@ pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError>
     Ok(bytes)
 }
 
+/// The error for a path a one-file command cannot read by its name: a
+/// directory (where a walk was not asked for: `oracle explain DIR` said
+/// "unknown format `.`", issue 20 item 11), a name without an extension,
+/// or an extension no reader knows. `expected` lists what is read.
+pub fn not_an_input(path: &Path, expected: &str) -> FileError {
+    let msg = if path.is_dir() {
+        format!("is a directory: this command takes one file, {expected}")
+    } else {
+        match path.extension().map(|e| e.to_string_lossy()) {
+            None => format!("unknown format (no extension): expected {expected}"),
+            Some(ext) => format!("unknown format `.{}`: expected {expected}", excerpt(&ext)),
+        }
+    };
+    FileError::whole(path, msg)
+}
+
 /// Reads one file: `.ron` (test or suite), `.txt` (artifact format) or
 /// `.axb.gz` (a packed suite, [`crate::packed`]; decompressed within the
 /// same input limit).
@@ -468,12 +485,9 @@ pub fn load_document(path: &Path) -> Result<Document, FileError> {
     }
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if ext != "ron" && ext != "txt" {
-        return Err(FileError::whole(
+        return Err(not_an_input(
             path,
-            format!(
-                "unknown format `.{}`: expected a `.ron` test or suite, a `.txt` test in the artifact format, or a packed `.axb.gz` suite",
-                excerpt(ext)
-            ),
+            "a `.ron` test or suite, a `.txt` test in the artifact format, or a packed `.axb.gz` suite",
         ));
     }
     let src = read_input(path)?;

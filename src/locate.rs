@@ -115,17 +115,92 @@ pub fn invalid_test_path(threads: &[Thread], e: &InvalidTest) -> Vec<Step<'stati
     }
 }
 
-/// The line and column of byte offset `at`.
+/// Line and column counting, the one rule of every parser that reports
+/// positions: `\n`, `\r\n` and a lone `\r` each end one line (issue 20
+/// item 11: a file with CR line ends was reported as one long line).
+/// Both count from 1; the caller decides whether a column is a byte or a
+/// character by what it passes to [`Position::advance`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub line: usize,
+    pub col: usize,
+    after_cr: bool,
+}
+
+impl Default for Position {
+    fn default() -> Position {
+        Position {
+            line: 1,
+            col: 1,
+            after_cr: false,
+        }
+    }
+}
+
+impl Position {
+    /// Moves past one unit of text (a byte or a character).
+    pub fn advance(&mut self, c: char) {
+        match c {
+            // The `\n` of a `\r\n`: the `\r` ended the line.
+            '\n' if self.after_cr => self.after_cr = false,
+            '\n' | '\r' => {
+                self.line += 1;
+                self.col = 1;
+                self.after_cr = c == '\r';
+            }
+            _ => {
+                self.col += 1;
+                self.after_cr = false;
+            }
+        }
+    }
+}
+
+/// The line and column (columns in bytes) of byte offset `at`.
 pub fn line_col(src: &str, at: usize) -> (usize, usize) {
-    let before = &src.as_bytes()[..at.min(src.len())];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let col = before.len()
-        - before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |p| p + 1)
-        + 1;
-    (line, col)
+    let mut p = Position::default();
+    for &b in &src.as_bytes()[..at.min(src.len())] {
+        // Only the ASCII `\r` and `\n` matter; any other byte is a column.
+        p.advance(if b.is_ascii() { b as char } else { '?' });
+    }
+    (p.line, p.col)
+}
+
+/// The lines of `src` by [`Position`]'s rule, without their ends.
+pub fn lines(src: &str) -> impl Iterator<Item = &str> {
+    let mut rest = (!src.is_empty()).then_some(src);
+    std::iter::from_fn(move || {
+        let s = rest?;
+        match s.find(['\r', '\n']) {
+            Some(i) => {
+                let end = if s[i..].starts_with("\r\n") {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                rest = Some(&s[end..]).filter(|r| !r.is_empty());
+                Some(&s[..i])
+            }
+            None => {
+                rest = None;
+                Some(s)
+            }
+        }
+    })
+}
+
+/// The position, by [`Position`]'s rule, of a `ron` error position (whose
+/// lines end at `\n` only, columns in bytes).
+pub fn from_ron(src: &str, line: usize, col: usize) -> (usize, usize) {
+    let start = if line <= 1 {
+        0
+    } else {
+        src.match_indices('\n')
+            .nth(line - 2)
+            .map_or(src.len(), |(i, _)| i + 1)
+    };
+    let at = start.saturating_add(col.saturating_sub(1)).min(src.len());
+    line_col(src, at)
 }
 
 struct Cursor<'a> {
@@ -506,6 +581,33 @@ Suite(
         assert_eq!(locate(SUITE, &path), (6, 12));
         assert_eq!(locate("", &[Field("x")]), (1, 1));
         assert_eq!(locate("[[[[", &[Index(0), Index(0), Index(9)]), (1, 3));
+    }
+
+    /// Issue 20 item 11: `\r`, `\r\n` and `\n` each end one line, in
+    /// positions and in line splitting alike.
+    #[test]
+    fn every_line_end_counts_once() {
+        for (src, at, want) in [
+            ("a\nb\nc", 4, (3, 1)),
+            ("a\rb\rc", 4, (3, 1)),
+            ("a\r\nb\r\nc", 6, (3, 1)),
+            ("a\r\rb", 3, (3, 1)),
+            ("a\n\rb", 3, (3, 1)),
+            ("a\r\nxy", 4, (2, 2)),
+            ("é\rxy", 4, (2, 2)),
+        ] {
+            assert_eq!(line_col(src, at), want, "{src:?}");
+        }
+        let split = |s| lines(s).collect::<Vec<_>>();
+        assert_eq!(split("a\rb\r\nc\nd"), ["a", "b", "c", "d"]);
+        assert_eq!(split("a\r\r\n"), ["a", ""]);
+        assert_eq!(split("a\n"), "a\n".lines().collect::<Vec<_>>());
+        assert_eq!(split(""), Vec::<&str>::new());
+        assert_eq!(split("\n\nx"), ["", "", "x"]);
+        // `ron` counts `\n` only: its (1, 5) in a CR file is line 2.
+        assert_eq!(from_ron("ab\rcd\nef", 1, 5), (2, 2));
+        assert_eq!(from_ron("ab\rcd\nef", 2, 2), (3, 2));
+        assert_eq!(from_ron("ab", 9, 9), (1, 3));
     }
 
     #[test]

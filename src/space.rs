@@ -94,6 +94,189 @@ where
     Ok(Lts { graph, index })
 }
 
+/// A byte budget for the tables of one exploration (issue 20 item 3).
+///
+/// Counting states alone misjudges memory: a kernel program's state costs
+/// from under 100 to over 240 bytes with its transitions and hash entry,
+/// and a growing table briefly doubles. A meter counts the *capacity* of
+/// every table it is told about, refuses a growth that would pass its
+/// limit, and before each growth checks that the system can give the new
+/// block now (`try_reserve`), so that a refusal is an error for that input
+/// rather than an abort of the process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meter {
+    limit: usize,
+    used: usize,
+}
+
+/// A table could not grow: past its meter's limit, or refused by the system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutOfMemory {
+    /// The meter's limit, in bytes.
+    pub limit: usize,
+    /// The bytes the tables would have held after the growth.
+    pub wanted: usize,
+    /// The system refused the block (else the budget did).
+    pub refused_by_system: bool,
+}
+
+impl Meter {
+    pub fn new(limit: usize) -> Meter {
+        Meter { limit, used: 0 }
+    }
+
+    /// Bytes taken so far.
+    pub fn used(&self) -> usize {
+        self.used
+    }
+
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// A meter for further tables, with what this one has left.
+    pub fn rest(&self) -> Meter {
+        Meter::new(self.limit.saturating_sub(self.used))
+    }
+
+    /// Takes `bytes` more from the budget for a table whose new block is
+    /// `block` bytes, checking first that the system can give that block.
+    pub fn take(&mut self, bytes: usize, block: usize) -> Result<(), OutOfMemory> {
+        let wanted = self.used.saturating_add(bytes);
+        let refused = |by_system| OutOfMemory {
+            limit: self.limit,
+            wanted,
+            refused_by_system: by_system,
+        };
+        if wanted > self.limit {
+            return Err(refused(false));
+        }
+        if Vec::<u8>::new().try_reserve_exact(block).is_err() {
+            return Err(refused(true));
+        }
+        self.used = wanted;
+        Ok(())
+    }
+}
+
+/// Why a metered exploration stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exceeded {
+    States(TooLarge),
+    Memory(OutOfMemory),
+}
+
+/// The new capacity of a full table of `cap` elements.
+fn grown(cap: usize) -> usize {
+    cap.saturating_mul(2).max(64)
+}
+
+/// Makes room for one more node, charging `extra` bytes a node of
+/// capacity for the tables the caller keeps per state.
+pub fn reserve_node<S, L>(
+    g: &mut DiGraph<S, L>,
+    meter: &mut Meter,
+    extra: usize,
+) -> Result<(), OutOfMemory> {
+    let cap = g.capacity().0;
+    if g.node_count() < cap {
+        return Ok(());
+    }
+    let new = grown(cap);
+    let size = std::mem::size_of::<petgraph::graph::Node<S>>();
+    meter.take(
+        (new - cap).saturating_mul(size + extra),
+        new.saturating_mul(size),
+    )?;
+    g.reserve_exact_nodes(new - g.node_count());
+    Ok(())
+}
+
+/// Makes room for one more edge.
+pub fn reserve_edge<S, L>(g: &mut DiGraph<S, L>, meter: &mut Meter) -> Result<(), OutOfMemory> {
+    let cap = g.capacity().1;
+    if g.edge_count() < cap {
+        return Ok(());
+    }
+    let new = grown(cap);
+    let size = std::mem::size_of::<petgraph::graph::Edge<L>>();
+    meter.take((new - cap).saturating_mul(size), new.saturating_mul(size))?;
+    g.reserve_exact_edges(new - g.edge_count());
+    Ok(())
+}
+
+/// Makes room for one more entry in a state index (a swiss table: one
+/// control byte an entry, 8 buckets for every 7 entries).
+pub fn reserve_index<S: Eq + Hash>(
+    index: &mut FxHashMap<S, NodeIndex>,
+    meter: &mut Meter,
+) -> Result<(), OutOfMemory> {
+    let cap = index.capacity();
+    if index.len() < cap {
+        return Ok(());
+    }
+    let bytes = |c: usize| c.saturating_mul(8) / 7 * (std::mem::size_of::<(S, NodeIndex)>() + 1);
+    let new = grown(cap);
+    meter.take(bytes(new) - bytes(cap), bytes(new))?;
+    index
+        .try_reserve(new - index.len())
+        .map_err(|_| OutOfMemory {
+            limit: meter.limit,
+            wanted: meter.used,
+            refused_by_system: true,
+        })
+}
+
+/// [`explore_bounded`] within a byte budget: the graph and index are
+/// charged to `meter` by capacity, and every node `extra` bytes more for
+/// the caller's per-state tables (the breadth-first queue is charged here:
+/// at most 8 bytes a node of capacity).
+pub fn explore_metered<S, L, F>(
+    init: S,
+    max_states: usize,
+    meter: &mut Meter,
+    extra: usize,
+    mut succ: F,
+) -> Result<Lts<S, L>, Exceeded>
+where
+    S: Copy + Eq + Hash,
+    F: FnMut(S, &mut dyn FnMut(L, S)),
+{
+    let extra = extra + 8;
+    let mut graph = DiGraph::new();
+    let mut index = FxHashMap::default();
+    let mem = Exceeded::Memory;
+    reserve_node(&mut graph, meter, extra).map_err(mem)?;
+    reserve_index(&mut index, meter).map_err(mem)?;
+    let n0 = graph.add_node(init);
+    index.insert(init, n0);
+    let mut queue = VecDeque::from([n0]);
+    let mut out: Vec<(L, S)> = Vec::new();
+    while let Some(n) = queue.pop_front() {
+        let s = graph[n];
+        succ(s, &mut |l, t| out.push((l, t)));
+        for (l, t) in out.drain(..) {
+            let m = match index.get(&t) {
+                Some(&m) => m,
+                None => {
+                    if graph.node_count() >= max_states {
+                        return Err(Exceeded::States(TooLarge { bound: max_states }));
+                    }
+                    reserve_node(&mut graph, meter, extra).map_err(mem)?;
+                    reserve_index(&mut index, meter).map_err(mem)?;
+                    let m = graph.add_node(t);
+                    index.insert(t, m);
+                    queue.push_back(m);
+                    m
+                }
+            };
+            reserve_edge(&mut graph, meter).map_err(mem)?;
+            graph.add_edge(n, m, l);
+        }
+    }
+    Ok(Lts { graph, index })
+}
+
 /// A step of one thread in the program's own state space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Step {
@@ -287,6 +470,46 @@ pub fn to_dot<N, E>(
 mod tests {
     use super::*;
     use crate::text;
+
+    /// Issue 20 item 3: a metered exploration builds the same space as
+    /// the bounded one, charges at least what its tables reserve, and
+    /// stops with an error (not an abort) when they would outgrow it.
+    #[test]
+    fn metered_exploration_counts_capacity_and_stops_at_its_budget() {
+        // A counter modulo 5000 with two ways forward: 5000 states.
+        let succ = |s: u32, emit: &mut dyn FnMut(u8, u32)| {
+            emit(0, (s + 1) % 5000);
+            emit(1, (s + 2) % 5000);
+        };
+        let plain = explore_bounded(0u32, usize::MAX, succ).unwrap();
+        let mut meter = Meter::new(usize::MAX);
+        let lts = explore_metered(0u32, usize::MAX, &mut meter, 10, succ).unwrap();
+        assert_eq!(
+            lts.graph.node_weights().collect::<Vec<_>>(),
+            plain.graph.node_weights().collect::<Vec<_>>()
+        );
+        assert_eq!(lts.num_transitions(), 10_000);
+        let (nodes, edges) = lts.graph.capacity();
+        let held = nodes * (std::mem::size_of::<petgraph::graph::Node<u32>>() + 18)
+            + edges * std::mem::size_of::<petgraph::graph::Edge<u8>>()
+            + lts.index.capacity() * (std::mem::size_of::<(u32, NodeIndex)>() + 1);
+        assert!(meter.used() >= held, "{} < {held}", meter.used());
+        assert!(meter.used() < 2 * held + 4096, "{} vs {held}", meter.used());
+
+        let mut small = Meter::new(meter.used() / 2);
+        match explore_metered(0u32, usize::MAX, &mut small, 10, succ) {
+            Err(Exceeded::Memory(e)) => {
+                assert!(!e.refused_by_system);
+                assert!(e.wanted > e.limit && small.used() <= e.limit, "{e:?}");
+            }
+            other => panic!("{:?}", other.map(|l| l.num_states())),
+        }
+        let mut meter = Meter::new(usize::MAX);
+        assert_eq!(
+            explore_metered(0u32, 100, &mut meter, 0, succ).unwrap_err(),
+            Exceeded::States(TooLarge { bound: 100 })
+        );
+    }
 
     #[test]
     fn producer_consumer_space() {

@@ -28,7 +28,8 @@ pub fn parse(src: &str) -> Result<Test, ParseError> {
     let mut header_pos: Vec<(usize, usize)> = Vec::new();
     let mut target_pos: Vec<Vec<(usize, usize)>> = Vec::new();
 
-    for (lineno, line) in src.lines().enumerate() {
+    // Lines end at `\n`, `\r\n` or `\r` (the one rule of every parser).
+    for (lineno, line) in crate::locate::lines(src).enumerate() {
         let line_no = lineno + 1;
         let trimmed = line.trim_start();
         let indent = line.len() - trimmed.len();

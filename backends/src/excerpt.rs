@@ -10,7 +10,13 @@ pub const MAX_CHARS: usize = 80;
 /// `s` escaped (`\n`, `\"`, `\u{1b}`...) and cut after [`MAX_CHARS`]
 /// characters, saying how long the whole was.
 pub fn excerpt(s: &str) -> String {
-    shown(s, s.len(), true)
+    shown(s, s.len(), true, MAX_CHARS)
+}
+
+/// [`excerpt`] cut after 400 characters: a message a program reported
+/// (a webgpu page's event), shown whole when it is of a sensible length.
+pub fn message(s: &str) -> String {
+    shown(s, s.len(), true, 400)
 }
 
 /// [`excerpt`] of bytes that may not be UTF-8 (invalid sequences shown as
@@ -21,37 +27,33 @@ pub fn excerpt_bytes(b: &[u8]) -> String {
         &String::from_utf8_lossy(head),
         b.len(),
         head.len() == b.len(),
+        MAX_CHARS,
     )
 }
 
-/// `s` whole, its control characters escaped (`\n`, `\u{1b}`) and nothing
-/// else: a name in a report's lines, where it must not break a line or
-/// drive the terminal, but `"` or `\\` may stay as they are.
-pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
-        return s.into();
-    }
-    s.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_debug().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect::<String>()
-        .into()
+/// `s` whole, its unprintable characters escaped (`\n`, `\u{1b}`, the
+/// bidirectional overrides: [`axb::error::printable`], the one rule the
+/// three tools share) and nothing else: a name in a report's lines, a
+/// message or status line on a terminal or in a log, where it must not
+/// break a line or drive the terminal, but `"` or `\\` may stay as they are.
+pub fn printable(s: &str) -> String {
+    axb::error::printable(s)
 }
 
 /// The first [`MAX_CHARS`] characters of `text` escaped, and the length
 /// of the input (`total` bytes) unless they are all of it (`text` is the
 /// whole input when `whole`).
-fn shown(text: &str, total: usize, whole: bool) -> String {
+fn shown(text: &str, total: usize, whole: bool, max: usize) -> String {
     let mut out = String::new();
     let mut chars = text.chars();
-    for c in chars.by_ref().take(MAX_CHARS) {
-        out.extend(c.escape_debug());
+    for c in chars.by_ref().take(max) {
+        if axb::error::unprintable(c) {
+            out.extend(c.escape_default());
+        } else if c == '"' || c == '\\' {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
     }
     if chars.next().is_some() || !whole {
         out.push_str(&format!("... ({total} bytes in all)"));
@@ -79,5 +81,7 @@ mod tests {
         assert_eq!(excerpt(&"y".repeat(MAX_CHARS)), "y".repeat(MAX_CHARS));
         assert_eq!(printable("a\"b\\c"), "a\"b\\c");
         assert_eq!(printable("a\nb\u{1b}[2J"), "a\\nb\\u{1b}[2J");
+        // The bidirectional overrides too, and C1 controls.
+        assert_eq!(excerpt("\u{202e}x\u{9b}"), "\\u{202e}x\\u{9b}");
     }
 }

@@ -8,6 +8,7 @@
 
 use axb::kernel::load::{load_all, Item, NamedProgram};
 use axb::load::NamedTest;
+use backends::excerpt::printable;
 use backends::mapping::MappingList;
 use backends::report::cli::Format;
 use backends::target::emit::{self, EmitOptions, Target};
@@ -111,19 +112,25 @@ fn main() -> ExitCode {
     }
 }
 
+/// Prints an error line, escaped: a message may quote a file name or an
+/// input (`backends::excerpt::printable`).
+fn error(e: &dyn std::fmt::Display) {
+    eprintln!("error: {}", printable(&e.to_string()));
+}
+
 /// Loads AXB tests and kernel programs (`.litmus`), reporting every bad
 /// file as `path:line:col: message`.
 fn load(inputs: &[PathBuf]) -> Result<(Vec<NamedTest>, Vec<NamedProgram>), ExitCode> {
     let (items, errors) = load_all(inputs);
     if !errors.is_empty() {
         for e in &errors {
-            eprintln!("error: {e}");
+            error(&e);
         }
         return Err(ExitCode::from(2));
     }
     if items.is_empty() {
         let shown: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
-        eprintln!("error: no tests found in {}", shown.join(", "));
+        error(&format!("no tests found in {}", shown.join(", ")));
         return Err(ExitCode::from(2));
     }
     let mut tests = Vec::new();
@@ -203,21 +210,23 @@ fn emit_cmd(args: EmitArgs) -> ExitCode {
     let files = match (axb_files, kernel_files) {
         (Ok(mut a), Ok((k, errors))) => {
             for e in &errors {
-                eprintln!("error: {e}");
+                error(&e);
             }
             refused = errors.len();
-            if let Some(clash) = k.iter().find(|f| a.iter().any(|g| g.path == f.path)) {
-                eprintln!(
-                    "error: a kernel program and the AXB tests would both be written to {}: rename one, or pass --name",
+            // Compared as a case-insensitive file system would.
+            let folded = |f: &backends::target::File| emit::case_folded(&f.path);
+            if let Some(clash) = k.iter().find(|f| a.iter().any(|g| folded(g) == folded(f))) {
+                error(&format!(
+                    "a kernel program and the AXB tests would both be written to {}: rename one, or pass --name",
                     clash.path.display()
-                );
+                ));
                 return ExitCode::from(2);
             }
             a.extend(k);
             a
         }
         (Err(e), _) | (_, Err(e)) => {
-            eprintln!("error: {e}");
+            error(&e);
             return ExitCode::from(2);
         }
     };
@@ -226,13 +235,13 @@ fn emit_cmd(args: EmitArgs) -> ExitCode {
         return match backends::report::cli::print(&text) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("error: {e}");
+                error(&e);
                 ExitCode::from(1)
             }
         };
     }
     if let Err(e) = emit::write(&args.out, &files) {
-        eprintln!("error: cannot write to {}: {e}", args.out.display());
+        error(&format!("cannot write to {}: {e}", args.out.display()));
         return ExitCode::from(1);
     }
     if args.check {
@@ -240,7 +249,8 @@ fn emit_cmd(args: EmitArgs) -> ExitCode {
         let result = emit::check(&args.out, &files, &opts, &scratch);
         let _ = std::fs::remove_dir_all(&scratch);
         if let Err(e) = result {
-            eprintln!("error: {e}");
+            // A compiler's diagnostics, line by line.
+            backends::campaign::Failure::from(e).print();
             return ExitCode::from(1);
         }
     }
@@ -249,7 +259,7 @@ fn emit_cmd(args: EmitArgs) -> ExitCode {
             "wrote {} {} file(s) to {}; {refused} program(s) refused (see above)",
             files.len(),
             opts.target.name(),
-            args.out.display()
+            printable(&args.out.display().to_string())
         );
         return ExitCode::from(2);
     }
@@ -260,7 +270,7 @@ fn emit_cmd(args: EmitArgs) -> ExitCode {
                 files.len(),
                 opts.target.name(),
                 tests.len() + programs.len(),
-                args.out.display()
+                printable(&args.out.display().to_string())
             );
             if args.check {
                 eprintln!("checked: the {} output compiles", opts.target.name());
@@ -280,7 +290,7 @@ fn emit_cmd(args: EmitArgs) -> ExitCode {
             match backends::report::cli::print(&text) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    error(&e);
                     ExitCode::from(1)
                 }
             }

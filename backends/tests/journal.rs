@@ -147,6 +147,10 @@ fn every_journal_line_is_checked_on_resume_before_any_work() {
             format!(":{first}: run 5 of {t} under plain, but this campaign runs 2 iterations"),
         ),
         (
+            edit(first, "\"workgroups\":2", "\"workgroups\":7"),
+            format!(":{first}: 7 workgroups for 1 instances of the 2-thread test"),
+        ),
+        (
             edit(chunked, "\"instances\":4", "\"instances\":7"),
             format!(":{chunked}: 7 instances"),
         ),
@@ -300,4 +304,105 @@ fn import_never_counts_the_same_runs_twice() {
         "{} bytes on stderr",
         stderr(&o).len()
     );
+}
+
+/// Issue 20 item 11: import identified runs by the bytes of their lines,
+/// so a re-formatted copy (re-indented, keys reordered, `1.50` for `1.5`)
+/// counted the same runs twice; and it took lines no program can print:
+/// `workgroups: 7` for the plain mapping of a 2-thread test, `finished:
+/// 999`, two instances under plain. Runs are now compared by content, and
+/// every line is checked against its test and mapping (file:line errors).
+#[test]
+fn import_compares_runs_by_content_and_refuses_impossible_lines() {
+    let dir = scratch("import-content");
+    let suite = published_suite(&dir, &["2t2i_2", "2t2i_4"]);
+    let line = |test: &str, it: u32, ms: &str| {
+        format!(
+            "{{\"test\":\"{test}\",\"target\":\"cpp\",\"mapping\":\"plain\",\"instances\":1,\"workgroups\":2,\"iteration\":{it},\"terminated\":true,\"elapsed_ms\":{ms}}}"
+        )
+    };
+    let f = dir.join("F.jsonl");
+    std::fs::write(
+        &f,
+        format!(
+            "{}\n{}\n",
+            line("2t2i_2", 0, "1.5"),
+            line("2t2i_2", 1, "2.25")
+        ),
+    )
+    .unwrap();
+    // The same two runs, spelt otherwise.
+    let respelt = |l: String| {
+        let v: serde_json::Value = serde_json::from_str(&l).unwrap();
+        let o = v.as_object().unwrap();
+        let mut keys: Vec<&String> = o.keys().collect();
+        keys.reverse();
+        let fields: Vec<String> = keys
+            .iter()
+            .map(|k| format!("  \"{k}\" : {}", o[*k]))
+            .collect();
+        format!("{{{}}}", fields.join(" ,")).replace("1.5", "1.50")
+    };
+    let g = dir.join("G.jsonl");
+    std::fs::write(
+        &g,
+        format!(
+            "{}\n\n{}\n",
+            respelt(line("2t2i_2", 0, "1.5")),
+            respelt(line("2t2i_2", 1, "2.25"))
+        ),
+    )
+    .unwrap();
+    let part = dir.join("part.jsonl");
+    std::fs::write(&part, respelt(line("2t2i_2", 1, "2.25")) + "\n").unwrap();
+    let out = dir.join("out");
+    let import = |files: &[&Path]| {
+        let mut argv = vec!["import", "--target", "cpp", s(&suite), "--out", s(&out)];
+        for f in files {
+            argv.extend(["--lines", s(f)]);
+        }
+        argv.extend(["--name", "twice"]);
+        backends(&argv)
+    };
+    assert_clean_failure(
+        &import(&[&f, &g]),
+        2,
+        &["has the same contents as", "counted twice"],
+    );
+    assert_clean_failure(
+        &import(&[&part, &f]),
+        2,
+        &["part.jsonl:1: every result line of this file is also in"],
+    );
+    assert!(!out.join("twice.journal.jsonl").exists());
+    // Lines no program prints: file:line errors, nothing written.
+    let ok = line("2t2i_4", 0, "1");
+    let impossible = [
+        (
+            ok.replace("\"workgroups\":2", "\"workgroups\":7"),
+            "bad.jsonl:2: 7 workgroups for 1 instances of the 2-thread test 2t2i_4 under plain, whose launch has 2",
+        ),
+        (
+            ok.replace("\"instances\":1,\"workgroups\":2", "\"instances\":2,\"workgroups\":4"),
+            "bad.jsonl:2: 2 instances for test 2t2i_4 under plain, which runs one",
+        ),
+        (
+            ok.replace("\"elapsed_ms\":1", "\"elapsed_ms\":1,\"finished\":999"),
+            "bad.jsonl:2: `finished` 999 is not a count of the run's 2 workgroups",
+        ),
+        (
+            ok.replace("\"elapsed_ms\":1", "\"elapsed_ms\":1,\"finished\":1"),
+            "bad.jsonl:2: `terminated` is true but 1 of 2 workgroups finished",
+        ),
+    ];
+    let bad = dir.join("bad.jsonl");
+    for (l, needle) in impossible {
+        std::fs::write(&bad, format!("{}\n{l}\n", line("2t2i_2", 0, "1"))).unwrap();
+        assert_clean_failure(&import(&[&bad]), 2, &[needle]);
+        assert!(!out.join("twice.journal.jsonl").exists());
+    }
+    // The good lines import.
+    std::fs::write(&bad, format!("{}\n{ok}\n", line("2t2i_2", 0, "1"))).unwrap();
+    let o = import(&[&bad]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }

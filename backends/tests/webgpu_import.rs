@@ -188,3 +188,53 @@ fn webgpu_fp(header: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(header).unwrap();
     v["suite"]["fnv64"].as_str().unwrap().to_string()
 }
+
+/// Issue 20 item 10: a page's event message (and event name) is the
+/// browser's text, i.e. anyone's: its newlines must not forge status lines
+/// ("imported 9999 runs") and its escape sequences (an OSC that sets the
+/// terminal's title, a BEL) must not reach the terminal; both are shown
+/// escaped, on the warning's one line, and in the error of a file with no
+/// runs.
+#[test]
+fn event_messages_are_escaped_before_they_reach_the_terminal() {
+    let dir = scratch("hostile-message");
+    let (suite, header) = suite(&dir);
+    let hostile = "x\n imported 9999 runs\u{1b}]0;pwned\u{7}\u{9b}2K\u{202e}";
+    let event = json!({"event": "lost\n ok", "message": hostile}).to_string();
+    let clean = |o: &Output| {
+        let e = err(o);
+        assert!(
+            !e.chars().any(|c| c != '\n' && axb::error::unprintable(c)),
+            "{e:?}"
+        );
+        assert!(
+            !e.lines().any(|l| l.trim_start().starts_with("imported")),
+            "{e}"
+        );
+        assert!(
+            e.contains("x\\n imported 9999 runs\\u{1b}]0;pwned\\u{7}\\u{9b}2K\\u{202e}"),
+            "{e}"
+        );
+        e
+    };
+    let lines = vec![
+        header.clone(),
+        event.clone(),
+        run_line("2t2i_0", "plain", true),
+    ];
+    let o = import(&dir, &suite, &lines, &["--name", "acme"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let e = clean(&o);
+    // The warning and the summary: two lines.
+    assert_eq!(e.lines().count(), 2, "{e}");
+    assert!(e.contains("the page reported \"lost\\n ok\": x\\n"), "{e}");
+    // No runs at all: the events are quoted in the error line.
+    let o = import(&dir, &suite, &[header, event], &["--name", "acme"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    let e = clean(&o);
+    assert_eq!(
+        e.lines().filter(|l| l.starts_with("error: ")).count(),
+        1,
+        "{e}"
+    );
+}

@@ -255,6 +255,187 @@ fn the_state_bound_and_run_time_faults_are_errors_of_one_test() {
     assert_eq!(csv.lines().count(), 2, "{csv}");
 }
 
+/// Issue 20 item 11: CR-only files got wrong positions (all on line 1, or
+/// a `//` comment swallowing the rest). Every format's error is at the
+/// same line and column whichever of `\n`, `\r\n`, `\r` ends its lines.
+#[test]
+fn positions_are_the_same_for_every_line_end() {
+    let d = scratch("line-ends");
+    let cases = [
+        (
+            "k.litmus",
+            "values 2;\n// c\nworkgroups 1;\nkernel {\n  x = ;\n}\n",
+            "k.litmus:5:7: ",
+        ),
+        (
+            "t.txt",
+            "THREAD0\n\natomic_store(0,1)\natomic_store(0,1\n",
+            "t.txt:4:17: ",
+        ),
+        (
+            "r.ron",
+            "Test(\n  threads: [\n    [(loc: 0, check: 0, jump: End, bogus: 1)],\n  ],\n)\n",
+            "r.ron:3:36: ",
+        ),
+        (
+            "p.ron",
+            "Kernel(\n  values: 2,\n  workgroups: nope,\n)\n",
+            "p.ron:3:15: ",
+        ),
+    ];
+    for (name, src, want) in cases {
+        for nl in ["\n", "\r\n", "\r"] {
+            let f = d.join(name);
+            std::fs::write(&f, src.replace('\n', nl)).unwrap();
+            let out = oracle(&["classify", s(&f)]);
+            assert_eq!(out.status.code(), Some(2), "{name} {nl:?}");
+            let err = text(&out.stderr);
+            assert!(err.contains(want), "{name} {nl:?}: {err}");
+        }
+    }
+}
+
+/// Issue 20 item 11: `oracle explain DIR` said "unknown format `.`".
+#[test]
+fn a_one_file_command_given_a_directory_says_so() {
+    let d = scratch("onefile");
+    std::fs::copy(idiom("mutex"), d.join("mutex.litmus")).unwrap();
+    std::fs::write(d.join("README"), "x").unwrap();
+    for cmd in ["explain", "lts"] {
+        let out = oracle(&[cmd, s(&d)]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!(
+                "error: {}: is a directory: this command takes one file, a `.litmus` program",
+                d.display()
+            )),
+            "{err}"
+        );
+    }
+    let out = oracle(&["explain", s(&d.join("README"))]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr)
+        .contains("README: unknown format (no extension): expected a `.litmus` program"));
+}
+
+/// Issue 20 item 11: an `expect` the oracle cannot decide was reported as
+/// `"agrees": false`; it is `null`, with the reason, and the warning says
+/// it is undecided rather than contradicted.
+#[test]
+fn an_undecided_expectation_is_neither_agreed_nor_contradicted() {
+    let d = scratch("undecided");
+    let f = d.join("und.litmus");
+    std::fs::write(
+        &f,
+        "values 2;\nworkgroups 1;\nworkgroup_size 8;\nsubgroup_size 8;\nexpect OBE, subgroup=lockstep: P;\nexpect OBE: P;\nexpect OBE: F;\nkernel {\n  0: barrier();\n}\n",
+    )
+    .unwrap();
+    let out = oracle(&["classify", "--format", "json", s(&f)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = &v[0]["expect"];
+    assert_eq!(e[0]["agrees"], serde_json::Value::Null, "{e}");
+    assert!(e[0]["undecided"]
+        .as_str()
+        .unwrap()
+        .contains("lockstep supports at most 4"));
+    assert_eq!(e[1]["agrees"], true, "{e}");
+    assert_eq!(e[2]["agrees"], false, "{e}");
+    assert!(e[1].get("undecided").is_none(), "{e}");
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(err.contains("expect OBE, subgroup=lockstep: P is undecided: the oracle gives no verdict (subgroups of 8"), "{err}");
+    assert!(err.contains("expect OBE: F but the oracle says P"), "{err}");
+}
+
+/// Each model of a program's `expect` lines is decided once (thousands of
+/// lines naming one model took a decision each: 20 s for 20,000), and
+/// every line still gets its own answer.
+#[test]
+fn many_expect_lines_share_their_models_decisions() {
+    let d = scratch("many-expect");
+    let f = d.join("many.litmus");
+    let mut src = String::from("values 2;\nworkgroups 2;\nglobal x;\n");
+    for i in 0..3000 {
+        let (m, o) = [("OBE", "P"), ("OBE", "F"), ("HSA", "deadlock")][i % 3];
+        src.push_str(&format!("expect {m}: {o};\n"));
+    }
+    src.push_str("kernel {\n  0: x = 1;\n}\n");
+    std::fs::write(&f, src).unwrap();
+    let out = oracle(&["classify", "--format", "json", s(&f)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = v[0]["expect"].as_array().unwrap();
+    assert_eq!(e.len(), 3000);
+    for (i, x) in e.iter().enumerate() {
+        assert_eq!(x["agrees"], i % 3 == 0, "{i}: {x}");
+    }
+    assert_eq!(text(&out.stderr).lines().count(), 2000);
+}
+
+/// Issue 20 item 3: one instruction in 2 workgroups of 8 invocations
+/// aborted the process at 3.4 GB under the default bound, taking the batch
+/// with it. The bound is a memory budget now: the program is one error
+/// line naming the budget, and the program after it is still decided.
+#[test]
+fn a_space_past_the_memory_budget_is_an_error_of_one_test() {
+    let d = scratch("budget");
+    std::fs::write(
+        d.join("a-big.litmus"),
+        "values 2;\nworkgroups 2;\nworkgroup_size 8;\nglobal x;\nkernel {\n  0: x = 1;\n}\n",
+    )
+    .unwrap();
+    std::fs::copy(idiom("mutex"), d.join("b-mutex.litmus")).unwrap();
+    let out = oracle(&[
+        "classify",
+        "--format",
+        "csv",
+        "--max-states",
+        "200000",
+        s(&d),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("a-big.litmus: test `a-big`: the state space exceeds --max-states 200000: its tables outgrew the 20 MB that bound allows"),
+        "{err}"
+    );
+    let csv = text(&out.stdout);
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+    assert!(csv.contains("\nb-mutex,F,P,"), "{csv}");
+}
+
+/// The budget holds for the process: programs decided in parallel get a
+/// share of it each, and one that outgrows its share is decided again
+/// alone under the whole bound, so its answer does not depend on the
+/// number of cores (this one needs more than 16 MiB, less than 40 MB).
+#[test]
+fn a_program_over_its_share_of_the_budget_is_decided_alone() {
+    let d = scratch("share");
+    let f = d.join("w5.litmus");
+    std::fs::write(
+        &f,
+        "values 2;\nworkgroups 2;\nworkgroup_size 5;\nglobal x;\nkernel {\n  0: x = 1;\n}\n",
+    )
+    .unwrap();
+    let run = |threads: &str, bound: &str| {
+        Command::new(env!("CARGO_BIN_EXE_oracle"))
+            .args(["classify", "--format", "csv", "--max-states", bound, s(&f)])
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap()
+    };
+    let alone = run("1", "100000");
+    assert_eq!(alone.status.code(), Some(2), "needs more than the minimum");
+    assert!(text(&alone.stderr).contains("its tables outgrew the 16 MB"));
+    let shared = run("4", "400000");
+    assert!(shared.status.success(), "{}", text(&shared.stderr));
+    assert!(text(&shared.stdout).contains("\nw5,P,P,"));
+}
+
 #[cfg(unix)]
 #[test]
 fn directories_with_link_loops_are_walked_once() {
@@ -280,7 +461,7 @@ fn huge_inputs_fail_fast() {
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(
-        err.contains("big.litmus:3:1: 200000 instructions: at most 63"),
+        err.contains("big.litmus:67:3: more than 63 instructions in a block: at most 63"),
         "{err}"
     );
     let g = d.join("deep.litmus");

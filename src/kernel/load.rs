@@ -171,13 +171,10 @@ pub fn load_file_with(
             .map(Item::Axb)
             .collect());
     }
-    if !is_input_file(path) {
-        return Err(FileError::whole(
+    if !is_input_file(path) || path.is_dir() {
+        return Err(axb_load::not_an_input(
             path,
-            format!(
-                "unknown format `.{}`: expected a `.litmus` program, a `.ron` program, test or suite, a `.txt` test in the artifact format, a packed `.axb.gz` suite, or a `.wgsl`, `.comp` or `.spv` compute shader",
-                crate::error::excerpt(ext(path))
-            ),
+            "a `.litmus` program, a `.ron` program, test or suite, a `.txt` test in the artifact format, a packed `.axb.gz` suite, or a `.wgsl`, `.comp` or `.spv` compute shader",
         ));
     }
     parse_file(path, &axb_load::read_input(path)?)

@@ -29,6 +29,11 @@ impl<const N: usize> Packed for [u64; N] where [u64; N]: Default {}
 
 /// The most words a state may take.
 pub const MAX_WORDS: usize = 8;
+/// The most bits of a program's packed state: one word is left for the
+/// fair sets of the product.
+pub const MAX_STATE_BITS: usize = MAX_WORDS * 64 - 64;
+/// The most bits of a product state (the program's and the fair sets).
+pub const MAX_PRODUCT_BITS: usize = MAX_WORDS * 64;
 
 #[inline]
 fn get(s: &[u64], off: u32, w: u32) -> u64 {
@@ -237,10 +242,9 @@ impl Machine {
                 });
             }
         }
-        if off as usize > MAX_WORDS * 64 - 64 {
+        if off as usize > MAX_STATE_BITS {
             return Err(format!(
-                "the program's state takes {off} bits: at most {} fit (fewer workgroups, invocations, registers, cells or a smaller value domain)",
-                MAX_WORDS * 64 - 64
+                "the program's state takes {off} bits: at most {MAX_STATE_BITS} fit (fewer workgroups, invocations, registers, cells or a smaller value domain)",
             ));
         }
         Ok(Machine {

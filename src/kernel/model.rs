@@ -188,12 +188,31 @@ impl ScopedModel {
             fairness,
             occupancy: None,
         };
+        // Each scope once: a repeated one was silently last-wins (issue 20
+        // item 11), so `subgroup=fair, subgroup=unfair` checked a model the
+        // writer may not have meant.
+        let mut given: [Option<&str>; 3] = [None; 3];
         for part in parts {
             let part = part.trim();
             let (k, v) = part.split_once('=').ok_or_else(|| {
                 format!("`{part}`: expected workgroup=M, subgroup=M or occupancy=K")
             })?;
             let (k, v) = (k.trim().to_ascii_lowercase(), v.trim());
+            let scope = match k.as_str() {
+                "workgroup" | "wg" => 0,
+                "subgroup" | "sg" => 1,
+                "occupancy" | "k" => 2,
+                _ => 3,
+            };
+            if let Some(first) = given.get(scope).copied().flatten() {
+                return Err(format!(
+                    "`{}` is given twice (`{first}` and `{part}`): give each scope once",
+                    ["workgroup", "subgroup", "occupancy"][scope]
+                ));
+            }
+            if let Some(slot) = given.get_mut(scope) {
+                *slot = Some(part);
+            }
             match k.as_str() {
                 "workgroup" | "wg" => {
                     m.workgroup = Sched::parse_word(v).ok_or_else(|| unknown_sched(v))?
@@ -367,6 +386,19 @@ mod tests {
         let u = ScopedModel::parse("unfair-strong, subgroup=hsa").unwrap();
         assert_eq!(u.to_string(), "UNFAIR_STRONG, subgroup=hsa");
         assert_eq!(ScopedModel::parse(&u.to_string()), Ok(u));
+        // Issue 20 item 11: a repeated scope is refused, not last-wins.
+        let e = ScopedModel::parse("LOBE, subgroup=fair, subgroup=unfair").unwrap_err();
+        assert_eq!(
+            e,
+            "`subgroup` is given twice (`subgroup=fair` and `subgroup=unfair`): give each scope once"
+        );
+        assert!(ScopedModel::parse("OBE, wg=hsa, workgroup=hsa")
+            .unwrap_err()
+            .contains("`workgroup` is given twice"));
+        assert!(ScopedModel::parse("OBE, k=2, occupancy=2").is_err());
+        assert!(ScopedModel::parse("OBE, bogus=1, bogus=2")
+            .unwrap_err()
+            .contains("unknown scope `bogus`"));
         assert!(ScopedModel::parse("OBE, workgroup=lockstep").is_err());
         assert!(ScopedModel::parse("OBE, occupancy=0").is_err());
         assert!(ScopedModel::parse("LOBSTER").is_err());

@@ -38,6 +38,8 @@ pub const MAX_LOCATIONS: usize = 16;
 pub const MAX_CELLS: usize = 64;
 /// The largest value domain: values are `0..V`, `V = 2^b`, `b <= 8`.
 pub const MAX_VALUES: u16 = 256;
+/// At most this many characters in a name (location, register, label).
+pub const MAX_NAME_LEN: usize = 64;
 
 /// A kernel program: the launch shape, the memory, the code, and optionally
 /// the model to check it under and the verdicts the literature states.
@@ -53,11 +55,13 @@ pub struct Program {
     /// Invocations per subgroup (divides `workgroup_size`).
     pub subgroup_size: u8,
     /// Memory locations, global (one copy) or shared (one copy per workgroup).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::locations")]
     pub locations: Vec<Location>,
     /// Code blocks; every invocation of a workgroup runs its workgroup's block.
+    #[serde(deserialize_with = "bounded::codes")]
     pub codes: Vec<Code>,
     /// The code block of each workgroup.
+    #[serde(deserialize_with = "bounded::wg_code")]
     pub wg_code: Vec<u8>,
     /// The model the program is meant to be checked under, if the file says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -78,6 +82,7 @@ pub struct Location {
     #[serde(default)]
     pub array: bool,
     /// Initial value of each cell; its length is the number of cells.
+    #[serde(deserialize_with = "bounded::cells")]
     pub init: Vec<u8>,
 }
 
@@ -95,12 +100,83 @@ impl Location {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Code {
     /// Register names; register `r` of an instruction is `regs[r]`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::regs")]
     pub regs: Vec<String>,
+    #[serde(deserialize_with = "bounded::instrs")]
     pub instrs: Vec<Instr>,
     /// A label name per instruction (same length as `instrs`), if any.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::labels")]
     pub labels: Vec<Option<String>>,
+}
+
+/// Deserializers of the lists of a program that have a count bound: a
+/// list is refused at its first element too many, while it is read, so a
+/// RON error is at the excess and no input makes the reader hold more than
+/// the bound (issue 20 item 8: 100,000 locations were all read, then
+/// refused at the end of the document).
+mod bounded {
+    use serde::de::{Deserialize, Deserializer, Error, SeqAccess, Visitor};
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    struct Bounded<T> {
+        max: usize,
+        what: &'static str,
+        item: PhantomData<T>,
+    }
+
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for Bounded<T> {
+        type Value = Vec<T>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "a list of at most {} {}", self.max, self.what)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut v = Vec::new();
+            while let Some(x) = seq.next_element()? {
+                if v.len() == self.max {
+                    let max = self.max;
+                    return Err(A::Error::custom(format!(
+                        "more than {max} {}: at most {max} are supported",
+                        self.what
+                    )));
+                }
+                v.push(x);
+            }
+            Ok(v)
+        }
+    }
+
+    fn seq<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+        max: usize,
+        what: &'static str,
+    ) -> Result<Vec<T>, D::Error> {
+        d.deserialize_seq(Bounded {
+            max,
+            what,
+            item: PhantomData,
+        })
+    }
+
+    macro_rules! bounded {
+        ($($name:ident: $t:ty, $max:expr, $what:literal;)*) => {$(
+            pub fn $name<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<$t>, D::Error> {
+                seq(d, $max, $what)
+            }
+        )*};
+    }
+
+    bounded! {
+        locations: super::Location, super::MAX_LOCATIONS, "memory locations";
+        codes: super::Code, super::MAX_CODES, "code blocks";
+        wg_code: u8, super::MAX_WORKGROUPS, "workgroups";
+        cells: u8, super::MAX_CELLS, "cells in a location";
+        regs: String, super::MAX_REGS, "registers in a block";
+        instrs: super::Instr, super::MAX_CODE_LEN, "instructions in a block";
+        labels: Option<String>, super::MAX_CODE_LEN, "labels in a block";
+    }
 }
 
 /// A value operand: a register, a constant of the domain, or an id.
@@ -580,7 +656,7 @@ pub fn is_name(s: &str) -> bool {
     matches!(cs.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && cs.all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !KEYWORDS.contains(&s)
-        && s.len() <= 64
+        && s.len() <= MAX_NAME_LEN
 }
 
 fn err(site: Site, msg: impl Into<String>) -> InvalidProgram {

@@ -108,25 +108,31 @@ pub struct KernelSuite {
     pub tests: Vec<KernelEntry>,
 }
 
-fn ron_error(e: ron::error::SpannedError) -> ParseError {
-    ParseError::new(e.position.line, e.position.col, e.code.to_string())
+/// A `ron` error at its position by the one line-end rule
+/// ([`crate::locate::Position`]).
+fn ron_error(src: &str, e: ron::error::SpannedError) -> ParseError {
+    let (line, col) = crate::locate::from_ron(src, e.position.line, e.position.col);
+    ParseError::new(line, col, e.code.to_string())
 }
+
+/// How deep a RON kernel document may nest (a program nests 6 levels).
+pub const RECURSION_LIMIT: usize = 64;
 
 fn options() -> ron::Options {
     ron::Options::default()
         .with_default_extension(Extensions::empty())
-        .with_recursion_limit(64)
+        .with_recursion_limit(RECURSION_LIMIT)
 }
 
 /// Parses a RON program (`Kernel(...)`), validating it.
 pub fn parse_program(src: &str) -> Result<Program, ParseError> {
-    let v: Valid = options().from_str(src).map_err(ron_error)?;
+    let v: Valid = options().from_str(src).map_err(|e| ron_error(src, e))?;
     Ok(v.0)
 }
 
 /// Parses a RON suite of programs (`KernelSuite(...)`).
 pub fn parse_suite(src: &str) -> Result<KernelSuite, ParseError> {
-    options().from_str(src).map_err(ron_error)
+    options().from_str(src).map_err(|e| ron_error(src, e))
 }
 
 fn pretty(depth: usize) -> ron::ser::PrettyConfig {
@@ -179,6 +185,41 @@ kernel {
   5: barrier();
 }
 ";
+
+    /// Issue 20 item 8: a list past its bound is refused at its first
+    /// element too many, as it is read, not after all of it.
+    #[test]
+    fn count_bounds_are_enforced_while_reading() {
+        let head = "Kernel(values: 2, workgroups: 1, workgroup_size: 1, subgroup_size: 1, ";
+        let locs: Vec<String> = (0..100_000)
+            .map(|i| format!("(name: \"g{i}\", init: [0])"))
+            .collect();
+        let src = format!(
+            "{head}locations: [{}], codes: [(instrs: [Barrier])], wg_code: [0])",
+            locs.join(", ")
+        );
+        let e = parse_program(&src).unwrap_err();
+        assert_eq!(
+            e.msg,
+            "more than 16 memory locations: at most 16 are supported"
+        );
+        let (g16, g17) = (src.find("\"g16\"").unwrap(), src.find("\"g17\"").unwrap());
+        assert_eq!(e.line, 1);
+        assert!(g16 < e.col && e.col <= g17, "{e}");
+
+        let instrs = vec!["Barrier"; 300_000].join(", ");
+        let src = format!("{head}codes: [(instrs: [{instrs}])], wg_code: [0])");
+        let e = parse_program(&src).unwrap_err();
+        assert_eq!(
+            e.msg,
+            "more than 63 instructions in a block: at most 63 are supported"
+        );
+        // After the 64th instruction (and its comma), by the 65th.
+        let start_64th = head.len() + "codes: [(instrs: [".len() + 63 * "Barrier, ".len();
+        let start_65th = start_64th + "Barrier, ".len();
+        assert_eq!(e.line, 1);
+        assert!(start_64th < e.col && e.col <= start_65th + 1, "{e}");
+    }
 
     #[test]
     fn programs_round_trip_through_ron() {

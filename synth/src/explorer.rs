@@ -501,11 +501,10 @@ const BODY: &str = r#"<header><h1 id="suite"></h1><span id="note"></span></heade
 </div>
 "#;
 
+/// Text for the page: `<>&"'` and control characters escaped (one rule
+/// for every page of the three tools).
 fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    axb::error::html_escape(s)
 }
 
 /// The arguments of `synth explorer`.
@@ -619,7 +618,7 @@ pub fn cli(args: ExplorerArgs) -> Result<(), (u8, String)> {
             .map_err(|e| (1, format!("cannot write {}: {e}", args.out.display())))?;
     }
     // Status on stderr: stdout is for data (`-o -` writes the page there).
-    eprintln!(
+    let status = format!(
         "{}: {} tests, {} kernel programs, {} bytes in {:.2} s -> {}",
         name,
         entries.len(),
@@ -628,6 +627,8 @@ pub fn cli(args: ExplorerArgs) -> Result<(), (u8, String)> {
         start.elapsed().as_secs_f64(),
         args.out.display()
     );
+    // The suite's name is the file's text: escaped, as every status line.
+    eprintln!("{}", axb::error::printable(&status));
     Ok(())
 }
 

@@ -151,7 +151,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail(code, msg)) => {
-            eprintln!("error: {msg}");
+            // Escaped: a message may quote a path or an input.
+            eprintln!("error: {}", axb::error::printable(&msg));
             ExitCode::from(code)
         }
     }
@@ -296,9 +297,13 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
             .map_err(|e| Fail(1, format!("cannot write {}: {e}", m.out.display())))?;
         count
     };
+    // The name is the shards' text: escaped, as every status line.
     eprintln!(
-        "synth: merged {n} shards of {name}: {count} tests -> {}",
-        m.out.display()
+        "{}",
+        axb::error::printable(&format!(
+            "synth: merged {n} shards of {name}: {count} tests -> {}",
+            m.out.display()
+        ))
     );
     Ok(())
 }

@@ -9,10 +9,29 @@ use axb::load::{self, Document};
 use axb::test::check_name;
 use axb::{text, ParseError};
 
+/// The lines of `src` by the parsers' one rule (`axb::locate::Position`):
+/// `\n`, `\r\n` and a lone `\r` each end a line; the text after the last
+/// end (perhaps empty) is a line too.
+fn split_lines(src: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut rest = src;
+    while let Some(i) = rest.find(['\r', '\n']) {
+        lines.push(&rest[..i]);
+        let end = if rest[i..].starts_with("\r\n") {
+            i + 2
+        } else {
+            i + 1
+        };
+        rest = &rest[end..];
+    }
+    lines.push(rest);
+    lines
+}
+
 /// Asserts that `e` points at a line of `src` and at most one column past
 /// its end, with a short one-line message.
 pub fn assert_inside(src: &str, e: &ParseError) {
-    let lines: Vec<&str> = src.split('\n').collect();
+    let lines = split_lines(src);
     assert!(
         e.line >= 1 && e.line <= lines.len(),
         "line {} outside 1..={}: {e}",

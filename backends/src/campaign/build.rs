@@ -161,7 +161,11 @@ fn compile(args: &RunArgs, tool: Tool, text: &str, work: &Path) -> Result<(), Fa
     std::fs::write(&src, text.as_bytes())
         .map_err(|e| env(format!("{}: cannot write: {e}", src.display())))?;
     let exe = work.join("tests");
-    eprintln!("compiling {} with {} ...", src.display(), tool.program());
+    eprintln!(
+        "compiling {} with {} ...",
+        crate::excerpt::printable(&src.display().to_string()),
+        tool.program()
+    );
     match (args.target, args.cuda_on_cpu) {
         (RunTarget::Cpp, _) => toolchain::compile_cpp(&src, &exe),
         (RunTarget::Cuda, true) => toolchain::compile_cuda_on_cpu(&src, &exe, work),

@@ -199,8 +199,11 @@ pub fn lookup(root: &Path, key: &str) -> Option<PathBuf> {
         Ok(()) => Some(dir),
         Err(why) => {
             eprintln!(
-                "note: {}: not using this cached build: {why}; building again",
-                dir.display()
+                "note: {}",
+                crate::excerpt::printable(&format!(
+                    "{}: not using this cached build: {why}; building again",
+                    dir.display()
+                ))
             );
             let _ = std::fs::remove_dir_all(&dir);
             None

@@ -195,6 +195,76 @@ pub(crate) fn check_run(
     if !r.elapsed_ms.is_finite() || r.elapsed_ms < 0.0 {
         return Err(format!("elapsed_ms {} is not a time", r.elapsed_ms));
     }
+    check_launch(r, mapping, threads)
+}
+
+/// The counters of how a run's threads ended (the wgpu and webgpu
+/// programs' lines): each one a count of workgroups.
+const ENDS: [&str; 4] = ["finished", "stopped", "exhausted", "early"];
+
+/// Checks that a run line describes a launch its program can make of its
+/// test (`threads`) under `mapping`, whatever options it ran with: plain
+/// has one instance; the launch has `threads * instances` workgroups (a
+/// CUDA intra-warp run: one block per instance); each counter of how the
+/// threads ended ([`ENDS`]) is at most the workgroups, all four add up to
+/// them, and the run terminated iff every workgroup finished. A line that
+/// fails is not a run of this test (an edited or forged line), and would
+/// count as one in the results.
+pub(crate) fn check_launch(r: &RunRecord, mapping: Mapping, threads: usize) -> Result<(), String> {
+    let test = excerpt(&r.test);
+    if r.instances == 0 || (mapping == Mapping::Plain && r.instances != 1) {
+        return Err(format!(
+            "{} instances for test {test} under {mapping}, which runs {}",
+            r.instances,
+            if mapping == Mapping::Plain {
+                "one"
+            } else {
+                "at least one"
+            }
+        ));
+    }
+    let intra_warp = r.extra.get("intra_warp") == Some(&Value::Bool(true));
+    let want = if intra_warp {
+        u64::from(r.instances)
+    } else {
+        threads as u64 * u64::from(r.instances)
+    };
+    if r.workgroups != want {
+        return Err(format!(
+            "{} workgroups for {} instances of the {threads}-thread test {test} under {mapping}, whose launch has {want}",
+            r.workgroups, r.instances
+        ));
+    }
+    let mut sum = 0u64;
+    let mut all = true;
+    for k in ENDS {
+        let Some(v) = r.extra.get(k) else {
+            all = false;
+            continue;
+        };
+        sum += v.as_u64().filter(|&n| n <= r.workgroups).ok_or_else(|| {
+            format!(
+                "`{k}` {} is not a count of the run's {} workgroups",
+                excerpt(&v.to_string()),
+                r.workgroups
+            )
+        })?;
+    }
+    if all && sum != r.workgroups {
+        return Err(format!(
+            "{} is {sum}, not the run's {} workgroups",
+            ENDS.join(" + "),
+            r.workgroups
+        ));
+    }
+    if let Some(f) = r.extra.get("finished").and_then(Value::as_u64) {
+        if r.terminated != (f == r.workgroups) {
+            return Err(format!(
+                "`terminated` is {} but {f} of {} workgroups finished",
+                r.terminated, r.workgroups
+            ));
+        }
+    }
     Ok(())
 }
 

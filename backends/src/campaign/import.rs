@@ -35,13 +35,13 @@
 //! local$  backends import --target webgpu SUITE --lines oopsla21.webgpu.jsonl --out results/my-gpu --name my-gpu
 //! ```
 
-use crate::campaign::execute::parse_result_line;
+use crate::campaign::execute::{check_launch, parse_result_line};
 use crate::campaign::journal::{self, Entry, Session};
 use crate::campaign::options::RunTarget;
 use crate::campaign::output::{check_name, paths, write_results};
 use crate::campaign::suite::{check_tests, load_suite, show_paths, suite_json};
 use crate::campaign::{env, finish, input, Failure};
-use crate::excerpt::excerpt;
+use crate::excerpt::{excerpt, message, printable};
 use crate::mapping::Mapping;
 use crate::report::cli::Format;
 use crate::target::webgpu::{self, ResultLine};
@@ -117,14 +117,48 @@ fn read_info(path: &Path) -> Result<Value, Failure> {
     }
 }
 
+/// A line as its content: a JSON line with its objects' keys sorted and
+/// nothing but its values ([`canonical_json`]), anything else trimmed. Two
+/// spellings of one result (re-indented, keys reordered, `1.50` for `1.5`)
+/// are one line.
+fn canonical(line: &str) -> String {
+    let line = line.trim();
+    match serde_json::from_str::<Value>(line) {
+        Ok(v) => canonical_json(&v),
+        Err(_) => line.to_string(),
+    }
+}
+
+/// `v` as compact JSON with every object's keys in order.
+fn canonical_json(v: &Value) -> String {
+    match v {
+        Value::Object(o) => {
+            let mut keys: Vec<&String> = o.keys().collect();
+            keys.sort();
+            let fields: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical_json(&o[k])))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(a) => {
+            let items: Vec<String> = a.iter().map(canonical_json).collect();
+            format!("[{}]", items.join(","))
+        }
+        v => v.to_string(),
+    }
+}
+
 /// The texts of the `--lines` files, refusing the same runs given twice:
 /// a file named twice (also through another path or a link), two files
-/// with the same contents (a copy), or a file every result line of which
-/// is also in the other files (a part of another, or a concatenation of
-/// others). Two different runs never print the same line in practice (the
-/// line holds the run's time to the microsecond), so whole files are
-/// compared; lines are only compared with lines of other files: within a
-/// file, a repeated run is caught by its (test, mapping, iteration).
+/// with the same contents (a copy, also re-formatted), or a file every
+/// result line of which is also in the other files (a part of another, or
+/// a concatenation of others). Lines are compared by content
+/// ([`canonical`]), not bytes. Two different runs never print the same
+/// line in practice (the line holds the run's time to the microsecond),
+/// so whole files are compared; lines are only compared with lines of
+/// other files: within a file, a repeated run is caught by its (test,
+/// mapping, iteration).
 fn read_lines(files: &[PathBuf]) -> Result<Vec<String>, Failure> {
     use std::os::unix::fs::MetadataExt;
     let mut texts = Vec::new();
@@ -143,7 +177,12 @@ fn read_lines(files: &[PathBuf]) -> Result<Vec<String>, Failure> {
             let line = e.as_bytes()[..bad].iter().filter(|&&b| b == b'\n').count() + 1;
             input(format!("{}:{line}: not UTF-8 text", file.display()))
         })?;
-        let digest = crate::campaign::cache::sha256(text.as_bytes());
+        let lines: Vec<String> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(canonical)
+            .collect();
+        let digest = crate::campaign::cache::sha256(lines.join("\n").as_bytes());
         let twice = |j: usize, how: &str| {
             input(format!(
                 "--lines {} {how} --lines {}: its runs would be counted twice",
@@ -154,7 +193,7 @@ fn read_lines(files: &[PathBuf]) -> Result<Vec<String>, Failure> {
         if let Some(j) = ids.iter().position(|&id| id == (meta.dev(), meta.ino())) {
             return Err(twice(j, "is the same file as"));
         }
-        let has_lines = text.lines().any(|l| !l.trim().is_empty());
+        let has_lines = !lines.is_empty();
         if let Some(j) = digests.iter().position(|d| has_lines && *d == digest) {
             return Err(twice(j, "has the same contents as"));
         }
@@ -162,25 +201,33 @@ fn read_lines(files: &[PathBuf]) -> Result<Vec<String>, Failure> {
         digests.push(digest);
         texts.push(text);
     }
+    // Each file's non-empty lines by content, with their line numbers.
+    let contents: Vec<Vec<(usize, String)>> = texts
+        .iter()
+        .map(|text| {
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty())
+                .map(|(n, l)| (n + 1, canonical(l)))
+                .collect()
+        })
+        .collect();
     // Where each result line occurs: (file, line) of its first occurrence
     // in each file.
     let mut occurs: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
-    for (k, text) in texts.iter().enumerate() {
-        for (n, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() {
-                continue;
-            }
-            let at = occurs.entry(line).or_default();
+    for (k, lines) in contents.iter().enumerate() {
+        for (n, line) in lines {
+            let at = occurs.entry(line.as_str()).or_default();
             if !at.iter().any(|&(f, _)| f == k) {
-                at.push((k, n + 1));
+                at.push((k, *n));
             }
         }
     }
-    for (k, text) in texts.iter().enumerate() {
+    for (k, lines) in contents.iter().enumerate() {
         let mut first_shared = None;
         let mut all_shared = true;
-        for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        for (_, line) in lines {
+            let line = line.as_str();
             match occurs[line].iter().find(|&&(f, _)| f != k) {
                 Some(&other) => {
                     let own = occurs[line].iter().find(|&&(f, _)| f == k).expect("seen");
@@ -203,6 +250,14 @@ fn read_lines(files: &[PathBuf]) -> Result<Vec<String>, Failure> {
     Ok(texts)
 }
 
+/// An event's kind as shown: its string escaped, or other JSON as JSON.
+fn event_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("\"{}\"", excerpt(s)),
+        v => excerpt(&v.to_string()),
+    }
+}
+
 /// The whole command; see the module doc.
 pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
     let name = args
@@ -217,7 +272,10 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
     }
     let tests = load_suite(&args.suite)?;
     check_tests(&tests, &args.suite)?;
-    let names: BTreeSet<&str> = tests.iter().map(|t| t.name.as_str()).collect();
+    let threads: BTreeMap<&str, usize> = tests
+        .iter()
+        .map(|t| (t.name.as_str(), t.entry.test.num_threads()))
+        .collect();
     let p = paths(&args.out, &name);
     if p.journal.exists() {
         return Err(input(format!(
@@ -275,12 +333,17 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
                         continue;
                     }
                     ResultLine::Event(e) => {
+                        // The event and its message are the page's text
+                        // (a browser's error message): escaped, so that
+                        // they cannot forge lines or drive the terminal.
                         eprintln!(
                             "warning: {}:{}: the page reported {}: {}",
-                            file.display(),
+                            printable(&file.display().to_string()),
                             n + 1,
-                            e["event"],
-                            e["message"].as_str().unwrap_or("(no message)")
+                            event_text(&e["event"]),
+                            e["message"]
+                                .as_str()
+                                .map_or("(no message)".into(), message)
                         );
                         events.push(e);
                         continue;
@@ -289,16 +352,18 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
                 }
             }
             let mut r = parse_result_line(line, args.target.name(), imported_at).map_err(at)?;
-            if !names.contains(r.test.as_str()) {
+            let Some(&n_threads) = threads.get(r.test.as_str()) else {
                 return Err(at(format!(
                     "test `{}` is not in the suite {}",
                     excerpt(&r.test),
                     show_paths(&args.suite)
                 )));
-            }
-            r.mapping
+            };
+            let mapping = r
+                .mapping
                 .parse::<Mapping>()
                 .map_err(|e: String| at(excerpt(&e)))?;
+            check_launch(&r, mapping, n_threads).map_err(at)?;
             if !seen.insert((r.test.clone(), r.mapping.clone(), r.iteration)) {
                 return Err(at(format!(
                     "run {} of {} under {} appears twice in this file",
@@ -318,7 +383,13 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
     if runs.is_empty() {
         let reported: Vec<String> = events
             .iter()
-            .map(|e| format!("{}: {}", e["event"], e["message"].as_str().unwrap_or("")))
+            .map(|e| {
+                format!(
+                    "{}: {}",
+                    event_text(&e["event"]),
+                    message(e["message"].as_str().unwrap_or(""))
+                )
+            })
             .collect();
         return Err(input(format!(
             "no result lines in {}{}",

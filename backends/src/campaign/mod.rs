@@ -30,6 +30,7 @@ pub mod output;
 pub mod run;
 pub mod suite;
 
+use crate::excerpt::printable;
 use crate::report::cli::Format;
 use crate::toolchain::ToolError;
 use std::process::ExitCode;
@@ -40,6 +41,9 @@ use std::process::ExitCode;
 pub struct Failure {
     pub code: u8,
     pub msg: String,
+    /// What a tool printed when it failed (a compiler's diagnostics),
+    /// shown line by line after the error line.
+    pub detail: Option<String>,
 }
 
 /// A failure of bad input (exit status 2).
@@ -47,6 +51,7 @@ pub(crate) fn input(msg: impl Into<String>) -> Failure {
     Failure {
         code: 2,
         msg: msg.into(),
+        detail: None,
     }
 }
 
@@ -55,12 +60,36 @@ pub(crate) fn env(msg: impl Into<String>) -> Failure {
     Failure {
         code: 1,
         msg: msg.into(),
+        detail: None,
     }
 }
 
 impl From<ToolError> for Failure {
     fn from(e: ToolError) -> Failure {
-        env(e.to_string())
+        match e {
+            ToolError::Failed { command, output } => Failure {
+                detail: Some(output),
+                ..env(format!("`{command}` failed:"))
+            },
+            e => env(e.to_string()),
+        }
+    }
+}
+
+impl Failure {
+    /// Prints the failure on stderr: `error: MESSAGE` on one line, then a
+    /// tool's output line by line, every line escaped
+    /// ([`crate::excerpt::printable`]): a message may quote a file (a
+    /// result line's `message`, a path) whose newlines would otherwise
+    /// forge status lines and whose escape sequences would drive the
+    /// terminal.
+    pub fn print(&self) {
+        eprintln!("error: {}", printable(&self.msg));
+        if let Some(detail) = &self.detail {
+            for line in detail.lines() {
+                eprintln!("{}", printable(line));
+            }
+        }
     }
 }
 
@@ -76,7 +105,7 @@ pub(crate) fn finish<T>(
     match result {
         Ok(s) => match format {
             Format::Text => {
-                eprintln!("{}", text(&s));
+                eprintln!("{}", printable(&text(&s)));
                 ExitCode::SUCCESS
             }
             Format::Json => {
@@ -85,14 +114,14 @@ pub(crate) fn finish<T>(
                 match crate::report::cli::print(&out) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(e) => {
-                        eprintln!("error: {e}");
+                        eprintln!("error: {}", printable(&e.to_string()));
                         ExitCode::from(1)
                     }
                 }
             }
         },
         Err(f) => {
-            eprintln!("error: {}", f.msg);
+            f.print();
             ExitCode::from(f.code)
         }
     }

@@ -4,7 +4,9 @@
 //! per configuration directory (`OUT/<N>_thread_<M>_instruction/<framework>/<name>.csv`,
 //! ids numbering the tests `<N>t<M>i_<id>`; tests named otherwise go to
 //! `OUT/<config>/<framework>/<name>.csv` under their full names), and
-//! `OUT/<name>.device.json` with the device, the options and the times.
+//! `OUT/<name>.device.json` with the device, the options, the times and
+//! the fingerprint of the tests run (`suite`: what `backends report`
+//! checks its `--tests` against; [`axb::fingerprint`]).
 
 use crate::campaign::journal::{self, Entry};
 use crate::campaign::options::RunTarget;
@@ -75,6 +77,9 @@ pub(crate) fn write_results(
         c.1 += 1;
     }
     let mut files: BTreeMap<String, Vec<(String, [Cell; 3])>> = BTreeMap::new();
+    // The tests with a row, for the suite fingerprint `backends report`
+    // checks its `--tests` against.
+    let mut ran = Vec::new();
     for t in tests {
         let (dir, id) = result_slot(&t.name, &t.entry.test);
         let mut cells = [Cell::NotRun; 3];
@@ -87,6 +92,7 @@ pub(crate) fn write_results(
         // no row: a row of empty cells would count as observed.
         if cells.iter().any(|c| *c != Cell::NotRun) {
             files.entry(dir).or_default().push((id, cells));
+            ran.push((t.name.as_str(), &t.entry.test));
         }
     }
     let mut written = Vec::new();
@@ -128,6 +134,7 @@ pub(crate) fn write_results(
         "device": name,
         "target": target.name(),
         "description": device,
+        "suite": {"tests": ran.len(), "fnv64": axb::fingerprint::tests(ran)},
         "options": contents.campaign(),
         "results": {"runs": runs, "non_terminating_runs": hung},
         "times": {

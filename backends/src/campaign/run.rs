@@ -86,7 +86,7 @@ fn open_journal<'t>(
         if args.resume {
             eprintln!(
                 "note: no journal at {}: starting the campaign",
-                path.display()
+                crate::excerpt::printable(&path.display().to_string())
             );
         }
         return Ok((locked, None));
@@ -110,7 +110,7 @@ fn open_journal<'t>(
     if let Some(torn) = &contents.torn {
         eprintln!(
             "note: {}: cutting off the torn last line `{}` (a run interrupted while being recorded; it will be run again)",
-            path.display(),
+            crate::excerpt::printable(&path.display().to_string()),
             excerpt(torn)
         );
     }

@@ -12,7 +12,7 @@
 
 use crate::excerpt::{excerpt, printable};
 use crate::mapping::Mapping;
-use crate::report::observations::Device;
+use crate::report::observations::{self, Device};
 use crate::report::results::Cell;
 use axb::load::{load_all, NamedTest};
 use axb::{Model, Test, Verdicts};
@@ -26,6 +26,8 @@ use std::path::PathBuf;
 pub struct Tests {
     /// By name.
     pub verdicts: BTreeMap<String, Verdicts>,
+    /// The programs by name, for the fingerprint a run recorded.
+    pub programs: BTreeMap<String, Test>,
     /// Where they were read, for messages.
     pub source: String,
 }
@@ -99,6 +101,7 @@ fn with_verdicts(tests: Vec<NamedTest>, shown: String) -> Result<Tests, String> 
     }
     Ok(Tests {
         verdicts,
+        programs: by_name.into_iter().map(|(n, (t, _))| (n, t)).collect(),
         source: shown,
     })
 }
@@ -191,6 +194,45 @@ pub struct Report {
 
 /// Checks that every observed test is one of `tests`: results of another
 /// suite must not be silently judged against the wrong verdicts.
+/// Runs are judged only against the tests they were run from: a test name
+/// says nothing across suites (`3t3i_3` of `suites/3t3i` is not the
+/// published `3t3i_3`), so where a campaign recorded the fingerprint of
+/// its tests, the same tests of `tests` must have the same fingerprint.
+fn check_suites(devices: &[Device], tests: &Tests) -> Result<(), String> {
+    let mut msgs = Vec::new();
+    for d in devices {
+        let recorded = observations::recorded_suites(d)?;
+        if recorded.is_empty() {
+            continue;
+        }
+        for r in &recorded {
+            // The tests of this campaign: those read from its CSVs.
+            let ours = axb::fingerprint::tests(
+                d.tests
+                    .iter()
+                    .filter(|(_, o)| observations::device_file(&o.source).as_ref() == Some(&r.file))
+                    .filter_map(|(n, _)| tests.programs.get(n).map(|t| (n.as_str(), t))),
+            );
+            if r.fnv64 == ours {
+                continue;
+            }
+            msgs.push(format!(
+                "{}: the runs of device {} are of a suite with fingerprint {} ({} tests), but the same-named tests of {} have fingerprint {ours}: judge them against the tests they were run from (--tests SUITE)",
+                r.file.display(),
+                excerpt(&d.name),
+                r.fnv64,
+                r.tests,
+                tests.source,
+            ));
+        }
+    }
+    if msgs.is_empty() {
+        Ok(())
+    } else {
+        Err(msgs.join("\n"))
+    }
+}
+
 fn check_known(devices: &[Device], tests: &Tests) -> Result<(), String> {
     let mut msgs = Vec::new();
     for d in devices {
@@ -225,6 +267,7 @@ fn check_known(devices: &[Device], tests: &Tests) -> Result<(), String> {
 /// Analyses every device against the verdicts of `tests`.
 pub fn analyse(devices: &[Device], tests: &Tests) -> Result<Report, String> {
     check_known(devices, tests)?;
+    check_suites(devices, tests)?;
     let mut out = Vec::new();
     for d in devices {
         let mut names: Vec<&String> = d.tests.keys().collect();

@@ -22,7 +22,10 @@ pub struct ReportArgs {
     /// The tests the results refer to: a directory of artifact `.txt`
     /// tests or a RON suite (verdicts stored in the suite are used, else
     /// computed); repeatable, e.g. one complete suite per configuration.
-    /// Default: the 483 published tests, compiled in.
+    /// Default: the 483 published tests, compiled in. Results that `run`
+    /// or `import` wrote record the fingerprint of their tests in
+    /// `<name>.device.json`: they are judged only against those tests,
+    /// and same-named tests of another suite are refused.
     #[arg(long, visible_alias = "test", value_name = "TESTS")]
     pub tests: Vec<PathBuf>,
     /// `json`: a list of {device, model, consistent, violations} objects.
@@ -78,7 +81,7 @@ pub fn main(args: &ReportArgs) -> ExitCode {
     let report = match build(args) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", crate::excerpt::printable(&e.to_string()));
             return ExitCode::from(2);
         }
     };
@@ -97,7 +100,7 @@ pub fn main(args: &ReportArgs) -> ExitCode {
             _ => print(&text),
         };
         if let Err(e) = written {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", crate::excerpt::printable(&e.to_string()));
             return ExitCode::from(1);
         }
     }

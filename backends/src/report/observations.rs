@@ -193,6 +193,72 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Device>, String> {
     Ok(devices.into_values().collect())
 }
 
+/// The suite a campaign's results were run from, as its `device.json`
+/// records it (`backends run` and `import` write it beside the CSVs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordedSuite {
+    /// [`axb::fingerprint::tests`] of the tests with a result.
+    pub fnv64: String,
+    pub tests: u64,
+    /// The `device.json` it was read from.
+    pub file: PathBuf,
+}
+
+/// The `device.json` of a CSV that `backends run` or `import` wrote:
+/// `OUT/<config>/<framework>/<name>.csv` has `OUT/<name>.device.json`.
+pub fn device_file(csv: &Path) -> Option<PathBuf> {
+    let out = csv.parent()?.parent()?.parent()?;
+    let stem = csv.file_stem()?.to_str()?;
+    Some(out.join(format!("{stem}.device.json")))
+}
+
+/// The suites recorded for `d`'s result files, one per `device.json` that
+/// records one. Result files without one (the artifact's own CSVs, or
+/// outputs older than the fingerprint) record nothing.
+pub fn recorded_suites(d: &Device) -> Result<Vec<RecordedSuite>, String> {
+    let mut out: Vec<RecordedSuite> = Vec::new();
+    for csv in &d.sources {
+        let Some(file) = device_file(csv).filter(|f| f.is_file()) else {
+            continue;
+        };
+        if out.iter().any(|r| r.file == file) {
+            continue;
+        }
+        let len = std::fs::metadata(&file).map_or(0, |m| m.len());
+        if len > MAX_FILE_BYTES {
+            return Err(format!(
+                "{}: {len} bytes, more than a device file can be",
+                file.display()
+            ));
+        }
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+        let doc: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not a device file: {e}", file.display()))?;
+        let Some(suite) = doc.get("suite") else {
+            continue;
+        };
+        let fnv64 = suite.get("fnv64").and_then(|v| v.as_str());
+        let tests = suite.get("tests").and_then(|v| v.as_u64());
+        match (fnv64, tests) {
+            (Some(f), Some(tests)) if f.len() == 16 && f.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                out.push(RecordedSuite {
+                    fnv64: f.to_string(),
+                    tests,
+                    file,
+                })
+            }
+            _ => {
+                return Err(format!(
+                    "{}: `suite` must be {{\"tests\": N, \"fnv64\": 16 hex digits}}",
+                    file.display()
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
 fn add(
     devices: &mut BTreeMap<String, Device>,
     device: String,

@@ -116,6 +116,15 @@ impl fmt::Display for EmitError {
                 path,
                 first,
                 second,
+            } if first.eq_ignore_ascii_case(second) && first != second => write!(
+                f,
+                "tests `{first}` and `{second}` would both be written to {} on a file system that ignores case (macOS, Windows): rename one",
+                path.display()
+            ),
+            EmitError::FileClash {
+                path,
+                first,
+                second,
             } => write!(
                 f,
                 "tests `{first}` and `{second}` would both be written to {}: rename one",
@@ -131,6 +140,14 @@ impl From<ProgramError> for EmitError {
     fn from(e: ProgramError) -> EmitError {
         EmitError::Program(e)
     }
+}
+
+/// `path` as a case-insensitive file system sees it (macOS and Windows by
+/// default): two tests whose files differ only in case would be one file
+/// there, the second overwriting the first, so file clashes are found on
+/// these keys. (Generated names are ASCII: [`file_stem`].)
+pub fn case_folded(path: &Path) -> PathBuf {
+    PathBuf::from(path.to_string_lossy().to_ascii_lowercase())
 }
 
 /// A file stem for a test name: letters, digits, `-`, `_` and `.` kept,
@@ -196,7 +213,7 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
                 mapping,
                 opts.target.extension()
             ));
-            if let Some(first) = owners.insert(path.clone(), &t.name) {
+            if let Some(first) = owners.insert(case_folded(&path), &t.name) {
                 return Err(EmitError::FileClash {
                     path,
                     first: first.to_string(),
@@ -247,7 +264,10 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
         });
     }
     if opts.target == Target::Vulkan {
-        if owners.contains_key(&PathBuf::from(format!("{}.plain.comp", vulkan::CANARY))) {
+        if owners.contains_key(&case_folded(Path::new(&format!(
+            "{}.plain.comp",
+            vulkan::CANARY
+        )))) {
             return Err(EmitError::FileClash {
                 path: PathBuf::from(format!("{}.comp", vulkan::CANARY)),
                 first: vulkan::CANARY.to_string(),
@@ -293,7 +313,7 @@ pub fn kernel_files(
     let mut owners: BTreeMap<PathBuf, &str> = BTreeMap::new();
     for p in programs {
         let path = PathBuf::from(format!("{}.{}", file_stem(&p.name), lang.extension()));
-        if let Some(first) = owners.insert(path.clone(), &p.name) {
+        if let Some(first) = owners.insert(case_folded(&path), &p.name) {
             return Err(EmitError::FileClash {
                 path,
                 first: first.to_string(),

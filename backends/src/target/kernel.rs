@@ -134,11 +134,124 @@ pub fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {
                         at()
                     ));
                 }
+                Instr::Collective { .. }
+                    if lang == Lang::Glsl && !prog.subgroup_size.is_power_of_two() =>
+                {
+                    return Some(format!(
+                        "{}: subgroup_size {}: a collective over the program's subgroup is a clustered subgroup operation in GLSL (GL_KHR_shader_subgroup_clustered), whose cluster size must be a power of two; emit it for cuda",
+                        at(),
+                        prog.subgroup_size
+                    ));
+                }
+                Instr::Collective { .. }
+                    if lang == Lang::Cuda
+                        && !subgroups_within_warps(
+                            prog.workgroup_size.into(),
+                            prog.subgroup_size.into(),
+                        ) =>
+                {
+                    return Some(format!(
+                        "{}: subgroup_size {} in workgroups of {}: a subgroup would span two CUDA warps of {WARP}, which no warp-level collective can take; use a subgroup size that divides {WARP}",
+                        at(),
+                        prog.subgroup_size,
+                        prog.workgroup_size
+                    ));
+                }
                 _ => {}
             }
         }
     }
     None
+}
+
+/// The largest value `o` can take in `p`: registers hold `0..values`, ids
+/// are below their counts.
+fn operand_max(p: &Program, o: Operand) -> usize {
+    let s = usize::from(p.subgroup_size.max(1));
+    let n = usize::from(p.workgroup_size);
+    match o {
+        Operand::Imm(v) => usize::from(v),
+        Operand::Reg(_) => usize::from(p.values) - 1,
+        Operand::Id(IdKind::WgId) => usize::from(p.workgroups).saturating_sub(1),
+        Operand::Id(IdKind::LocalId) => n.saturating_sub(1),
+        Operand::Id(IdKind::SubgroupId) => (n / s).saturating_sub(1),
+        Operand::Id(IdKind::LaneId) => s - 1,
+    }
+}
+
+/// Whether some index of `p` may fall outside its location: not every
+/// value its operand can take is a cell.
+fn index_may_fault(p: &Program) -> bool {
+    p.codes.iter().flat_map(|c| &c.instrs).any(|i| match i {
+        Instr::Atomic { addr, .. } => {
+            operand_max(p, addr.index) >= p.locations[usize::from(addr.loc)].len()
+        }
+        _ => false,
+    })
+}
+
+/// Why `p` is not emitted when some schedule takes an index outside its
+/// location: the oracle rejects such a program as a run-time fault
+/// (docs/KERNEL.md §2.7), and an emitted program would read or write
+/// another cell (the device has no such fault), so its runs would say
+/// nothing about the program the oracle decided. Only programs whose
+/// indexes are not all in range by their operands' ranges are explored
+/// (the oracle's own product, unfair: every reachable state).
+fn index_refusal(p: &NamedProgram) -> Option<String> {
+    use oracle::kernel::product::{build, Kernel, Reductions};
+    use oracle::kernel::{KernelError, DEFAULT_MAX_STATES};
+    let prog = &p.program;
+    if !index_may_fault(prog) {
+        return None;
+    }
+    let model =
+        axb::kernel::ScopedModel::flat(axb::Model::new(axb::Base::Unfair, axb::Fairness::Weak));
+    let explored = Kernel::new(prog, &model, Reductions::ALL).and_then(|k| {
+        let max = DEFAULT_MAX_STATES;
+        match k.words {
+            1 => build::<[u64; 1]>(&k, max).map(drop),
+            2 => build::<[u64; 2]>(&k, max).map(drop),
+            3 => build::<[u64; 3]>(&k, max).map(drop),
+            4 => build::<[u64; 4]>(&k, max).map(drop),
+            5 => build::<[u64; 5]>(&k, max).map(drop),
+            6 => build::<[u64; 6]>(&k, max).map(drop),
+            7 => build::<[u64; 7]>(&k, max).map(drop),
+            _ => build::<[u64; 8]>(&k, max).map(drop),
+        }
+    });
+    let at = format!("{}: program `{}`", p.source.display(), p.name);
+    match explored {
+        Ok(()) => None,
+        Err(KernelError::Fault(f)) => Some(format!(
+            "{at}: a schedule goes wrong: {f}: the oracle rejects the program (an index outside its location is a fault, docs/KERNEL.md §2.7), so it is not emitted"
+        )),
+        Err(KernelError::TooLarge(b)) => Some(format!(
+            "{at}: an index may fall outside its location, and the state space exceeds {b} states, so no check says it never does; it is not emitted (keep every index in range by its operand's range)"
+        )),
+        Err(e) => Some(format!("{at}: {e}")),
+    }
+}
+
+/// The threads of a CUDA warp: a block's threads `32k..32k+31` (by
+/// `threadIdx.x` in a one-dimensional block) are warp k.
+const WARP: usize = 32;
+
+/// Whether each of the program's subgroups (`s` consecutive invocations
+/// of a workgroup of `n`) lies in one CUDA warp, so that a warp-level
+/// collective with a mask of its lanes can take it: true when `s` divides
+/// 32 or the whole workgroup is one warp.
+fn subgroups_within_warps(n: usize, s: usize) -> bool {
+    let s = s.max(1);
+    (0..n / s).all(|k| (k * s) / WARP == ((k + 1) * s - 1) / WARP)
+}
+
+/// Whether the program has a subgroup collective.
+fn has_collectives(p: &Program) -> bool {
+    p.codes.iter().any(|c| {
+        c.instrs
+            .iter()
+            .any(|i| matches!(i, Instr::Collective { .. }))
+    })
 }
 
 /// Where each location starts in global memory (`None` for shared ones)
@@ -335,20 +448,31 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
         }
         Instr::Collective { op, dst, src } => {
             let v = sp.operand(src);
+            // Over the program's subgroup, never the device's (whose
+            // size is another): CUDA names its lanes in a mask (`sg_mask`,
+            // every lane takes part, as in the oracle's rendezvous, §2.5);
+            // GLSL takes clusters of `subgroup_size` invocations.
+            let s = sp.u(p.subgroup_size.max(1));
             let e = match (sp.lang, op) {
                 (Lang::Cuda, CollectiveOp::All) => {
-                    format!("__all_sync(__activemask(), {v} != 0u) ? 1u : 0u")
+                    format!("__all_sync(sg_mask, {v} != 0u) ? 1u : 0u")
                 }
                 (Lang::Cuda, CollectiveOp::Any) => {
-                    format!("__any_sync(__activemask(), {v} != 0u) ? 1u : 0u")
+                    format!("__any_sync(sg_mask, {v} != 0u) ? 1u : 0u")
                 }
                 (Lang::Cuda, CollectiveOp::BroadcastFirst) => {
-                    format!("__shfl_sync(__activemask(), {v}, __ffs(__activemask()) - 1)")
+                    format!("__shfl_sync(sg_mask, {v}, (int)sg_first)")
                 }
-                (Lang::Glsl, CollectiveOp::All) => format!("subgroupAll({v} != 0u) ? 1u : 0u"),
-                (Lang::Glsl, CollectiveOp::Any) => format!("subgroupAny({v} != 0u) ? 1u : 0u"),
+                (Lang::Glsl, CollectiveOp::All) => {
+                    format!("subgroupClusteredAnd(({v} != 0u) ? 1u : 0u, {s})")
+                }
+                (Lang::Glsl, CollectiveOp::Any) => {
+                    format!("subgroupClusteredOr(({v} != 0u) ? 1u : 0u, {s})")
+                }
                 (Lang::Glsl, CollectiveOp::BroadcastFirst) => {
-                    format!("subgroupBroadcastFirst({v})")
+                    // The value of the lowest lane taking part.
+                    let _ = writeln!(out, "uint first = subgroupClusteredMin(lane_id, {s});");
+                    format!("subgroupClusteredOr((lane_id == first) ? {v} : 0u, {s})")
                 }
                 (Lang::Wgsl, _) => unreachable!("WGSL refuses collectives"),
             };
@@ -366,6 +490,10 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
             } else {
                 (lay.global_off[addr.loc as usize], false)
             };
+            // `emit` refuses a program some schedule of which takes an
+            // index outside its location (the oracle's fault), so the
+            // `min` never changes an index: it only keeps a device's
+            // access in bounds whatever happens.
             let idx = match addr.index {
                 Operand::Imm(i) => sp.u(off + i as usize),
                 o => format!(
@@ -581,6 +709,23 @@ fn header(p: &NamedProgram, lang: Lang, comment: &str) -> String {
         lang.name(),
         prog.subgroup_size
     );
+    if has_collectives(prog) {
+        let how = match lang {
+            Lang::Cuda => {
+                "every lane of the program's subgroup takes part\n\
+                 {comment} (__all_sync and the others with a mask of its lanes, sg_mask)"
+            }
+            _ => {
+                "clustered subgroup operations over the program's\n\
+                 {comment} subgroups (GL_KHR_shader_subgroup_clustered: the host must enable them)"
+            }
+        };
+        let _ = writeln!(
+            s,
+            "{comment} Collectives: {}.",
+            how.replace("{comment}", comment)
+        );
+    }
     for l in litmus::print::print(prog).lines() {
         if l.is_empty() {
             let _ = writeln!(s, "{comment}");
@@ -658,11 +803,41 @@ fn shared_init(p: &Program, lay: &Layout, lang: Lang) -> String {
     s
 }
 
+/// What the collectives of a program with subgroups of `s` need, after
+/// the ids. CUDA: the mask of the lanes of the invocation's subgroup in its
+/// warp, and its first lane. GLSL: clusters of `s` invocations of the
+/// device's subgroup are the program's subgroups only where the device's
+/// subgroup size is a multiple of `s` and local ids map to subgroup
+/// invocation ids in order (as implementations do, and Vulkan does not
+/// promise); a workgroup where that does not hold does not run the
+/// program, so that no collective is taken over other invocations than
+/// the program's: its invocations count as neither finished nor stopped.
+fn subgroup_setup(lang: Lang, s: usize) -> String {
+    match lang {
+        Lang::Cuda => format!(
+            "const uint sg_first = (subgroup_id * {s}u) % {WARP}u;\nconst uint sg_mask = (0xffffffffu >> ({WARP}u - {s}u)) << sg_first;\n"
+        ),
+        Lang::Glsl => format!(
+            "// The device's subgroups must hold the program's as clusters of {s}:\n\
+             // else the workgroup leaves, counted neither finished nor stopped.\n\
+             uint sg_n = subgroupClusteredAdd(1u, {s}u);\n\
+             uint sg_lo = subgroupClusteredMin(subgroup_id, {s}u);\n\
+             uint sg_hi = subgroupClusteredMax(subgroup_id, {s}u);\n\
+             if (local_id == 0u) {{ sg_bad = 0u; }}\n\
+             barrier();\n\
+             if (gl_SubgroupSize % {s}u != 0u || gl_SubgroupInvocationID % {s}u != lane_id || sg_n != {s}u || sg_lo != subgroup_id || sg_hi != subgroup_id) {{\n    atomicOr(sg_bad, 1u);\n}}\n\
+             barrier();\n\
+             if (sg_bad != 0u) {{\n    return;\n}}\n"
+        ),
+        Lang::Wgsl => unreachable!("WGSL refuses collectives"),
+    }
+}
+
 use crate::target::templates::KERNEL_CUDA_HOST as CUDA_HOST;
 
 /// The program as one file for `lang`, or why it cannot be.
 pub fn emit(p: &NamedProgram, lang: Lang) -> Result<String, String> {
-    if let Some(why) = refusal(p, lang) {
+    if let Some(why) = refusal(p, lang).or_else(|| index_refusal(p)) {
         return Err(why);
     }
     let prog = &p.program;
@@ -683,6 +858,11 @@ pub fn emit(p: &NamedProgram, lang: Lang) -> Result<String, String> {
         Lang::Cuda => format!(
             "const uint wg_id = blockIdx.x;\nconst uint local_id = threadIdx.x;\nconst uint subgroup_id = local_id / {s}u;\nconst uint lane_id = local_id % {s}u;\n(void)subgroup_id;\n(void)lane_id;\n"
         ),
+    };
+    let ids = if has_collectives(prog) {
+        ids + &subgroup_setup(lang, s.into())
+    } else {
+        ids
     };
     let state = match lang {
         Lang::Wgsl => "var pc = 0u;\nvar left = false;\nvar budget = params.budget;\n",
@@ -707,14 +887,13 @@ pub fn emit(p: &NamedProgram, lang: Lang) -> Result<String, String> {
     let sh = lay.shared_words.max(1);
     Ok(match lang {
         Lang::Glsl => {
-            let ext = if prog
-                .codes
-                .iter()
-                .any(|c| c.instrs.iter().any(|i| matches!(i, Instr::Collective { .. })))
-            {
-                "#extension GL_KHR_shader_subgroup_vote : require\n#extension GL_KHR_shader_subgroup_ballot : require\n"
+            let (ext, sg_bad) = if has_collectives(prog) {
+                (
+                    "#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_clustered : require\n",
+                    "shared uint sg_bad;\n",
+                )
             } else {
-                ""
+                ("", "")
             };
             format!(
                 "#version 450\n{ext}{}{}\
@@ -723,7 +902,7 @@ pub fn emit(p: &NamedProgram, lang: Lang) -> Result<String, String> {
                  layout(std430, set = 0, binding = 0) buffer Memory {{\n    uint mem[];\n}};\n\
                  layout(std430, set = 0, binding = 1) coherent volatile buffer Stop {{\n    uint stop_flag;\n}};\n\
                  layout(std430, set = 0, binding = 2) buffer Ends {{\n    uint finished;\n    uint stopped;\n}} ends;\n\
-                 shared uint sh[{sh}];\n\n\
+                 shared uint sh[{sh}];\n{sg_bad}\n\
                  void main() {{\n{}}}\n",
                 run_line(p, &lay, "//"),
                 header(p, lang, "//"),
@@ -924,6 +1103,15 @@ mod tests {
             "{e}"
         );
         assert!(refusal(&q, Lang::Cuda).is_none());
+    }
+
+    #[test]
+    fn subgroups_must_lie_in_one_warp() {
+        // Any size while the workgroup is one warp (the language's bound
+        // is 8 invocations), sizes dividing 32 beyond.
+        assert!(subgroups_within_warps(6, 3) && subgroups_within_warps(8, 7));
+        assert!(subgroups_within_warps(64, 8) && subgroups_within_warps(64, 32));
+        assert!(!subgroups_within_warps(66, 3) && !subgroups_within_warps(128, 64));
     }
 
     #[test]

@@ -63,11 +63,4 @@ pub struct File {
 
 /// FNV-1a, 64 bits, as hex: a stable fingerprint of generated programs and
 /// suites (not a security hash: the build cache uses SHA-256).
-pub fn fnv64(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    format!("{h:016x}")
-}
+pub use axb::fingerprint::fnv64;

@@ -58,19 +58,7 @@ pub const RESULT_FILE_KIND: &str = "webgpu-results";
 /// the artifact's text format), sorted by name, so the same tests give the
 /// same fingerprint whichever files or order they came in.
 pub fn suite_fingerprint(tests: &[NamedTest]) -> String {
-    let mut items: Vec<(&str, String)> = tests
-        .iter()
-        .map(|t| (t.name.as_str(), axb::text::print(&t.entry.test)))
-        .collect();
-    items.sort();
-    let mut bytes = Vec::new();
-    for (name, text) in items {
-        bytes.extend_from_slice(name.as_bytes());
-        bytes.push(0);
-        bytes.extend_from_slice(text.as_bytes());
-        bytes.push(0);
-    }
-    crate::target::fnv64(&bytes)
+    axb::fingerprint::suite(tests)
 }
 
 /// The canary shaders: one workgroup (`plain`) and 65535 (`wide`,
@@ -108,11 +96,10 @@ fn gzip_base64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(gz.finish().expect("in-memory gzip"))
 }
 
+/// Text for the page: `<>&"'` and control characters escaped (one rule
+/// for every page of the three tools).
 fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    axb::error::html_escape(s)
 }
 
 /// The page for `tests` under `mappings`, named `name`; `shaders` are the

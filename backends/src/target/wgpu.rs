@@ -585,7 +585,7 @@ fn run(args: &Args) -> Result<(), Fail> {
             if !args.no_canary {
                 return Err(device_err(msg));
             }
-            eprintln!("warning (--no-canary): {msg}");
+            eprintln!("warning (--no-canary): {}", crate::excerpt::printable(&msg));
         }
         Ok(json!({
             "ok": ok, "budget": budget, "exhausted": k.exhausted, "finished": k.finished,
@@ -642,7 +642,8 @@ pub fn main() -> ExitCode {
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail(code, msg)) => {
-            eprintln!("error: {msg}");
+            // The device's name and driver messages are the driver's text.
+            eprintln!("error: {}", crate::excerpt::printable(&msg));
             ExitCode::from(code)
         }
     }

@@ -8,7 +8,7 @@ use super::{with_words, KernelError, Options};
 use axb::kernel::machine::Packed;
 use axb::kernel::program::Program;
 use axb::kernel::{Sched, ScopedModel};
-use axb::space::explore_bounded;
+use axb::space::{explore_metered, Meter};
 use std::cell::RefCell;
 
 fn product_dot<S: Packed>(
@@ -46,7 +46,8 @@ fn program_dot<S: Packed>(
     let mut init = S::default();
     m.init(init.as_mut());
     let mut buf = Vec::new();
-    let lts = explore_bounded(init, max_states, |s: S, emit| {
+    let mut meter = Meter::new(super::budget(max_states));
+    let lts = explore_metered(init, max_states, &mut meter, 0, |s: S, emit| {
         for a in 0..m.num_actors() {
             buf.clear();
             if let Err(f) = m.steps(&s, a, &mut buf) {
@@ -58,7 +59,7 @@ fn program_dot<S: Packed>(
             }
         }
     })
-    .map_err(|e| KernelError::TooLarge(e.bound))?;
+    .map_err(|e| super::product::exceeded(max_states, e))?;
     if let Some(f) = fault.into_inner() {
         return Err(KernelError::Fault(f));
     }

@@ -12,7 +12,7 @@ use super::check;
 use super::product::{Kernel, Move, Product};
 use super::KernelError;
 use axb::kernel::machine::Packed;
-use axb::space::scc_ids;
+use axb::space::{reserve_edge, reserve_index, reserve_node, scc_ids};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use rustc_hash::FxHashMap;
@@ -20,11 +20,7 @@ use rustc_hash::FxHashMap;
 /// The weak rule on a product built with or without symmetry (exact in
 /// both cases; see the module documentation). Deadlocks are not checked
 /// here.
-pub fn weak_passes<S: Packed>(
-    k: &Kernel,
-    p: &Product<S>,
-    max_states: usize,
-) -> Result<bool, KernelError> {
+pub fn weak_passes<S: Packed>(k: &Kernel, p: &Product<S>) -> Result<bool, KernelError> {
     if k.symmetry.is_none() {
         return Ok(check::weak_witness_component(k, p).is_none());
     }
@@ -40,12 +36,17 @@ pub fn weak_passes<S: Packed>(
     let mut cyclic: Vec<(u32, Vec<NodeIndex>)> = members.into_iter().collect();
     cyclic.sort_by_key(|(_, nodes)| nodes[0]);
     for (c, nodes) in cyclic {
-        if lifted_witness(k, p, &comps.id, c, &nodes, max_states)? {
+        if lifted_witness(k, p, &comps.id, c, &nodes)? {
             return Ok(false);
         }
     }
     Ok(true)
 }
+
+/// Bytes a lifted state of capacity is charged beyond its graph and index:
+/// enabled entities and work list 12, component ids and their search 20,
+/// per-component masks 25, rounded up.
+const LIFT_BYTES_PER_STATE: usize = 64;
 
 /// Explores the original states a reduced component stands for and checks
 /// the weak rule on their components.
@@ -55,8 +56,15 @@ fn lifted_witness<S: Packed>(
     comp: &[u32],
     c: u32,
     nodes: &[NodeIndex],
-    max_states: usize,
 ) -> Result<bool, KernelError> {
+    let max_states = p.max_states;
+    // The lifted component is held beside the product: it gets what the
+    // product left of the budget.
+    let mut meter = p.meter.rest();
+    let oom = |err| KernelError::OutOfMemory {
+        bound: max_states,
+        err,
+    };
     let g = &p.lts.graph;
     let in_component = |t: &S| -> bool {
         let mut canon = *t;
@@ -75,6 +83,8 @@ fn lifted_witness<S: Packed>(
     let mut work: Vec<NodeIndex> = Vec::new();
     for &n in nodes {
         let s = g[n];
+        reserve_node(&mut lifted, &mut meter, LIFT_BYTES_PER_STATE).map_err(oom)?;
+        reserve_index(&mut index, &mut meter).map_err(oom)?;
         let id = lifted.add_node(s);
         index.insert(s, id);
         enabled.push(0);
@@ -96,6 +106,8 @@ fn lifted_witness<S: Packed>(
                     if lifted.node_count() >= max_states {
                         return Err(KernelError::TooLarge(max_states));
                     }
+                    reserve_node(&mut lifted, &mut meter, LIFT_BYTES_PER_STATE).map_err(oom)?;
+                    reserve_index(&mut index, &mut meter).map_err(oom)?;
                     let y = lifted.add_node(t);
                     index.insert(t, y);
                     enabled.push(0);
@@ -103,6 +115,7 @@ fn lifted_witness<S: Packed>(
                     y
                 }
             };
+            reserve_edge(&mut lifted, &mut meter).map_err(oom)?;
             lifted.add_edge(x, y, mv);
         }
         enabled[x.index()] = k.enabled(s.as_ref());

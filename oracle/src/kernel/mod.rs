@@ -29,16 +29,41 @@ use axb::kernel::program::{Outcome, Program};
 use axb::kernel::ScopedModel;
 use axb::{Fairness, Model, Verdict, Verdicts};
 use product::{Kernel, Reductions};
+use std::collections::HashMap;
 use std::fmt;
 
 /// The default bound on the number of states of a product.
 pub const DEFAULT_MAX_STATES: usize = 5_000_000;
+
+/// Bytes of tables a bound of one state allows: a check under
+/// `max_states` holds at most `max_states * BYTES_PER_STATE` bytes of
+/// state space (the product, its transitions, its index and the per-state
+/// tables of the verdict rules, counted by capacity), and at least
+/// [`MIN_BUDGET`]. A state costs 100 to 250 bytes (more with more
+/// invocations, which have more transitions), so the budget, not the state
+/// count, is what stops a large program (issue 20 item 3: 2 workgroups of
+/// 8 invocations aborted the process at 3.4 GB under a count alone).
+pub const BYTES_PER_STATE: usize = 100;
+
+/// The smallest budget: small bounds stay bounds on states.
+pub const MIN_BUDGET: usize = 16 << 20;
+
+/// The byte budget of a check under `max_states` (see [`BYTES_PER_STATE`]).
+pub fn budget(max_states: usize) -> usize {
+    max_states.saturating_mul(BYTES_PER_STATE).max(MIN_BUDGET)
+}
 
 /// Why a program got no verdict.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KernelError {
     /// The product grew past the state bound.
     TooLarge(usize),
+    /// The product's tables outgrew the budget of the state bound
+    /// ([`budget`]), or the system refused memory for them.
+    OutOfMemory {
+        bound: usize,
+        err: axb::space::OutOfMemory,
+    },
     /// The program went wrong at run time (an index out of bounds).
     Fault(Fault),
     /// The program or model is outside what the checker supports.
@@ -52,6 +77,16 @@ impl fmt::Display for KernelError {
                 f,
                 "the state space exceeds --max-states {b}: no verdict (raise the bound, or shrink the program)"
             ),
+            KernelError::OutOfMemory { bound, err } if err.refused_by_system => write!(
+                f,
+                "out of memory: the system refused the {} MB the state space needed under --max-states {bound}: no verdict (lower the bound, run fewer inputs at once, or shrink the program)",
+                err.wanted / 1_000_000
+            ),
+            KernelError::OutOfMemory { bound, err } => write!(
+                f,
+                "the state space exceeds --max-states {bound}: its tables outgrew the {} MB that bound allows: no verdict (raise the bound, or shrink the program)",
+                err.limit / 1_000_000
+            ),
             KernelError::Fault(e) => write!(f, "a schedule goes wrong: {e}"),
             KernelError::Unsupported(m) => f.write_str(m),
         }
@@ -59,6 +94,18 @@ impl fmt::Display for KernelError {
 }
 
 impl std::error::Error for KernelError {}
+
+impl KernelError {
+    /// Whether the bound or memory stopped the check, rather than the
+    /// program: a larger share of the bound, or the machine to itself,
+    /// may decide it.
+    pub fn is_bound(&self) -> bool {
+        matches!(
+            self,
+            KernelError::TooLarge(_) | KernelError::OutOfMemory { .. }
+        )
+    }
+}
 
 /// How to check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,7 +162,7 @@ fn decide_both_w<S: Packed>(
     let states = p.lts.num_states();
     let transitions = p.lts.num_transitions();
     let deadlock = check::deadlock(k, &p).is_some();
-    let weak = !deadlock && lifted::weak_passes(k, &p, max_states)?;
+    let weak = !deadlock && lifted::weak_passes(k, &p)?;
     let strong = check::strong_passes(k, &p);
     let d = |pass: bool| Decision {
         verdict: Verdict::from_pass(pass),
@@ -186,27 +233,62 @@ pub fn outcome(d: &Decision) -> Outcome {
     }
 }
 
-/// The `expect` lines of a program the oracle disagrees with: (model,
-/// expected outcome, what the oracle says). `F` is met by a deadlock too
-/// (a deadlock is a failure to terminate); `deadlock` only by one.
-pub fn check_expectations(p: &NamedProgram, opts: Options) -> Vec<(ScopedModel, Outcome, String)> {
-    let mut bad = Vec::new();
-    for e in &p.program.expect {
-        let got = match decide(&p.program, &e.model, opts) {
-            Ok(d) => outcome(&d),
-            Err(err) => {
-                bad.push((e.model, e.outcome, format!("no verdict ({err})")));
-                continue;
+/// What the oracle says of one `expect` line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Checked {
+    Agrees,
+    /// The oracle decided otherwise: what it says.
+    Disagrees(Outcome),
+    /// The oracle could not decide (the bound, a run-time fault): neither
+    /// agreement nor disagreement (issue 20 item 11: this was reported as
+    /// `"agrees": false`).
+    Undecided(KernelError),
+}
+
+/// Each `expect` line of a program, in order, checked. `F` is met by a
+/// deadlock too (a deadlock is a failure to terminate); `deadlock` only by
+/// one.
+///
+/// Each model is decided once however many lines name it: a file of
+/// 20,000 `expect OBE: P;` lines took 20 s, one decision a line.
+pub fn check_each_expectation(p: &NamedProgram, opts: Options) -> Vec<Checked> {
+    let mut decided: HashMap<ScopedModel, Result<Outcome, KernelError>> = HashMap::new();
+    p.program
+        .expect
+        .iter()
+        .map(|e| {
+            let got = decided
+                .entry(e.model)
+                .or_insert_with(|| decide(&p.program, &e.model, opts).map(|d| outcome(&d)));
+            let got = match got {
+                Ok(got) => *got,
+                Err(err) => return Checked::Undecided(err.clone()),
+            };
+            let ok = match e.outcome {
+                Outcome::P => got == Outcome::P,
+                Outcome::F => got != Outcome::P,
+                Outcome::Deadlock => got == Outcome::Deadlock,
+            };
+            if ok {
+                Checked::Agrees
+            } else {
+                Checked::Disagrees(got)
             }
-        };
-        let ok = match e.outcome {
-            Outcome::P => got == Outcome::P,
-            Outcome::F => got != Outcome::P,
-            Outcome::Deadlock => got == Outcome::Deadlock,
-        };
-        if !ok {
-            bad.push((e.model, e.outcome, got.word().to_string()));
-        }
-    }
-    bad
+        })
+        .collect()
+}
+
+/// The `expect` lines of a program the oracle does not confirm: (model,
+/// expected outcome, what the oracle says, or `no verdict (why)`).
+pub fn check_expectations(p: &NamedProgram, opts: Options) -> Vec<(ScopedModel, Outcome, String)> {
+    p.program
+        .expect
+        .iter()
+        .zip(check_each_expectation(p, opts))
+        .filter_map(|(e, c)| match c {
+            Checked::Agrees => None,
+            Checked::Disagrees(got) => Some((e.model, e.outcome, got.word().to_string())),
+            Checked::Undecided(err) => Some((e.model, e.outcome, format!("no verdict ({err})"))),
+        })
+        .collect()
 }

@@ -15,7 +15,7 @@ use super::KernelError;
 use axb::kernel::machine::{Fault, Machine, Packed, StepInfo};
 use axb::kernel::program::{Instr, Program};
 use axb::kernel::{Sched, ScopedModel};
-use axb::space::{explore_bounded, Lts};
+use axb::space::{explore_metered, Exceeded, Lts, Meter};
 use axb::test::Target;
 use std::cell::RefCell;
 
@@ -104,10 +104,10 @@ impl Kernel {
         let machine = Machine::new(p, lockstep).map_err(KernelError::Unsupported)?;
         let scopes = Scopes::new(&machine, model);
         let bits = scopes.end as usize;
-        if bits > axb::kernel::machine::MAX_WORDS * 64 {
+        if bits > axb::kernel::machine::MAX_PRODUCT_BITS {
             return Err(KernelError::Unsupported(format!(
                 "the program's state with its fair sets takes {bits} bits: at most {} fit",
-                axb::kernel::machine::MAX_WORDS * 64
+                axb::kernel::machine::MAX_PRODUCT_BITS
             )));
         }
         let words = bits.div_ceil(64).max(1);
@@ -372,27 +372,57 @@ impl Kernel {
 pub struct Product<S> {
     pub lts: Lts<S, Move>,
     pub guaranteed: Vec<u64>,
+    /// The state bound it was built under.
+    pub max_states: usize,
+    /// Its byte budget ([`super::budget`]), with what the product took.
+    pub meter: Meter,
 }
 
-/// Builds the reachable product, giving up past `max_states` states.
+/// Bytes a state of capacity is charged beyond the graph and index: the
+/// tables of the verdict rules (guaranteed and enabled entities 16, the
+/// component ids and their search 20, per-component masks 17, the
+/// attractor and its work list 5), rounded up.
+pub const RULE_BYTES_PER_STATE: usize = 64;
+
+/// The error for an exploration stopped by the bound or the budget.
+pub fn exceeded(max_states: usize, e: Exceeded) -> KernelError {
+    match e {
+        Exceeded::States(t) => KernelError::TooLarge(t.bound),
+        Exceeded::Memory(err) => KernelError::OutOfMemory {
+            bound: max_states,
+            err,
+        },
+    }
+}
+
+/// Builds the reachable product, giving up past `max_states` states or
+/// the byte budget of that bound.
 pub fn build<S: Packed>(k: &Kernel, max_states: usize) -> Result<Product<S>, KernelError> {
     let fault: RefCell<Option<Fault>> = RefCell::new(None);
     let mut out: Vec<(Move, S)> = Vec::new();
-    let lts = explore_bounded(k.start::<S>(), max_states, |s: S, emit| {
-        if fault.borrow().is_some() {
-            return;
-        }
-        out.clear();
-        match k.successors(&s, &mut out) {
-            Ok(()) => {
-                for &(mv, t) in &out {
-                    emit(mv, t);
-                }
+    let mut meter = Meter::new(super::budget(max_states));
+    let extra = RULE_BYTES_PER_STATE;
+    let lts = explore_metered(
+        k.start::<S>(),
+        max_states,
+        &mut meter,
+        extra,
+        |s: S, emit| {
+            if fault.borrow().is_some() {
+                return;
             }
-            Err(f) => *fault.borrow_mut() = Some(f),
-        }
-    })
-    .map_err(|e| KernelError::TooLarge(e.bound))?;
+            out.clear();
+            match k.successors(&s, &mut out) {
+                Ok(()) => {
+                    for &(mv, t) in &out {
+                        emit(mv, t);
+                    }
+                }
+                Err(f) => *fault.borrow_mut() = Some(f),
+            }
+        },
+    )
+    .map_err(|e| exceeded(max_states, e))?;
     if let Some(f) = fault.into_inner() {
         return Err(KernelError::Fault(f));
     }
@@ -401,5 +431,10 @@ pub fn build<S: Packed>(k: &Kernel, max_states: usize) -> Result<Product<S>, Ker
         .node_weights()
         .map(|s| k.guaranteed(s.as_ref()))
         .collect();
-    Ok(Product { lts, guaranteed })
+    Ok(Product {
+        lts,
+        guaranteed,
+        max_states,
+        meter,
+    })
 }

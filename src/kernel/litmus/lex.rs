@@ -2,6 +2,8 @@
 //! columns counted in characters) and its byte range in the source.
 
 use crate::error::ParseError;
+use crate::kernel::program::MAX_NAME_LEN;
+use crate::locate::Position;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tok {
@@ -29,13 +31,14 @@ const PUNCTS: &[&str] = &[
 
 /// The largest number the format accepts; larger ones are an error here
 /// rather than a wrap-around later.
-const MAX_NUMBER: u64 = 1 << 32;
+pub const MAX_NUMBER: u64 = 1 << 32;
 
 struct Cursor<'a> {
     src: &'a str,
     pos: usize,
-    line: usize,
-    col: usize,
+    /// Line ends by the one rule of [`crate::locate::Position`]; columns
+    /// in characters.
+    at: Position,
 }
 
 impl Cursor<'_> {
@@ -46,12 +49,7 @@ impl Cursor<'_> {
     fn bump(&mut self) -> Option<char> {
         let c = self.peek()?;
         self.pos += c.len_utf8();
-        if c == '\n' {
-            self.line += 1;
-            self.col = 1;
-        } else {
-            self.col += 1;
-        }
+        self.at.advance(c);
         Some(c)
     }
 
@@ -66,8 +64,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
     let mut c = Cursor {
         src,
         pos: 0,
-        line: 1,
-        col: 1,
+        at: Position::default(),
     };
     let mut out = Vec::new();
     loop {
@@ -79,14 +76,14 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
                 }
                 Some('/') if c.rest().starts_with("//") => {
                     while let Some(ch) = c.peek() {
-                        if ch == '\n' {
+                        if ch == '\n' || ch == '\r' {
                             break;
                         }
                         c.bump();
                     }
                 }
                 Some('/') if c.rest().starts_with("/*") => {
-                    let (line, col) = (c.line, c.col);
+                    let (line, col) = (c.at.line, c.at.col);
                     c.bump();
                     c.bump();
                     loop {
@@ -103,7 +100,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
                 _ => break,
             }
         }
-        let (line, col, start) = (c.line, c.col, c.pos);
+        let (line, col, start) = (c.at.line, c.at.col, c.pos);
         let Some(ch) = c.peek() else {
             out.push(Token {
                 tok: Tok::Eof,
@@ -122,11 +119,11 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
                 c.bump();
             }
             let word = &src[start..c.pos];
-            if word.len() > 64 {
+            if word.len() > MAX_NAME_LEN {
                 return Err(ParseError::new(
                     line,
                     col,
-                    "a name longer than 64 characters",
+                    format!("a name longer than {MAX_NAME_LEN} characters"),
                 ));
             }
             Tok::Ident(word.to_string())
@@ -193,5 +190,15 @@ mod tests {
         assert_eq!(lex("/* open").unwrap_err().msg, "unterminated comment");
         assert!(lex("99999999999999999999").is_err());
         assert_eq!(lex("é").unwrap_err().col, 1);
+        // Issue 20 item 11: CR and CRLF line ends count as one line each,
+        // and end a `//` comment (which swallowed a CR-only file's rest).
+        for nl in ["\n", "\r", "\r\n"] {
+            let src = format!("a // c{nl}b{nl}{nl}  @");
+            let t = lex(&src[..src.len() - 1]).unwrap();
+            assert_eq!(t[1].tok, Tok::Ident("b".into()), "{nl:?}");
+            assert_eq!((t[1].line, t[1].col), (2, 1), "{nl:?}");
+            let e = lex(&src).unwrap_err();
+            assert_eq!((e.line, e.col), (4, 3), "{nl:?}");
+        }
     }
 }

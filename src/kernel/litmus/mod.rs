@@ -124,6 +124,58 @@ workgroup 1 {
         assert_eq!(p.codes[0].regs, vec!["q", "p"]);
     }
 
+    /// Issue 20 item 8: the count bounds are enforced as the items are
+    /// read, so a huge input is refused at its first item too many (whose
+    /// line the error names), not after a quadratic parse of all of it.
+    #[test]
+    fn count_bounds_are_enforced_at_the_first_item_too_many() {
+        let mut src = String::from("values 2;\nworkgroups 1;\n");
+        for i in 0..100_000 {
+            src.push_str(&format!("global g{i};\n"));
+        }
+        src.push_str("kernel {\n  barrier();\n}\n");
+        let (l, c, m) = error(&src);
+        assert_eq!((l, c), (2 + 17, 8), "{m}");
+        assert_eq!(m, "more than 16 memory locations: at most 16 are supported");
+
+        let mut src = String::from("values 2;\nworkgroups 1;\nkernel {\n");
+        for i in 0..300_000 {
+            src.push_str(&format!("l{i}: goto l{};\n", i + 1));
+        }
+        src.push_str("}\n");
+        let (l, c, m) = error(&src);
+        assert_eq!((l, c), (3 + 64, 6), "{m}");
+        assert_eq!(
+            m,
+            "more than 63 instructions in a block: at most 63 are supported"
+        );
+
+        let mut src = String::from("values 2;\nworkgroups 9;\n");
+        for w in 0..9 {
+            src.push_str(&format!("workgroup {w} {{\n  barrier();\n}}\n"));
+        }
+        let (l, c, m) = error(&src);
+        assert_eq!((l, c), (3 + 8 * 3, 1), "{m}");
+        assert!(m.starts_with("more than 8 code blocks"), "{m}");
+
+        let regs: Vec<String> = (0..9).map(|r| format!("r{r}")).collect();
+        let src = format!(
+            "values 2;\nworkgroups 1;\nkernel {{\n  reg {};\n  barrier();\n}}\n",
+            regs.join(", ")
+        );
+        let (l, c, m) = error(&src);
+        assert_eq!((l, c), (4, 39), "{m}");
+        assert!(m.starts_with("more than 8 registers in a block"), "{m}");
+        let mut src = String::from("values 2;\nworkgroups 1;\nkernel {\n");
+        for r in 0..9 {
+            src.push_str(&format!("  r{r} = 0;\n"));
+        }
+        src.push_str("}\n");
+        let (l, c, m) = error(&src);
+        assert_eq!((l, c), (12, 3), "{m}");
+        assert!(m.starts_with("more than 8 registers in a block"), "{m}");
+    }
+
     fn error(src: &str) -> (usize, usize, String) {
         let e = parse(src).unwrap_err();
         (e.line, e.col, e.msg)

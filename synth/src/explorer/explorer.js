@@ -555,7 +555,7 @@
       tr.appendChild(el("td", { class: "csv" }, r.m));
       tr.appendChild(el("td", { class: r.v === "?" ? "" : r.v }, r.v));
       tr.appendChild(el("td", {}, r.x));
-      tr.appendChild(el("td", { class: r.a ? "agree-" + r.a : "" }, r.a === "yes" ? "✓" : r.a === "no" ? "✗ disagrees" : ""));
+      tr.appendChild(el("td", { class: r.a ? "agree-" + r.a : "" }, r.a === "yes" ? "✓" : r.a === "no" ? "✗ disagrees" : r.a === "undecided" ? "? no verdict" : ""));
       tr.appendChild(el("td", {}, r.s ? String(r.s) : ""));
       tr.addEventListener("click", () => { state.model = r.m; writeHash(); renderTest(); });
       table.appendChild(tr);

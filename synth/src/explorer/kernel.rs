@@ -196,7 +196,10 @@ fn row(p: &NamedProgram, m: &ScopedModel, opts: Options) -> Row {
         a: match (stated.is_empty(), got) {
             (true, _) => "",
             (false, Some(got)) if stated.iter().all(|&o| agrees(o, got)) => "yes",
-            (false, _) => "no",
+            (false, Some(_)) => "no",
+            // No verdict: neither agreement nor disagreement (issue 20
+            // item 11, as in the oracle's output).
+            (false, None) => "undecided",
         },
         own: p.program.model.as_ref().is_some_and(same),
         s,
@@ -260,4 +263,27 @@ pub fn data(p: &NamedProgram, code: bool) -> KernelData {
 /// The data of every program, in input order.
 pub fn all(programs: &[NamedProgram], code: bool) -> Vec<KernelData> {
     programs.par_iter().map(|p| data(p, code)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 20 item 11: a stated verdict the oracle cannot decide is
+    /// "undecided" on the page, not "no".
+    #[test]
+    fn an_undecided_stated_verdict_is_neither_yes_nor_no() {
+        let src = "values 2;\nworkgroups 1;\nworkgroup_size 8;\nsubgroup_size 8;\nexpect OBE, subgroup=lockstep: P;\nexpect OBE: F;\nkernel {\n  0: barrier();\n}\n";
+        let p = NamedProgram {
+            name: "und".into(),
+            program: axb::kernel::litmus::parse(src).unwrap(),
+            verdicts: None,
+            source: "und.litmus".into(),
+        };
+        let [undecided, wrong] = [&p.program.expect[0], &p.program.expect[1]];
+        let r = row(&p, &undecided.model, Options::default());
+        assert_eq!((r.v.as_str(), r.a), ("?", "undecided"));
+        let r = row(&p, &wrong.model, Options::default());
+        assert_eq!((r.v.as_str(), r.a), ("P", "no"));
+    }
 }
