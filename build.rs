@@ -1,5 +1,5 @@
 //! Compiles the 483 published tests (`data/oopsla21/tests`) into the
-//! library (see `src/published.rs`), so the tools need no path to them.
+//! library (see `src/axb/published.rs`), so the tools need no path to them.
 
 use std::path::Path;
 

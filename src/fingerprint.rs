@@ -7,8 +7,8 @@
 //! result file and every `backends run` or `import` output record it, and
 //! `backends report` refuses to judge runs against other tests.
 
-use crate::load::NamedTest;
-use crate::test::Test;
+use crate::axb::load::NamedTest;
+use crate::axb::test::Test;
 
 /// FNV-1a, 64 bits, as 16 hex digits.
 pub fn fnv64(bytes: &[u8]) -> String {
@@ -26,7 +26,7 @@ pub fn fnv64(bytes: &[u8]) -> String {
 pub fn tests<'a>(tests: impl IntoIterator<Item = (&'a str, &'a Test)>) -> String {
     let mut items: Vec<(&str, String)> = tests
         .into_iter()
-        .map(|(name, t)| (name, crate::text::print(t)))
+        .map(|(name, t)| (name, crate::axb::text::print(t)))
         .collect();
     items.sort();
     let mut bytes = Vec::new();

@@ -13,24 +13,15 @@
 //! `synth` generates tests, `oracle` decides termination under each progress
 //! model, `backends` turns tests into GPU and CPU programs and runs them.
 
+pub mod axb;
 pub mod buckets;
 pub mod error;
-pub mod fast_ron;
 pub mod fingerprint;
 pub mod kernel;
-pub mod load;
 pub mod locate;
-pub mod machine;
 pub mod model;
-pub mod packed;
-pub mod pseudo;
-pub mod published;
-pub mod space;
-pub mod suite;
-pub mod test;
-pub mod text;
 
+pub use axb::suite::{Entry, Suite};
+pub use axb::test::{Instr, Target, Test, Thread};
 pub use error::{FileError, ParseError};
 pub use model::{Base, Fairness, Model, Verdict, Verdicts};
-pub use suite::{Entry, Suite};
-pub use test::{Instr, Target, Test, Thread};

@@ -15,8 +15,8 @@
 //! cannot overflow the stack, and total: on text it does not understand it
 //! stops at the deepest value it found.
 
+use crate::axb::test::{InvalidTest, Thread, MAX_THREADS, MAX_THREAD_LEN};
 use crate::error::ParseError;
-use crate::test::{InvalidTest, Thread, MAX_THREADS, MAX_THREAD_LEN};
 
 /// One step of a path into a RON value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

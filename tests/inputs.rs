@@ -1,7 +1,7 @@
 //! Hostile inputs on disk: symbolic-link loops, devices, FIFOs, huge files,
 //! odd names. Each case is a reproducer from issue 10 or one of its kin.
 
-use axb::load::{self, expand_paths, load_all, read_input_limited};
+use progress_litmus::axb::load::{self, expand_paths, load_all, read_input_limited};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;

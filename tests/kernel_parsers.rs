@@ -2,7 +2,7 @@
 //! mutations of valid programs either parse to a valid program or give an
 //! error with a line and column.
 
-use axb::kernel::{litmus, ron};
+use progress_litmus::kernel::{litmus, ron};
 use proptest::prelude::*;
 
 const VALID: &str = "values 4;

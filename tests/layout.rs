@@ -1,6 +1,6 @@
 //! The layout of the workspace keeps its promises (ARCHITECTURE.md):
 //!
-//! - the crates depend one way: `axb` <- `oracle` <- `backends` <- `synth`
+//! - the crates depend one way: `progress_litmus` <- `oracle` <- `backends` <- `synth`
 //!   (each crate's `[dependencies]` name only crates to its left);
 //! - inside every crate, no two files import each other, directly or
 //!   around a circle.
@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 /// The crates in their one order: each may depend only on those before it.
 const CRATES: [(&str, &str); 4] = [
-    ("axb", "."),
+    ("progress_litmus", "."),
     ("oracle", "oracle"),
     ("backends", "backends"),
     ("synth", "synth"),

@@ -11,11 +11,11 @@
 #[path = "support/checks.rs"]
 mod checks;
 
-use axb::load;
-use axb::suite::{Entry, Suite};
-use axb::test::{Instr, Target, Test};
-use axb::{text, Verdict, Verdicts};
 use checks::{assert_inside, check_ron, check_text};
+use progress_litmus::axb::load;
+use progress_litmus::axb::suite::{Entry, Suite};
+use progress_litmus::axb::test::{Instr, Target, Test};
+use progress_litmus::{axb::text, Verdict, Verdicts};
 use proptest::prelude::*;
 use proptest::sample::Index;
 
@@ -36,7 +36,7 @@ fn config() -> ProptestConfig {
 /// Published tests of several shapes, in the artifact format.
 fn artifact_samples() -> Vec<&'static str> {
     let pick = ["2t2i_3.txt", "2t3i_20.txt", "3t3i_5.txt", "2t4i_40.txt"];
-    axb::published::FILES
+    progress_litmus::axb::published::FILES
         .iter()
         .filter(|(f, _)| pick.contains(f))
         .map(|(_, src)| *src)

@@ -4,8 +4,8 @@
 //! the value rule refuses wrapped values and only them, and mutated
 //! shaders never panic.
 
-use axb::kernel::litmus;
-use axb::kernel::shader::{print, translate, Launch};
+use progress_litmus::kernel::litmus;
+use progress_litmus::kernel::shader::{print, translate, Launch};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -24,7 +24,9 @@ fn shaders() -> Vec<PathBuf> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| {
-            axb::kernel::shader::is_shader_ext(p.extension().and_then(|e| e.to_str()).unwrap_or(""))
+            progress_litmus::kernel::shader::is_shader_ext(
+                p.extension().and_then(|e| e.to_str()).unwrap_or(""),
+            )
         })
         .collect();
     v.sort();

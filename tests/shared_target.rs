@@ -39,7 +39,14 @@ fn copy_checkout(repo: &Path, to: &Path) {
 fn check(checkout: &Path, target: &Path) -> std::process::Output {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     Command::new(cargo)
-        .args(["check", "--offline", "--quiet", "-p", "axb", "--lib"])
+        .args([
+            "check",
+            "--offline",
+            "--quiet",
+            "-p",
+            "progress_litmus",
+            "--lib",
+        ])
         .current_dir(checkout)
         .env("CARGO_TARGET_DIR", target)
         .env_remove("RUSTFLAGS")

@@ -32,12 +32,12 @@ pub fn excerpt_bytes(b: &[u8]) -> String {
 }
 
 /// `s` whole, its unprintable characters escaped (`\n`, `\u{1b}`, the
-/// bidirectional overrides: [`axb::error::printable`], the one rule the
+/// bidirectional overrides: [`progress_litmus::error::printable`], the one rule the
 /// three tools share) and nothing else: a name in a report's lines, a
 /// message or status line on a terminal or in a log, where it must not
 /// break a line or drive the terminal, but `"` or `\\` may stay as they are.
 pub fn printable(s: &str) -> String {
-    axb::error::printable(s)
+    progress_litmus::error::printable(s)
 }
 
 /// The first [`MAX_CHARS`] characters of `text` escaped, and the length
@@ -47,7 +47,7 @@ fn shown(text: &str, total: usize, whole: bool, max: usize) -> String {
     let mut out = String::new();
     let mut chars = text.chars();
     for c in chars.by_ref().take(max) {
-        if axb::error::unprintable(c) {
+        if progress_litmus::error::unprintable(c) {
             out.extend(c.escape_default());
         } else if c == '"' || c == '\\' {
             out.extend(c.escape_debug());

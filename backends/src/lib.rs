@@ -1,6 +1,6 @@
 //! # backends: progress litmus tests as GPU and CPU programs
 //!
-//! Turns AXB tests ([`axb::test::Test`]) into programs for real devices
+//! Turns AXB tests ([`progress_litmus::axb::test::Test`]) into programs for real devices
 //! (SPEC §6, paper §6), runs them, and reports which progress models a
 //! device is consistent with. Three parts, one folder each:
 //!

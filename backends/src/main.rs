@@ -6,14 +6,14 @@
 //! journals, results), 1 everything else (writing files, a missing or
 //! failing compiler, device or program); see [`EXIT_STATUS`].
 
-use axb::kernel::load::{load_all, Item, NamedProgram};
-use axb::load::NamedTest;
 use backends::excerpt::printable;
 use backends::mapping::MappingList;
 use backends::report::cli::Format;
 use backends::target::emit::{self, EmitOptions, Target};
 use backends::Shape;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use progress_litmus::axb::load::NamedTest;
+use progress_litmus::kernel::load::{load_all, Item, NamedProgram};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

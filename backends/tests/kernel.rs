@@ -4,9 +4,9 @@
 //! glslangValidator; every CUDA file compiles with nvcc where present and
 //! passes g++ -fsyntax-only against the CPU shim everywhere.
 
-use axb::kernel::load::{load_all, Item, NamedProgram};
 use backends::target::kernel::{emit, validate_wgsl, Lang};
 use backends::toolchain::{self, Tool};
+use progress_litmus::kernel::load::{load_all, Item, NamedProgram};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

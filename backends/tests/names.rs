@@ -11,14 +11,14 @@
 //! load): a refusal there, clean and before any work, passes too.
 
 mod common;
-use axb::suite::{Entry, Suite};
 use common::*;
+use progress_litmus::axb::suite::{Entry, Suite};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// A RON suite of one-thread tests that terminate, named `names`.
 fn suite(dir: &Path, names: &[&str]) -> PathBuf {
-    let test = axb::text::parse("THREAD0\natomic_chk_branch(0,1,0)\n").unwrap();
+    let test = progress_litmus::axb::text::parse("THREAD0\natomic_chk_branch(0,1,0)\n").unwrap();
     let suite = Suite {
         name: "odd".into(),
         note: String::new(),
@@ -28,7 +28,7 @@ fn suite(dir: &Path, names: &[&str]) -> PathBuf {
             .collect(),
     };
     let path = dir.join("odd.ron");
-    std::fs::write(&path, axb::load::suite_to_ron(&suite)).unwrap();
+    std::fs::write(&path, progress_litmus::axb::load::suite_to_ron(&suite)).unwrap();
     path
 }
 

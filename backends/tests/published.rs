@@ -2,12 +2,12 @@
 //! published results (`data/empirical`) and verdicts computed by
 //! the oracle for the published tests.
 
-use axb::buckets::distinguishing_for;
-use axb::{Base, Fairness, Model};
 use backends::mapping::Mapping;
 use backends::report::analysis::{self, Report, Tests};
 use backends::report::observations::{self, Device};
 use backends::report::results::Cell;
+use progress_litmus::buckets::distinguishing_for;
+use progress_litmus::{Base, Fairness, Model};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 

@@ -5,7 +5,7 @@
 //! `device.json` records the fingerprint of its tests, and the report
 //! refuses other tests of the same names, the published default included.
 
-use axb::load::load_all;
+use progress_litmus::axb::load::load_all;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -32,7 +32,7 @@ fn imported(dir: &Path) -> PathBuf {
     let (tests, errors) = load_all(std::slice::from_ref(&suite));
     assert!(errors.is_empty());
     let header = json!({"axb": "webgpu-results", "format": 1, "target": "webgpu",
-        "suite": {"name": "3t3i", "tests": tests.len(), "fnv64": axb::fingerprint::suite(&tests)},
+        "suite": {"name": "3t3i", "tests": tests.len(), "fnv64": progress_litmus::fingerprint::suite(&tests)},
         "device": {"vendor": "acme", "architecture": "x"}, "settings": {"iterations": 1}});
     let run = json!({"test": "3t3i_3", "target": "webgpu", "mapping": "plain", "instances": 1,
         "workgroups": 3, "iteration": 0, "terminated": false, "elapsed_ms": 1.5, "budget": 1000,

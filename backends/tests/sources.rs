@@ -1,9 +1,9 @@
 //! `target::test_sources` shows exactly what `backends emit` writes.
 
-use axb::load::load_file;
 use backends::mapping::Mapping;
 use backends::target::emit::{files, EmitOptions, Target};
 use backends::target::{test_sources, Shape};
+use progress_litmus::axb::load::load_file;
 use std::path::PathBuf;
 
 #[test]

@@ -7,12 +7,12 @@
 //! BACKENDS_SKIP_TOOLCHAIN_TESTS=1 is set (then the test says so and passes).
 
 mod common;
-use axb::load::{load_all, load_file, NamedTest};
 use backends::target::emit::{self, EmitOptions, Target};
 use backends::target::File;
 use backends::toolchain::{self, Tool, ToolError};
 use backends::{Mapping, Shape};
 use common::tools;
+use progress_litmus::axb::load::{load_all, load_file, NamedTest};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -12,9 +12,9 @@
 //! Without Chromium the tests are skipped with a message, except under CI
 //! (`CI=true`), where a missing browser is a failure.
 
-use axb::load::load_all;
 use backends::target::emit::{files, write, EmitOptions, Target};
 use backends::{Mapping, Shape};
+use progress_litmus::axb::load::load_all;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -1,8 +1,8 @@
 //! `backends import --target webgpu` on result files written here (no
 //! browser needed): what it accepts, and every way a file is refused.
 
-use axb::load::load_all;
 use backends::target::webgpu;
+use progress_litmus::axb::load::load_all;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -204,7 +204,8 @@ fn event_messages_are_escaped_before_they_reach_the_terminal() {
     let clean = |o: &Output| {
         let e = err(o);
         assert!(
-            !e.chars().any(|c| c != '\n' && axb::error::unprintable(c)),
+            !e.chars()
+                .any(|c| c != '\n' && progress_litmus::error::unprintable(c)),
             "{e:?}"
         );
         assert!(

@@ -4,10 +4,10 @@
 //! exactly the shaders `emit --target wgsl` writes, and `emit --check`
 //! catches a broken shader or page.
 
-use axb::load::{load_all, NamedTest};
 use backends::target::emit::{files, EmitOptions, Target};
 use backends::target::{webgpu, wgsl};
 use backends::{Mapping, Shape};
+use progress_litmus::axb::load::{load_all, NamedTest};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;

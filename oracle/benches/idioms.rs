@@ -7,10 +7,10 @@
 //! one product (median of repeated runs), then the totals. Memory is
 //! sequentially consistent throughout.
 
-use axb::kernel::load::{load_all, Item};
-use axb::kernel::ScopedModel;
 use oracle::kernel::product::Reductions;
 use oracle::kernel::{decide_both, Options};
+use progress_litmus::kernel::load::{load_all, Item};
+use progress_litmus::kernel::ScopedModel;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -39,7 +39,7 @@ fn main() {
         let mut list: Vec<ScopedModel> = Vec::new();
         for e in &p.program.expect {
             let mut m = e.model;
-            m.fairness = axb::Fairness::Weak;
+            m.fairness = progress_litmus::Fairness::Weak;
             if models.insert(m.to_string()) {
                 list.push(m);
             }
@@ -147,7 +147,7 @@ fn scaled() {
             .filter(|l| !l.starts_with("expect"))
             .map(|l| format!("{l}\n"))
             .collect();
-        let p = axb::kernel::litmus::parse(&src).expect("a scaled idiom parses");
+        let p = progress_litmus::kernel::litmus::parse(&src).expect("a scaled idiom parses");
         for model in ["OBE", "WEAK_FAIR"] {
             let m = ScopedModel::parse(model).unwrap();
             let run = |reductions, max_states| {

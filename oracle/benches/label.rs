@@ -51,9 +51,9 @@ fn in_process(paths: &[PathBuf], runs: usize) -> (Duration, usize) {
     let mut labelled = 0;
     for _ in 0..runs {
         let t0 = Instant::now();
-        let (tests, errors) = axb::load::load_all(paths);
+        let (tests, errors) = progress_litmus::axb::load::load_all(paths);
         assert!(errors.is_empty(), "{errors:?}");
-        let refs: Vec<&axb::Test> = tests.iter().map(|t| &t.entry.test).collect();
+        let refs: Vec<&progress_litmus::Test> = tests.iter().map(|t| &t.entry.test).collect();
         let v = oracle::try_verdicts_all(&refs, oracle::DEFAULT_MAX_STATES);
         assert!(v.iter().all(Result::is_ok));
         times.push(t0.elapsed());

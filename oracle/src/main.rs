@@ -1,19 +1,19 @@
 //! `oracle`: termination verdicts for progress litmus tests: AXB tests
 //! and kernel programs (`.litmus`, docs/KERNEL.md) through one command
-//! line and one loader ([`axb::kernel::load`]). AXB tests are decided by
+//! line and one loader ([`progress_litmus::kernel::load`]). AXB tests are decided by
 //! the AXB engine, kernel programs by [`oracle::kernel`]; both give the
 //! eleven models' verdicts, and the kernel checker agrees with the AXB
 //! engine on every AXB test (oracle/tests/kernel_axb.rs).
 
-use axb::buckets::Table4;
-use axb::error::{excerpt, printable};
-use axb::kernel::load::{self, Item, NamedProgram};
-use axb::kernel::ron::{KernelEntry, KernelSuite};
-use axb::kernel::ScopedModel;
-use axb::load::NamedTest;
-use axb::{FileError, Model, Verdicts};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use oracle::kernel::{Checked, KernelError};
+use progress_litmus::axb::load::NamedTest;
+use progress_litmus::buckets::Table4;
+use progress_litmus::error::{excerpt, printable};
+use progress_litmus::kernel::load::{self, Item, NamedProgram};
+use progress_litmus::kernel::ron::{KernelEntry, KernelSuite};
+use progress_litmus::kernel::ScopedModel;
+use progress_litmus::{FileError, Model, Verdicts};
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -204,7 +204,7 @@ enum LtsFormat {
 }
 
 fn parse_max_states(s: &str) -> Result<usize, String> {
-    let limit = oracle::shared_space::MAX_STATES_LIMIT;
+    let limit = oracle::axb::shared_space::MAX_STATES_LIMIT;
     match s.parse::<usize>() {
         Ok(n) if (1..=limit).contains(&n) => Ok(n),
         _ => Err(format!("expected a number of states from 1 to {limit}")),
@@ -242,7 +242,7 @@ fn parse_model(s: &str) -> Result<ScopedModel, String> {
 }
 
 fn parse_suite_name(s: &str) -> Result<String, String> {
-    axb::test::check_name(s)
+    progress_litmus::axb::test::check_name(s)
         .map(|()| s.to_string())
         .map_err(|e| e.to_string())
 }
@@ -329,7 +329,7 @@ fn classify(paths: &[PathBuf], max_states: usize) -> (Vec<Row>, Vec<Item>, bool)
     let (items, errors) = load::load_all_with(paths, shader_cli::launch(), &mut warnings);
     shader_cli::warn(&warnings);
     let mut bad = report(&errors);
-    let axb: Vec<&axb::Test> = items
+    let axb: Vec<&progress_litmus::Test> = items
         .iter()
         .filter_map(|i| match i {
             Item::Axb(t) => Some(&t.entry.test),
@@ -401,7 +401,7 @@ fn any_kernel(rows: &[Row]) -> bool {
 const KERNEL_NOTE: &str = "(memory is sequentially consistent; kernel programs: models at the device scope, fair inside workgroups)\n";
 
 fn print_table(rows: &[Row]) -> String {
-    use axb::{Base::*, Fairness::*};
+    use progress_litmus::{Base::*, Fairness::*};
     use std::fmt::Write;
     let width = rows
         .iter()
@@ -694,7 +694,7 @@ fn emit(out: &Out, bytes: &[u8]) -> Result<(), Failure> {
             }
         })
     } else {
-        axb::load::write_atomically(&out.out, bytes)
+        progress_litmus::axb::load::write_atomically(&out.out, bytes)
             .map_err(|e| Failure::Other(format!("cannot write {}: {e}", shown(&out.out))))
     }
 }
@@ -737,11 +737,13 @@ fn run(cli: Cli) -> Result<bool, Failure> {
                     })?;
                     match format {
                         TextFormat::Text => {
-                            oracle::explain::explain(&t.entry.test, &t.name, &a).into_bytes()
+                            oracle::axb::explain::explain(&t.entry.test, &t.name, &a).into_bytes()
                         }
-                        TextFormat::Json => {
-                            json_bytes(&oracle::explain::explain_json(&t.entry.test, &t.name, &a))
-                        }
+                        TextFormat::Json => json_bytes(&oracle::axb::explain::explain_json(
+                            &t.entry.test,
+                            &t.name,
+                            &a,
+                        )),
                     }
                 }
                 None => explain_kernel(&item, &m, format, max_states)?,
@@ -766,29 +768,31 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             let bytes = match (&item, model) {
                 (Item::Axb(t), None) => {
                     let test = &t.entry.test;
-                    let lts = axb::space::program_space_bounded(test, max_states).map_err(|e| {
-                        Failure::Input(too_large(t, e, oracle::PRODUCT_BYTES_PER_STATE))
-                    })?;
+                    let lts = progress_litmus::axb::space::program_space_bounded(test, max_states)
+                        .map_err(|e| {
+                            Failure::Input(too_large(t, e, oracle::PRODUCT_BYTES_PER_STATE))
+                        })?;
                     match format {
                         LtsFormat::Dot => {
-                            oracle::lts::program_dot(test, &t.name, &lts).into_bytes()
+                            oracle::axb::lts::program_dot(test, &t.name, &lts).into_bytes()
                         }
                         LtsFormat::Json => {
-                            json_bytes(&oracle::lts::program_json(test, &t.name, &lts))
+                            json_bytes(&oracle::axb::lts::program_json(test, &t.name, &lts))
                         }
                     }
                 }
                 (_, Some(m)) if axb_case(&item, &m).is_some() => {
                     let (t, model) = axb_case(&item, &m).expect("an AXB case");
                     let test = &t.entry.test;
-                    let p = oracle::product::Product::build_bounded(test, model.base, max_states)
-                        .map_err(|e| {
-                        Failure::Input(too_large(&t, e, oracle::PRODUCT_BYTES_PER_STATE))
-                    })?;
+                    let p =
+                        oracle::axb::product::Product::build_bounded(test, model.base, max_states)
+                            .map_err(|e| {
+                                Failure::Input(too_large(&t, e, oracle::PRODUCT_BYTES_PER_STATE))
+                            })?;
                     match format {
-                        LtsFormat::Dot => oracle::dot::to_dot(test, &t.name, &p).into_bytes(),
+                        LtsFormat::Dot => oracle::axb::dot::to_dot(test, &t.name, &p).into_bytes(),
                         LtsFormat::Json => {
-                            json_bytes(&oracle::lts::product_json(test, &t.name, model, &p))
+                            json_bytes(&oracle::axb::lts::product_json(test, &t.name, model, &p))
                         }
                     }
                 }
@@ -874,9 +878,9 @@ fn run(cli: Cli) -> Result<bool, Failure> {
                         })
                         .collect(),
                 };
-                axb::kernel::ron::suite_to_ron(&suite)
+                progress_litmus::kernel::ron::suite_to_ron(&suite)
             } else {
-                let suite = axb::Suite {
+                let suite = progress_litmus::Suite {
                     name,
                     note,
                     tests: rows
@@ -891,7 +895,7 @@ fn run(cli: Cli) -> Result<bool, Failure> {
                         })
                         .collect(),
                 };
-                axb::load::suite_to_ron(&suite)
+                progress_litmus::axb::load::suite_to_ron(&suite)
             };
             emit(&out, bytes.as_bytes())?;
             Ok(!bad)
@@ -952,7 +956,7 @@ fn main() -> ExitCode {
         Ok(Ok(true)) | Ok(Err(Failure::Pipe)) => ExitCode::SUCCESS,
         Ok(Ok(false)) => ExitCode::from(2),
         // Every message is escaped on its way out: it may quote a path or
-        // an input (one rule for the three tools, `axb::error::printable`).
+        // an input (one rule for the three tools, `progress_litmus::error::printable`).
         Ok(Err(Failure::Input(e))) => {
             eprintln!("error: {}", printable(&e.to_string()));
             ExitCode::from(2)

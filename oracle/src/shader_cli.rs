@@ -2,8 +2,8 @@
 //! launch flags every command takes, and `oracle translate`. Kept apart
 //! from `main.rs` so that the command line's other parts stay as they are.
 
-use axb::kernel::shader::{self, Launch};
 use clap::Args;
+use progress_litmus::kernel::shader::{self, Launch};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -67,14 +67,16 @@ pub fn warn(warnings: &[String]) {
 /// `oracle translate SHADER`: the kernel program the oracle decides for
 /// the shader, as litmus text with the shader's lines as comments.
 pub fn translate(path: &Path) -> Result<String, String> {
-    let shown = axb::error::printable(&path.to_string_lossy());
+    let shown = progress_litmus::error::printable(&path.to_string_lossy());
     if !shader::is_shader_ext(path.extension().and_then(|e| e.to_str()).unwrap_or("")) {
         return Err(format!(
             "{shown}: not a shader: expected a .wgsl, .comp or .spv file"
         ));
     }
-    let limit = axb::load::max_input_bytes().map_err(|e| format!("{shown}: {e}"))?;
-    let bytes = axb::load::read_bytes_limited(path, limit).map_err(|e| e.to_string())?;
+    let limit =
+        progress_litmus::axb::load::max_input_bytes().map_err(|e| format!("{shown}: {e}"))?;
+    let bytes =
+        progress_litmus::axb::load::read_bytes_limited(path, limit).map_err(|e| e.to_string())?;
     let t = shader::translate(path, &bytes, launch()).map_err(|e| e.to_string())?;
     warn(
         &t.warnings
@@ -92,16 +94,16 @@ pub fn in_shader_terms(source: &Path, text: String) -> String {
     if !shader::is_shader_ext(ext) {
         return text;
     }
-    let Ok(limit) = axb::load::max_input_bytes() else {
+    let Ok(limit) = progress_litmus::axb::load::max_input_bytes() else {
         return text;
     };
-    let Ok(bytes) = axb::load::read_bytes_limited(source, limit) else {
+    let Ok(bytes) = progress_litmus::axb::load::read_bytes_limited(source, limit) else {
         return text;
     };
     let Ok(t) = shader::translate(source, &bytes, launch()) else {
         return text;
     };
-    let file = axb::error::printable(&source.to_string_lossy());
+    let file = progress_litmus::error::printable(&source.to_string_lossy());
     shader::print::explain_in_shader_terms(&t, &file, &text)
 }
 

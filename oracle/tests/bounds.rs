@@ -7,7 +7,7 @@
 //! (random stores and exchange-branches, tests/data/big-8x14.txt) grew to
 //! 3.6 GB in 17 s and then aborted on allocation failure.
 
-use axb::Verdict;
+use progress_litmus::Verdict;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -51,7 +51,7 @@ fn scratch(name: &str) -> PathBuf {
 
 #[test]
 fn the_reproducer_is_refused_with_one_line_naming_test_bound_and_count() {
-    let test = axb::text::parse(&std::fs::read_to_string(big()).unwrap()).unwrap();
+    let test = progress_litmus::axb::text::parse(&std::fs::read_to_string(big()).unwrap()).unwrap();
     assert_eq!(
         (test.num_threads(), test.num_instrs(), test.num_locs()),
         (8, 112, 8)
@@ -61,7 +61,8 @@ fn the_reproducer_is_refused_with_one_line_naming_test_bound_and_count() {
         oracle::try_verdicts(&test, 100_000),
         Err(oracle::TooLarge { bound: 100_000 })
     );
-    let two = axb::text::parse(&std::fs::read_to_string(small()).unwrap()).unwrap();
+    let two =
+        progress_litmus::axb::text::parse(&std::fs::read_to_string(small()).unwrap()).unwrap();
     let got = oracle::try_verdicts_all(&[&two, &test, &two], 50_000);
     assert!(got[0].is_ok() && got[2].is_ok());
     assert_eq!(got[1], Err(oracle::TooLarge { bound: 50_000 }));
@@ -164,7 +165,7 @@ fn label_refuses_a_partial_suite_unless_asked() {
         Some(2),
         "a refused test is still an error"
     );
-    let written = axb::load::load_file(&suite).unwrap();
+    let written = progress_litmus::axb::load::load_file(&suite).unwrap();
     assert_eq!(written.len(), 1);
     assert_eq!(written[0].name, "2t2i_3");
     assert!(written[0].entry.verdicts.is_some());
@@ -192,8 +193,9 @@ fn impossible_bounds_are_usage_errors() {
 /// states exactly (a space of n states fits --max-states n, not n - 1).
 #[test]
 fn the_bound_is_exact() {
-    let two = axb::text::parse(&std::fs::read_to_string(small()).unwrap()).unwrap();
-    let mut scratch = oracle::scratch::Scratch::new();
+    let two =
+        progress_litmus::axb::text::parse(&std::fs::read_to_string(small()).unwrap()).unwrap();
+    let mut scratch = oracle::axb::scratch::Scratch::new();
     let n = scratch.build(&two, usize::MAX).unwrap().num_states();
     assert!(oracle::try_verdicts(&two, n).is_ok());
     assert_eq!(
@@ -212,9 +214,10 @@ fn large_tests_are_explored_in_a_second_phase() {
         eprintln!("skipped in debug builds: run `cargo test --release`");
         return;
     }
-    let test = axb::text::parse(&std::fs::read_to_string(big()).unwrap()).unwrap();
-    let two = axb::text::parse(&std::fs::read_to_string(small()).unwrap()).unwrap();
-    let bound = oracle::shared_space::LARGE + 100_000;
+    let test = progress_litmus::axb::text::parse(&std::fs::read_to_string(big()).unwrap()).unwrap();
+    let two =
+        progress_litmus::axb::text::parse(&std::fs::read_to_string(small()).unwrap()).unwrap();
+    let bound = oracle::axb::shared_space::LARGE + 100_000;
     let got = oracle::try_verdicts_all(&[&test, &two], bound);
     assert_eq!(got[0], Err(oracle::TooLarge { bound }));
     assert_eq!(got[1], oracle::try_verdicts(&two, 1000));

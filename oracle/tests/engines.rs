@@ -3,7 +3,7 @@
 //! product space per base model) and against the verdicts stored in every
 //! committed suite.
 
-use axb::{Instr, Model, Target, Test, Verdicts};
+use progress_litmus::{Instr, Model, Target, Test, Verdicts};
 use proptest::prelude::*;
 use std::path::PathBuf;
 
@@ -66,7 +66,7 @@ fn committed_suites() -> Vec<PathBuf> {
 fn every_stored_verdict_of_the_committed_suites_is_re_derived() {
     let mut checked = 0;
     for file in committed_suites() {
-        let tests = axb::load::load_file(&file).unwrap();
+        let tests = progress_litmus::axb::load::load_file(&file).unwrap();
         let refs: Vec<&Test> = tests.iter().map(|t| &t.entry.test).collect();
         let got = oracle::try_verdicts_all(&refs, oracle::DEFAULT_MAX_STATES);
         for (t, v) in tests.iter().zip(got) {
@@ -88,7 +88,7 @@ fn the_per_model_products_agree_on_every_committed_test() {
         return;
     }
     for file in committed_suites() {
-        let tests = axb::load::load_file(&file).unwrap();
+        let tests = progress_litmus::axb::load::load_file(&file).unwrap();
         for t in &tests {
             let v: Verdicts = oracle::verdicts_per_model(&t.entry.test);
             assert_eq!(Some(v), t.entry.verdicts, "{} {}", file.display(), t.name);
@@ -103,8 +103,8 @@ fn the_per_model_products_agree_on_every_committed_test() {
 #[test]
 fn a_test_wider_than_64_bits_decides_like_the_per_model_products() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/wide-8t.txt");
-    let test = axb::text::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
-    assert!(!oracle::shared_space::Layout::new(&test).fits_u64());
+    let test = progress_litmus::axb::text::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(!oracle::axb::shared_space::Layout::new(&test).fits_u64());
     let v = oracle::verdicts(&test);
     assert_eq!(v.csv(), "F,F,F,P,F,F,F,P,F,F,F");
     if cfg!(debug_assertions) {

@@ -2,10 +2,10 @@
 //! (one invocation per workgroup), and under the eleven models the two
 //! independent implementations must agree on every verdict.
 
-use axb::kernel::embed;
-use axb::{Instr, Model, Target, Test, Verdicts};
 use oracle::kernel::product::Reductions;
 use oracle::kernel::{flat_verdicts, Options};
+use progress_litmus::kernel::embed;
+use progress_litmus::{Instr, Model, Target, Test, Verdicts};
 use proptest::prelude::*;
 
 fn kernel(test: &Test, reductions: Reductions) -> Verdicts {
@@ -32,7 +32,7 @@ fn diff(a: &Verdicts, b: &Verdicts) -> Vec<&'static str> {
 
 #[test]
 fn every_published_test_gets_the_axb_engines_verdicts() {
-    let tests = axb::published::tests().unwrap();
+    let tests = progress_litmus::axb::published::tests().unwrap();
     assert_eq!(tests.len(), 483);
     let mut wrong = Vec::new();
     for t in &tests {
@@ -64,7 +64,7 @@ fn every_suite_test_gets_its_stored_verdicts() {
     let mut wrong = Vec::new();
     for cfg in ["2t2i", "2t3i", "2t4i", "3t3i", "3t4i"] {
         let path = root.join(cfg).join(format!("{cfg}.ron"));
-        let tests = axb::load::load_file(&path).unwrap();
+        let tests = progress_litmus::axb::load::load_file(&path).unwrap();
         for t in tests {
             let want = t.entry.verdicts.expect("labelled");
             let got = kernel(&t.entry.test, Reductions::ALL);

@@ -42,7 +42,7 @@ fn classify_mixes_litmus_programs_and_axb_tests() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let csv = text(&out.stdout);
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], axb::model::csv_header());
+    assert_eq!(lines[0], progress_litmus::model::csv_header());
     // Rows in input order, as for AXB tests.
     assert_eq!(lines[1], "mutex,F,P,P,P,F,P,P,P,P,P,F");
     assert_eq!(lines[2], "2t2i_3,P,F,P,P,P,F,P,P,P,P,F");

@@ -2,12 +2,12 @@
 //! without reductions, every file is canonical up to comments, names its
 //! sources, and explains.
 
-use axb::kernel::litmus;
-use axb::kernel::load::{load_all, Item, NamedProgram};
-use axb::kernel::Outcome;
 use oracle::kernel::product::Reductions;
 use oracle::kernel::{check_expectations, outcome};
 use oracle::kernel::{decide, explain, Options};
+use progress_litmus::kernel::litmus;
+use progress_litmus::kernel::load::{load_all, Item, NamedProgram};
+use progress_litmus::kernel::Outcome;
 use std::path::PathBuf;
 
 fn idioms() -> Vec<NamedProgram> {
@@ -59,7 +59,7 @@ fn reductions_change_no_verdict_and_no_deadlock_on_any_idiom_model() {
     // Beyond the stated verdicts: the 11 flat models and each file's own
     // expectation models, both fairness strengths, reduced and not.
     for p in idioms() {
-        let mut models: Vec<_> = axb::kernel::ScopedModel::all_flat().to_vec();
+        let mut models: Vec<_> = progress_litmus::kernel::ScopedModel::all_flat().to_vec();
         models.extend(p.program.expect.iter().map(|e| e.model));
         for m in models {
             let full = Options {

@@ -1,8 +1,8 @@
 //! The scheduler variants beyond the eleven models, on small programs whose
 //! verdicts follow from the definitions of docs/KERNEL.md §2.6 and §3.
 
-use axb::kernel::{litmus, ScopedModel};
 use oracle::kernel::{decide, outcome, Options};
+use progress_litmus::kernel::{litmus, ScopedModel};
 
 fn verdict(src: &str, model: &str) -> &'static str {
     let p = litmus::parse(src).unwrap();

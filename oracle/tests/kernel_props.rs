@@ -3,16 +3,16 @@
 //! steps first, both); the model hierarchy holds at every scope; every
 //! failing verdict has a witness that replays on the program.
 
-use axb::kernel::litmus;
-use axb::kernel::program::{
+use oracle::kernel::product::Reductions;
+use oracle::kernel::{decide_both, KernelError, Options};
+use progress_litmus::axb::test::Target;
+use progress_litmus::kernel::litmus;
+use progress_litmus::kernel::program::{
     Addr, AtomicOp, BinOp, Cmp, Code, CollectiveOp, CondBranch, IdKind, Instr, Location, Operand,
     Program, RmwOp,
 };
-use axb::kernel::{Sched, ScopedModel};
-use axb::test::Target;
-use axb::Fairness;
-use oracle::kernel::product::Reductions;
-use oracle::kernel::{decide_both, KernelError, Options};
+use progress_litmus::kernel::{Sched, ScopedModel};
+use progress_litmus::Fairness;
 use proptest::prelude::*;
 
 const NREGS: u8 = 2;
@@ -261,8 +261,8 @@ proptest! {
         let q = litmus::parse(&s).unwrap();
         prop_assert_eq!(&q, &p, "{}", s);
         prop_assert_eq!(litmus::print(&q), s);
-        let r = axb::kernel::ron::program_to_ron(&p);
-        prop_assert_eq!(axb::kernel::ron::parse_program(&r).unwrap(), p);
+        let r = progress_litmus::kernel::ron::program_to_ron(&p);
+        prop_assert_eq!(progress_litmus::kernel::ron::parse_program(&r).unwrap(), p);
     }
 
     #[test]
@@ -368,7 +368,7 @@ proptest! {
 /// Replays a witness on the product: paths chain from the start, cycles
 /// return where they began, a weak cycle has a step of every entity it
 /// must, a deadlock state has no move.
-fn replay<S: axb::kernel::machine::Packed>(
+fn replay<S: progress_litmus::kernel::machine::Packed>(
     k: &oracle::kernel::product::Kernel,
     m: &ScopedModel,
 ) -> Result<(), TestCaseError> {

@@ -2,7 +2,7 @@
 //! model hierarchy of the paper must hold for every program, not only for
 //! synthesized ones.
 
-use axb::{Base, Fairness, Instr, Model, Target, Test};
+use progress_litmus::{Base, Fairness, Instr, Model, Target, Test};
 use proptest::prelude::*;
 
 fn instr(len: usize) -> impl Strategy<Value = Instr> {
@@ -69,11 +69,11 @@ proptest! {
 fn check_witness(
     test: &Test,
     model: Model,
-    p: &oracle::product::Product,
-    w: &oracle::check::Witness,
+    p: &oracle::axb::product::Product,
+    w: &oracle::axb::check::Witness,
 ) -> Result<(), TestCaseError> {
-    use oracle::check::Witness;
-    use oracle::product::Event;
+    use oracle::axb::check::Witness;
+    use oracle::axb::product::Event;
     let g = &p.lts.graph;
     let walk = |from, edges: &[petgraph::graph::EdgeIndex]| -> Result<_, TestCaseError> {
         let mut at = from;
@@ -133,7 +133,10 @@ fn check_witness(
 #[test]
 fn a_deep_strongly_connected_component_does_not_overflow_the_stack() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/deep-scc.txt");
-    let test = axb::text::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let test = progress_litmus::axb::text::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
     let v = oracle::verdicts(&test);
-    assert!(v.0.iter().all(|v| *v == axb::Verdict::F), "{v:?}");
+    assert!(
+        v.0.iter().all(|v| *v == progress_litmus::Verdict::F),
+        "{v:?}"
+    );
 }

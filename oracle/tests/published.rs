@@ -1,7 +1,7 @@
 //! The oracle against the published data (data/oopsla21).
 
-use axb::buckets::Table4;
-use axb::{text, Model, Test, Verdict};
+use progress_litmus::buckets::Table4;
+use progress_litmus::{axb::text, Model, Test, Verdict};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

@@ -7,7 +7,7 @@
 //! check a forward search from every state instead of a backward fixpoint,
 //! and the unfair check a depth-first search for a back edge.
 
-use axb::{text, Base, Fairness, Model, Target, Test, Verdict};
+use progress_litmus::{axb::text, Base, Fairness, Model, Target, Test, Verdict};
 use proptest::prelude::*;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
@@ -235,7 +235,7 @@ fn agrees_on_every_published_test_and_model() {
 fn program() -> impl Strategy<Value = Test> {
     let instr = |len: usize| {
         (0u8..2, 0u8..2, 0..=len, prop::option::of(0u8..2)).prop_map(
-            move |(loc, check, j, exch)| axb::Instr {
+            move |(loc, check, j, exch)| progress_litmus::Instr {
                 loc,
                 check,
                 jump: Target::from_pc(j, len),

@@ -3,8 +3,8 @@
 //! launch flags, `translate` included, with bad shaders as one error line
 //! each while the rest of the batch is decided.
 
-use axb::kernel::load::{load_all_with, Item, Launch};
 use oracle::kernel::{check_expectations, Options};
+use progress_litmus::kernel::load::{load_all_with, Item, Launch};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 

@@ -80,8 +80,8 @@ pub fn ipdoms(code: &Code) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::axb::test::Target;
     use crate::kernel::program::{Cmp, Operand};
-    use crate::test::Target;
 
     fn br(t: u8) -> Instr {
         Instr::Branch {

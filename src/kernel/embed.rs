@@ -15,10 +15,10 @@
 //! for every valid normalized test, and `to_axb(p)` is `Some` exactly for the
 //! programs in the image of [`from_axb`].
 
+use crate::axb::test::{self, Target, Test};
 use crate::kernel::program::{
     Addr, AtomicOp, Cmp, Code, CondBranch, Instr, Location, Operand, Program,
 };
-use crate::test::{self, Target, Test};
 
 /// The name of the one memory location of an embedded AXB test.
 pub const MEM: &str = "Mem";
@@ -152,11 +152,11 @@ fn project_instr(i: &Instr, pc: usize, len: usize) -> Option<test::Instr> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text;
+    use crate::axb::text;
 
     #[test]
     fn every_published_test_embeds_losslessly() {
-        for t in crate::published::tests().unwrap() {
+        for t in crate::axb::published::tests().unwrap() {
             let p = from_axb(&t.entry.test);
             p.validate().unwrap();
             assert_eq!(to_axb(&p).as_ref(), Some(&t.entry.test), "{}", t.name);

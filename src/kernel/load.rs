@@ -6,15 +6,15 @@
 //! test or suite; a `.txt` file is an AXB test in the artifact format.
 //! A `.wgsl`, `.comp` (GLSL) or `.spv` file is a compute shader, translated
 //! into a kernel program under a [`Launch`] ([`crate::kernel::shader`]).
-//! Files are read and directories walked by [`crate::load`]'s rules (one
+//! Files are read and directories walked by [`crate::axb::load`]'s rules (one
 //! size limit, regular files only, link loops walked once), so an AXB
 //! input loads here exactly as it does there.
 
+use crate::axb::load::{self as axb_load, NamedTest};
 use crate::error::FileError;
 use crate::kernel::program::Program;
 pub use crate::kernel::shader::Launch;
 use crate::kernel::{litmus, ron};
-use crate::load::{self as axb_load, NamedTest};
 use crate::model::Verdicts;
 use std::path::{Path, PathBuf};
 
@@ -74,14 +74,14 @@ fn ext(path: &Path) -> &str {
 pub fn is_input_file(path: &Path) -> bool {
     matches!(ext(path), "litmus" | "ron" | "txt")
         || crate::kernel::shader::is_shader_ext(ext(path))
-        || crate::packed::is_packed(path)
+        || crate::axb::packed::is_packed(path)
 }
 
 /// The name of a single program: its file's stem, which must follow the
-/// one name rule ([`crate::test::check_name`]).
+/// one name rule ([`crate::axb::test::check_name`]).
 fn stem_name(path: &Path) -> Result<String, FileError> {
     let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-    crate::test::check_name(&stem).map_err(|e| {
+    crate::axb::test::check_name(&stem).map_err(|e| {
         FileError::whole(
             path,
             format!(
@@ -114,7 +114,7 @@ fn parse_file(path: &Path, src: &str) -> Result<Vec<Item>, FileError> {
                 .tests
                 .into_iter()
                 .map(|e| {
-                    crate::test::check_name(&e.name).map_err(|err| {
+                    crate::axb::test::check_name(&e.name).map_err(|err| {
                         FileError::whole(
                             path,
                             format!(
@@ -164,7 +164,7 @@ pub fn load_file_with(
             source: path.to_path_buf(),
         })]);
     }
-    if crate::packed::is_packed(path) {
+    if crate::axb::packed::is_packed(path) {
         let doc = axb_load::load_document(path)?;
         return Ok(axb_load::named_tests(path, doc)?
             .into_iter()
@@ -229,8 +229,8 @@ mod tests {
     /// `synth plan`'s merge) was refused as an unknown format `.gz`.
     #[test]
     fn packed_suites_are_read_and_walked() {
-        use crate::suite::{Entry, Suite};
-        let published = crate::published::tests().unwrap();
+        use crate::axb::suite::{Entry, Suite};
+        let published = crate::axb::published::tests().unwrap();
         let suite = Suite {
             name: "p".into(),
             note: String::new(),
@@ -243,7 +243,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("axb-packed-load-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("p.axb.gz");
-        std::fs::write(&path, crate::packed::suite_to_packed(&suite)).unwrap();
+        std::fs::write(&path, crate::axb::packed::suite_to_packed(&suite)).unwrap();
         assert!(is_input_file(&path));
         let items = load_file(&path).unwrap();
         let names: Vec<&str> = items

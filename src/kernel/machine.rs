@@ -613,7 +613,7 @@ impl Machine {
             branch: 0,
             choice: 0,
         };
-        let mut jump = |t: &mut [u64], taken: bool, target: crate::test::Target| {
+        let mut jump = |t: &mut [u64], taken: bool, target: crate::axb::test::Target| {
             info.branch = if taken { 1 } else { 2 };
             self.set_pc(t, i, if taken { target.pc(len) } else { pc + 1 });
         };

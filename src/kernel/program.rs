@@ -11,8 +11,8 @@
 //! labels), so that the litmus printer gives back the text it was parsed
 //! from (see [`crate::kernel::litmus`]).
 
+use crate::axb::test::Target;
 use crate::kernel::model::ScopedModel;
-use crate::test::Target;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

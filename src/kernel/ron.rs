@@ -226,7 +226,7 @@ kernel {
         let p = litmus::parse(MP).unwrap();
         let s = program_to_ron(&p);
         assert_eq!(parse_program(&s).unwrap(), p, "{s}");
-        for t in crate::published::tests().unwrap().iter().take(40) {
+        for t in crate::axb::published::tests().unwrap().iter().take(40) {
             let p = embed::from_axb(&t.entry.test);
             assert_eq!(parse_program(&program_to_ron(&p)).unwrap(), p);
         }

@@ -38,7 +38,7 @@ fn main() {
     println!("config  engine    tests     seconds");
     let mut total = 0.0;
     for cfg in &configs {
-        let mut first: Option<Vec<axb::Test>> = None;
+        let mut first: Option<Vec<progress_litmus::Test>> = None;
         let run: Vec<Engine> = if default_only {
             vec![default_engine(cfg)]
         } else {

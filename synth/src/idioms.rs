@@ -41,9 +41,9 @@
 //! bisimilar iff their [`Behaviour`]s are equal, so recognising idioms in a
 //! whole suite is one hash lookup per test.
 
-use axb::space::program_space;
-use axb::test::Test;
-use axb::text;
+use progress_litmus::axb::space::program_space;
+use progress_litmus::axb::test::Test;
+use progress_litmus::axb::text;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 

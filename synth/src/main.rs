@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
-use synth::checkpoint;
-use synth::output::{self, Format};
+use synth::enumerate::checkpoint;
+use synth::enumerate::output::{self, Format};
 use synth::{Config, Engine, Shard};
 
 #[derive(Parser)]
@@ -152,7 +152,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail(code, msg)) => {
             // Escaped: a message may quote a path or an input.
-            eprintln!("error: {}", axb::error::printable(&msg));
+            eprintln!("error: {}", progress_litmus::error::printable(&msg));
             ExitCode::from(code)
         }
     }
@@ -180,7 +180,7 @@ fn gen(g: GenArgs) -> Result<(), Fail> {
         Some(s) => format!("{} shard {s}", cfg.name()),
         None => cfg.name(),
     };
-    let size = synth::program::search_size(&synth::Config {
+    let size = synth::enumerate::program::search_size(&synth::Config {
         max_states: None,
         ..cfg.clone()
     });
@@ -251,18 +251,18 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
     let parts = m
         .parts
         .iter()
-        .map(|p| synth::shard::Part::open(p))
+        .map(|p| synth::enumerate::shard::Part::open(p))
         .collect::<Result<Vec<_>, _>>()
         .map_err(bad_input)?;
     let n = parts.len();
-    let (name, note) = synth::shard::merged_header(&parts).map_err(bad_input)?;
+    let (name, note) = synth::enumerate::shard::merged_header(&parts).map_err(bad_input)?;
     let count = if format == Format::Packed {
         // Streaming: a packed merge holds one test per shard at a time.
         if output::is_stdout(&m.out) {
             merge_packed(parts, &name, &note, &mut std::io::stdout().lock())?
         } else {
             let mut res = None;
-            let written = axb::load::write_atomically_with(&m.out, |f| {
+            let written = progress_litmus::axb::load::write_atomically_with(&m.out, |f| {
                 let r = merge_packed(parts, &name, &note, f);
                 let ok = r.is_ok();
                 res = Some(r);
@@ -283,12 +283,12 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
         }
     } else {
         let mut tests = Vec::new();
-        let count = synth::shard::merge_streaming(parts, |name, t| {
-            tests.push(axb::suite::Entry::new(name, t.clone()));
+        let count = synth::enumerate::shard::merge_streaming(parts, |name, t| {
+            tests.push(progress_litmus::axb::suite::Entry::new(name, t.clone()));
             Ok(())
         })
         .map_err(bad_input)?;
-        let suite = axb::suite::Suite {
+        let suite = progress_litmus::axb::suite::Suite {
             name: name.clone(),
             note,
             tests,
@@ -300,7 +300,7 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
     // The name is the shards' text: escaped, as every status line.
     eprintln!(
         "{}",
-        axb::error::printable(&format!(
+        progress_litmus::error::printable(&format!(
             "synth: merged {n} shards of {name}: {count} tests -> {}",
             m.out.display()
         ))
@@ -311,15 +311,15 @@ fn merge(m: MergeArgs) -> Result<(), Fail> {
 /// Merges `parts` into one packed suite `name` written to `w`; the number
 /// of tests.
 fn merge_packed(
-    parts: Vec<synth::shard::Part>,
+    parts: Vec<synth::enumerate::shard::Part>,
     name: &str,
     note: &str,
     w: &mut dyn std::io::Write,
 ) -> Result<usize, Fail> {
     let io = |e: std::io::Error| Fail(1, format!("cannot write: {e}"));
-    let mut packed = axb::packed::Writer::new(w, name, note).map_err(io)?;
-    let count =
-        synth::shard::merge_streaming(parts, |name, t| packed.push(name, t)).map_err(|e| {
+    let mut packed = progress_litmus::axb::packed::Writer::new(w, name, note).map_err(io)?;
+    let count = synth::enumerate::shard::merge_streaming(parts, |name, t| packed.push(name, t))
+        .map_err(|e| {
             // An error reading a part is bad input; one writing is not.
             let code = if e.starts_with("cannot write") { 1 } else { 2 };
             Fail(code, e)

@@ -7,12 +7,12 @@
 //! restartable: it skips a shard whose output exists and otherwise resumes
 //! its journal (`--resume` starts afresh when there is none), so a
 //! preempted or failed job is simply run again. Shards are balanced by
-//! program count ([`crate::shard`]), so a shard's time is about the whole
+//! program count ([`crate::enumerate::shard`]), so a shard's time is about the whole
 //! run's CPU time divided by the shard count.
 
-use crate::config::Config;
-use crate::output::Format;
-use crate::shard::Shard;
+use crate::enumerate::config::Config;
+use crate::enumerate::output::Format;
+use crate::enumerate::shard::Shard;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 

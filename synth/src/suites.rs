@@ -28,14 +28,14 @@
 //! bytes would not change are not rewritten, so a second run on an
 //! unchanged tree changes nothing.
 
-use crate::canon::canonical;
-use crate::config::Config;
+use crate::enumerate::canon::canonical;
+use crate::enumerate::config::Config;
 use crate::idioms::Recogniser;
-use axb::buckets::{conformance_row, distinguishing_for, Table4, ROWS};
-use axb::load::{load_all, suite_to_ron, write_atomically};
-use axb::model::{Fairness, Model};
-use axb::suite::{Entry, Suite};
-use axb::test::Test;
+use progress_litmus::axb::load::{load_all, suite_to_ron, write_atomically};
+use progress_litmus::axb::suite::{Entry, Suite};
+use progress_litmus::axb::test::Test;
+use progress_litmus::buckets::{conformance_row, distinguishing_for, Table4, ROWS};
+use progress_litmus::model::{Fairness, Model};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -59,12 +59,12 @@ pub fn table4_models() -> Vec<Model> {
 
 /// Reads the published tests (artifact `.txt` files named
 /// `<N>t<M>i_<k>.txt`; `None`: the ones compiled in, see
-/// [`axb::published`]) as one suite in configuration order, then by `k`,
+/// [`progress_litmus::axb::published`]) as one suite in configuration order, then by `k`,
 /// each keeping its published name; a test that equals an earlier one up to
 /// location renaming gets [`Entry::duplicate_of`] that earlier name.
 pub fn import_published(dir: Option<&Path>) -> Result<Suite, String> {
     let tests = match dir {
-        None => axb::published::tests().map_err(|e| e.to_string())?,
+        None => progress_litmus::axb::published::tests().map_err(|e| e.to_string())?,
         Some(dir) => {
             if !dir.is_dir() {
                 return Err(format!(
@@ -136,7 +136,7 @@ fn published_key(name: &str) -> Option<(usize, String, u64)> {
 pub fn complete_suite(threads: usize, instrs: usize) -> Result<Suite, String> {
     let cfg = Config::new(threads, instrs);
     let tests = crate::enumerate(&cfg).map_err(|e| e.to_string())?;
-    let mut suite = crate::output::to_suite(&cfg, tests, None);
+    let mut suite = crate::enumerate::output::to_suite(&cfg, tests, None);
     suite
         .note
         .push_str(". Verdicts by the oracle, idioms by synth::idioms.");
@@ -367,7 +367,7 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
     let _ = writeln!(
         o,
         "From the project root (the published tests are compiled in from `{}`):\n",
-        axb::published::DIR
+        progress_litmus::axb::published::DIR
     );
     let _ = writeln!(
         o,
@@ -380,7 +380,7 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
     );
     let _ = writeln!(o, "## Layout\n");
     let _ = writeln!(o, "| path | contents |\n|---|---|");
-    let _ = writeln!(o, "| `<suite>/<suite>.ron` | the suite (RON, `axb::suite::Suite`): every test with its verdicts under the 11 models, its idiom tags, and for published duplicates `duplicate_of` |");
+    let _ = writeln!(o, "| `<suite>/<suite>.ron` | the suite (RON, `progress_litmus::axb::suite::Suite`): every test with its verdicts under the 11 models, its idiom tags, and for published duplicates `duplicate_of` |");
     let _ = writeln!(o, "| `<suite>/conformance/<MODEL>.txt` | the conformance tests of a Table 4 row, one name per line |");
     let _ = writeln!(
         o,
@@ -552,7 +552,7 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
         } else {
             idiom.reference.clone()
         };
-        let reference = axb::pseudo::print(&program)
+        let reference = progress_litmus::axb::pseudo::print(&program)
             .lines()
             .map(str::trim)
             .collect::<Vec<_>>()

@@ -1,7 +1,7 @@
 //! Resumable enumeration: an interrupted run continued from its journal
 //! gives exactly the uninterrupted result, and bad journals are errors.
 
-use synth::checkpoint::{journal_path, Journal};
+use synth::enumerate::checkpoint::{journal_path, Journal};
 use synth::{Config, Engine};
 
 fn scratch(name: &str) -> std::path::PathBuf {
@@ -11,7 +11,7 @@ fn scratch(name: &str) -> std::path::PathBuf {
     journal_path(&d.join("out.ron"))
 }
 
-fn run(cfg: &Config, j: &Journal) -> Vec<axb::Test> {
+fn run(cfg: &Config, j: &Journal) -> Vec<progress_litmus::Test> {
     let progress = synth::new_progress(cfg, Engine::Explicit, None);
     synth::enumerate_resumable(cfg, Engine::Explicit, None, &progress, j).unwrap()
 }

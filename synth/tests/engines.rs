@@ -1,6 +1,6 @@
 //! The SAT and explicit engines compute the same sets.
 
-use axb::test::Test;
+use progress_litmus::axb::test::Test;
 use synth::{enumerate_with, new_progress, Config, Engine, Shard};
 
 fn run(cfg: &Config, engine: Engine, shard: Option<Shard>) -> Vec<Test> {

@@ -8,11 +8,11 @@
 //! Without Chromium the browser tests fail with a message naming the
 //! package, unless `SYNTH_SKIP_BROWSER_TESTS=1`.
 
-use axb::machine::Machine;
-use axb::model::Model;
-use axb::pseudo;
-use axb::space::program_space;
-use axb::suite::Suite;
+use progress_litmus::axb::machine::Machine;
+use progress_litmus::axb::pseudo;
+use progress_litmus::axb::space::program_space;
+use progress_litmus::axb::suite::Suite;
+use progress_litmus::model::Model;
 use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -271,8 +271,8 @@ fn check_test_view(chromium: &Path, page: &Path, suite: &Suite, name: &str, mode
     // The schedule has one row per event of the oracle's witness.
     let a = oracle::analyse(test, model);
     let events = match a.witness.unwrap() {
-        oracle::check::Witness::Lasso(l) => l.prefix.len() + l.cycle.len(),
-        oracle::check::Witness::Trap { reach, stay, .. } => {
+        oracle::axb::check::Witness::Lasso(l) => l.prefix.len() + l.cycle.len(),
+        oracle::axb::check::Witness::Trap { reach, stay, .. } => {
             reach.len() + stay.prefix.len() + stay.cycle.len()
         }
     };
@@ -351,7 +351,7 @@ fn the_page_shows_the_code_backends_emit_writes() {
     let name = "3t4i_34";
     let index = suite.tests.iter().position(|e| e.name == name).unwrap();
     assert!(index >= synth::explorer::CODE_CHUNK, "{index}");
-    let named = axb::load::NamedTest {
+    let named = progress_litmus::axb::load::NamedTest {
         name: name.to_string(),
         entry: suite.tests[index].clone(),
         source: PathBuf::new(),
@@ -554,9 +554,9 @@ fn idioms_page() -> (synth::explorer::Loaded, String) {
 #[test]
 #[cfg_attr(debug_assertions, ignore)]
 fn the_idioms_page_shows_every_idiom_with_its_verdicts() {
-    use axb::kernel::litmus;
     use backends::target::kernel::{emit, Lang};
     use oracle::kernel::{check_expectations, flat_verdicts, Options};
+    use progress_litmus::kernel::litmus;
     let (loaded, html) = idioms_page();
     let files = std::fs::read_dir(idioms_dir())
         .unwrap()
@@ -608,7 +608,7 @@ fn the_idioms_page_shows_every_idiom_with_its_verdicts() {
         let letters: String = flat.0.iter().map(|v| v.as_char()).collect();
         assert_eq!(k["v"], letters.as_str(), "{name}");
         for r in &rows[..11] {
-            let m = axb::model::Model::parse(r["m"].as_str().unwrap()).unwrap();
+            let m = progress_litmus::model::Model::parse(r["m"].as_str().unwrap()).unwrap();
             let v = r["v"].as_str().unwrap();
             let want = flat.get(m).as_char().to_string();
             assert_eq!(if v == "deadlock" { "F" } else { v }, want, "{name} {m}");
@@ -631,7 +631,8 @@ fn the_idioms_page_shows_every_idiom_with_its_verdicts() {
             let r = rows
                 .iter()
                 .find(|r| {
-                    let m = axb::kernel::ScopedModel::parse(r["m"].as_str().unwrap()).unwrap();
+                    let m = progress_litmus::kernel::ScopedModel::parse(r["m"].as_str().unwrap())
+                        .unwrap();
                     m == e.model || (m.as_flat().is_some() && m.as_flat() == e.model.as_flat())
                 })
                 .unwrap();
@@ -856,7 +857,7 @@ fn the_idioms_page_shows_an_idiom_in_the_browser() {
     assert_eq!(text_of(&dom, "title"), "global-barrier");
     assert_eq!(
         unescape(text_of(&dom, "code")),
-        axb::kernel::litmus::print(&gb.program)
+        progress_litmus::kernel::litmus::print(&gb.program)
     );
     let rows = tags(&dom, "tr", "data-model=");
     let models = synth::explorer::kernel::models_of(gb);
@@ -871,7 +872,7 @@ fn the_idioms_page_shows_an_idiom_in_the_browser() {
     assert_eq!(attr(sel[0], "data-expected"), Some("F"));
     assert_eq!(attr(sel[0], "data-agree"), Some("yes"));
     assert!(text_of(&dom, "witness-title").contains("NOT guaranteed"));
-    let m = axb::kernel::ScopedModel::parse(model).unwrap();
+    let m = progress_litmus::kernel::ScopedModel::parse(model).unwrap();
     let want = oracle::kernel::explain::explain(
         &gb.program,
         "global-barrier",

@@ -41,7 +41,7 @@ fn cross_check(cfg: &Config, queries: &[(&str, &str)]) {
     let labels = oracle::verdicts_all(&all.iter().collect::<Vec<_>>());
     for &(p, f) in queries {
         let q = Query::parse(p, f).unwrap();
-        let want: Vec<axb::Test> = all
+        let want: Vec<progress_litmus::Test> = all
             .iter()
             .zip(&labels)
             .filter(|(_, v)| q.accepts(v))
@@ -68,7 +68,7 @@ fn cross_check(cfg: &Config, queries: &[(&str, &str)]) {
                     "{} {}: a blocked family {fam:?} holds the answer\n{}",
                     cfg.name(),
                     q.describe(),
-                    axb::text::print(t)
+                    progress_litmus::axb::text::print(t)
                 );
             }
         }
@@ -135,7 +135,7 @@ fn find_answers_are_enumerated_tests_2t5i() {
     let cfg = Config::new(2, 5);
     let all = synth::enumerate(&cfg).unwrap();
     let labels = oracle::verdicts_all(&all.iter().collect::<Vec<_>>());
-    let index: std::collections::HashMap<&axb::Test, axb::Verdicts> =
+    let index: std::collections::HashMap<&progress_litmus::Test, progress_litmus::Verdicts> =
         all.iter().zip(labels).collect();
     for &(p, f) in &QUERIES[..3] {
         let q = Query::parse(p, f).unwrap();
@@ -147,7 +147,12 @@ fn find_answers_are_enumerated_tests_2t5i() {
         assert_eq!(got.tests.len(), 5, "{}", q.describe());
         for t in &got.tests {
             let v = index.get(t).expect("an enumerated test");
-            assert!(q.accepts(v), "{}\n{}", q.describe(), axb::text::print(t));
+            assert!(
+                q.accepts(v),
+                "{}\n{}",
+                q.describe(),
+                progress_litmus::axb::text::print(t)
+            );
         }
     }
 }
@@ -328,7 +333,8 @@ fn committed_findings_have_their_verdicts() {
         if p.extension().is_none_or(|x| x != "ron") {
             continue;
         }
-        let suite = axb::load::parse_suite(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let suite =
+            progress_litmus::axb::load::parse_suite(&std::fs::read_to_string(&p).unwrap()).unwrap();
         let rest = suite
             .note
             .split("tests that passes ")

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use synth::checkpoint::{journal_path, Journal};
+use synth::enumerate::checkpoint::{journal_path, Journal};
 use synth::{Config, Engine};
 
 fn scratch(name: &str) -> PathBuf {
@@ -330,10 +330,10 @@ fn packed_suites_hold_the_same_tests_as_ron() {
     let dir = scratch("packed");
     ok(synth(&dir, &["-t", "3", "-i", "4", "-o", "s.ron"]));
     ok(synth(&dir, &["-t", "3", "-i", "4", "-o", "s.axb.gz"]));
-    let ron = axb::load::load_file(&dir.join("s.ron")).unwrap();
-    let packed = axb::load::load_file(&dir.join("s.axb.gz")).unwrap();
+    let ron = progress_litmus::axb::load::load_file(&dir.join("s.ron")).unwrap();
+    let packed = progress_litmus::axb::load::load_file(&dir.join("s.axb.gz")).unwrap();
     assert_eq!(ron.len(), 4260);
-    let strip = |v: Vec<axb::load::NamedTest>| -> Vec<_> {
+    let strip = |v: Vec<progress_litmus::axb::load::NamedTest>| -> Vec<_> {
         v.into_iter().map(|t| (t.name, t.entry.test)).collect()
     };
     assert_eq!(strip(ron), strip(packed));
@@ -363,9 +363,9 @@ fn packed_suites_hold_the_same_tests_as_ron() {
         std::fs::read(dir.join("s.axb.gz")).unwrap()
     );
     // A shard with its tests out of order is refused, naming the line.
-    let bad = axb::packed::suite_to_packed(&{
-        let mut s = match axb::load::load_document(&dir.join("p1.ron")).unwrap() {
-            axb::load::Document::Suite(s) => s,
+    let bad = progress_litmus::axb::packed::suite_to_packed(&{
+        let mut s = match progress_litmus::axb::load::load_document(&dir.join("p1.ron")).unwrap() {
+            progress_litmus::axb::load::Document::Suite(s) => s,
             _ => unreachable!(),
         };
         s.tests.swap(0, 1);

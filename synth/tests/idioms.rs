@@ -1,9 +1,9 @@
 //! Idiom recognition by bisimilarity of the thread-labelled state space.
 
-use axb::load::load_all;
-use axb::space::program_space;
-use axb::test::Test;
-use axb::text;
+use progress_litmus::axb::load::load_all;
+use progress_litmus::axb::space::program_space;
+use progress_litmus::axb::test::Test;
+use progress_litmus::axb::text;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use synth::idioms::{behaviour, bisimilar, catalogue, swap_threads, Recogniser};

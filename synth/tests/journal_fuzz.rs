@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 use std::path::PathBuf;
-use synth::checkpoint::Journal;
+use synth::enumerate::checkpoint::Journal;
 use synth::{Config, Engine};
 
 fn cfg() -> Config {
@@ -29,7 +29,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// A complete journal of 2t3i (every unit recorded) and the run's tests.
-fn complete_journal() -> (Vec<u8>, Vec<axb::test::Test>) {
+fn complete_journal() -> (Vec<u8>, Vec<progress_litmus::axb::test::Test>) {
     let dir = scratch("clean");
     let path = dir.join("2t3i.journal");
     let cfg = cfg();
@@ -100,7 +100,7 @@ proptest! {
         edits in proptest::collection::vec(edit(), 1..4)
     ) {
         thread_local! {
-            static CLEAN: (Vec<u8>, Vec<axb::test::Test>) = complete_journal();
+            static CLEAN: (Vec<u8>, Vec<progress_litmus::axb::test::Test>) = complete_journal();
         }
         let (mut bytes, want) = CLEAN.with(|c| c.clone());
         for e in &edits {

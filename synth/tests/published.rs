@@ -2,9 +2,9 @@
 
 mod common;
 
-use axb::test::Test;
+use progress_litmus::axb::test::Test;
 use std::collections::BTreeSet;
-use synth::canon::{canonical, duplicate_groups};
+use synth::enumerate::canon::{canonical, duplicate_groups};
 use synth::{enumerate, Config, Violation};
 
 fn config(name: &str) -> Config {
@@ -70,7 +70,7 @@ fn every_published_test_within_the_table2_bounds_is_found() {
         assert_eq!(missing(name, &cfg), expected, "{name}");
     }
     for (n, t) in common::published("2t4i") {
-        let lts = axb::space::program_space(&t);
+        let lts = progress_litmus::axb::space::program_space(&t);
         if over.contains(&n) {
             assert_eq!((lts.num_states(), lts.num_transitions()), (16, 20), "{n}");
             let cfg = config("2t4i").with_table2_bounds().unwrap();
@@ -89,7 +89,7 @@ fn every_published_test_within_the_table2_bounds_is_found() {
 /// 2t4i test.
 #[test]
 fn the_exchange_lock_mutex_is_in_2t4i() {
-    let mutex = axb::text::parse(
+    let mutex = progress_litmus::axb::text::parse(
         "THREAD0\natomic_exch_branch(0,1,1,0)\natomic_store(0,0)\n\
          THREAD1\natomic_exch_branch(0,1,1,0)\natomic_store(0,0)\n",
     )

@@ -1,7 +1,7 @@
 //! `synth suites`: the published import, Table 4 lists, determinism, and
 //! that the committed `suites/` directory is what the code generates.
 
-use axb::buckets::distinguishing_for;
+use progress_litmus::buckets::distinguishing_for;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use synth::suites::{
@@ -94,7 +94,7 @@ fn generation_is_deterministic_and_matches_the_paper() {
     assert_eq!(a.suites[2].tests.len(), 176);
 
     // The exchange-lock mutex the paper could not find is in complete 2t4i.
-    let mutex = |s: &axb::suite::Suite| {
+    let mutex = |s: &progress_litmus::axb::suite::Suite| {
         s.tests
             .iter()
             .filter(|e| e.idioms.iter().any(|i| i == "mutex-exchange"))

@@ -5,11 +5,11 @@
 //! an error whose line and column lie inside the input, with a short,
 //! one-line message. Never a panic.
 
-use axb::load::{self, Document};
-use axb::test::check_name;
-use axb::{text, ParseError};
+use progress_litmus::axb::load::{self, Document};
+use progress_litmus::axb::test::check_name;
+use progress_litmus::{axb::text, ParseError};
 
-/// The lines of `src` by the parsers' one rule (`axb::locate::Position`):
+/// The lines of `src` by the parsers' one rule (`progress_litmus::locate::Position`):
 /// `\n`, `\r\n` and a lone `\r` each end a line; the text after the last
 /// end (perhaps empty) is a line too.
 fn split_lines(src: &str) -> Vec<&str> {

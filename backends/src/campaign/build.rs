@@ -14,7 +14,7 @@ use crate::target::emit::{self, EmitOptions, Target};
 use crate::target::host::{self, Options};
 use crate::target::{cpp, cuda, vulkan, File};
 use crate::toolchain::{self, Tool};
-use axb::load::NamedTest;
+use progress_litmus::axb::load::NamedTest;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -15,7 +15,7 @@ use crate::campaign::{env, input, Failure};
 use crate::excerpt::excerpt;
 use crate::mapping::{Layout, Mapping};
 use crate::target::names;
-use axb::load::NamedTest;
+use progress_litmus::axb::load::NamedTest;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, IsTerminal, Write};
@@ -361,7 +361,7 @@ pub(crate) fn pending<'t>(
 /// The tests of a group in chunks of at most 200 tests and 64 KiB of
 /// names, so that a program's command line stays well inside the system's
 /// limits (128 KiB per argument on Linux; names are at most
-/// [`axb::test::MAX_NAME_LEN`] long, see [`names::check`]).
+/// [`progress_litmus::axb::test::MAX_NAME_LEN`] long, see [`names::check`]).
 fn chunks<'a, 't>(group: &'a [&'t str]) -> Vec<&'a [&'t str]> {
     let mut out = Vec::new();
     let (mut start, mut bytes) = (0, 0);

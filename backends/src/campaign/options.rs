@@ -6,8 +6,8 @@
 use crate::campaign::suite::suite_json;
 use crate::mapping::{Mapping, MappingList};
 use crate::report::cli::Format;
-use axb::load::NamedTest;
 use clap::{Args, ValueEnum};
+use progress_litmus::axb::load::NamedTest;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 

@@ -6,14 +6,14 @@
 //! `OUT/<config>/<framework>/<name>.csv` under their full names), and
 //! `OUT/<name>.device.json` with the device, the options, the times and
 //! the fingerprint of the tests run (`suite`: what `backends report`
-//! checks its `--tests` against; [`axb::fingerprint`]).
+//! checks its `--tests` against; [`progress_litmus::fingerprint`]).
 
 use crate::campaign::journal::{self, Entry};
 use crate::campaign::options::RunTarget;
 use crate::campaign::{env, input, Failure};
 use crate::mapping::Mapping;
 use crate::report::results::{self, Cell};
-use axb::load::{write_atomically, NamedTest};
+use progress_litmus::axb::load::{write_atomically, NamedTest};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -48,7 +48,7 @@ pub(crate) fn check_name(name: &str) -> Result<(), Failure> {
 }
 
 /// Where a test's results go: the configuration directory and the id.
-pub fn result_slot(name: &str, test: &axb::Test) -> (String, String) {
+pub fn result_slot(name: &str, test: &progress_litmus::Test) -> (String, String) {
     let parsed = name.split_once('_').and_then(|(config, id)| {
         let rest = config.strip_suffix('i')?;
         let (n, m) = rest.split_once('t')?;
@@ -134,7 +134,7 @@ pub(crate) fn write_results(
         "device": name,
         "target": target.name(),
         "description": device,
-        "suite": {"tests": ran.len(), "fnv64": axb::fingerprint::tests(ran)},
+        "suite": {"tests": ran.len(), "fnv64": progress_litmus::fingerprint::tests(ran)},
         "options": contents.campaign(),
         "results": {"runs": runs, "non_terminating_runs": hung},
         "times": {
@@ -160,8 +160,10 @@ mod tests {
 
     #[test]
     fn results_go_to_artifact_configuration_directories() {
-        let t = axb::text::parse("THREAD0\natomic_store(0,1)\nTHREAD1\natomic_chk_branch(0,0,0)\n")
-            .unwrap();
+        let t = progress_litmus::axb::text::parse(
+            "THREAD0\natomic_store(0,1)\nTHREAD1\natomic_chk_branch(0,0,0)\n",
+        )
+        .unwrap();
         assert_eq!(
             result_slot("3t4i_34", &t),
             ("3_thread_4_instruction".to_string(), "34".to_string())

@@ -17,7 +17,7 @@ use crate::campaign::suite::{check_tests, load_suite, select};
 use crate::campaign::{env, finish, input, Failure};
 use crate::excerpt::excerpt;
 use crate::mapping::Mapping;
-use axb::load::NamedTest;
+use progress_litmus::axb::load::NamedTest;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 
 use crate::campaign::{input, Failure};
 use crate::target::host::{self, ProgramError};
-use axb::load::{load_all, NamedTest};
+use progress_litmus::axb::load::{load_all, NamedTest};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

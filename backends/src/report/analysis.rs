@@ -14,8 +14,8 @@ use crate::excerpt::{excerpt, printable};
 use crate::mapping::Mapping;
 use crate::report::observations::{self, Device};
 use crate::report::results::Cell;
-use axb::load::{load_all, NamedTest};
-use axb::{Model, Test, Verdicts};
+use progress_litmus::axb::load::{load_all, NamedTest};
+use progress_litmus::{Model, Test, Verdicts};
 use serde::Serialize;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -34,13 +34,13 @@ pub struct Tests {
 
 /// Loads the tests at `paths` (directories of artifact `.txt` tests, RON
 /// suites, ...; none: the 483 published tests compiled in, see
-/// [`axb::published`]) and their verdicts: those stored in a suite, else
+/// [`progress_litmus::axb::published`]) and their verdicts: those stored in a suite, else
 /// computed by the oracle. Any unreadable file or duplicate name is an
 /// error.
 pub fn load_tests(paths: &[PathBuf]) -> Result<Tests, String> {
     if paths.is_empty() {
-        let tests = axb::published::tests().map_err(|e| e.to_string())?;
-        return with_verdicts(tests, axb::published::DIR.to_string());
+        let tests = progress_litmus::axb::published::tests().map_err(|e| e.to_string())?;
+        return with_verdicts(tests, progress_litmus::axb::published::DIR.to_string());
     }
     if let Some(missing) = paths.iter().find(|p| !p.exists()) {
         return Err(format!(
@@ -207,7 +207,7 @@ fn check_suites(devices: &[Device], tests: &Tests) -> Result<(), String> {
         }
         for r in &recorded {
             // The tests of this campaign: those read from its CSVs.
-            let ours = axb::fingerprint::tests(
+            let ours = progress_litmus::fingerprint::tests(
                 d.tests
                     .iter()
                     .filter(|(_, o)| observations::device_file(&o.source).as_ref() == Some(&r.file))

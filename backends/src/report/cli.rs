@@ -95,8 +95,10 @@ pub fn main(args: &ReportArgs) -> ExitCode {
     }
     for (path, text) in outputs {
         let written = match path {
-            Some(p) if p.as_os_str() != "-" => axb::load::write_atomically(p, text.as_bytes())
-                .map_err(|e| format!("{}: cannot write: {e}", p.display())),
+            Some(p) if p.as_os_str() != "-" => {
+                progress_litmus::axb::load::write_atomically(p, text.as_bytes())
+                    .map_err(|e| format!("{}: cannot write: {e}", p.display()))
+            }
             _ => print(&text),
         };
         if let Err(e) = written {

@@ -197,7 +197,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Device>, String> {
 /// records it (`backends run` and `import` write it beside the CSVs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordedSuite {
-    /// [`axb::fingerprint::tests`] of the tests with a result.
+    /// [`progress_litmus::fingerprint::tests`] of the tests with a result.
     pub fnv64: String,
     pub tests: u64,
     /// The `device.json` it was read from.

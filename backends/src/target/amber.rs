@@ -10,7 +10,7 @@
 use crate::mapping::Layout;
 use crate::target::codegen::{self, Shape};
 use crate::target::glsl;
-use axb::load::NamedTest;
+use progress_litmus::axb::load::NamedTest;
 
 /// The Amber script for `t` under `layout`.
 pub fn script(t: &NamedTest, layout: &Layout, shape: Shape) -> Result<String, String> {

@@ -22,8 +22,8 @@
 //! array under the name the dialect's functions use.
 
 use crate::mapping::Layout;
-use axb::pseudo;
-use axb::test::{Instr, Test};
+use progress_litmus::axb::pseudo;
+use progress_litmus::axb::test::{Instr, Test};
 use std::fmt::Write;
 
 /// How the per-instruction dispatch is written. Some compilers treat the two
@@ -254,7 +254,7 @@ pub fn run_header(name: &str, test: &Test, layout: &Layout) -> String {
 /// The comment lines a shader file starts with: the [`run_header`], a title
 /// and the test in pseudo-code, each line prefixed by `prefix`.
 pub fn shader_preamble(
-    t: &axb::load::NamedTest,
+    t: &progress_litmus::axb::load::NamedTest,
     layout: &Layout,
     shape: Shape,
     target: &str,
@@ -292,7 +292,7 @@ mod tests {
     }
 
     fn parse(src: &str) -> Test {
-        axb::text::parse(src).unwrap()
+        progress_litmus::axb::text::parse(src).unwrap()
     }
 
     #[test]

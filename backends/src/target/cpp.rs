@@ -20,7 +20,7 @@
 use crate::target::codegen::{self, Dialect, Shape, Syntax};
 use crate::target::host::{self, Harness, Options, ProgramError};
 use crate::target::templates;
-use axb::load::NamedTest;
+use progress_litmus::axb::load::NamedTest;
 
 /// The C++ spelling: sequentially consistent std::atomic operations; the
 /// loop is left when the stop flag is set or the slice is used up.

@@ -39,7 +39,7 @@
 use crate::target::codegen::{self, Dialect, Shape, Syntax};
 use crate::target::host::{self, Harness, Options, ProgramError};
 use crate::target::templates;
-use axb::load::NamedTest;
+use progress_litmus::axb::load::NamedTest;
 
 /// The CUDA spelling: device-scope atomics; the stop flag is mapped pinned
 /// host memory read through a volatile pointer in every iteration.

@@ -28,7 +28,7 @@
 use crate::mapping::Mapping;
 use crate::target::codegen::{self, Shape};
 use crate::target::templates;
-use axb::load::NamedTest;
+use progress_litmus::axb::load::NamedTest;
 use std::collections::BTreeMap;
 use std::fmt::{self, Write};
 
@@ -143,11 +143,11 @@ pub const CANARY: &str = "axb-canary";
 /// own and cannot show non-termination; if the stop flag does not end it,
 /// the flag does not reach the device and no deadline could be kept.
 pub fn canary_test() -> NamedTest {
-    let test = axb::text::parse("THREAD0\natomic_chk_branch(0,0,0)\n")
+    let test = progress_litmus::axb::text::parse("THREAD0\natomic_chk_branch(0,0,0)\n")
         .expect("the canary is a valid test");
     NamedTest {
         name: CANARY.to_string(),
-        entry: axb::suite::Entry::new(CANARY, test),
+        entry: progress_litmus::axb::suite::Entry::new(CANARY, test),
         source: std::path::PathBuf::from("(built in)"),
     }
 }

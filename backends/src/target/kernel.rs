@@ -36,12 +36,12 @@
 //! detection (`stopped`): a run terminated iff `finished` is
 //! `workgroups * workgroup_size`.
 
-use axb::kernel::litmus;
-use axb::kernel::load::NamedProgram;
-use axb::kernel::program::{
+use progress_litmus::axb::test::Target as Jump;
+use progress_litmus::kernel::litmus;
+use progress_litmus::kernel::load::NamedProgram;
+use progress_litmus::kernel::program::{
     AtomicOp, BinOp, Cmp, CollectiveOp, IdKind, Instr, Operand, Program, RmwOp,
 };
-use axb::test::Target as Jump;
 use std::fmt::Write;
 
 /// The languages a kernel program is emitted in.
@@ -204,8 +204,10 @@ fn index_refusal(p: &NamedProgram) -> Option<String> {
     if !index_may_fault(prog) {
         return None;
     }
-    let model =
-        axb::kernel::ScopedModel::flat(axb::Model::new(axb::Base::Unfair, axb::Fairness::Weak));
+    let model = progress_litmus::kernel::ScopedModel::flat(progress_litmus::Model::new(
+        progress_litmus::Base::Unfair,
+        progress_litmus::Fairness::Weak,
+    ));
     let explored = Kernel::new(prog, &model, Reductions::ALL).and_then(|k| {
         let max = DEFAULT_MAX_STATES;
         match k.words {

@@ -14,7 +14,7 @@
 
 use crate::mapping::Layout;
 use crate::target::codegen::{self, Dialect, Shape, Syntax};
-use axb::load::NamedTest;
+use progress_litmus::axb::load::NamedTest;
 
 fn dialect() -> Dialect {
     Dialect {

@@ -63,4 +63,4 @@ pub struct File {
 
 /// FNV-1a, 64 bits, as hex: a stable fingerprint of generated programs and
 /// suites (not a security hash: the build cache uses SHA-256).
-pub use axb::fingerprint::fnv64;
+pub use progress_litmus::fingerprint::fnv64;

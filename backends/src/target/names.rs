@@ -7,7 +7,7 @@
 //! and the Metal harness to the end of the line), the `--test` list of a
 //! program's command line, journals, result CSVs and lists of names
 //! (`backends run --only`). There is one rule for test names in the whole
-//! toolchain, [`axb::test::check_name`] (1 to 64 characters from
+//! toolchain, [`progress_litmus::axb::test::check_name`] (1 to 64 characters from
 //! `A-Z a-z 0-9 _ . + -`), enforced where tests are loaded; a name that
 //! passes it needs no escaping anywhere. [`check`] applies that same rule
 //! again before anything is emitted or run, so that a test built in memory
@@ -18,9 +18,9 @@
 use crate::excerpt::excerpt;
 
 /// Why `name` cannot be carried by a program, if it cannot: the one name
-/// rule of [`axb::test::check_name`].
+/// rule of [`progress_litmus::axb::test::check_name`].
 pub fn check(name: &str) -> Result<(), String> {
-    axb::test::check_name(name).map_err(|why| {
+    progress_litmus::axb::test::check_name(name).map_err(|why| {
         format!(
             "the test name `{}` cannot be carried by the generated programs: {why}; rename the test",
             excerpt(name)

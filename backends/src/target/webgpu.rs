@@ -40,8 +40,8 @@
 use crate::mapping::{Layout, Mapping};
 use crate::target::codegen::Shape;
 use crate::target::{host, templates, wgsl};
-use axb::load::NamedTest;
 use base64::Engine;
+use progress_litmus::axb::load::NamedTest;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 
@@ -58,7 +58,7 @@ pub const RESULT_FILE_KIND: &str = "webgpu-results";
 /// the artifact's text format), sorted by name, so the same tests give the
 /// same fingerprint whichever files or order they came in.
 pub fn suite_fingerprint(tests: &[NamedTest]) -> String {
-    axb::fingerprint::suite(tests)
+    progress_litmus::fingerprint::suite(tests)
 }
 
 /// The canary shaders: one workgroup (`plain`) and 65535 (`wide`,
@@ -99,7 +99,7 @@ fn gzip_base64(bytes: &[u8]) -> String {
 /// Text for the page: `<>&"'` and control characters escaped (one rule
 /// for every page of the three tools).
 fn html_escape(s: &str) -> String {
-    axb::error::html_escape(s)
+    progress_litmus::error::html_escape(s)
 }
 
 /// The page for `tests` under `mappings`, named `name`; `shaders` are the
@@ -267,7 +267,10 @@ mod tests {
     fn named(name: &str, src: &str) -> NamedTest {
         NamedTest {
             name: name.into(),
-            entry: axb::suite::Entry::new(name, axb::text::parse(src).unwrap()),
+            entry: progress_litmus::axb::suite::Entry::new(
+                name,
+                progress_litmus::axb::text::parse(src).unwrap(),
+            ),
             source: "x".into(),
         }
     }

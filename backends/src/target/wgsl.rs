@@ -36,7 +36,7 @@
 
 use crate::mapping::Layout;
 use crate::target::codegen::{self, Dialect, Shape, Syntax};
-use axb::load::NamedTest;
+use progress_litmus::axb::load::NamedTest;
 use std::fmt::Write;
 
 /// The bindings of every shader, as the hosts bind them (group 0).
@@ -225,10 +225,10 @@ mod tests {
     use crate::mapping::Mapping;
 
     fn named(src: &str) -> NamedTest {
-        let test = axb::text::parse(src).unwrap();
+        let test = progress_litmus::axb::text::parse(src).unwrap();
         NamedTest {
             name: "t".into(),
-            entry: axb::suite::Entry::new("t", test),
+            entry: progress_litmus::axb::suite::Entry::new("t", test),
             source: "t.txt".into(),
         }
     }

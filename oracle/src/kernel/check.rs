@@ -22,11 +22,11 @@
 //! one invocation.
 
 use super::product::{Kernel, Product};
-use axb::kernel::machine::Packed;
-use axb::space::scc_ids;
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
+use progress_litmus::axb::space::scc_ids;
+use progress_litmus::kernel::machine::Packed;
 
 /// The entities that have a move in each state (in the unreduced
 /// product: a reduced one may explore only some of them).

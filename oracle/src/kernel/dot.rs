@@ -5,10 +5,10 @@
 use super::explain::{describe_full, move_text, who};
 use super::product::{Kernel, Move, Reductions};
 use super::{with_words, KernelError, Options};
-use axb::kernel::machine::Packed;
-use axb::kernel::program::Program;
-use axb::kernel::{Sched, ScopedModel};
-use axb::space::{explore_metered, Meter};
+use progress_litmus::axb::space::{explore_metered, Meter};
+use progress_litmus::kernel::machine::Packed;
+use progress_litmus::kernel::program::Program;
+use progress_litmus::kernel::{Sched, ScopedModel};
 use std::cell::RefCell;
 
 fn product_dot<S: Packed>(
@@ -17,7 +17,7 @@ fn product_dot<S: Packed>(
     max_states: usize,
 ) -> Result<String, KernelError> {
     let p = super::product::build::<S>(k, max_states)?;
-    let mut dot = axb::space::to_dot(
+    let mut dot = progress_litmus::axb::space::to_dot(
         &p.lts.graph,
         name,
         |_, s| describe_full(k, s.as_ref()),
@@ -63,7 +63,7 @@ fn program_dot<S: Packed>(
     if let Some(f) = fault.into_inner() {
         return Err(KernelError::Fault(f));
     }
-    Ok(axb::space::to_dot(
+    Ok(progress_litmus::axb::space::to_dot(
         &lts.graph,
         name,
         |_, s| m.describe(s.as_ref()),
@@ -86,7 +86,7 @@ pub fn to_dot(
         }
         None => {
             let lockstep = program.model.is_some_and(|m| m.subgroup == Sched::Lockstep);
-            let mut m = ScopedModel::flat(axb::Model::ALL[3]);
+            let mut m = ScopedModel::flat(progress_litmus::Model::ALL[3]);
             if lockstep {
                 m.subgroup = Sched::Lockstep;
             }

@@ -7,12 +7,12 @@ use super::product::{build, Kernel, Move, Product, Reductions};
 use super::scopes;
 use super::witness::{self, Lasso, Witness};
 use super::{with_words, KernelError, Options};
-use axb::kernel::litmus;
-use axb::kernel::machine::Packed;
-use axb::kernel::program::Program;
-use axb::kernel::ScopedModel;
-use axb::Fairness;
 use petgraph::graph::EdgeIndex;
+use progress_litmus::kernel::litmus;
+use progress_litmus::kernel::machine::Packed;
+use progress_litmus::kernel::program::Program;
+use progress_litmus::kernel::ScopedModel;
+use progress_litmus::Fairness;
 use std::fmt::Write;
 
 /// The name of an actor or invocation in schedules: `w1` for the one

@@ -11,10 +11,10 @@
 use super::check;
 use super::product::{Kernel, Move, Product};
 use super::KernelError;
-use axb::kernel::machine::Packed;
-use axb::space::{reserve_edge, reserve_index, reserve_node, scc_ids};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
+use progress_litmus::axb::space::{reserve_edge, reserve_index, reserve_node, scc_ids};
+use progress_litmus::kernel::machine::Packed;
 use rustc_hash::FxHashMap;
 
 /// The weak rule on a product built with or without symmetry (exact in

@@ -1,14 +1,14 @@
 //! # Termination of kernel programs under scoped progress models
 //!
-//! The oracle for the kernel language of `axb::kernel` (docs/KERNEL.md):
+//! The oracle for the kernel language of `progress_litmus::kernel` (docs/KERNEL.md):
 //! the product of a program with a scoped model ([`product`], [`scopes`]),
 //! the weak, strong and deadlock rules ([`check`]), witnesses
 //! ([`witness`]), their rendering ([`explain`], [`dot`]), the reductions
 //! ([`symmetry`]), and the check of a program's own `expect` lines
 //! ([`check_expectations`]). The `oracle` command line takes kernel
-//! programs and AXB tests alike (`axb::kernel::load`).
+//! programs and AXB tests alike (`progress_litmus::kernel::load`).
 //!
-//! AXB tests are kernel programs (`axb::kernel::embed`), and on them this
+//! AXB tests are kernel programs (`progress_litmus::kernel::embed`), and on them this
 //! checker gives the verdicts of the AXB engine ([`crate::verdicts`]) under
 //! all eleven models: the tests cross-check the two implementations on
 //! every published and every synthesized test. Memory is sequentially
@@ -23,12 +23,12 @@ pub mod scopes;
 pub mod symmetry;
 pub mod witness;
 
-use axb::kernel::load::NamedProgram;
-use axb::kernel::machine::{Fault, Packed};
-use axb::kernel::program::{Outcome, Program};
-use axb::kernel::ScopedModel;
-use axb::{Fairness, Model, Verdict, Verdicts};
 use product::{Kernel, Reductions};
+use progress_litmus::kernel::load::NamedProgram;
+use progress_litmus::kernel::machine::{Fault, Packed};
+use progress_litmus::kernel::program::{Outcome, Program};
+use progress_litmus::kernel::ScopedModel;
+use progress_litmus::{Fairness, Model, Verdict, Verdicts};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -62,7 +62,7 @@ pub enum KernelError {
     /// ([`budget`]), or the system refused memory for them.
     OutOfMemory {
         bound: usize,
-        err: axb::space::OutOfMemory,
+        err: progress_litmus::axb::space::OutOfMemory,
     },
     /// The program went wrong at run time (an index out of bounds).
     Fault(Fault),
@@ -204,18 +204,18 @@ pub fn flat_verdicts(program: &Program, opts: Options) -> Result<(Verdicts, bool
     let mut v = [Verdict::F; 11];
     let mut deadlock = false;
     for base in [
-        axb::Base::Unfair,
-        axb::Base::Hsa,
-        axb::Base::Obe,
-        axb::Base::HsaObe,
-        axb::Base::Lobe,
-        axb::Base::Fair,
+        progress_litmus::Base::Unfair,
+        progress_litmus::Base::Hsa,
+        progress_litmus::Base::Obe,
+        progress_litmus::Base::HsaObe,
+        progress_litmus::Base::Lobe,
+        progress_litmus::Base::Fair,
     ] {
         let m = ScopedModel::flat(Model::new(base, Fairness::Weak));
         let (weak, strong) = decide_both(program, &m, opts)?;
         deadlock |= weak.deadlock;
         v[Model::new(base, Fairness::Weak).index()] = weak.verdict;
-        if base != axb::Base::Unfair {
+        if base != progress_litmus::Base::Unfair {
             v[Model::new(base, Fairness::Strong).index()] = strong.verdict;
         }
     }

@@ -12,11 +12,11 @@
 use super::scopes::{self, Scopes, DEVICE};
 use super::symmetry::Symmetry;
 use super::KernelError;
-use axb::kernel::machine::{Fault, Machine, Packed, StepInfo};
-use axb::kernel::program::{Instr, Program};
-use axb::kernel::{Sched, ScopedModel};
-use axb::space::{explore_metered, Exceeded, Lts, Meter};
-use axb::test::Target;
+use progress_litmus::axb::space::{explore_metered, Exceeded, Lts, Meter};
+use progress_litmus::axb::test::Target;
+use progress_litmus::kernel::machine::{Fault, Machine, Packed, StepInfo};
+use progress_litmus::kernel::program::{Instr, Program};
+use progress_litmus::kernel::{Sched, ScopedModel};
 use std::cell::RefCell;
 
 /// A transition: a step of an actor (with what the step did) or the
@@ -104,10 +104,10 @@ impl Kernel {
         let machine = Machine::new(p, lockstep).map_err(KernelError::Unsupported)?;
         let scopes = Scopes::new(&machine, model);
         let bits = scopes.end as usize;
-        if bits > axb::kernel::machine::MAX_PRODUCT_BITS {
+        if bits > progress_litmus::kernel::machine::MAX_PRODUCT_BITS {
             return Err(KernelError::Unsupported(format!(
                 "the program's state with its fair sets takes {bits} bits: at most {} fit",
-                axb::kernel::machine::MAX_PRODUCT_BITS
+                progress_litmus::kernel::machine::MAX_PRODUCT_BITS
             )));
         }
         let words = bits.div_ceil(64).max(1);

@@ -14,8 +14,8 @@
 //! child, so the product space is that of docs/SPEC.md §3 when every
 //! workgroup has one invocation.
 
-use axb::kernel::machine::{get_bits, set_bits, Machine};
-use axb::kernel::{Sched, ScopedModel};
+use progress_litmus::kernel::machine::{get_bits, set_bits, Machine};
+use progress_litmus::kernel::{Sched, ScopedModel};
 
 /// Entity bits of the masks the checker uses: workgroups 0..8, subgroups
 /// 8..24, invocations 24..40, the device 40.

@@ -18,8 +18,8 @@
 //! loses; [`super::lifted`] decides it by lifting cyclic components back.
 
 use super::scopes::Scopes;
-use axb::kernel::machine::{get_bits, set_bits, Machine};
-use axb::kernel::program::{CollectiveOp, IdKind, Instr};
+use progress_litmus::kernel::machine::{get_bits, set_bits, Machine};
+use progress_litmus::kernel::program::{CollectiveOp, IdKind, Instr};
 
 /// The interchangeable workgroups and lanes of a program under a model,
 /// with the bit fields that move with each.

@@ -5,11 +5,11 @@
 
 use super::check;
 use super::product::{Kernel, Product};
-use axb::kernel::machine::Packed;
-use axb::space::scc_ids;
-use axb::Fairness;
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
+use progress_litmus::axb::space::scc_ids;
+use progress_litmus::kernel::machine::Packed;
+use progress_litmus::Fairness;
 use std::collections::VecDeque;
 
 /// A schedule: a path from the start, then a cycle repeated forever.

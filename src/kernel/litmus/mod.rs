@@ -46,12 +46,12 @@ spin:
 
     #[test]
     fn embedded_axb_tests_print_and_parse_back() {
-        for t in crate::published::tests().unwrap() {
+        for t in crate::axb::published::tests().unwrap() {
             let p = embed::from_axb(&t.entry.test);
             let s = print(&p);
             assert_eq!(parse(&s).unwrap(), p, "{}:\n{s}", t.name);
         }
-        let t = crate::text::parse("THREAD0\natomic_exch_branch(0,0,1,0)\natomic_store(0,0)\nTHREAD1\natomic_chk_branch(1,0,END)\n").unwrap();
+        let t = crate::axb::text::parse("THREAD0\natomic_exch_branch(0,0,1,0)\natomic_store(0,0)\nTHREAD1\natomic_chk_branch(1,0,END)\n").unwrap();
         assert_eq!(
             print(&embed::from_axb(&t)),
             "values 2;\nworkgroups 2;\nglobal Mem[2];\n\nworkgroup 0 {\n  0: if (exch(Mem[0], 1) == 0) goto 0;\n  1: Mem[0] = 0;\n}\n\nworkgroup 1 {\n  0: if (Mem[1] == 0) goto END;\n}\n"

@@ -13,6 +13,7 @@
 //! refused after parsing, 300,000 labels over two minutes).
 
 use super::lex::{lex, Tok, Token};
+use crate::axb::test::Target;
 use crate::error::ParseError;
 use crate::kernel::model::ScopedModel;
 use crate::kernel::program::{
@@ -20,7 +21,6 @@ use crate::kernel::program::{
     Instr, Location, Operand, Outcome, Program, RmwOp, Site, KEYWORDS, MAX_CELLS, MAX_CODES,
     MAX_CODE_LEN, MAX_LOCATIONS, MAX_REGS,
 };
-use crate::test::Target;
 use std::collections::HashMap;
 
 /// Where each part of a parsed program is in its source.

@@ -2,8 +2,8 @@
 //! `parse(&print(p)) == p` for every valid normalized program, and
 //! `print(&parse(s)) == s` for every canonical text `s`.
 
+use crate::axb::test::Target;
 use crate::kernel::program::{Addr, AtomicOp, Code, Instr, Operand, Program};
-use crate::test::Target;
 use std::fmt::Write;
 
 /// The program as canonical litmus text.

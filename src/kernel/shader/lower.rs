@@ -13,11 +13,11 @@
 //! shader position of the construct.
 
 use super::{Launch, ShaderError, Span, Translation};
+use crate::axb::test::Target;
 use crate::kernel::program::{
     Addr, AtomicOp, BinOp, Cmp, Code, CollectiveOp, IdKind, Instr, Location, Operand, Program,
     RmwOp, MAX_VALUES,
 };
-use crate::test::Target;
 use naga::{Expression as E, Handle, Statement as S, TypeInner as T};
 use std::collections::{BTreeSet, HashMap};
 

@@ -225,15 +225,15 @@ fn translate_unguarded(
 }
 
 /// Reads and translates one shader file (the loader's arm for shaders):
-/// the input rules of [`crate::load::read_bytes_limited`], then
+/// the input rules of [`crate::axb::load::read_bytes_limited`], then
 /// [`translate`]; warnings are appended as `file: message`.
 pub fn load(
     path: &Path,
     launch: &Launch,
     warnings: &mut Vec<String>,
 ) -> Result<Program, FileError> {
-    let limit = crate::load::max_input_bytes().map_err(|e| FileError::whole(path, e))?;
-    let bytes = crate::load::read_bytes_limited(path, limit)?;
+    let limit = crate::axb::load::max_input_bytes().map_err(|e| FileError::whole(path, e))?;
+    let bytes = crate::axb::load::read_bytes_limited(path, limit)?;
     let t = translate(path, &bytes, launch)?;
     let file = crate::error::printable(&path.to_string_lossy());
     warnings.extend(t.warnings.iter().map(|w| format!("{file}: {w}")));

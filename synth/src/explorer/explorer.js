@@ -1,4 +1,4 @@
-// synth explorer: renders the embedded suite data (see synth/src/explorer.rs).
+// synth explorer: renders the embedded suite data (see synth/src/explorer/mod.rs).
 // State lives in the URL fragment: #test=NAME&model=MODEL&config=..&vm=..&vv=..&bucket=..&idiom=..&q=..
 // Kernel programs (DATA.kernels) follow the tests in the list; their key is
 // "k:" + name (a plain name finds one too when no test has that name).
@@ -64,7 +64,7 @@
     for (let i = 0; i < 8; i++) if (mask & (1 << i)) ids.push(i);
     return "{" + ids.join(",") + "}";
   }
-  // "01.0x" -> "Mem=[0,1] pc=[0,END]", as axb::machine::Machine::describe.
+  // "01.0x" -> "Mem=[0,1] pc=[0,END]", as progress_litmus::axb::machine::Machine::describe.
   function describe(s) {
     const [mem, pcs] = s.split(".");
     const m = [...mem].map((c) => parseInt(c, 16));

@@ -21,17 +21,17 @@
 //!
 //! Memory is sequentially consistent; the page says so.
 
-use axb::kernel::litmus;
-use axb::kernel::load::NamedProgram;
-use axb::kernel::program::Outcome;
-use axb::kernel::ScopedModel;
-use axb::model::Model;
 use backends::target::kernel::{emit, Lang};
 use oracle::kernel::{
     decide,
     explain::{explain, Show},
     outcome, Options,
 };
+use progress_litmus::kernel::litmus;
+use progress_litmus::kernel::load::NamedProgram;
+use progress_litmus::kernel::program::Outcome;
+use progress_litmus::kernel::ScopedModel;
+use progress_litmus::model::Model;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
@@ -116,7 +116,7 @@ fn leading_comment(path: &Path) -> String {
     if path.extension().and_then(|e| e.to_str()) != Some("litmus") {
         return String::new();
     }
-    let Ok(src) = axb::load::read_input(path) else {
+    let Ok(src) = progress_litmus::axb::load::read_input(path) else {
         return String::new();
     };
     let mut out = String::new();
@@ -276,7 +276,7 @@ mod tests {
         let src = "values 2;\nworkgroups 1;\nworkgroup_size 8;\nsubgroup_size 8;\nexpect OBE, subgroup=lockstep: P;\nexpect OBE: F;\nkernel {\n  0: barrier();\n}\n";
         let p = NamedProgram {
             name: "und".into(),
-            program: axb::kernel::litmus::parse(src).unwrap(),
+            program: progress_litmus::kernel::litmus::parse(src).unwrap(),
             verdicts: None,
             source: "und.litmus".into(),
         };

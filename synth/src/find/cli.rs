@@ -2,9 +2,9 @@
 
 use super::journal::Journal;
 use super::{find, Options, Query};
-use crate::config::Config;
-use axb::suite::{Entry, Suite};
+use crate::enumerate::config::Config;
 use clap::{Args, ValueEnum};
+use progress_litmus::axb::suite::{Entry, Suite};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -71,7 +71,7 @@ fn usage(msg: impl Into<String>) -> Fail {
 }
 
 /// The suite of `tests`, labelled, named `<name>_<k>`.
-pub fn to_suite(name: &str, note: String, tests: Vec<axb::test::Test>) -> Suite {
+pub fn to_suite(name: &str, note: String, tests: Vec<progress_litmus::axb::test::Test>) -> Suite {
     let labels = oracle::verdicts_all(&tests.iter().collect::<Vec<_>>());
     let tests = tests
         .into_iter()
@@ -96,7 +96,7 @@ fn to_json(suite: &Suite) -> String {
         .iter()
         .map(|e| {
             let t = &e.test;
-            let verdicts: serde_json::Map<String, serde_json::Value> = axb::Model::ALL
+            let verdicts: serde_json::Map<String, serde_json::Value> = progress_litmus::Model::ALL
                 .iter()
                 .map(|&m| {
                     let v = e.verdicts.expect("labelled").get(m).as_char().to_string();
@@ -107,7 +107,7 @@ fn to_json(suite: &Suite) -> String {
                 "name": e.name,
                 "config": format!("{}t{}i", t.num_threads(), t.num_instrs()),
                 "locs": t.num_locs(),
-                "test": axb::text::print(t),
+                "test": progress_litmus::axb::text::print(t),
                 "verdicts": verdicts,
             })
         })
@@ -120,10 +120,14 @@ fn write(suite: &Suite, args: &FindArgs) -> Result<(), String> {
     let stdout = out.as_os_str() == "-";
     let text = match args.format {
         FindFormat::Txt => {
-            return crate::output::write(suite, out, crate::output::Format::Txt)
-                .map_err(|e| format!("cannot write {}: {e}", out.display()))
+            return crate::enumerate::output::write(
+                suite,
+                out,
+                crate::enumerate::output::Format::Txt,
+            )
+            .map_err(|e| format!("cannot write {}: {e}", out.display()))
         }
-        FindFormat::Ron => axb::load::suite_to_ron(suite),
+        FindFormat::Ron => progress_litmus::axb::load::suite_to_ron(suite),
         FindFormat::Json => to_json(suite),
     };
     if stdout {
@@ -160,7 +164,8 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
             }
         },
     };
-    axb::test::check_name(&args.name).map_err(|e| usage(format!("--name {}: {e}", args.name)))?;
+    progress_litmus::axb::test::check_name(&args.name)
+        .map_err(|e| usage(format!("--name {}: {e}", args.name)))?;
     let timeout = match args.timeout {
         Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
         Some(s) => {
@@ -189,7 +194,7 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
     let journal = if stdout {
         None
     } else {
-        let path = crate::checkpoint::journal_path(&args.out);
+        let path = crate::enumerate::checkpoint::journal_path(&args.out);
         let j = Journal::open(&path, &header, args.resume).map_err(usage)?;
         if j.pieces_done() > 0 {
             eprintln!(

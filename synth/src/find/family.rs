@@ -25,11 +25,11 @@
 //! search blocked.
 
 use crate::find::query::Query;
-use axb::test::Test;
-use axb::{Base, Fairness, Model, Verdicts};
-use oracle::check::Witness;
-use oracle::product::{Event, Product};
+use oracle::axb::check::Witness;
+use oracle::axb::product::{Event, Product};
 use petgraph::graph::EdgeIndex;
+use progress_litmus::axb::test::Test;
+use progress_litmus::{Base, Fairness, Model, Verdicts};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -58,7 +58,7 @@ impl Family {
     /// first-use naming the search uses, so `test` is compared in it) is in
     /// the family.
     pub fn contains(&self, test: &Test) -> bool {
-        let t = crate::canon::canonical(test);
+        let t = crate::enumerate::canon::canonical(test);
         let lens: Vec<usize> = t.threads.iter().map(Vec::len).collect();
         lens == self.lens
             && self.fixed.iter().all(|f| {

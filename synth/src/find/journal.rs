@@ -11,7 +11,7 @@
 //! The searches are deterministic (varisat is), so a resumed run writes
 //! the same bytes as an uninterrupted one.
 
-use axb::test::Test;
+use progress_litmus::axb::test::Test;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions, TryLockError};

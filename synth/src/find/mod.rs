@@ -23,7 +23,7 @@ pub use cli::FindArgs;
 pub use family::Family;
 pub use query::Query;
 
-use crate::config::Config;
+use crate::enumerate::config::Config;
 use journal::{Done, Journal};
 use rayon::prelude::*;
 use search::{pieces, schedule, search_piece, Outcome, Piece};
@@ -51,7 +51,7 @@ pub struct Options {
 #[derive(Clone, Debug, Default)]
 pub struct Found {
     /// Answers: canonical, sorted, each once.
-    pub tests: Vec<axb::test::Test>,
+    pub tests: Vec<progress_litmus::axb::test::Test>,
     /// Candidates the oracle labelled.
     pub candidates: u64,
     /// Pieces searched (or read back from the journal).
@@ -196,6 +196,6 @@ pub fn find(
             break 'configs;
         }
     }
-    found.tests = crate::canon::canonical_set(answers);
+    found.tests = crate::enumerate::canon::canonical_set(answers);
     Ok(found)
 }

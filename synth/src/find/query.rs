@@ -9,7 +9,7 @@
 //! A query that asks a model to pass and a model it implies to fail has no
 //! answer; [`Query::check`] refuses it with the chain of implications.
 
-use axb::{Base, Fairness, Model, Verdicts};
+use progress_litmus::{Base, Fairness, Model, Verdicts};
 use std::collections::VecDeque;
 
 /// Models that must pass and models that must fail.
@@ -197,7 +197,7 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../suites");
         for c in ["2t2i", "2t3i", "3t3i"] {
             let src = std::fs::read_to_string(root.join(c).join(format!("{c}.ron"))).unwrap();
-            let suite = axb::load::parse_suite(&src).unwrap();
+            let suite = progress_litmus::axb::load::parse_suite(&src).unwrap();
             for e in &suite.tests {
                 let v = e.verdicts.expect("labelled");
                 for a in Model::ALL {

@@ -14,11 +14,11 @@
 
 use super::family::{refutation, Family};
 use super::query::Query;
-use crate::config::Config;
-use crate::constraints;
-use crate::program::splits;
-use crate::sat::Encoding;
-use axb::test::Test;
+use crate::enumerate::config::Config;
+use crate::enumerate::constraints;
+use crate::enumerate::program::splits;
+use crate::enumerate::sat::Encoding;
+use progress_litmus::axb::test::Test;
 use std::time::Instant;
 use varisat::{ExtendFormula, Lit};
 
@@ -106,14 +106,14 @@ pub fn search_piece(
         if let Err(v) = constraints::check(&test, cfg) {
             panic!(
                 "SAT encoding bug: model violates {v}:\n{}",
-                axb::text::print(&test)
+                progress_litmus::axb::text::print(&test)
             );
         }
         out.candidates += 1;
         let v = oracle::verdicts(&test);
         let block: Vec<Lit> = match refutation(&test, &v, query) {
             None => {
-                out.answers.push(crate::canon::canonical(&test));
+                out.answers.push(crate::enumerate::canon::canonical(&test));
                 chosen.iter().map(|&l| !l).collect()
             }
             Some(fam) => {

@@ -1,7 +1,7 @@
 //! Shared helpers of the integration tests: the published suite.
 #![allow(dead_code)]
 
-use axb::test::Test;
+use progress_litmus::axb::test::Test;
 use std::path::PathBuf;
 
 /// The published tests, directory of artifact-format files.
@@ -22,7 +22,8 @@ pub fn published(config: &str) -> Vec<(String, Test)> {
             let stem = p.file_stem()?.to_str()?.to_string();
             let id: usize = stem.strip_prefix(config)?.strip_prefix('_')?.parse().ok()?;
             let src = std::fs::read_to_string(&p).unwrap();
-            let t = axb::text::parse(&src).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let t = progress_litmus::axb::text::parse(&src)
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             Some((id, stem, t))
         })
         .collect();

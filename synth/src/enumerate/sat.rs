@@ -1,0 +1,547 @@
+//! The SAT engine: one varisat instance per unit, all models enumerated.
+//!
+//! # Encoding
+//!
+//! *Program.* For each instruction `(t, i)` of the unit's split, one-hot
+//! variables for its location, check, exchange (a value or none) and jump
+//! (`0..=len`, `len` = END). Meaningful comparisons: `jump == i + 1` forces
+//! check 0 and an exchange, so a model's program variables spell exactly one
+//! test. Location symmetry: location `l > 0` at a position needs `l - 1` at
+//! an earlier position (first-use order, the form of
+//! [`progress_litmus::Test::canonical_locs`]), which also makes locations `0..L'` used.
+//! Inter-thread influence is a direct clause over locations and jumps.
+//!
+//! *Semantics.* States are `(memory, pcs)`, all `V^L * prod(len_t + 1)` of
+//! them. Instruction `(t, i)` executed in memory `m` has a *local transition*
+//! literal `T(t, i, m, m', p')` that is true iff it writes memory `m'` and
+//! moves to pc `p'`; it is defined exactly (both directions) from the program
+//! variables via `eq(t, i, m)` ("the comparison holds in `m`"). A global edge
+//! `s -> s'` by thread `t` is such a literal when the other pcs agree.
+//!
+//! *Exact reachability* (a least fixpoint, so closure alone is not enough):
+//! `reach(init)`; closed under edges (`reach(s) & edge -> reach(s')`), which
+//! makes `reach` contain every reachable state; and every `reach(s)`, `s` not
+//! the start, is *justified* by an edge from some `reach(s')` with
+//! `rank(s') < rank(s)`, ranks being order-encoded integers below the number
+//! of states, which makes every `reach` state really reachable (follow the
+//! justifications back: ranks decrease, so the chain ends at the start). BFS
+//! distance is a valid rank, so no reachable set is excluded.
+//!
+//! *Possible termination*: every reachable non-final state has an edge to a
+//! state of smaller *co-rank* (successors of reachable states are reachable,
+//! so the chain stays reachable and, ranks decreasing, ends in the
+//! all-finished state; distance to it is a valid co-rank).
+//! *Cycle*: a non-empty set of reachable states each with an edge into the
+//! set. *All branches possible*: each branching instruction has a reachable
+//! state at its pc where `eq` holds, and one where it does not. The bounds
+//! are sequential-counter cardinality constraints on `reach`, weighted by the
+//! number of unfinished threads for actions.
+//!
+//! # Enumeration
+//! After each model the test is re-checked with [`crate::enumerate::constraints::check`]
+//! (a mismatch is a bug and panics) and blocked by a clause over its program
+//! variables only, so auxiliary freedom (ranks, witnesses) never yields the
+//! same test twice.
+
+use crate::enumerate::config::Config;
+use crate::enumerate::constraints;
+use crate::enumerate::program::{positions, Unit};
+use progress_litmus::axb::test::{Instr, Target, Test};
+use varisat::{ExtendFormula, Lit, Solver};
+
+/// Every test of the configuration in `unit`, in the order found.
+pub fn enumerate_unit(unit: &Unit, cfg: &Config) -> Vec<Test> {
+    let mut enc = Encoding::new(unit, cfg);
+    let mut out = Vec::new();
+    while let Some((test, chosen)) = enc.next_model() {
+        if let Err(v) = constraints::check(&test, cfg) {
+            panic!(
+                "SAT engine bug: model violates {v}:\n{}",
+                progress_litmus::axb::text::print(&test)
+            );
+        }
+        let block: Vec<Lit> = chosen.iter().map(|&l| !l).collect();
+        enc.solver.add_clause(&block);
+        out.push(test);
+    }
+    out
+}
+
+/// The local transitions of one instruction in one memory: `(memory after,
+/// pc after, literal)`.
+type LocalSteps = Vec<(usize, usize, Lit)>;
+
+/// The one-hot program variables of one instruction.
+struct InstrVars {
+    loc: Vec<Lit>,
+    check: Vec<Lit>,
+    /// `exch[v]` for value `v`; `exch[values]` for no exchange.
+    exch: Vec<Lit>,
+    /// `jump[p]`, `p = len` is END.
+    jump: Vec<Lit>,
+}
+
+/// The varisat encoding of one unit or split (see the module docs); `find`
+/// drives it with its own blocking clauses.
+pub(crate) struct Encoding<'a> {
+    pub(crate) solver: Solver<'a>,
+    num_vars: usize,
+    lens: Vec<usize>,
+    prog: Vec<Vec<InstrVars>>,
+    values: usize,
+}
+
+impl Encoding<'_> {
+    fn lit(&mut self) -> Lit {
+        self.num_vars += 1;
+        self.solver.new_lit()
+    }
+
+    fn lits(&mut self, n: usize) -> Vec<Lit> {
+        (0..n).map(|_| self.lit()).collect()
+    }
+
+    fn clause(&mut self, c: &[Lit]) {
+        self.solver.add_clause(c);
+    }
+
+    fn exactly_one(&mut self, ls: &[Lit]) {
+        self.clause(ls);
+        for a in 0..ls.len() {
+            for b in a + 1..ls.len() {
+                self.clause(&[!ls[a], !ls[b]]);
+            }
+        }
+    }
+
+    /// `a <-> (b & c)`.
+    fn and(&mut self, a: Lit, b: Lit, c: Lit) {
+        self.clause(&[!a, b]);
+        self.clause(&[!a, c]);
+        self.clause(&[a, !b, !c]);
+    }
+
+    /// At most `k` of `xs` true (a literal listed twice counts twice):
+    /// Sinz's sequential counter.
+    fn at_most(&mut self, xs: &[Lit], k: usize) {
+        let n = xs.len();
+        if k >= n {
+            return;
+        }
+        if k == 0 {
+            for &x in xs {
+                self.clause(&[!x]);
+            }
+            return;
+        }
+        // r[i][j]: at least j + 1 of xs[..=i] are true.
+        let mut prev = self.lits(k);
+        self.clause(&[!xs[0], prev[0]]);
+        for &r in &prev[1..] {
+            self.clause(&[!r]);
+        }
+        for &x in &xs[1..n - 1] {
+            let cur = self.lits(k);
+            self.clause(&[!x, cur[0]]);
+            self.clause(&[!prev[0], cur[0]]);
+            for j in 1..k {
+                self.clause(&[!x, !prev[j - 1], cur[j]]);
+                self.clause(&[!prev[j], cur[j]]);
+            }
+            self.clause(&[!x, !prev[k - 1]]);
+            prev = cur;
+        }
+        self.clause(&[!xs[n - 1], !prev[k - 1]]);
+    }
+
+    /// `j -> a < b` for order-encoded `ge` (`ge[s][k-1]` is `rank(s) >= k`,
+    /// ranks in `0..=ge[s].len()`).
+    fn less(&mut self, j: Lit, a: &[Lit], b: &[Lit]) {
+        let r = a.len();
+        if r == 0 {
+            self.clause(&[!j]);
+            return;
+        }
+        self.clause(&[!j, b[0]]);
+        for k in 0..r - 1 {
+            self.clause(&[!j, !a[k], b[k + 1]]);
+        }
+        self.clause(&[!j, !a[r - 1]]);
+    }
+
+    fn ranks(&mut self, states: usize, domain: usize) -> Vec<Vec<Lit>> {
+        (0..states)
+            .map(|_| {
+                let ge = self.lits(domain.saturating_sub(1));
+                for k in 1..ge.len() {
+                    self.clause(&[!ge[k], ge[k - 1]]);
+                }
+                ge
+            })
+            .collect()
+    }
+
+    // Indices name states, threads, locations and values throughout; the
+    // encoding reads more plainly with them than with zipped iterators.
+    fn new<'b>(unit: &Unit, cfg: &Config) -> Encoding<'b> {
+        Encoding::build(&unit.lens, &unit.prefix, cfg)
+    }
+
+    /// The encoding of the programs of thread lengths `lens`, with the
+    /// instructions at the first positions fixed to `prefix` (a unit or a
+    /// piece of one; empty: a whole split, as `find` searches).
+    #[allow(clippy::needless_range_loop)]
+    pub(crate) fn build<'b>(lens: &[usize], prefix: &[Instr], cfg: &Config) -> Encoding<'b> {
+        let (nl, nv) = (cfg.locs, cfg.values);
+        let mut e = Encoding {
+            solver: Solver::new(),
+            num_vars: 0,
+            lens: lens.to_vec(),
+            prog: Vec::new(),
+            values: nv,
+        };
+        let lens = lens.to_vec();
+        let pos = positions(&lens);
+
+        // Program variables and their well-formedness.
+        for &len in &lens {
+            let mut th = Vec::new();
+            for i in 0..len {
+                let v = InstrVars {
+                    loc: e.lits(nl),
+                    check: e.lits(nv),
+                    exch: e.lits(nv + 1),
+                    jump: e.lits(len + 1),
+                };
+                for group in [&v.loc, &v.check, &v.exch, &v.jump] {
+                    e.exactly_one(group);
+                }
+                // Meaningful comparisons: store-like means check 0, an exchange.
+                e.clause(&[!v.jump[i + 1], v.check[0]]);
+                e.clause(&[!v.jump[i + 1], !v.exch[nv]]);
+                th.push(v);
+            }
+            e.prog.push(th);
+        }
+        // The unit's prefix: the instructions at its first positions.
+        for (&(t, i), f) in pos.iter().zip(prefix) {
+            let v = &e.prog[t][i];
+            let fixed = [
+                v.loc[f.loc as usize],
+                v.check[f.check as usize],
+                v.exch[f.exch.map_or(nv, usize::from)],
+                v.jump[f.jump.pc(lens[t])],
+            ];
+            for l in fixed {
+                e.clause(&[l]);
+            }
+        }
+        // First-use order of locations.
+        for (p, &(t, i)) in pos.iter().enumerate() {
+            for l in 1..nl {
+                let mut c = vec![!e.prog[t][i].loc[l]];
+                c.extend(pos[..p].iter().map(|&(u, j)| e.prog[u][j].loc[l - 1]));
+                e.clause(&c);
+            }
+        }
+        e.influence(&pos, nl);
+
+        // Local transitions: T[t][i][m] = [(m', p', lit)].
+        let nmem = nv.pow(nl as u32);
+        let get = |m: usize, l: usize| (m / nv.pow(l as u32)) % nv;
+        let set =
+            |m: usize, l: usize, x: usize| m - get(m, l) * nv.pow(l as u32) + x * nv.pow(l as u32);
+        let mut eq: Vec<Vec<Vec<Lit>>> = vec![Vec::new(); lens.len()];
+        let mut local: Vec<Vec<Vec<LocalSteps>>> = vec![Vec::new(); lens.len()];
+        for (t, &len) in lens.iter().enumerate() {
+            for i in 0..len {
+                let mut eq_i = Vec::new();
+                let mut local_i = Vec::new();
+                for m in 0..nmem {
+                    let q = e.lit();
+                    let (loc, check, exch, jump) = {
+                        let v = &e.prog[t][i];
+                        (
+                            v.loc.clone(),
+                            v.check.clone(),
+                            v.exch.clone(),
+                            v.jump.clone(),
+                        )
+                    };
+                    for l in 0..nl {
+                        for c in 0..nv {
+                            let val = if get(m, l) == c { q } else { !q };
+                            e.clause(&[!loc[l], !check[c], val]);
+                        }
+                    }
+                    // Memory after: m itself or one location overwritten.
+                    let mut cands = vec![m];
+                    for l in 0..nl {
+                        for x in (0..nv).filter(|&x| x != get(m, l)) {
+                            cands.push(set(m, l, x));
+                        }
+                    }
+                    let nm = e.lits(cands.len());
+                    for l in 0..nl {
+                        for (x, &ex) in exch.iter().enumerate() {
+                            let target = if x == nv { m } else { set(m, l, x) };
+                            for (c, &lit) in cands.iter().zip(&nm) {
+                                let val = if *c == target { lit } else { !lit };
+                                e.clause(&[!loc[l], !ex, val]);
+                            }
+                        }
+                    }
+                    // Pc after: the jump if the comparison holds, else i + 1.
+                    let np = e.lits(len + 1);
+                    for (p, &lit) in np.iter().enumerate() {
+                        if p == i + 1 {
+                            e.clause(&[!lit, !q, jump[p]]);
+                            e.clause(&[q, lit]);
+                            e.clause(&[!jump[p], lit]);
+                        } else {
+                            e.and(lit, q, jump[p]);
+                        }
+                    }
+                    let mut ts = Vec::new();
+                    for (&mm, &nml) in cands.iter().zip(&nm) {
+                        for (p, &npl) in np.iter().enumerate() {
+                            let tl = e.lit();
+                            e.and(tl, nml, npl);
+                            ts.push((mm, p, tl));
+                        }
+                    }
+                    eq_i.push(q);
+                    local_i.push(ts);
+                }
+                eq[t].push(eq_i);
+                local[t].push(local_i);
+            }
+        }
+
+        // Global states: s = m + nmem * (mixed-radix pcs).
+        let radix: Vec<usize> = lens.iter().map(|l| l + 1).collect();
+        let nstates = nmem * radix.iter().product::<usize>();
+        let mut stride = vec![nmem; lens.len()];
+        for t in 1..lens.len() {
+            stride[t] = stride[t - 1] * radix[t - 1];
+        }
+        let pc_of = |s: usize, t: usize| (s / stride[t]) % radix[t];
+        let final_state = |s: usize| (0..lens.len()).all(|t| pc_of(s, t) == lens[t]);
+        let mut out_edges: Vec<Vec<(usize, Lit)>> = vec![Vec::new(); nstates];
+        let mut in_edges: Vec<Vec<(usize, Lit)>> = vec![Vec::new(); nstates];
+        for s in 0..nstates {
+            let m = s % nmem;
+            for t in 0..lens.len() {
+                let pc = pc_of(s, t);
+                if pc == lens[t] {
+                    continue;
+                }
+                for &(mm, p, tl) in &local[t][pc][m] {
+                    let s2 = s - m + mm - pc * stride[t] + p * stride[t];
+                    out_edges[s].push((s2, tl));
+                    in_edges[s2].push((s, tl));
+                }
+            }
+        }
+        let reach = e.lits(nstates);
+        e.clause(&[reach[0]]);
+        for s in 0..nstates {
+            for &(s2, tl) in &out_edges[s] {
+                e.clause(&[!reach[s], !tl, reach[s2]]);
+            }
+        }
+        let domain = cfg.max_states.unwrap_or(nstates).min(nstates);
+        // Justified reachability.
+        let rank = e.ranks(nstates, domain);
+        for s in 1..nstates {
+            let mut c = vec![!reach[s]];
+            for &(s1, tl) in in_edges[s].iter().filter(|(s1, _)| *s1 != s) {
+                let j = e.lit();
+                e.clause(&[!j, reach[s1]]);
+                e.clause(&[!j, tl]);
+                e.less(j, &rank[s1], &rank[s]);
+                c.push(j);
+            }
+            e.clause(&c);
+        }
+        // Possible termination.
+        let corank = e.ranks(nstates, domain);
+        for s in (0..nstates).filter(|&s| !final_state(s)) {
+            let mut c = vec![!reach[s]];
+            for &(s2, tl) in out_edges[s].iter().filter(|(s2, _)| *s2 != s) {
+                let g = e.lit();
+                e.clause(&[!g, tl]);
+                e.less(g, &corank[s2], &corank[s]);
+                c.push(g);
+            }
+            e.clause(&c);
+        }
+        // A cycle of reachable states.
+        let cyc = e.lits(nstates);
+        e.clause(&cyc);
+        for s in 0..nstates {
+            e.clause(&[!cyc[s], reach[s]]);
+            let mut c = vec![!cyc[s]];
+            for &(s2, tl) in &out_edges[s] {
+                let h = e.lit();
+                e.clause(&[!h, tl]);
+                e.clause(&[!h, cyc[s2]]);
+                c.push(h);
+            }
+            e.clause(&c);
+        }
+        // All branches possible; optionally every exchange changes memory.
+        for (t, &len) in lens.iter().enumerate() {
+            for i in 0..len {
+                let at: Vec<usize> = (0..nstates).filter(|&s| pc_of(s, t) == i).collect();
+                let store_like = e.prog[t][i].jump[i + 1];
+                for holds in [true, false] {
+                    let mut c = vec![store_like];
+                    for &s in &at {
+                        let w = e.lit();
+                        let q = eq[t][i][s % nmem];
+                        e.clause(&[!w, reach[s]]);
+                        e.clause(&[!w, if holds { q } else { !q }]);
+                        c.push(w);
+                    }
+                    e.clause(&c);
+                }
+                if cfg.store_must_change {
+                    let v = &e.prog[t][i];
+                    let (loc, exch) = (v.loc.clone(), v.exch.clone());
+                    let mut c = vec![exch[nv]];
+                    for &s in &at {
+                        let m = s % nmem;
+                        let w = e.lit();
+                        e.clause(&[!w, reach[s]]);
+                        // w -> the exchange at (t, i) overwrites a different value in m.
+                        e.clause(&[!w, !exch[nv]]);
+                        for l in 0..nl {
+                            e.clause(&[!w, !loc[l], !exch[get(m, l)]]);
+                        }
+                        c.push(w);
+                    }
+                    e.clause(&c);
+                }
+            }
+        }
+        // Alloy's bounds.
+        if let Some(k) = cfg.max_states {
+            e.at_most(&reach.clone(), k);
+        }
+        if let Some(k) = cfg.max_actions {
+            let mut xs = Vec::new();
+            for (s, &r) in reach.iter().enumerate() {
+                let unfinished = (0..lens.len()).filter(|&t| pc_of(s, t) < lens[t]).count();
+                xs.resize(xs.len() + unfinished, r);
+            }
+            e.at_most(&xs, k);
+        }
+        e
+    }
+
+    /// Inter-thread influence (SPEC §4.3).
+    #[allow(clippy::needless_range_loop)]
+    fn influence(&mut self, pos: &[(usize, usize)], nl: usize) {
+        let nv = self.values;
+        // bl[(t, i)][l] -> instruction (t, i) is branching and at location l.
+        let mut bl = Vec::new();
+        for &(t, i) in pos {
+            let ls = self.lits(nl);
+            for (l, &b) in ls.iter().enumerate() {
+                let (loc, store_like) = (self.prog[t][i].loc[l], self.prog[t][i].jump[i + 1]);
+                self.clause(&[!b, loc]);
+                self.clause(&[!b, !store_like]);
+            }
+            bl.push(ls);
+        }
+        for &(t, i) in pos {
+            for l in 0..nl {
+                let v = &self.prog[t][i];
+                let (loc, none, store_like) = (v.loc[l], v.exch[nv], v.jump[i + 1]);
+                let others = pos.iter().enumerate().filter(|(_, &(u, _))| u != t);
+                // An exchange at l: some other thread branches on l.
+                let mut c = vec![!loc, none];
+                c.extend(others.clone().map(|(q, _)| bl[q][l]));
+                self.clause(&c);
+                // A branch on l: some other thread uses l.
+                let mut c = vec![!loc, store_like];
+                c.extend(others.map(|(_, &(u, j))| self.prog[u][j].loc[l]));
+                self.clause(&c);
+            }
+        }
+    }
+
+    /// The literals saying that instruction `(t, i)` has location `loc`,
+    /// check `check`, exchange `exch` and, if given, jump target pc `jump`.
+    pub(crate) fn field_lits(
+        &self,
+        t: usize,
+        i: usize,
+        loc: u8,
+        check: u8,
+        exch: Option<u8>,
+        jump: Option<usize>,
+    ) -> Vec<Lit> {
+        let v = &self.prog[t][i];
+        let mut out = vec![
+            v.loc[loc as usize],
+            v.check[check as usize],
+            v.exch[exch.map_or(self.values, usize::from)],
+        ];
+        out.extend(jump.map(|j| v.jump[j]));
+        out
+    }
+
+    /// Requires location `l` to be used by some instruction (with
+    /// first-use order: exactly `l + 1` locations when `l` is the last).
+    pub(crate) fn require_loc(&mut self, l: usize) {
+        let c: Vec<Lit> = self.prog.iter().flatten().map(|v| v.loc[l]).collect();
+        self.clause(&c);
+    }
+
+    /// Solves; the test of the model and its program literals, or `None`
+    /// when no model is left.
+    pub(crate) fn next_model(&mut self) -> Option<(Test, Vec<Lit>)> {
+        match self.solver.solve() {
+            Ok(true) => {}
+            Ok(false) => return None,
+            Err(e) => panic!("varisat failed: {e}"),
+        }
+        let model = self.solver.model().expect("a model after SAT");
+        let mut value = vec![false; self.num_vars];
+        for l in model {
+            if l.index() < value.len() {
+                value[l.index()] = l.is_positive();
+            }
+        }
+        Some(self.decode(&value))
+    }
+
+    /// The test a model spells, and the program literals that spell it.
+    fn decode(&self, value: &[bool]) -> (Test, Vec<Lit>) {
+        let pick = |ls: &[Lit]| {
+            ls.iter()
+                .position(|l| value[l.index()] == l.is_positive())
+                .expect("one-hot group has a true literal")
+        };
+        let mut chosen = Vec::new();
+        let mut threads = Vec::new();
+        for (t, th) in self.prog.iter().enumerate() {
+            let len = self.lens[t];
+            let mut instrs = Vec::new();
+            for v in th {
+                let (l, c, x, j) = (pick(&v.loc), pick(&v.check), pick(&v.exch), pick(&v.jump));
+                chosen.extend([v.loc[l], v.check[c], v.exch[x], v.jump[j]]);
+                instrs.push(Instr {
+                    loc: l as u8,
+                    check: c as u8,
+                    exch: (x < self.values).then_some(x as u8),
+                    jump: Target::from_pc(j, len),
+                });
+            }
+            threads.push(instrs);
+        }
+        (Test { threads }, chosen)
+    }
+}
