@@ -4,6 +4,8 @@
 //! A `.litmus` file is one kernel program; a `.ron` file is a kernel
 //! program (`Kernel(...)`), a suite of them (`KernelSuite(...)`), or an AXB
 //! test or suite; a `.txt` file is an AXB test in the artifact format.
+//! A `.wgsl`, `.comp` (GLSL) or `.spv` file is a compute shader, translated
+//! into a kernel program under a [`Launch`] ([`crate::kernel::shader`]).
 //! Files are read and directories walked by [`crate::axb::load`]'s rules (one
 //! size limit, regular files only, link loops walked once), so an AXB
 //! input loads here exactly as it does there.
@@ -11,6 +13,7 @@
 use crate::axb::load::{self as axb_load, NamedTest};
 use crate::error::FileError;
 use crate::kernel::program::Program;
+pub use crate::kernel::shader::Launch;
 use crate::kernel::{litmus, ron};
 use crate::model::Verdicts;
 use std::path::{Path, PathBuf};
@@ -69,7 +72,9 @@ fn ext(path: &Path) -> &str {
 /// Whether a directory walk reads `path`: AXB tests, suites (packed ones
 /// included) and kernel programs, by extension.
 pub fn is_input_file(path: &Path) -> bool {
-    matches!(ext(path), "litmus" | "ron" | "txt") || crate::axb::packed::is_packed(path)
+    matches!(ext(path), "litmus" | "ron" | "txt")
+        || crate::kernel::shader::is_shader_ext(ext(path))
+        || crate::axb::packed::is_packed(path)
 }
 
 /// The name of a single program: its file's stem, which must follow the
@@ -140,6 +145,25 @@ fn parse_file(path: &Path, src: &str) -> Result<Vec<Item>, FileError> {
 /// [`axb_load::read_input`] (regular files only, the size limit, UTF-8).
 /// A packed `.axb.gz` suite is AXB only, read by [`axb_load::load_document`].
 pub fn load_file(path: &Path) -> Result<Vec<Item>, FileError> {
+    load_file_with(path, &Launch::default(), &mut Vec::new())
+}
+
+/// [`load_file`] with the launch of shader files; a shader's translation
+/// warnings are appended to `warnings` as `file: message`.
+pub fn load_file_with(
+    path: &Path,
+    launch: &Launch,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Item>, FileError> {
+    if crate::kernel::shader::is_shader_ext(ext(path)) {
+        let program = crate::kernel::shader::load(path, launch, warnings)?;
+        return Ok(vec![Item::Kernel(NamedProgram {
+            name: stem_name(path)?,
+            program,
+            verdicts: None,
+            source: path.to_path_buf(),
+        })]);
+    }
     if crate::axb::packed::is_packed(path) {
         let doc = axb_load::load_document(path)?;
         return Ok(axb_load::named_tests(path, doc)?
@@ -150,7 +174,7 @@ pub fn load_file(path: &Path) -> Result<Vec<Item>, FileError> {
     if !is_input_file(path) || path.is_dir() {
         return Err(axb_load::not_an_input(
             path,
-            "a `.litmus` program, a `.ron` program, test or suite, a `.txt` test in the artifact format, or a packed `.axb.gz` suite",
+            "a `.litmus` program, a `.ron` program, test or suite, a `.txt` test in the artifact format, a packed `.axb.gz` suite, or a `.wgsl`, `.comp` or `.spv` compute shader",
         ));
     }
     parse_file(path, &axb_load::read_input(path)?)
@@ -166,10 +190,19 @@ pub fn expand_paths(paths: &[PathBuf]) -> Vec<Result<PathBuf, FileError>> {
 /// sorted, a suite's entries in suite order); bad files do not stop the
 /// others: their errors are returned beside what did load.
 pub fn load_all(paths: &[PathBuf]) -> (Vec<Item>, Vec<FileError>) {
+    load_all_with(paths, &Launch::default(), &mut Vec::new())
+}
+
+/// [`load_all`] with the launch of shader files (see [`load_file_with`]).
+pub fn load_all_with(
+    paths: &[PathBuf],
+    launch: &Launch,
+    warnings: &mut Vec<String>,
+) -> (Vec<Item>, Vec<FileError>) {
     let mut items = Vec::new();
     let mut errors = Vec::new();
     for p in expand_paths(paths) {
-        match p.and_then(|p| load_file(&p)) {
+        match p.and_then(|p| load_file_with(&p, launch, warnings)) {
             Ok(mut v) => items.append(&mut v),
             Err(e) => errors.push(e),
         }

@@ -13,7 +13,8 @@
 //! - [`litmus`]: the hand-written text format, parser and printer;
 //! - [`ron`]: the RON forms (a program, a suite of programs);
 //! - [`cfg`], [`machine`]: control flow and the packed-state semantics;
-//! - [`load`]: reading programs from files and directories.
+//! - [`load`]: reading programs from files and directories;
+//! - [`shader`]: WGSL, GLSL and SPIR-V compute shaders as kernel programs.
 
 pub mod cfg;
 pub mod embed;
@@ -23,6 +24,7 @@ pub mod machine;
 pub mod model;
 pub mod program;
 pub mod ron;
+pub mod shader;
 
 pub use model::{Sched, ScopedModel};
 pub use program::{Outcome, Program};

@@ -94,7 +94,9 @@ fn kernel_verdicts(
 /// A kernel program's `expect` lines that the oracle contradicts are
 /// warnings.
 pub(super) fn decide_all(paths: &[PathBuf], max_states: usize) -> (Vec<Row>, Vec<Item>, bool) {
-    let (items, errors) = load::load_all(paths);
+    let mut warnings = Vec::new();
+    let (items, errors) = load::load_all_with(paths, super::shader::launch(), &mut warnings);
+    super::shader::warn(&warnings);
     let mut bad = report(&errors);
     let axb: Vec<&progress_litmus::Test> = items
         .iter()

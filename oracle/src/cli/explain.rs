@@ -86,6 +86,7 @@ fn explain_kernel(
         crate::kernel::explain::Show::Program,
     )
     .map_err(fail)?;
+    let text = super::shader::in_shader_terms(item.source(), text);
     Ok(match format {
         TextFormat::Text => text.into_bytes(),
         TextFormat::Json => {

@@ -15,6 +15,7 @@ pub mod classify;
 pub mod explain;
 pub mod label;
 pub mod lts;
+pub mod shader;
 pub mod table;
 
 use crate::kernel::KernelError;
@@ -44,7 +45,8 @@ replaced); -o - is standard output. Errors and status go to standard error.
 
 Inputs: AXB tests (`.ron` tests and suites, artifact `.txt` tests) and kernel
 programs (`.litmus` files, `Kernel` and `KernelSuite` RON files; see
-docs/KERNEL.md), alone or mixed, or directories of them. Kernel programs are
+docs/KERNEL.md), and compute shaders (`.wgsl`, GLSL `.comp`, `.spv`; see
+`oracle translate` and the launch flags), alone or mixed, or directories of them. Kernel programs are
 decided with sequentially consistent memory; classify, table and label give
 their verdicts under the 11 models at the device scope (fair inside
 workgroups); explain and lts take any scoped model, e.g.
@@ -82,6 +84,8 @@ pub struct Cli {
     /// process under about 2 GB (4 GB for an AXB test in explain and lts).
     #[arg(long, global = true, value_name = "N", default_value_t = crate::DEFAULT_MAX_STATES, value_parser = parse_max_states)]
     max_states: usize,
+    #[command(flatten)]
+    launch: shader::LaunchArgs,
 }
 
 // The variants' doc comments are the subcommands' help (the argument
@@ -104,6 +108,14 @@ enum Command {
     /// (a `KernelSuite` when some input is a kernel program).
     #[command(after_help = COMMAND_AFTER_HELP)]
     Label(label::Args),
+    /// The kernel program a shader (.wgsl, .comp, .spv) is decided as, in
+    /// the litmus format with the shader's lines as comments.
+    #[command(after_help = COMMAND_AFTER_HELP)]
+    Translate {
+        path: shader::ShaderPath,
+        #[command(flatten)]
+        out: Out,
+    },
 }
 
 /// Where a command's output goes.
@@ -220,7 +232,10 @@ fn witness_options(max_states: usize) -> crate::kernel::Options {
 
 /// The one test or program named by a path (and --test for suites).
 fn one_item(path: &Path, name: Option<&str>) -> Result<Item, Failure> {
-    let items = load::load_file(path).map_err(|e| Failure::Input(e.to_string()))?;
+    let mut warnings = Vec::new();
+    let items = load::load_file_with(path, shader::launch(), &mut warnings)
+        .map_err(|e| Failure::Input(e.to_string()))?;
+    shader::warn(&warnings);
     match name {
         Some(n) => items.into_iter().find(|t| t.name() == n).ok_or_else(|| {
             Failure::Input(format!("{}: no test named `{}`", shown(path), excerpt(n)))
@@ -322,12 +337,18 @@ fn emit(out: &Out, bytes: &[u8]) -> Result<(), Failure> {
 /// errors are printed; the rest was reported).
 fn run(cli: Cli) -> Result<bool, Failure> {
     let max_states = cli.max_states;
+    shader::set_launch(&cli.launch, max_states);
     match cli.command {
         Command::Classify(args) => classify::run(&args, max_states),
         Command::Explain(args) => explain::run(&args, max_states),
         Command::Lts(args) => lts::run(&args, max_states),
         Command::Table(args) => table::run(&args, max_states),
         Command::Label(args) => label::run(args, max_states),
+        Command::Translate { path, out } => {
+            let text = shader::translate(&path).map_err(Failure::Input)?;
+            emit(&out, text.as_bytes())?;
+            Ok(true)
+        }
     }
 }
 

@@ -1,0 +1,111 @@
+//! The command line of shader inputs (issue 21, docs/KERNEL.md §10): the
+//! launch flags every command takes, and `oracle translate`. Kept apart
+//! from `main.rs` so that the command line's other parts stay as they are.
+
+use clap::Args;
+use progress_litmus::kernel::shader::{self, Launch};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// How shader inputs (`.wgsl`, `.comp`, `.spv`) are launched; ignored for
+/// other inputs.
+#[derive(Args, Clone, Debug)]
+pub struct LaunchArgs {
+    /// Shaders: the number of workgroups.
+    #[arg(long, global = true, value_name = "W", default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=8))]
+    pub workgroups: u8,
+    /// Shaders: invocations per workgroup (default: the shader's attribute).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=8))]
+    pub workgroup_size: Option<u8>,
+    /// Shaders: invocations per subgroup.
+    #[arg(long, global = true, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=8))]
+    pub subgroup_size: u8,
+    /// Shaders: the compute entry point, where a module has several.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub entry: Option<String>,
+    /// Shaders: the value domain 2^b (default: the least power of two above
+    /// the shader's constants and W x N). A step whose 32-bit result
+    /// differs from its b-bit one refuses the shader, never a verdict.
+    #[arg(long, global = true, value_name = "V", value_parser = parse_values)]
+    pub values: Option<u16>,
+}
+
+fn parse_values(s: &str) -> Result<u16, String> {
+    let v: u16 = s.parse().map_err(|e| format!("`{s}`: {e}"))?;
+    if !(2..=256).contains(&v) || !v.is_power_of_two() {
+        return Err(format!("{v}: a power of two from 2 to 256"));
+    }
+    Ok(v)
+}
+
+static LAUNCH: OnceLock<Launch> = OnceLock::new();
+
+/// Records the launch of this run (once, before any input is read).
+pub fn set_launch(a: &LaunchArgs, max_states: usize) {
+    let _ = LAUNCH.set(Launch {
+        workgroups: a.workgroups,
+        workgroup_size: a.workgroup_size,
+        subgroup_size: a.subgroup_size,
+        entry: a.entry.clone(),
+        values: a.values,
+        max_states,
+    });
+}
+
+/// The launch of this run.
+pub fn launch() -> &'static Launch {
+    LAUNCH.get_or_init(Launch::default)
+}
+
+/// Prints the shaders' translation warnings on standard error.
+pub fn warn(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
+/// `oracle translate SHADER`: the kernel program the oracle decides for
+/// the shader, as litmus text with the shader's lines as comments.
+pub fn translate(path: &Path) -> Result<String, String> {
+    let shown = progress_litmus::error::printable(&path.to_string_lossy());
+    if !shader::is_shader_ext(path.extension().and_then(|e| e.to_str()).unwrap_or("")) {
+        return Err(format!(
+            "{shown}: not a shader: expected a .wgsl, .comp or .spv file"
+        ));
+    }
+    let limit =
+        progress_litmus::axb::load::max_input_bytes().map_err(|e| format!("{shown}: {e}"))?;
+    let bytes =
+        progress_litmus::axb::load::read_bytes_limited(path, limit).map_err(|e| e.to_string())?;
+    let t = shader::translate(path, &bytes, launch()).map_err(|e| e.to_string())?;
+    warn(
+        &t.warnings
+            .iter()
+            .map(|w| format!("{shown}: {w}"))
+            .collect::<Vec<_>>(),
+    );
+    Ok(shader::print::annotated(&t, &shown))
+}
+
+/// `oracle explain` on a shader speaks of the shader: its lines in the
+/// listing and after each witness step (other inputs: the text as is).
+pub fn in_shader_terms(source: &Path, text: String) -> String {
+    let ext = source.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if !shader::is_shader_ext(ext) {
+        return text;
+    }
+    let Ok(limit) = progress_litmus::axb::load::max_input_bytes() else {
+        return text;
+    };
+    let Ok(bytes) = progress_litmus::axb::load::read_bytes_limited(source, limit) else {
+        return text;
+    };
+    let Ok(t) = shader::translate(source, &bytes, launch()) else {
+        return text;
+    };
+    let file = progress_litmus::error::printable(&source.to_string_lossy());
+    shader::print::explain_in_shader_terms(&t, &file, &text)
+}
+
+/// The paths argument of `translate` (one shader).
+pub type ShaderPath = PathBuf;

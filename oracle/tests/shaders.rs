@@ -1,0 +1,253 @@
+//! Shaders through the oracle (issue 21): the stated verdicts of
+//! `suites/shaders/` hold, and the command line takes shaders with their
+//! launch flags, `translate` included, with bad shaders as one error line
+//! each while the rest of the batch is decided.
+
+use oracle::kernel::{check_expectations, Options};
+use progress_litmus::kernel::load::{load_all_with, Item, Launch};
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn oracle(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn every_stated_shader_verdict_holds() {
+    let mut warnings = Vec::new();
+    let (items, errors) = load_all_with(
+        &[root().join("suites/shaders")],
+        &Launch::default(),
+        &mut warnings,
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(items.len() >= 3);
+    let mut stated = 0;
+    for i in &items {
+        let Item::Kernel(p) = i else {
+            panic!("a shader is a kernel program")
+        };
+        let wrong = check_expectations(
+            p,
+            Options {
+                max_states: 1_000_000,
+                ..Options::default()
+            },
+        );
+        assert!(wrong.is_empty(), "{}: {wrong:?}", p.name);
+        stated += p.program.expect.len();
+    }
+    assert!(stated >= 12, "{stated}");
+    // Plain accesses are named in a warning (the GLSL shaders use plain
+    // buffer members).
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("peterson_glsl.comp") && w.contains("`turn`")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn classify_takes_shaders_and_bad_ones_do_not_stop_the_batch() {
+    let o = oracle(&[
+        "classify",
+        "suites/shaders/spinlock.wgsl",
+        "tests/data/shaders/bad/division.wgsl",
+        "suites/shaders/spinlock_glsl.comp",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        out.contains("spinlock ") && out.contains("spinlock_glsl"),
+        "{out}"
+    );
+    assert!(out.contains("sequentially consistent"), "{out}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors, ["error: tests/data/shaders/bad/division.wgsl:5:21: division by something other than a constant power of two: the kernel language has no division"]);
+}
+
+#[test]
+fn launch_flags_change_the_program() {
+    let o = oracle(&[
+        "translate",
+        "--workgroups",
+        "3",
+        "--values",
+        "8",
+        "suites/shaders/spinlock.wgsl",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("values 8;") && out.contains("workgroups 3;"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  // 27: if atomicCompareExchangeWeak(&lock, 0u, 1u).exchanged {"),
+        "{out}"
+    );
+    // Three workgroups under HSA: still F; under OBE: P.
+    let o = oracle(&[
+        "classify",
+        "--workgroups",
+        "3",
+        "--format",
+        "csv",
+        "suites/shaders/spinlock.wgsl",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.lines().count() == 2, "{out}");
+    let o = oracle(&["translate", "suites/README.md"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn explain_a_shader() {
+    let o = oracle(&["explain", "--model", "HSA", "suites/shaders/spinlock.wgsl"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("F: termination is NOT guaranteed"), "{out}");
+}
+
+/// SPIR-V in: every WGSL shader of the suite, written as SPIR-V by naga
+/// (spv-out, without its loop bound), gets the WGSL's stated verdicts.
+#[test]
+fn spirv_gets_the_wgsl_verdicts() {
+    let dir = std::env::temp_dir().join(format!("oracle-spv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut checked = 0;
+    for e in std::fs::read_dir(root().join("suites/shaders")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().and_then(|x| x.to_str()) != Some("wgsl") {
+            continue;
+        }
+        let src = std::fs::read_to_string(&p).unwrap();
+        let module = naga::front::wgsl::parse_str(&src).unwrap();
+        let info = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .unwrap();
+        let options = naga::back::spv::Options {
+            force_loop_bounding: false,
+            ..Default::default()
+        };
+        let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
+        let spv = dir.join(p.file_stem().unwrap()).with_extension("spv");
+        std::fs::write(
+            &spv,
+            words
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        )
+        .unwrap();
+        let mut w = Vec::new();
+        let (mut items, errors) = load_all_with(&[p.clone(), spv], &Launch::default(), &mut w);
+        assert!(errors.is_empty(), "{errors:?}");
+        let (Item::Kernel(wgsl), Item::Kernel(mut bin)) = (items.remove(0), items.remove(0)) else {
+            panic!()
+        };
+        bin.program.expect = wgsl.program.expect.clone();
+        let wrong = check_expectations(
+            &bin,
+            Options {
+                max_states: 1_000_000,
+                ..Options::default()
+            },
+        );
+        assert!(wrong.is_empty(), "{}: {wrong:?}", p.display());
+        checked += 1;
+    }
+    assert!(checked >= 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `explain` on a shader shows the shader's lines in the listing and after
+/// every witness step (issue 21 item 4).
+#[test]
+fn explain_speaks_of_the_shader() {
+    let o = oracle(&["explain", "--model", "HSA", "suites/shaders/spinlock.wgsl"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("  // 27: if atomicCompareExchangeWeak(&lock, 0u, 1u).exchanged {\n  0: r0 = cas(lock, 0, 1);"), "{out}");
+    let steps: Vec<&str> = out.lines().filter(|l| l.contains(" -> ")).collect();
+    assert!(steps.len() >= 3, "{out}");
+    for s in steps {
+        assert!(s.contains("[suites/shaders/spinlock.wgsl:"), "{s}");
+    }
+    // The loop's back jump is the loop's line, not the `break` before it.
+    assert!(
+        !out.contains("goto 0;")
+            || !out
+                .lines()
+                .any(|l| l.contains("goto 0;") && l.contains(":28: break;")),
+        "{out}"
+    );
+}
+
+/// naga panicking on a corrupt SPIR-V binary prints one error line and no
+/// panic message, and the rest of the batch is decided.
+#[test]
+fn a_naga_panic_is_one_quiet_error_line() {
+    let o = oracle(&[
+        "classify",
+        "tests/data/shaders/naga_panics.spv",
+        "suites/shaders/spinlock.wgsl",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim(), "error: tests/data/shaders/naga_panics.spv: internal error: the shader frontend (naga) panicked on this input; please report it");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("spinlock "));
+}
+
+/// The translation computes what the shader means: each shader of
+/// `tests/data/shaders/semantics/` compares its values with the intended
+/// ones and spins forever on a wrong one, so it terminates under every
+/// scheduler (UNFAIR: P) iff every value is right; a wrong expectation
+/// written into one of them turns the verdict to F (the check can fail).
+#[test]
+fn translated_values_are_the_shaders() {
+    let dir = root().join("tests/data/shaders/semantics");
+    let mut w = Vec::new();
+    let (items, errors) = load_all_with(&[dir], &Launch::default(), &mut w);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(items.len() >= 4);
+    for i in &items {
+        let Item::Kernel(p) = i else { panic!() };
+        let wrong = check_expectations(
+            p,
+            Options {
+                max_states: 1_000_000,
+                ..Options::default()
+            },
+        );
+        assert!(wrong.is_empty(), "{}: {wrong:?}", p.name);
+    }
+    let src =
+        std::fs::read_to_string(root().join("tests/data/shaders/semantics/control.wgsl")).unwrap();
+    let bad = std::env::temp_dir().join(format!("sem-{}", std::process::id()));
+    std::fs::create_dir_all(&bad).unwrap();
+    let f = bad.join("control.wgsl");
+    std::fs::write(&f, src.replace("if n != 4u", "if n != 5u")).unwrap();
+    let (items, _) = load_all_with(&[f], &Launch::default(), &mut w);
+    let Item::Kernel(p) = &items[0] else { panic!() };
+    assert_eq!(check_expectations(p, Options::default()).len(), 1);
+    let _ = std::fs::remove_dir_all(&bad);
+}

@@ -1,0 +1,141 @@
+//! GLSL in: naga's `glsl-in` frontend for compute shaders (`.comp`), its
+//! first error at its position.
+//!
+//! naga's GLSL frontend has no `atomic*` built-ins. Before parsing, each
+//! call's name is capitalised (`atomicAdd` -> `AtomicAdd`: same length, so
+//! every later position is unchanged) and a one-line prelude after the
+//! `#version` line declares those functions with an `inout` first
+//! parameter; the translation recognises the calls
+//! ([`super::lower::glsl_atomics`]) and makes each one atomic instruction.
+//! Positions inside the prelude's line are mapped back by [`Prepared`].
+
+use crate::error::FileError;
+use std::path::Path;
+
+/// The GLSL text naga parses: the user's, with atomics renamed and the
+/// prelude inserted at byte `at` (`len` bytes).
+pub struct Prepared {
+    pub text: String,
+    pub at: usize,
+    pub len: usize,
+}
+
+impl Prepared {
+    /// The user's byte offset of an offset into the prepared text.
+    pub fn original(&self, off: usize) -> usize {
+        if off >= self.at + self.len {
+            off - self.len
+        } else {
+            off.min(self.at)
+        }
+    }
+}
+
+const ATOMICS: [&str; 8] = [
+    "atomicAdd",
+    "atomicMin",
+    "atomicMax",
+    "atomicAnd",
+    "atomicOr",
+    "atomicXor",
+    "atomicExchange",
+    "atomicCompSwap",
+];
+
+/// The prelude: every renamed atomic for uint and int (bodies are never
+/// translated: the calls are).
+fn prelude() -> String {
+    let mut p = String::new();
+    for t in ["uint", "int"] {
+        for a in ATOMICS {
+            let name = capital(a);
+            if a == "atomicCompSwap" {
+                p.push_str(&format!(
+                    "{t} {name}(inout {t} m, {t} c, {t} v) {{ return m; }} "
+                ));
+            } else {
+                p.push_str(&format!("{t} {name}(inout {t} m, {t} v) {{ return m; }} "));
+            }
+        }
+    }
+    p
+}
+
+fn capital(a: &str) -> String {
+    let mut c = a.chars();
+    c.next().map_or(String::new(), |f| {
+        f.to_ascii_uppercase().to_string() + c.as_str()
+    })
+}
+
+/// Renames the atomics (whole identifiers only) and inserts the prelude at
+/// the start of the line after `#version` (or at the start).
+pub fn prepare(src: &str) -> Prepared {
+    let mut text = String::with_capacity(src.len());
+    let bytes = src.as_bytes();
+    let mut i = 0;
+    while i < src.len() {
+        let word_start = i == 0 || !is_ident(bytes[i - 1]);
+        let hit = word_start
+            .then(|| {
+                ATOMICS.iter().find(|a| {
+                    src[i..].starts_with(**a)
+                        && !bytes.get(i + a.len()).is_some_and(|&b| is_ident(b))
+                })
+            })
+            .flatten();
+        if let Some(a) = hit {
+            text.push_str(&capital(a));
+            i += a.len();
+        } else {
+            let ch = src[i..].chars().next().unwrap_or(' ');
+            text.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    let at = version_line_end(&text);
+    let p = prelude() + "\n";
+    text.insert_str(at, &p);
+    Prepared {
+        text,
+        at,
+        len: p.len(),
+    }
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The byte after the `#version` line's newline (0 without one).
+fn version_line_end(text: &str) -> usize {
+    let mut off = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with("#version") {
+            return off + line.len();
+        }
+        off += line.len();
+    }
+    0
+}
+
+/// Parses prepared GLSL compute shader text into naga's IR; the first error
+/// is one error at its line and column in the user's text.
+pub fn parse(path: &Path, src: &str, prepared: &Prepared) -> Result<naga::Module, FileError> {
+    let options = naga::front::glsl::Options::from(naga::ShaderStage::Compute);
+    naga::front::glsl::Frontend::default()
+        .parse(&options, &prepared.text)
+        .map_err(|errs| {
+            let first = errs.errors.first();
+            let (line, col) = first.and_then(|e| e.meta.to_range()).map_or((0, 0), |r| {
+                super::line_col(src, prepared.original(r.start) as u32)
+            });
+            let msg = first.map_or("unknown error".to_string(), |e| e.kind.to_string());
+            FileError {
+                path: path.to_path_buf(),
+                line,
+                col,
+                msg: format!("GLSL: {}", msg.replace("Atomic", "atomic")),
+            }
+        })
+}

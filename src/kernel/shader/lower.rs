@@ -1,0 +1,368 @@
+//! naga IR -> kernel program: one compute entry point, structured control
+//! flow to goto code, function calls inlined, locals and `let`s as
+//! registers, storage and workgroup variables as global and shared
+//! locations (docs/KERNEL.md §10).
+//!
+//! The kernel language has 8 registers and 63 instructions per block, so
+//! the translation is frugal: constants and ids are operands, a load of a
+//! local is its register (copied only when the local is stored while the
+//! loaded value is still to be used), a comparison used by one branch is
+//! the branch itself, and a temporary's register is freed after its last
+//! use (or, for one defined outside a loop and used inside, when the loop
+//! ends). Anything outside the language is one [`ShaderError`] at the
+//! shader position of the construct.
+
+use super::{Launch, ShaderError, Span, Translation};
+use crate::axb::test::Target;
+use crate::kernel::program::{
+    Addr, AtomicOp, BinOp, Cmp, Code, CollectiveOp, IdKind, Instr, Location, Operand, Program,
+    RmwOp, MAX_VALUES,
+};
+use naga::{Expression as E, Handle, Statement as S, TypeInner as T};
+use std::collections::{BTreeSet, HashMap};
+
+type Res<X> = Result<X, ShaderError>;
+
+/// Registers of the kernel language.
+const NREGS: usize = crate::kernel::program::MAX_REGS;
+/// Inlining deeper than this is refused (recursion is refused anyway).
+const MAX_CALL_DEPTH: usize = 16;
+
+/// Where a pointer points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ptr {
+    /// A memory cell (location, index).
+    Mem(u8, Operand),
+    /// A whole array location, to be indexed.
+    Array(u8),
+    /// A whole struct global, to be member-selected.
+    Struct(Handle<naga::GlobalVariable>),
+    /// A register (a local variable or a private scalar).
+    Reg(u8),
+    /// A private vector global that holds an id vector (GLSL's copies of
+    /// the built-in inputs).
+    VecGlobal(Handle<naga::GlobalVariable>),
+    /// One component of such a vector.
+    VecComp(Handle<naga::GlobalVariable>, u32),
+}
+
+/// The value of an expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Val {
+    /// A scalar operand.
+    Op(Operand),
+    /// A comparison not yet computed: a branch on it costs one instruction.
+    Cmp(Cmp, Operand, Operand),
+    /// A vector of operands (id built-ins: `(x, 0, 0)`).
+    Vec(Vec<Operand>),
+    /// The result of `atomicCompareExchangeWeak`: old value, exchanged.
+    Cas(Operand, Option<Operand>),
+    /// A struct of built-in inputs (an entry point's struct argument).
+    Inputs(Vec<Val>),
+    Ptr(Ptr),
+}
+
+/// A cached value with what it holds on to.
+#[derive(Clone, Debug)]
+struct Slot {
+    val: Val,
+    /// Registers this value owns, freed when its last use is translated.
+    temps: Vec<u8>,
+    /// Expressions this value reads through (released with it).
+    deps: Vec<Handle<E>>,
+    /// The block it was computed in (copying it is valid there only).
+    block: usize,
+}
+
+/// One function being inlined.
+struct Frame<'a> {
+    fun: &'a naga::Function,
+    info: &'a naga::valid::FunctionInfo,
+    slots: HashMap<Handle<E>, Slot>,
+    refs: HashMap<Handle<E>, u32>,
+    locals: HashMap<Handle<naga::LocalVariable>, u8>,
+    args: Vec<Val>,
+    /// Label and register of `return` (none in the entry point).
+    ret: Option<(usize, Option<u8>)>,
+    /// Break and continue labels of the enclosing loops and switches.
+    breaks: Vec<(usize, Option<usize>)>,
+}
+
+/// What a global variable became.
+#[derive(Clone, Debug)]
+enum Global {
+    Loc(u8),
+    Struct(Vec<u8>),
+    Reg(u8),
+    Vec(Option<Vec<Operand>>),
+}
+
+pub struct Lower<'a> {
+    module: &'a naga::Module,
+    minfo: &'a naga::valid::ModuleInfo,
+    src: &'a str,
+    launch: &'a Launch,
+    wg_size: u8,
+    locations: Vec<Location>,
+    atomic_loc: Vec<bool>,
+    globals: HashMap<Handle<naga::GlobalVariable>, Global>,
+    instrs: Vec<Instr>,
+    spans: Vec<Span>,
+    /// Label of each jump instruction (by pc) to resolve at the end.
+    fixups: Vec<(usize, usize)>,
+    labels: Vec<Option<usize>>,
+    used: [bool; NREGS],
+    pinned: [bool; NREGS],
+    span: Span,
+    /// The span of the statement being translated (its instruction's
+    /// position, rather than that of its last operand).
+    stmt_span: Span,
+    frames: Vec<Frame<'a>>,
+    calls: Vec<Handle<naga::Function>>,
+    /// Temps to free when the loop at each depth ends.
+    loop_frees: Vec<Vec<u8>>,
+    /// The loop depth each register's temp was defined at.
+    temp_depth: [usize; NREGS],
+    blocks: Vec<usize>,
+    next_block: usize,
+    max_const: u32,
+    plain: BTreeSet<u8>,
+    written: BTreeSet<u8>,
+    /// The END label: one past the last instruction.
+    end: usize,
+    /// A GLSL module (its renamed atomics are recognised).
+    glsl: bool,
+    spills: glsl_atomics::Spills,
+    /// The atomic being translated is a GLSL one: a compare-exchange
+    /// returns the old value, not a struct.
+    glsl_result: bool,
+}
+
+fn refuse<X>(span: Span, msg: impl Into<String>) -> Res<X> {
+    Err(ShaderError::new(span, msg))
+}
+
+/// Translates the entry point `launch` selects into a kernel program.
+pub fn lower(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    src: &str,
+    launch: &Launch,
+) -> Res<Translation> {
+    let (index, ep) = pick_entry(module, launch)?;
+    let wg_size = workgroup_size(ep, launch)?;
+    let mut l = Lower {
+        module,
+        minfo: info,
+        src,
+        launch,
+        wg_size,
+        locations: Vec::new(),
+        atomic_loc: Vec::new(),
+        globals: HashMap::new(),
+        instrs: Vec::new(),
+        spans: Vec::new(),
+        fixups: Vec::new(),
+        labels: Vec::new(),
+        used: [false; NREGS],
+        pinned: [false; NREGS],
+        span: Span::UNDEFINED,
+        stmt_span: Span::UNDEFINED,
+        frames: Vec::new(),
+        calls: Vec::new(),
+        loop_frees: vec![Vec::new()],
+        temp_depth: [0; NREGS],
+        blocks: vec![0],
+        next_block: 1,
+        max_const: 0,
+        plain: BTreeSet::new(),
+        written: BTreeSet::new(),
+        end: 0,
+        glsl: launch_is_glsl(module),
+        spills: Default::default(),
+        glsl_result: false,
+    };
+    l.end = l.new_label();
+    l.entry(ep, info.get_entry_point(index))?;
+    l.finish()
+}
+
+/// Whether the module came through the GLSL frontend with the atomics
+/// prelude (its renamed atomics are declared).
+fn launch_is_glsl(module: &naga::Module) -> bool {
+    module
+        .functions
+        .iter()
+        .any(|(_, f)| f.name.as_deref() == Some(glsl_atomics::FUNCTIONS[0].0))
+}
+
+/// The compute entry point: the one named by `--entry`, or the only one.
+fn pick_entry<'m>(module: &'m naga::Module, launch: &Launch) -> Res<(usize, &'m naga::EntryPoint)> {
+    let computes: Vec<(usize, &naga::EntryPoint)> = module
+        .entry_points
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.stage == naga::ShaderStage::Compute)
+        .collect();
+    let names: Vec<&str> = computes.iter().map(|(_, e)| e.name.as_str()).collect();
+    match &launch.entry {
+        Some(n) => computes
+            .iter()
+            .find(|(_, e)| &e.name == n)
+            .copied()
+            .ok_or_else(|| {
+                ShaderError::new(
+                    Span::UNDEFINED,
+                    format!(
+                        "no compute entry point `{n}`; the module has: {}",
+                        names.join(", ")
+                    ),
+                )
+            }),
+        None => match computes.as_slice() {
+            [one] => Ok(*one),
+            [] => refuse(Span::UNDEFINED, "the module has no compute entry point"),
+            _ => refuse(
+                Span::UNDEFINED,
+                format!(
+                    "the module has several compute entry points ({}): choose one with --entry",
+                    names.join(", ")
+                ),
+            ),
+        },
+    }
+}
+
+/// The workgroup size: `--workgroup-size` or the shader's (one-dimensional).
+fn workgroup_size(ep: &naga::EntryPoint, launch: &Launch) -> Res<u8> {
+    if let Some(n) = launch.workgroup_size {
+        return Ok(n);
+    }
+    let span = ep
+        .function
+        .body
+        .span_iter()
+        .next()
+        .map_or(Span::UNDEFINED, |(_, s)| *s);
+    if ep.workgroup_size_overrides.is_some() {
+        return refuse(
+            span,
+            "a workgroup size given by an override: give --workgroup-size",
+        );
+    }
+    let [x, y, z] = ep.workgroup_size;
+    if y != 1 || z != 1 {
+        return refuse(
+            span,
+            format!(
+                "workgroup size ({x}, {y}, {z}): only one-dimensional workgroups are translated"
+            ),
+        );
+    }
+    u8::try_from(x).map_err(|_| {
+        ShaderError::new(
+            span,
+            format!(
+                "workgroup size {x}: at most {} invocations per workgroup",
+                crate::kernel::program::MAX_WG_SIZE
+            ),
+        )
+    })
+}
+
+impl<'a> Lower<'a> {
+    // ---- code and labels ----
+
+    fn new_label(&mut self) -> usize {
+        self.labels.push(None);
+        self.labels.len() - 1
+    }
+
+    fn bind(&mut self, label: usize) {
+        self.labels[label] = Some(self.instrs.len());
+    }
+
+    fn push(&mut self, i: Instr) {
+        self.instrs.push(i);
+        self.spans.push(self.span);
+    }
+
+    fn push_jump(&mut self, i: Instr, label: usize) {
+        self.fixups.push((self.instrs.len(), label));
+        self.push(i);
+    }
+
+    fn goto(&mut self, label: usize) {
+        self.push_jump(
+            Instr::Goto {
+                target: Target::End,
+            },
+            label,
+        );
+    }
+
+    fn assign(&mut self, dst: u8, op: Option<BinOp>, a: Operand, b: Operand) {
+        self.push(Instr::Assign { dst, op, a, b });
+    }
+
+    // ---- registers ----
+
+    fn alloc(&mut self) -> Res<u8> {
+        let r = (0..NREGS).find(|&r| !self.used[r]).ok_or_else(|| {
+            ShaderError::new(
+                self.span,
+                format!("more than {NREGS} values live at once: the kernel language has {NREGS} registers"),
+            )
+        })?;
+        self.used[r] = true;
+        self.temp_depth[r] = self.loop_frees.len() - 1;
+        Ok(r as u8)
+    }
+
+    /// Frees a temp now, or when the loop it was defined outside of ends.
+    fn free(&mut self, r: u8) {
+        if self.pinned[r as usize] {
+            return;
+        }
+        let d = self.temp_depth[r as usize];
+        if d + 1 < self.loop_frees.len() {
+            self.loop_frees[d + 1].push(r);
+        } else {
+            self.used[r as usize] = false;
+        }
+    }
+
+    fn constant(&mut self, v: i128) -> Res<Operand> {
+        if v < 0 {
+            return refuse(
+                self.span,
+                format!("negative constant {v}: values are unsigned below the domain (value bound exceeded: the kernel language has no negative values)"),
+            );
+        }
+        if v >= MAX_VALUES as i128 {
+            return refuse(
+                self.span,
+                format!("constant {v}: value bound exceeded: raise --values (the kernel language's values are below {MAX_VALUES})"),
+            );
+        }
+        self.max_const = self.max_const.max(v as u32);
+        Ok(Operand::Imm(v as u16))
+    }
+
+    fn frame(&self) -> &Frame<'a> {
+        self.frames.last().expect("a frame")
+    }
+
+    fn frame_mut(&mut self) -> &mut Frame<'a> {
+        self.frames.last_mut().expect("a frame")
+    }
+
+    fn cur_block(&self) -> usize {
+        *self.blocks.last().expect("a block")
+    }
+}
+
+mod emit;
+mod finish;
+pub mod glsl_atomics;
+mod stmt;

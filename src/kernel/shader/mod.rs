@@ -1,0 +1,290 @@
+//! # Shaders in: WGSL, GLSL and SPIR-V compute shaders as kernel programs
+//!
+//! A user's shader is read by naga's frontends (one file per source
+//! language: [`wgsl`], [`glsl`], [`spirv`]), validated by naga, and one
+//! compute entry point is translated from naga's IR into a kernel program
+//! ([`lower`]) under a launch given on the command line ([`Launch`]). The
+//! translation is checked for the one thing the kernel language cannot
+//! express by construction, 32-bit values: [`values`] explores every
+//! schedule of the translated program and refuses it if any step's 32-bit
+//! result differs from its `b`-bit one (docs/KERNEL.md §10). The result
+//! keeps, per instruction, the shader position it came from, so that errors,
+//! faults and `oracle translate` ([`print`]) speak of the user's lines.
+//!
+//! This lives beside the kernel language it produces (not in the oracle):
+//! the one loader ([`crate::kernel::load`]) reads shaders like any other
+//! program, so every command of every tool takes them.
+
+pub mod glsl;
+pub mod lower;
+pub mod print;
+pub mod spirv;
+pub mod values;
+pub mod wgsl;
+
+use crate::error::FileError;
+use crate::kernel::program::Program;
+use std::path::Path;
+
+/// How a shader is launched: the parts of a kernel program a shader does
+/// not say (or that the command line overrides).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Number of workgroups (`--workgroups`, default 2).
+    pub workgroups: u8,
+    /// Invocations per workgroup; `None`: the shader's attribute.
+    pub workgroup_size: Option<u8>,
+    /// Invocations per subgroup (`--subgroup-size`, default 1).
+    pub subgroup_size: u8,
+    /// The entry point, where a module has several (`--entry`).
+    pub entry: Option<String>,
+    /// The value domain; `None`: chosen from the constants and ids.
+    pub values: Option<u16>,
+    /// The state bound of the value check (the command's `--max-states`).
+    pub max_states: usize,
+}
+
+impl Default for Launch {
+    fn default() -> Launch {
+        Launch {
+            workgroups: 2,
+            workgroup_size: None,
+            subgroup_size: 1,
+            entry: None,
+            values: None,
+            max_states: 2_000_000,
+        }
+    }
+}
+
+/// The file extensions read as shaders.
+pub const EXTENSIONS: [&str; 3] = ["wgsl", "comp", "spv"];
+
+/// Whether `ext` names a shader language.
+pub fn is_shader_ext(ext: &str) -> bool {
+    EXTENSIONS.contains(&ext)
+}
+
+/// A position in the shader: byte range into its source (empty for
+/// SPIR-V, which has no source text).
+pub type Span = naga::Span;
+
+/// A refusal or error of the frontend, at a shader position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShaderError {
+    pub span: Span,
+    pub msg: String,
+}
+
+impl ShaderError {
+    pub fn new(span: Span, msg: impl Into<String>) -> ShaderError {
+        ShaderError {
+            span,
+            msg: msg.into(),
+        }
+    }
+}
+
+/// A translated shader: the program, the shader position of every
+/// instruction (of its one code block), and the warnings to print.
+#[derive(Clone, Debug)]
+pub struct Translation {
+    pub program: Program,
+    pub spans: Vec<Span>,
+    pub warnings: Vec<String>,
+    /// The source text (empty for SPIR-V).
+    pub source: String,
+}
+
+/// Line and column (both from 1) of byte `offset` of `src`; `(0, 0)` when
+/// the source is unknown (SPIR-V) or the offset is past it. Never panics
+/// on a span that does not fall on a character boundary.
+pub fn line_col(src: &str, offset: u32) -> (usize, usize) {
+    let off = offset as usize;
+    if src.is_empty() || off > src.len() {
+        return (0, 0);
+    }
+    let before = &src.as_bytes()[..off];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let col = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+    (line, col)
+}
+
+/// The error as `file:line:col: message` (the whole file where the span is
+/// unknown).
+pub fn file_error(path: &Path, src: &str, e: &ShaderError) -> FileError {
+    let (line, col) = if e.span.is_defined() {
+        line_col(src, e.span.to_range().map_or(0, |r| r.start as u32))
+    } else {
+        (0, 0)
+    };
+    FileError {
+        path: path.to_path_buf(),
+        line,
+        col,
+        msg: e.msg.clone(),
+    }
+}
+
+/// Reads a shader file's bytes (already read by the loader's rules) into
+/// naga's IR, by extension.
+fn parse_module(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(naga::Module, String, Option<glsl::Prepared>), FileError> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if ext == "spv" {
+        return Ok((spirv::parse(path, bytes)?, String::new(), None));
+    }
+    let src = std::str::from_utf8(bytes)
+        .map_err(|e| FileError::whole(path, format!("not UTF-8 text: {e}")))?
+        .to_string();
+    if ext == "comp" {
+        let prepared = glsl::prepare(&src);
+        let module = glsl::parse(path, &src, &prepared)?;
+        return Ok((module, src, Some(prepared)));
+    }
+    Ok((wgsl::parse(path, &src)?, src, None))
+}
+
+/// A span of the text naga parsed as a span of the user's text.
+fn user_span(prepared: Option<&glsl::Prepared>, s: Span) -> Span {
+    match (prepared, s.to_range()) {
+        (Some(p), Some(r)) => Span::new(p.original(r.start) as u32, p.original(r.end) as u32),
+        _ => s,
+    }
+}
+
+/// Translates a shader file's bytes into a kernel program under `launch`:
+/// parse, validate (naga), translate one compute entry point, check the
+/// program (KERNEL.md §1.4) and its values (§10). Every refusal is one
+/// error naming the file and, where the source is text, line and column.
+pub fn translate(path: &Path, bytes: &[u8], launch: &Launch) -> Result<Translation, FileError> {
+    // naga is a large dependency fed with the user's text (its SPIR-V
+    // reader panics on some corrupt binaries): should it panic on some
+    // input, that input gets one error line, not an abort or a backtrace.
+    quiet_panics();
+    QUIET.with(|q| q.set(true));
+    let r = std::panic::catch_unwind(|| translate_unguarded(path, bytes, launch));
+    QUIET.with(|q| q.set(false));
+    r.unwrap_or_else(|_| {
+        Err(FileError::whole(
+            path,
+            "internal error: the shader frontend (naga) panicked on this input; please report it",
+        ))
+    })
+}
+
+thread_local! {
+    /// Set while this thread runs the frontend: its panics are not printed.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Installs (once) a panic hook that stays silent for a thread inside the
+/// frontend and defers to the previous hook everywhere else.
+fn quiet_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                prev(info);
+            }
+        }));
+    });
+}
+
+fn translate_unguarded(
+    path: &Path,
+    bytes: &[u8],
+    launch: &Launch,
+) -> Result<Translation, FileError> {
+    let (module, src, prepared) = parse_module(path, bytes)?;
+    let fail = |mut e: ShaderError| {
+        e.span = user_span(prepared.as_ref(), e.span);
+        file_error(path, &src, &e)
+    };
+    let info = validate(&module).map_err(fail)?;
+    let mut t = lower::lower(&module, &info, &src, launch).map_err(fail)?;
+    for s in &mut t.spans {
+        *s = user_span(prepared.as_ref(), *s);
+    }
+    t.program.model = None;
+    read_annotations(&src, &mut t.program).map_err(|(line, msg)| FileError {
+        path: path.to_path_buf(),
+        line,
+        col: 1,
+        msg,
+    })?;
+    values::check(&t, launch.max_states).map_err(|e| file_error(path, &src, &e))?;
+    Ok(t)
+}
+
+/// Reads and translates one shader file (the loader's arm for shaders):
+/// the input rules of [`crate::axb::load::read_bytes_limited`], then
+/// [`translate`]; warnings are appended as `file: message`.
+pub fn load(
+    path: &Path,
+    launch: &Launch,
+    warnings: &mut Vec<String>,
+) -> Result<Program, FileError> {
+    let limit = crate::axb::load::max_input_bytes().map_err(|e| FileError::whole(path, e))?;
+    let bytes = crate::axb::load::read_bytes_limited(path, limit)?;
+    let t = translate(path, &bytes, launch)?;
+    let file = crate::error::printable(&path.to_string_lossy());
+    warnings.extend(t.warnings.iter().map(|w| format!("{file}: {w}")));
+    Ok(t.program)
+}
+
+/// naga's validation: types, uniformity of barriers, and the analysis the
+/// translation reads expression types from.
+fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, ShaderError> {
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(module)
+    .map_err(|e| {
+        let span = e.spans().next().map_or(Span::UNDEFINED, |(s, _)| *s);
+        ShaderError::new(span, format!("invalid shader: {}", e.as_inner()))
+    })
+}
+
+/// `// model M;` and `// expect M: P|F|deadlock;` comment lines of a
+/// shader, as in a litmus file (KERNEL.md §5.2), so that `classify` checks
+/// a shader's stated verdicts too.
+fn read_annotations(src: &str, p: &mut Program) -> Result<(), (usize, String)> {
+    use crate::kernel::model::ScopedModel;
+    use crate::kernel::program::{Expectation, Outcome};
+    for (n, line) in src.lines().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix("//") else {
+            continue;
+        };
+        let rest = rest.trim();
+        let body = |kw: &str| {
+            rest.strip_prefix(kw)
+                .filter(|r| r.starts_with(' '))
+                .map(|r| r.trim().trim_end_matches(';').trim())
+        };
+        if let Some(m) = body("model") {
+            p.model = Some(ScopedModel::parse(m).map_err(|e| (n + 1, e))?);
+        } else if let Some(e) = body("expect") {
+            let (m, o) = e
+                .rsplit_once(':')
+                .ok_or_else(|| (n + 1, "expected `expect MODEL: P|F|deadlock;`".to_string()))?;
+            let outcome = match o.trim() {
+                "P" => Outcome::P,
+                "F" => Outcome::F,
+                "deadlock" => Outcome::Deadlock,
+                w => return Err((n + 1, format!("`{w}`: expected P, F or deadlock"))),
+            };
+            let model = ScopedModel::parse(m.trim()).map_err(|e| (n + 1, e))?;
+            p.expect.push(Expectation { model, outcome });
+        }
+    }
+    Ok(())
+}

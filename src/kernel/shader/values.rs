@@ -1,0 +1,194 @@
+//! The value rule (docs/KERNEL.md §10.3): a shader's values are 32-bit,
+//! the kernel program's are `b`-bit; a verdict on wrapped values would be
+//! a verdict on another program. So every reachable step of the translated
+//! program is computed both ways and the program is refused at the first
+//! step where they differ.
+//!
+//! Why this is sound: the explorer visits every state reachable under any
+//! schedule (no reduction, every interleaving, and also lockstep subgroups
+//! when there are any, which have states of their own). In the initial
+//! state every value (0, constants, ids) is its own 32-bit value. If no
+//! step taken so far wrapped, every register and cell holds the exact
+//! 32-bit value the shader would hold; the next step's operands are then
+//! exact, so comparing its `b`-bit result with the 32-bit result of the same
+//! operation on them decides whether the step is exact. By induction, a
+//! program that passes has, on every schedule, exactly the shader's values,
+//! and a program with a wrapping step on some schedule is refused at that
+//! step (the first one found in breadth-first order), naming its shader
+//! line. Loads, stores, exchanges, compare-exchanges, min, max, and, or,
+//! xor, comparisons and collectives cannot leave the domain; add, sub, mul
+//! and shifts (in assignments and read-modify-writes) can.
+
+use super::{ShaderError, Span, Translation};
+use crate::kernel::machine::{Machine, Packed};
+use crate::kernel::program::{AtomicOp, BinOp, IdKind, Instr, Operand, Program, RmwOp};
+use rustc_hash::FxHashSet;
+use std::collections::VecDeque;
+
+/// Checks every reachable step of `t`'s program for a 32-bit result that
+/// differs from its `b`-bit one; also reports run-time faults (an index
+/// outside its array) at their shader line. A program none of whose
+/// instructions can leave the domain is not explored.
+pub fn check(t: &Translation, max_states: usize) -> Result<(), ShaderError> {
+    let p = &t.program;
+    // Nothing to explore when no instruction can leave the domain (the
+    // oracle still reports an index fault, at its kernel instruction).
+    let can_wrap = |i: &Instr| match *i {
+        Instr::Assign { op: Some(op), .. } => {
+            matches!(
+                op,
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::Shr
+            )
+        }
+        Instr::Atomic {
+            op: AtomicOp::Fetch(RmwOp::Add | RmwOp::Sub, _),
+            ..
+        } => true,
+        _ => false,
+    };
+    if !p.codes.iter().flat_map(|c| &c.instrs).any(can_wrap) {
+        return Ok(());
+    }
+    explore(t, false, max_states)?;
+    let s = p.subgroup_size as usize;
+    if s > 1 && s <= crate::kernel::program::MAX_LOCKSTEP_SUBGROUP {
+        explore(t, true, max_states)?;
+    }
+    Ok(())
+}
+
+fn explore(t: &Translation, lockstep: bool, max_states: usize) -> Result<(), ShaderError> {
+    let m = Machine::new(&t.program, lockstep)
+        .map_err(|e| ShaderError::new(Span::UNDEFINED, format!("the translated program: {e}")))?;
+    match m.bits().div_ceil(64) {
+        0 | 1 => run::<[u64; 1]>(t, &m, max_states),
+        2 => run::<[u64; 2]>(t, &m, max_states),
+        3 => run::<[u64; 3]>(t, &m, max_states),
+        4 => run::<[u64; 4]>(t, &m, max_states),
+        _ => run::<[u64; 7]>(t, &m, max_states),
+    }
+}
+
+fn run<S: Packed>(t: &Translation, m: &Machine, max_states: usize) -> Result<(), ShaderError> {
+    let at = |pc: usize| t.spans.get(pc).copied().unwrap_or(Span::UNDEFINED);
+    let mut init = S::default();
+    m.init(init.as_mut());
+    let mut seen: FxHashSet<S> = FxHashSet::default();
+    seen.insert(init);
+    let mut queue = VecDeque::from([init]);
+    let mut next = Vec::new();
+    while let Some(s) = queue.pop_front() {
+        for a in 0..m.num_actors() {
+            let Some((pc, instr)) = m.next_instr(s.as_ref(), a) else {
+                continue;
+            };
+            for i in m.actor_invocations(a) {
+                if m.finished(s.as_ref(), i) || m.pc(s.as_ref(), i) != pc {
+                    continue;
+                }
+                if let Some(why) = wraps(m, s.as_ref(), i, instr) {
+                    let (w, l, _, _) = m.coords(i);
+                    return Err(ShaderError::new(
+                        at(pc),
+                        format!("value bound exceeded: raise --values (invocation {w}.{l}: {why})"),
+                    ));
+                }
+            }
+            next.clear();
+            m.steps(&s, a, &mut next).map_err(|f| {
+                ShaderError::new(
+                    at(f.pc),
+                    format!("run-time fault: invocation {}.{}: {}", f.wg, f.local, f.msg),
+                )
+            })?;
+            for (_, n) in next.drain(..) {
+                if seen.insert(n) {
+                    if seen.len() > max_states {
+                        return Err(ShaderError::new(
+                            Span::UNDEFINED,
+                            format!("the value check explored more than {max_states} states: raise --max-states"),
+                        ));
+                    }
+                    queue.push_back(n);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Why invocation `i`'s next step `instr` in state `s` has a 32-bit result
+/// other than its `b`-bit one, if it does.
+fn wraps(m: &Machine, s: &[u64], i: usize, instr: Instr) -> Option<String> {
+    let p: &Program = &m.program;
+    let ev = |o: Operand| -> u16 {
+        match o {
+            Operand::Reg(r) => m.reg(s, i, r as usize),
+            Operand::Imm(v) => v,
+            Operand::Id(k) => {
+                let (w, l, _, lane) = m.coords(i);
+                (match k {
+                    IdKind::WgId => w,
+                    IdKind::LocalId => l,
+                    IdKind::SubgroupId => l / p.subgroup_size.max(1) as usize,
+                    IdKind::LaneId => lane,
+                }) as u16
+            }
+        }
+    };
+    let (op, x, y) = match instr {
+        Instr::Assign {
+            op: Some(op), a, b, ..
+        } => (op, ev(a), ev(b)),
+        Instr::Atomic {
+            op: AtomicOp::Fetch(f @ (RmwOp::Add | RmwOp::Sub), v),
+            addr,
+            ..
+        } => {
+            let old = cell_value(m, s, i, addr.loc as usize, ev(addr.index) as usize)?;
+            (
+                if f == RmwOp::Add {
+                    BinOp::Add
+                } else {
+                    BinOp::Sub
+                },
+                old,
+                ev(v),
+            )
+        }
+        _ => return None,
+    };
+    let (a, b) = (x as u32, y as u32);
+    let exact = match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::Shl => a.wrapping_shl(b),
+        BinOp::Shr => a.wrapping_shr(b),
+        _ => return None,
+    };
+    let small = op.eval(x, y, p.values);
+    (exact != small as u32).then(|| {
+        format!(
+            "{x} {} {y} is {exact} in 32 bits but {small} modulo {}",
+            op.symbol(),
+            p.values
+        )
+    })
+}
+
+/// The value of cell `k` of location `loc` as invocation `i` sees it
+/// (`None` past the end: that step faults and is reported as a fault).
+fn cell_value(m: &Machine, s: &[u64], i: usize, loc: usize, k: usize) -> Option<u16> {
+    let p = &m.program;
+    let l = &p.locations[loc];
+    if k >= l.len() {
+        return None;
+    }
+    let base: usize = p.locations[..loc]
+        .iter()
+        .map(|x| x.len() * if x.shared { p.workgroups as usize } else { 1 })
+        .sum();
+    let copy = if l.shared { m.coords(i).0 * l.len() } else { 0 };
+    Some(m.mem(s, base + copy + k))
+}

@@ -1,0 +1,5 @@
+// error: WGSL
+@compute @workgroup_size(1)
+fn main() {
+    let x = ;
+}

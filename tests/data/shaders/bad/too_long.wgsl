@@ -1,0 +1,13 @@
+// error: instructions
+@group(0) @binding(0) var<storage, read_write> x: atomic<u32>;
+@compute @workgroup_size(1)
+fn main() {
+    atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u);
+    atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u);
+    atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u);
+    atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u);
+    atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u);
+    atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u);
+    atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u);
+    atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u); atomicAdd(&x, 0u);
+}

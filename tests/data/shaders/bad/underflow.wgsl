@@ -1,0 +1,7 @@
+// error: value bound exceeded: raise --values
+@group(0) @binding(0) var<storage, read_write> x: atomic<u32>;
+@compute @workgroup_size(1)
+fn main(@builtin(workgroup_id) wg: vec3<u32>) {
+    let y = 1u - wg.x;
+    atomicStore(&x, y - 1u);
+}

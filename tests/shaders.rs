@@ -1,0 +1,340 @@
+//! The shader frontend (issue 21, docs/KERNEL.md §10): the shaders of
+//! `suites/shaders/` translate and print back as litmus, every refused
+//! construct of `tests/data/shaders/bad/` is one error at its position,
+//! the value rule refuses wrapped values and only them, and mutated
+//! shaders never panic.
+
+use progress_litmus::kernel::litmus;
+use progress_litmus::kernel::shader::{print, translate, Launch};
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(rel: &str) -> (PathBuf, Vec<u8>) {
+    let p = root().join(rel);
+    let bytes = std::fs::read(&p).unwrap();
+    (p, bytes)
+}
+
+fn shaders() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("suites/shaders"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            progress_litmus::kernel::shader::is_shader_ext(
+                p.extension().and_then(|e| e.to_str()).unwrap_or(""),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every shader of the suite translates, states its verdicts, and its
+/// `oracle translate` text parses back (comments and all) to the program.
+#[test]
+fn suite_shaders_translate_and_print_back() {
+    let all = shaders();
+    assert!(all.len() >= 3, "{all:?}");
+    for p in all {
+        let bytes = std::fs::read(&p).unwrap();
+        let t = translate(&p, &bytes, &Launch::default()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            !t.program.expect.is_empty(),
+            "{}: no expect lines",
+            p.display()
+        );
+        let text = print::annotated(&t, "x");
+        assert!(text.contains("  // "), "no source lines:\n{text}");
+        let back = litmus::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(back, t.program, "{}", p.display());
+    }
+}
+
+/// The WGSL spin lock is the expected six instructions: a compare-exchange
+/// loop, the counter, the release (so the abstraction is what a reader
+/// expects).
+#[test]
+fn wgsl_spin_lock_translation() {
+    let (p, b) = read("suites/shaders/spinlock.wgsl");
+    let t = translate(&p, &b, &Launch::default()).unwrap();
+    let text = litmus::print(&t.program);
+    assert!(text.contains("0: r0 = cas(lock, 0, 1);"), "{text}");
+    assert!(text.contains("fetch_add(counter, 1);"), "{text}");
+    assert!(text.contains("lock = 0;"), "{text}");
+    assert_eq!(t.program.values, 4);
+    assert_eq!(t.program.workgroups, 2);
+    assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+}
+
+/// The GLSL atomics become single atomic instructions (no copies around
+/// them), and positions after the prelude are the user's.
+#[test]
+fn glsl_atomics_are_single_instructions() {
+    let (p, b) = read("suites/shaders/spinlock_glsl.comp");
+    let t = translate(&p, &b, &Launch::default()).unwrap();
+    let text = litmus::print(&t.program);
+    assert!(text.contains("0: r0 = cas(lock, 0, 1);"), "{text}");
+    assert!(text.contains("exch(lock, 0);"), "{text}");
+    assert!(
+        !text.contains("= lock;") && !text.contains("= counter;"),
+        "{text}"
+    );
+    let a = print::annotated(&t, "x");
+    assert!(
+        a.contains("// 27: while (atomicCompSwap(lock, 0u, 1u) != 0u) {"),
+        "{a}"
+    );
+}
+
+/// Each file of the bad corpus states its error on its first line
+/// (`// error: TEXT`): the translation fails with one line naming the file
+/// (with line and column where the construct has one) and that text.
+#[test]
+fn every_refused_construct_is_one_error_at_its_place() {
+    let dir = root().join("tests/data/shaders/bad");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 20, "{} bad shaders", files.len());
+    for p in files {
+        let bytes = std::fs::read(&p).unwrap();
+        let src = String::from_utf8_lossy(&bytes);
+        let want = src
+            .lines()
+            .next()
+            .unwrap()
+            .strip_prefix("// error: ")
+            .expect("an error line");
+        let e = match translate(&p, &bytes, &Launch::default()) {
+            Ok(_) => panic!("{}: translated", p.display()),
+            Err(e) => e,
+        };
+        let line = e.to_string();
+        assert!(!line.contains('\n'), "{line}");
+        assert!(
+            e.msg.contains(want),
+            "{}: `{line}` lacks `{want}`",
+            p.display()
+        );
+        let whole_file = ["no_compute.wgsl", "two_entries.wgsl"];
+        let name = p.file_name().unwrap().to_str().unwrap();
+        assert_eq!(e.line == 0, whole_file.contains(&name), "{line}");
+    }
+}
+
+/// The value rule is exact: the same shader is refused when a sum wraps
+/// modulo V and decided when V holds it.
+#[test]
+fn value_rule_refuses_wrapping_only() {
+    let (p, b) = read("tests/data/shaders/bad/overflow.wgsl");
+    let e = translate(&p, &b, &Launch::default()).unwrap_err();
+    assert_eq!((e.line, e.col), (5, 5), "{e}");
+    assert!(
+        e.msg.starts_with("value bound exceeded: raise --values"),
+        "{e}"
+    );
+    let wide = Launch {
+        values: Some(8),
+        ..Launch::default()
+    };
+    let t = translate(&p, &b, &wide).unwrap();
+    assert_eq!(t.program.values, 8);
+    // Three workgroups add 9 > 7: refused again at V = 8, decided at 16.
+    let three = Launch {
+        workgroups: 3,
+        values: Some(8),
+        ..Launch::default()
+    };
+    assert!(translate(&p, &b, &three).is_err());
+    let three16 = Launch {
+        values: Some(16),
+        ..three
+    };
+    assert!(translate(&p, &b, &three16).is_ok());
+}
+
+/// The launch flags: `--workgroup-size` overrides the attribute, `--entry`
+/// picks among entry points.
+#[test]
+fn launch_overrides() {
+    let (p, b) = read("suites/shaders/spinlock.wgsl");
+    let l = Launch {
+        workgroup_size: Some(2),
+        workgroups: 1,
+        ..Launch::default()
+    };
+    let t = translate(&p, &b, &l).unwrap();
+    assert_eq!((t.program.workgroups, t.program.workgroup_size), (1, 2));
+    let (p, b) = read("tests/data/shaders/bad/two_entries.wgsl");
+    let l = Launch {
+        entry: Some("b".into()),
+        ..Launch::default()
+    };
+    let t = translate(&p, &b, &l).unwrap();
+    assert!(litmus::print(&t.program).contains("x = 0;"));
+}
+
+fn mutate(src: &[u8], edits: &[(usize, u8, u8)]) -> Vec<u8> {
+    const ALPHABET: &[u8] = b"{}()[];,.<>=!+-*/&|^~01u2i _xlockatomic\n@fnvarlet";
+    let mut v = src.to_vec();
+    for &(pos, kind, ch) in edits {
+        if v.is_empty() {
+            break;
+        }
+        let at = pos % v.len();
+        let c = ALPHABET[ch as usize % ALPHABET.len()];
+        match kind % 3 {
+            0 => {
+                v.remove(at);
+            }
+            1 => v.insert(at, c),
+            _ => v[at] = c,
+        }
+    }
+    v
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
+
+    /// Mutated shaders (up to 6 edits of any of the suite's shaders) give a
+    /// program or one error line: never a panic, never a hang (the value
+    /// check is bounded by a small state bound).
+    #[test]
+    fn mutated_shaders_never_panic(which in 0usize..16, edits in prop::collection::vec((0usize..4096, 0u8..3, 0u8..64), 1..6)) {
+        let all = shaders();
+        let p = &all[which % all.len()];
+        let bytes = mutate(&std::fs::read(p).unwrap(), &edits);
+        let launch = Launch { max_states: 20_000, ..Launch::default() };
+        match translate(Path::new(p), &bytes, &launch) {
+            Ok(t) => prop_assert!(t.program.validate().is_ok()),
+            Err(e) => prop_assert!(!e.to_string().contains('\n'), "{}", e),
+        }
+    }
+}
+
+/// SPIR-V in: the suite's WGSL shaders written as SPIR-V binaries (naga's
+/// spv-out) are read back by the frontend (naga's spv-in, structured
+/// control flow recovered): the spin lock gives exactly the WGSL's kernel
+/// program, the others the same locations.
+#[test]
+fn spirv_of_the_wgsl_shaders_translates() {
+    for p in shaders()
+        .into_iter()
+        .filter(|p| p.extension().unwrap() == "wgsl")
+    {
+        let spv = spirv_of(&p);
+        let dir = std::env::temp_dir().join(format!("axb-spv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(p.file_stem().unwrap()).with_extension("spv");
+        std::fs::write(&path, &spv).unwrap();
+        let t = translate(&path, &spv, &Launch::default()).unwrap_or_else(|e| panic!("{e}"));
+        let w = translate(&p, &std::fs::read(&p).unwrap(), &Launch::default()).unwrap();
+        // The same program as from the WGSL text (its comments' verdict
+        // lines aside: a binary has no comments) where naga's SPIR-V adds
+        // nothing (it zero-initialises workgroup memory behind a barrier,
+        // and reads built-ins through private variables: the oracle's
+        // tests check that the verdicts are the same).
+        let mut want = w.program.clone();
+        want.model = None;
+        want.expect.clear();
+        if p.ends_with("spinlock.wgsl") {
+            assert_eq!(t.program, want, "{}", litmus::print(&t.program));
+        }
+        let mut names: Vec<&str> = t
+            .program
+            .locations
+            .iter()
+            .map(|l| l.name.as_str())
+            .collect();
+        let mut want_names: Vec<&str> = want.locations.iter().map(|l| l.name.as_str()).collect();
+        names.sort();
+        want_names.sort();
+        assert_eq!(names, want_names);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// A WGSL file as a SPIR-V binary.
+pub fn spirv_of(p: &Path) -> Vec<u8> {
+    let src = std::fs::read_to_string(p).unwrap();
+    let module = naga::front::wgsl::parse_str(&src).unwrap();
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .unwrap();
+    // Without the loop bound naga adds for browsers: the program as written.
+    let options = naga::back::spv::Options {
+        force_loop_bounding: false,
+        ..naga::back::spv::Options::default()
+    };
+    let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Division and remainder by a constant power of two are a shift and a
+/// mask.
+#[test]
+fn division_by_powers_of_two() {
+    let dir = std::env::temp_dir().join(format!("axb-div-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("div.wgsl");
+    let src = "@group(0) @binding(0) var<storage, read_write> x: array<atomic<u32>, 2>;\n\
+               @compute @workgroup_size(4)\n\
+               fn main(@builtin(local_invocation_index) l: u32) {\n    atomicStore(&x[l / 2u], l % 2u);\n}\n";
+    std::fs::write(&p, src).unwrap();
+    let t = translate(&p, src.as_bytes(), &Launch::default()).unwrap();
+    let text = litmus::print(&t.program);
+    assert!(
+        text.contains("r0 = local_id % 2") || text.contains("local_id >> 1"),
+        "{text}"
+    );
+    assert!(text.contains("local_id & 1"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+    /// Mutated SPIR-V binaries (words of the spin lock's SPIR-V replaced)
+    /// give a program or one error line, never a panic or a hang.
+    #[test]
+    fn mutated_spirv_never_panics(edits in prop::collection::vec((0usize..4096, any::<u32>()), 1..4)) {
+        let p = root().join("suites/shaders/spinlock.wgsl");
+        let mut words: Vec<u32> = spirv_of(&p)
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        for (at, w) in edits {
+            let n = words.len();
+            words[5 + at % (n - 5)] = w % 4096;
+        }
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let launch = Launch { max_states: 20_000, ..Launch::default() };
+        match translate(Path::new("m.spv"), &bytes, &launch) {
+            Ok(t) => prop_assert!(t.program.validate().is_ok()),
+            Err(e) => prop_assert!(!e.to_string().contains('\n'), "{}", e),
+        }
+    }
+}
+
+/// A corrupt SPIR-V binary on which naga's reader panics (found by the
+/// property test): one error line, exit 2 in the commands, no backtrace.
+#[test]
+fn a_naga_panic_is_one_error() {
+    let (p, b) = read("tests/data/shaders/naga_panics.spv");
+    let e = translate(&p, &b, &Launch::default()).unwrap_err();
+    assert!(
+        e.msg
+            .starts_with("internal error: the shader frontend (naga) panicked"),
+        "{e}"
+    );
+}
