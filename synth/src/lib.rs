@@ -18,6 +18,7 @@
 //! found by a counterexample-guided loop over the SAT encoding without
 //! enumerating the configuration.
 
+pub mod cli;
 pub mod enumerate;
 pub mod explorer;
 pub mod find;

@@ -7,19 +7,18 @@
 //! candidate is blocked together with every program its refutation also
 //! refutes ([`family`]), so whole families are pruned at once. Queries no
 //! test can answer are refused up front ([`query`]). Runs are journalled
-//! per piece and resumable ([`journal`]); the command line is [`cli`].
+//! per piece and resumable ([`journal`]); the command line is
+//! [`crate::cli::find`].
 //!
 //! Cross-checked against complete enumeration in `tests/find.rs`: every
 //! answer is in the enumerated set with the required verdicts, `--limit
 //! all` returns exactly that subset, and no blocked family holds an answer.
 
-pub mod cli;
 pub mod family;
 pub mod journal;
 pub mod query;
 pub mod search;
 
-pub use cli::FindArgs;
 pub use family::Family;
 pub use query::Query;
 
