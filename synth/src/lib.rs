@@ -17,8 +17,12 @@
 //! [`find`] is targeted synthesis: tests with a required verdict vector,
 //! found by a counterexample-guided loop over the SAT encoding without
 //! enumerating the configuration.
+//!
+//! [`cli`] is the command line of the `synth` binary, one file per
+//! subcommand; the rest of the crate is the library it calls.
 
 pub mod checksum;
+pub mod cli;
 pub mod enumerate;
 pub mod explorer;
 pub mod find;

@@ -12,67 +12,11 @@
 
 use crate::enumerate::config::Config;
 use crate::enumerate::output::Format;
-use crate::enumerate::shard::{Shard, MAX_SHARDS};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The arguments of `synth plan`.
-#[derive(clap::Args, Debug)]
-pub struct PlanArgs {
-    /// Exactly this many threads.
-    #[arg(long, short = 't')]
-    pub threads: usize,
-    /// Exactly this many instructions in total.
-    #[arg(long, short = 'i')]
-    pub instrs: usize,
-    /// At most this many memory locations.
-    #[arg(long, default_value_t = 2)]
-    pub locs: usize,
-    /// Values 0..V-1.
-    #[arg(long, default_value_t = 2)]
-    pub values: usize,
-    /// How many shards.
-    #[arg(long)]
-    pub shards: usize,
-    /// The folder the shard outputs, the journals and the merged suite go
-    /// to (made by the jobs).
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
-    /// The shards' format: `packed` (default; `.axb.gz`) or `ron`.
-    #[arg(long, value_enum, default_value_t = ShardFormat::Packed)]
-    pub shard_format: ShardFormat,
-    /// What to print: the job list (`jobs`), the merge command (`merge`),
-    /// the Slurm array script (`slurm`), or all three with comments
-    /// (`all`).
-    #[arg(long, value_enum, default_value_t = Emit::All)]
-    pub emit: Emit,
-    /// The `synth` program the jobs run (default: this one).
-    #[arg(long, value_name = "PATH")]
-    pub synth: Option<PathBuf>,
-    /// Slurm: the time limit of one array task.
-    #[arg(long, default_value = "01:00:00")]
-    pub time: String,
-    /// Slurm: cores per array task (each shard uses them all).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=MAX_CPUS))]
-    pub cpus: u32,
-}
-
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum ShardFormat {
-    Packed,
-    Ron,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Emit {
-    Jobs,
-    Merge,
-    Slurm,
-    All,
-}
-
 /// The most cores `--cpus` may ask of one array task (no node has more).
-const MAX_CPUS: i64 = 65_536;
+pub const MAX_CPUS: i64 = 65_536;
 
 /// `s` quoted for a POSIX shell (as is when it needs no quoting).
 pub fn shell_quote(s: &str) -> String {
@@ -141,7 +85,7 @@ fn check_text(flag: &str, s: &str) -> Result<(), String> {
 
 /// A path flag as text: UTF-8 (the plan is text) without control
 /// characters.
-fn path_text(flag: &str, p: &Path) -> Result<String, String> {
+pub(crate) fn path_text(flag: &str, p: &Path) -> Result<String, String> {
     let s = p.to_str().ok_or_else(|| {
         format!(
             "{flag} {}: not valid UTF-8; the plan is text, give a UTF-8 path",
@@ -155,7 +99,7 @@ fn path_text(flag: &str, p: &Path) -> Result<String, String> {
 /// Slurm's `--output` pattern turns `%x` into job fields (a literal `%` is
 /// written `%%`, which [`Plan::slurm`] does) and a backslash anywhere turns
 /// that off, so the log of every task would go to one file: refused.
-fn check_slurm_path(dir: &str) -> Result<(), String> {
+pub(crate) fn check_slurm_path(dir: &str) -> Result<(), String> {
     if dir.contains('\\') {
         return Err(format!(
             "--out {dir:?}: a backslash cannot be passed to Slurm's --output pattern (it turns off %a); give another folder or --emit jobs"
@@ -168,7 +112,7 @@ fn check_slurm_path(dir: &str) -> Result<(), String> {
 /// `H:M:S`, `D-H`, `D-H:M`, `D-H:M:S` (numbers of at most 9 digits), or
 /// `UNLIMITED` / `INFINITE`. Anything else would be pasted into the
 /// `#SBATCH --time=` line unchecked.
-fn is_slurm_time(s: &str) -> bool {
+pub(crate) fn is_slurm_time(s: &str) -> bool {
     if s.eq_ignore_ascii_case("unlimited") || s.eq_ignore_ascii_case("infinite") {
         return true;
     }
@@ -254,6 +198,27 @@ impl Plan {
         )
     }
 
+    /// All three, each with a comment saying how to use it: the job list,
+    /// the merge command, and the Slurm script commented out (so that the
+    /// whole text is one shell script for GNU parallel users).
+    pub fn all(&self, time: &str, cpus: u32) -> String {
+        format!(
+            "# GNU parallel: save the job list, then\n#   parallel --joblog {log} < JOBS\n{jobs}\n# then the merge:\n{merge}\n# Slurm array script:\n{slurm}",
+            log = shell_quote(&self.dir.join("joblog").display().to_string()),
+            jobs = self
+                .jobs()
+                .lines()
+                .map(|l| format!("{l}\n"))
+                .collect::<String>(),
+            merge = self.merge(),
+            slurm = self
+                .slurm(time, cpus)
+                .lines()
+                .map(|l| format!("#   {l}\n"))
+                .collect::<String>(),
+        )
+    }
+
     /// A Slurm array script, one task per shard.
     pub fn slurm(&self, time: &str, cpus: u32) -> String {
         let name = self.cfg.name();
@@ -293,92 +258,6 @@ impl Plan {
             gen = self.gen_args(),
         )
     }
-}
-
-/// Checks everything pasted into the plan, before anything is printed:
-/// the paths as text, the folder's first character, what Slurm cannot
-/// take, the time limit.
-fn check_pasted(args: &PlanArgs, synth: &Path) -> Result<(), String> {
-    path_text("--synth", synth)?;
-    let dir = path_text("--out", &args.out)?;
-    if dir.starts_with('-') {
-        // `test -e -x/...`, `mkdir -p -x/logs` and `--out -x/...` would
-        // read it as an option.
-        return Err(format!(
-            "--out {dir}: a folder starting with `-` reads as an option in the jobs; write ./{dir}"
-        ));
-    }
-    if matches!(args.emit, Emit::Slurm | Emit::All) {
-        check_slurm_path(&dir)?;
-    }
-    if !is_slurm_time(&args.time) {
-        return Err(format!(
-            "--time {:?}: not a Slurm time limit; expected M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED",
-            args.time
-        ));
-    }
-    Ok(())
-}
-
-/// `synth plan`: prints the plan on stdout.
-pub fn cli(args: PlanArgs) -> Result<(), (u8, String)> {
-    let cfg = Config {
-        locs: args.locs,
-        values: args.values,
-        ..Config::new(args.threads, args.instrs)
-    };
-    cfg.validate().map_err(|e| (2, e.to_string()))?;
-    if args.shards == 0 || args.shards > MAX_SHARDS {
-        return Err((
-            2,
-            format!(
-                "--shards {}: expected 1 to {MAX_SHARDS} shards",
-                args.shards
-            ),
-        ));
-    }
-    // The same check as `--shard K/N` of the jobs.
-    format!("1/{}", args.shards)
-        .parse::<Shard>()
-        .map_err(|e| (2, e))?;
-    let synth = match args.synth.clone() {
-        Some(p) => p,
-        None => std::env::current_exe()
-            .map_err(|e| (1, format!("cannot find this program's path: {e}")))?,
-    };
-    check_pasted(&args, &synth).map_err(|e| (2, e))?;
-    let plan = Plan {
-        cfg,
-        shards: args.shards,
-        dir: args.out,
-        format: match args.shard_format {
-            ShardFormat::Packed => Format::Packed,
-            ShardFormat::Ron => Format::Ron,
-        },
-        synth,
-    };
-    let text = match args.emit {
-        Emit::Jobs => plan.jobs(),
-        Emit::Merge => plan.merge(),
-        Emit::Slurm => plan.slurm(&args.time, args.cpus),
-        Emit::All => format!(
-            "# GNU parallel: save the job list, then\n#   parallel --joblog {log} < JOBS\n{jobs}\n# then the merge:\n{merge}\n# Slurm array script:\n{slurm}",
-            log = shell_quote(&plan.dir.join("joblog").display().to_string()),
-            jobs = plan
-                .jobs()
-                .lines()
-                .map(|l| format!("{l}\n"))
-                .collect::<String>(),
-            merge = plan.merge(),
-            slurm = plan
-                .slurm(&args.time, args.cpus)
-                .lines()
-                .map(|l| format!("#   {l}\n"))
-                .collect::<String>(),
-        ),
-    };
-    crate::enumerate::output::write_stdout(text.as_bytes())
-        .map_err(|e| (1, format!("cannot write to standard output: {e}")))
 }
 
 #[cfg(test)]

@@ -341,7 +341,9 @@ fn dc(t: &Table4, fairness: usize, row: usize) -> String {
     format!("{}/{}", t.d[fairness][row], t.c[fairness][row])
 }
 
-/// The README of the suites directory.
+/// The README of the suites directory: what the suites are, how to
+/// regenerate them, and their counts beside the paper's, section by
+/// section (each section one function, written in order).
 pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
     let published = &suites[0];
     let complete = &suites[1..];
@@ -350,10 +352,20 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
         note: String::new(),
         tests: complete.iter().flat_map(|s| s.tests.clone()).collect(),
     };
-    let tp = table4(published);
-    let tc = table4(&all_complete);
     let index = complete_index(suites);
     let mut o = String::new();
+    readme_intro(&mut o, published);
+    readme_table4(&mut o, published, &all_complete);
+    readme_counts(&mut o, published, complete, &all_complete, &index);
+    readme_duplicates(&mut o, published);
+    readme_idioms(&mut o, published, complete, recogniser);
+    readme_browse(&mut o);
+    o
+}
+
+/// The README's title, how to regenerate the suites, their layout and
+/// the definitions of the lists: what a reader needs before the numbers.
+fn readme_intro(o: &mut String, published: &Suite) {
     let _ = writeln!(o, "# Conformance suites\n");
     let _ = writeln!(
         o,
@@ -402,7 +414,13 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
          distinguishing (D) for the first of HSA, OBE, LOBE of its fairness under which it passes, else for fair. \
          Conformance (C): HSA = D(HSA), OBE = D(OBE), LOBE = D(HSA)+D(OBE)+D(LOBE), fair = every test of that fairness.\n"
     );
+}
 
+/// The README's Table 4, published and complete side by side, so that
+/// the paper's numbers can be checked against the complete suites'.
+fn readme_table4(o: &mut String, published: &Suite, all_complete: &Suite) {
+    let tp = table4(published);
+    let tc = table4(all_complete);
     let _ = writeln!(o, "## Table 4: published and complete, side by side\n");
     let _ = writeln!(
         o,
@@ -438,7 +456,17 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
         );
     }
     let _ = writeln!(o);
+}
 
+/// The README's counts per suite (per configuration for the published
+/// tests), with how many published tests the complete suites contain.
+fn readme_counts(
+    o: &mut String,
+    published: &Suite,
+    complete: &[Suite],
+    all_complete: &Suite,
+    index: &HashMap<Test, String>,
+) {
     let _ = writeln!(o, "## Counts per suite\n");
     let _ = writeln!(
         o,
@@ -489,6 +517,11 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
             dc(&t, 1, 3),
         );
     }
+}
+
+/// The README's line on the published tests that are duplicates up to
+/// location renaming, so that the published counts can be explained.
+fn readme_duplicates(o: &mut String, published: &Suite) {
     let by_name: HashMap<&str, &Test> = published
         .tests
         .iter()
@@ -519,7 +552,11 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
             dups.join(", ")
         }
     );
+}
 
+/// The README's table of idioms: each tag, its reference program and the
+/// tests that behave like it.
+fn readme_idioms(o: &mut String, published: &Suite, complete: &[Suite], recogniser: &Recogniser) {
     let _ = writeln!(o, "## Idioms\n");
     let _ = writeln!(
         o,
@@ -573,7 +610,10 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
         );
     }
     let _ = writeln!(o);
+}
 
+/// The README's pointer to `synth explorer`, for browsing a suite.
+fn readme_browse(o: &mut String) {
     let _ = writeln!(o, "## Browse\n");
     let _ = writeln!(
         o,
@@ -587,7 +627,6 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
         o,
         "```sh\n./target/release/synth explorer suites/2t3i/2t3i.ron -o 2t3i.html\n```\n\nOpen the file in a browser; `2t3i.html#test=2t3i_14&model=HSA` opens a test with the witness of a model selected; add `&target=cuda` or `&mapping=chunked` for the code."
     );
-    o
 }
 
 /// Everything `synth suites` reports.
@@ -659,57 +698,4 @@ pub fn run(out: &Path, published: Option<&Path>) -> Result<Summary, String> {
         "out": out.display().to_string(),
     });
     Ok(Summary { text, json })
-}
-
-/// How `synth suites` prints its summary.
-#[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
-pub enum SummaryFormat {
-    /// One line per suite, then one line on the files.
-    #[default]
-    Text,
-    /// One JSON object (suites, counts, timings).
-    Json,
-}
-
-/// The arguments of `synth suites`.
-#[derive(clap::Args, Debug)]
-pub struct SuitesArgs {
-    /// The suites directory to regenerate.
-    #[arg(long, short = 'o', default_value = "suites")]
-    pub out: PathBuf,
-    /// A directory of published tests (artifact `.txt` files) to use
-    /// instead of the 483 compiled in from `data/oopsla21/tests`.
-    #[arg(long, value_name = "DIR")]
-    pub published: Option<PathBuf>,
-    /// The summary's format.
-    #[arg(long, value_enum, default_value_t = SummaryFormat::Text)]
-    pub format: SummaryFormat,
-    /// Where the summary goes (`-`: standard output, the default). The
-    /// suites themselves go to `-o/--out`, a directory, as before.
-    #[arg(long, value_name = "FILE", default_value = "-")]
-    pub summary: PathBuf,
-}
-
-/// `synth suites`: regenerates `--out` and prints the summary on stdout
-/// (or to `--summary FILE`).
-/// Errors: `(2, ...)` for bad input (the `--published` folder missing or
-/// holding bad tests), `(1, ...)` otherwise.
-pub fn cli(args: SuitesArgs) -> Result<(), (u8, String)> {
-    if let Some(dir) = &args.published {
-        import_published(Some(dir)).map_err(|e| (2, e))?;
-    }
-    let summary = run(&args.out, args.published.as_deref()).map_err(|e| (1, e))?;
-    let body = match args.format {
-        SummaryFormat::Text => summary.text,
-        SummaryFormat::Json => {
-            serde_json::to_string_pretty(&summary.json).expect("JSON serializes") + "\n"
-        }
-    };
-    if args.summary.as_os_str() == "-" {
-        crate::enumerate::output::write_stdout(body.as_bytes())
-            .map_err(|e| (1, format!("cannot write to standard output: {e}")))
-    } else {
-        write_atomically(&args.summary, body.as_bytes())
-            .map_err(|e| (1, format!("cannot write {}: {e}", args.summary.display())))
-    }
 }

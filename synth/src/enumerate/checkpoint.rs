@@ -236,6 +236,79 @@ impl Run<'_> {
         Ok(())
     }
 }
+/// `path:line` of line `k` (0-based) of a journal, for its errors.
+fn at(path: &Path, k: usize) -> String {
+    format!("{}:{}", path.display(), k + 1)
+}
+
+/// Checks a journal's first line: the header of a run with exactly these
+/// options, so that units of another run are never mixed into this one.
+fn check_header(
+    first: Option<(usize, &str)>,
+    path: &Path,
+    cfg: &Config,
+    engine: Engine,
+    shard: Option<Shard>,
+) -> Result<(), String> {
+    let header: Header = match first {
+        Some((k, l)) => body(l)
+            .and_then(|b| serde_json::from_str(b).map_err(|e| e.to_string()))
+            .map_err(|e| format!("{}: not a synth journal header: {e}", at(path, k)))?,
+        None => {
+            return Err(format!(
+                "{}: empty journal; delete it to start over",
+                path.display()
+            ))
+        }
+    };
+    let want = Header::new(cfg, engine, shard);
+    if header != want {
+        return Err(format!(
+            "{}: the journal is of another run ({} {} engine, shard {}); resume with the same options, or delete it",
+            path.display(),
+            header.config,
+            header.engine,
+            header.shard.as_deref().unwrap_or("none")
+        ));
+    }
+    Ok(())
+}
+
+/// Reads the finished units after the header, each checked (a unit of
+/// this run's shard, recorded once, every test one the unit can produce),
+/// so that a corrupt or forged journal is refused before any work.
+fn read_units<'a>(
+    lines: impl Iterator<Item = (usize, &'a str)>,
+    run: &Run,
+    path: &Path,
+) -> Result<BTreeMap<usize, Vec<Test>>, String> {
+    let mut done = BTreeMap::new();
+    for (k, l) in lines {
+        let d: Done = body(l)
+            .and_then(|b| serde_json::from_str(b).map_err(|e| e.to_string()))
+            .map_err(|e| format!("{}: corrupt journal line: {e}", at(path, k)))?;
+        let Some(unit) = run.owned.get(&d.unit) else {
+            return Err(if d.unit >= run.all {
+                format!(
+                    "{}: unit {} is out of range: this run has {} units",
+                    at(path, k),
+                    d.unit,
+                    run.all
+                )
+            } else {
+                format!("{}: unit {} is not in this shard", at(path, k), d.unit)
+            });
+        };
+        for (n, t) in d.tests.iter().enumerate() {
+            run.check(unit, t)
+                .map_err(|e| format!("{}: unit {}, test {}: {e}", at(path, k), d.unit, n + 1))?;
+        }
+        if done.insert(d.unit, d.tests).is_some() {
+            return Err(format!("{}: unit {} recorded twice", at(path, k), d.unit));
+        }
+    }
+    Ok(done)
+}
 
 /// An open journal: the units already done, and the file new ones are
 /// appended to, held with an exclusive lock until the journal is dropped.
@@ -314,28 +387,7 @@ impl Journal {
             complete_len -= lines.pop().map_or(0, str::len);
         }
         let mut lines = lines.into_iter().enumerate();
-        let at = |k: usize| format!("{}:{}", path.display(), k + 1);
-        let header: Header = match lines.next() {
-            Some((k, l)) => body(l)
-                .and_then(|b| serde_json::from_str(b).map_err(|e| e.to_string()))
-                .map_err(|e| format!("{}: not a synth journal header: {e}", at(k)))?,
-            None => {
-                return Err(format!(
-                    "{}: empty journal; delete it to start over",
-                    path.display()
-                ))
-            }
-        };
-        let want = Header::new(cfg, engine, shard);
-        if header != want {
-            return Err(format!(
-                "{}: the journal is of another run ({} {} engine, shard {}); resume with the same options, or delete it",
-                path.display(),
-                header.config,
-                header.engine,
-                header.shard.as_deref().unwrap_or("none")
-            ));
-        }
+        check_header(lines.next(), path, cfg, engine, shard)?;
         let run = Run {
             cfg,
             all: crate::enumerate::shard::pieces(cfg, shard).len(),
@@ -343,31 +395,7 @@ impl Journal {
                 .into_iter()
                 .collect(),
         };
-        let mut done = BTreeMap::new();
-        for (k, l) in lines {
-            let d: Done = body(l)
-                .and_then(|b| serde_json::from_str(b).map_err(|e| e.to_string()))
-                .map_err(|e| format!("{}: corrupt journal line: {e}", at(k)))?;
-            let Some(unit) = run.owned.get(&d.unit) else {
-                return Err(if d.unit >= run.all {
-                    format!(
-                        "{}: unit {} is out of range: this run has {} units",
-                        at(k),
-                        d.unit,
-                        run.all
-                    )
-                } else {
-                    format!("{}: unit {} is not in this shard", at(k), d.unit)
-                });
-            };
-            for (n, t) in d.tests.iter().enumerate() {
-                run.check(unit, t)
-                    .map_err(|e| format!("{}: unit {}, test {}: {e}", at(k), d.unit, n + 1))?;
-            }
-            if done.insert(d.unit, d.tests).is_some() {
-                return Err(format!("{}: unit {} recorded twice", at(k), d.unit));
-            }
-        }
+        let done = read_units(lines, &run, path)?;
         file.set_len(complete_len as u64)
             .and_then(|_| file.seek(std::io::SeekFrom::End(0)))
             .map_err(|e| format!("cannot reopen {}: {e}", path.display()))?;

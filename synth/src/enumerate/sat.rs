@@ -134,6 +134,85 @@ pub fn enumerate_unit(unit: &Unit, cfg: &Config) -> Vec<Test> {
 /// pc after, literal)`.
 type LocalSteps = Vec<(usize, usize, Lit)>;
 
+/// The edges out of (or into) one global state: `(other state, literal)`.
+type Edges = Vec<(usize, Lit)>;
+
+/// The global states of a split: `s = m + nmem * (mixed-radix pcs)`, with
+/// memories `m` in base `V` over the locations.
+struct States {
+    lens: Vec<usize>,
+    nl: usize,
+    nv: usize,
+    nmem: usize,
+    radix: Vec<usize>,
+    stride: Vec<usize>,
+    count: usize,
+}
+
+#[allow(clippy::needless_range_loop)]
+impl States {
+    fn new(lens: &[usize], nl: usize, nv: usize) -> States {
+        let nmem = nv.pow(nl as u32);
+        let radix: Vec<usize> = lens.iter().map(|l| l + 1).collect();
+        let count = nmem * radix.iter().product::<usize>();
+        let mut stride = vec![nmem; lens.len()];
+        for t in 1..lens.len() {
+            stride[t] = stride[t - 1] * radix[t - 1];
+        }
+        States {
+            lens: lens.to_vec(),
+            nl,
+            nv,
+            nmem,
+            radix,
+            stride,
+            count,
+        }
+    }
+
+    /// The value of location `l` in memory `m`.
+    fn get(&self, m: usize, l: usize) -> usize {
+        (m / self.nv.pow(l as u32)) % self.nv
+    }
+
+    /// Memory `m` with location `l` set to `x`.
+    fn set(&self, m: usize, l: usize, x: usize) -> usize {
+        m - self.get(m, l) * self.nv.pow(l as u32) + x * self.nv.pow(l as u32)
+    }
+
+    /// The pc of thread `t` in state `s`.
+    fn pc_of(&self, s: usize, t: usize) -> usize {
+        (s / self.stride[t]) % self.radix[t]
+    }
+
+    /// Whether every thread of `s` is at its end.
+    fn is_final(&self, s: usize) -> bool {
+        (0..self.lens.len()).all(|t| self.pc_of(s, t) == self.lens[t])
+    }
+
+    /// The global edges, out of and into each state: a local transition of
+    /// a thread not at its end, the other pcs unchanged.
+    fn edges(&self, local: &[Vec<Vec<LocalSteps>>]) -> (Vec<Edges>, Vec<Edges>) {
+        let mut out_edges: Vec<Edges> = vec![Vec::new(); self.count];
+        let mut in_edges: Vec<Edges> = vec![Vec::new(); self.count];
+        for s in 0..self.count {
+            let m = s % self.nmem;
+            for (t, &len) in self.lens.iter().enumerate() {
+                let pc = self.pc_of(s, t);
+                if pc == len {
+                    continue;
+                }
+                for &(mm, p, tl) in &local[t][pc][m] {
+                    let s2 = s - m + mm - pc * self.stride[t] + p * self.stride[t];
+                    out_edges[s].push((s2, tl));
+                    in_edges[s2].push((s, tl));
+                }
+            }
+        }
+        (out_edges, in_edges)
+    }
+}
+
 /// The one-hot program variables of one instruction.
 struct InstrVars {
     loc: Vec<Lit>,
@@ -154,6 +233,9 @@ pub(crate) struct Encoding<'a> {
     values: usize,
 }
 
+// Indices name states, threads, locations and values throughout; the
+// encoding reads more plainly with them than with zipped iterators.
+#[allow(clippy::needless_range_loop)]
 impl Encoding<'_> {
     fn lit(&mut self) -> Lit {
         self.num_vars += 1;
@@ -244,8 +326,7 @@ impl Encoding<'_> {
             .collect()
     }
 
-    // Indices name states, threads, locations and values throughout; the
-    // encoding reads more plainly with them than with zipped iterators.
+    /// The encoding of the programs of `unit`.
     fn new<'b>(unit: &Unit, cfg: &Config) -> Encoding<'b> {
         Encoding::build(&unit.lens, &unit.prefix, cfg)
     }
@@ -253,7 +334,10 @@ impl Encoding<'_> {
     /// The encoding of the programs of thread lengths `lens`, with the
     /// instructions at the first positions fixed to `prefix` (a unit or a
     /// piece of one; empty: a whole split, as `find` searches).
-    #[allow(clippy::needless_range_loop)]
+    ///
+    /// The steps below follow the module documentation in order; the
+    /// order of variables and clauses is part of the engine's behaviour
+    /// (the solver's search, hence its speed), so they keep it.
     pub(crate) fn build<'b>(lens: &[usize], prefix: &[Instr], cfg: &Config) -> Encoding<'b> {
         let (nl, nv) = (cfg.locs, cfg.values);
         let mut e = Encoding {
@@ -263,116 +347,95 @@ impl Encoding<'_> {
             prog: Vec::new(),
             values: nv,
         };
-        let lens = lens.to_vec();
-        let pos = positions(&lens);
+        let pos = positions(lens);
+        e.program(lens, nl);
+        e.fix_prefix(&pos, prefix);
+        e.first_use(&pos, nl);
+        e.influence(&pos, nl);
+        let states = States::new(lens, nl, nv);
+        let (eq, local) = e.local_transitions(&states);
+        let (out_edges, in_edges) = states.edges(&local);
+        let domain = cfg.max_states.unwrap_or(states.count).min(states.count);
+        let reach = e.reachable(&out_edges, &in_edges, domain);
+        e.termination_possible(&states, &out_edges, &reach, domain);
+        e.cycle(&out_edges, &reach);
+        e.branches(&states, &eq, &reach, cfg.store_must_change);
+        e.alloy_bounds(&states, &reach, cfg);
+        e
+    }
 
-        // Program variables and their well-formedness.
-        for &len in &lens {
+    /// Program variables and their well-formedness: one-hot groups, and
+    /// meaningful comparisons (store-like means check 0, an exchange).
+    fn program(&mut self, lens: &[usize], nl: usize) {
+        let nv = self.values;
+        for &len in lens {
             let mut th = Vec::new();
             for i in 0..len {
                 let v = InstrVars {
-                    loc: e.lits(nl),
-                    check: e.lits(nv),
-                    exch: e.lits(nv + 1),
-                    jump: e.lits(len + 1),
+                    loc: self.lits(nl),
+                    check: self.lits(nv),
+                    exch: self.lits(nv + 1),
+                    jump: self.lits(len + 1),
                 };
                 for group in [&v.loc, &v.check, &v.exch, &v.jump] {
-                    e.exactly_one(group);
+                    self.exactly_one(group);
                 }
                 // Meaningful comparisons: store-like means check 0, an exchange.
-                e.clause(&[!v.jump[i + 1], v.check[0]]);
-                e.clause(&[!v.jump[i + 1], !v.exch[nv]]);
+                self.clause(&[!v.jump[i + 1], v.check[0]]);
+                self.clause(&[!v.jump[i + 1], !v.exch[nv]]);
                 th.push(v);
             }
-            e.prog.push(th);
+            self.prog.push(th);
         }
-        // The unit's prefix: the instructions at its first positions.
+    }
+
+    /// The unit's prefix: the instructions at its first positions, fixed,
+    /// so that each unit searches its own part of the space.
+    fn fix_prefix(&mut self, pos: &[(usize, usize)], prefix: &[Instr]) {
+        let nv = self.values;
         for (&(t, i), f) in pos.iter().zip(prefix) {
-            let v = &e.prog[t][i];
+            let v = &self.prog[t][i];
             let fixed = [
                 v.loc[f.loc as usize],
                 v.check[f.check as usize],
                 v.exch[f.exch.map_or(nv, usize::from)],
-                v.jump[f.jump.pc(lens[t])],
+                v.jump[f.jump.pc(self.lens[t])],
             ];
             for l in fixed {
-                e.clause(&[l]);
+                self.clause(&[l]);
             }
         }
-        // First-use order of locations.
+    }
+
+    /// First-use order of locations: one test per class of location
+    /// renamings.
+    fn first_use(&mut self, pos: &[(usize, usize)], nl: usize) {
         for (p, &(t, i)) in pos.iter().enumerate() {
             for l in 1..nl {
-                let mut c = vec![!e.prog[t][i].loc[l]];
-                c.extend(pos[..p].iter().map(|&(u, j)| e.prog[u][j].loc[l - 1]));
-                e.clause(&c);
+                let mut c = vec![!self.prog[t][i].loc[l]];
+                c.extend(pos[..p].iter().map(|&(u, j)| self.prog[u][j].loc[l - 1]));
+                self.clause(&c);
             }
         }
-        e.influence(&pos, nl);
+    }
 
-        // Local transitions: T[t][i][m] = [(m', p', lit)].
-        let nmem = nv.pow(nl as u32);
-        let get = |m: usize, l: usize| (m / nv.pow(l as u32)) % nv;
-        let set =
-            |m: usize, l: usize, x: usize| m - get(m, l) * nv.pow(l as u32) + x * nv.pow(l as u32);
+    /// Local transitions of every instruction in every memory:
+    /// `eq[t][i][m]` (the comparison holds) and `T[t][i][m] = [(m', p',
+    /// lit)]`.
+    #[allow(clippy::type_complexity)]
+    fn local_transitions(
+        &mut self,
+        states: &States,
+    ) -> (Vec<Vec<Vec<Lit>>>, Vec<Vec<Vec<LocalSteps>>>) {
+        let lens = self.lens.clone();
         let mut eq: Vec<Vec<Vec<Lit>>> = vec![Vec::new(); lens.len()];
         let mut local: Vec<Vec<Vec<LocalSteps>>> = vec![Vec::new(); lens.len()];
         for (t, &len) in lens.iter().enumerate() {
             for i in 0..len {
                 let mut eq_i = Vec::new();
                 let mut local_i = Vec::new();
-                for m in 0..nmem {
-                    let q = e.lit();
-                    let (loc, check, exch, jump) = {
-                        let v = &e.prog[t][i];
-                        (
-                            v.loc.clone(),
-                            v.check.clone(),
-                            v.exch.clone(),
-                            v.jump.clone(),
-                        )
-                    };
-                    for l in 0..nl {
-                        for c in 0..nv {
-                            let val = if get(m, l) == c { q } else { !q };
-                            e.clause(&[!loc[l], !check[c], val]);
-                        }
-                    }
-                    // Memory after: m itself or one location overwritten.
-                    let mut cands = vec![m];
-                    for l in 0..nl {
-                        for x in (0..nv).filter(|&x| x != get(m, l)) {
-                            cands.push(set(m, l, x));
-                        }
-                    }
-                    let nm = e.lits(cands.len());
-                    for l in 0..nl {
-                        for (x, &ex) in exch.iter().enumerate() {
-                            let target = if x == nv { m } else { set(m, l, x) };
-                            for (c, &lit) in cands.iter().zip(&nm) {
-                                let val = if *c == target { lit } else { !lit };
-                                e.clause(&[!loc[l], !ex, val]);
-                            }
-                        }
-                    }
-                    // Pc after: the jump if the comparison holds, else i + 1.
-                    let np = e.lits(len + 1);
-                    for (p, &lit) in np.iter().enumerate() {
-                        if p == i + 1 {
-                            e.clause(&[!lit, !q, jump[p]]);
-                            e.clause(&[q, lit]);
-                            e.clause(&[!jump[p], lit]);
-                        } else {
-                            e.and(lit, q, jump[p]);
-                        }
-                    }
-                    let mut ts = Vec::new();
-                    for (&mm, &nml) in cands.iter().zip(&nm) {
-                        for (p, &npl) in np.iter().enumerate() {
-                            let tl = e.lit();
-                            e.and(tl, nml, npl);
-                            ts.push((mm, p, tl));
-                        }
-                    }
+                for m in 0..states.nmem {
+                    let (q, ts) = self.local_step(states, t, i, m);
                     eq_i.push(q);
                     local_i.push(ts);
                 }
@@ -380,131 +443,217 @@ impl Encoding<'_> {
                 local[t].push(local_i);
             }
         }
+        (eq, local)
+    }
 
-        // Global states: s = m + nmem * (mixed-radix pcs).
-        let radix: Vec<usize> = lens.iter().map(|l| l + 1).collect();
-        let nstates = nmem * radix.iter().product::<usize>();
-        let mut stride = vec![nmem; lens.len()];
-        for t in 1..lens.len() {
-            stride[t] = stride[t - 1] * radix[t - 1];
+    /// Instruction `(t, i)` executed in memory `m`: the literal of its
+    /// comparison holding, and its local transitions, each defined exactly
+    /// (both directions) from the program variables.
+    fn local_step(&mut self, states: &States, t: usize, i: usize, m: usize) -> (Lit, LocalSteps) {
+        let (nl, nv, len) = (states.nl, self.values, self.lens[t]);
+        let q = self.lit();
+        let v = &self.prog[t][i];
+        let (loc, check, exch, jump) = (
+            v.loc.clone(),
+            v.check.clone(),
+            v.exch.clone(),
+            v.jump.clone(),
+        );
+        for l in 0..nl {
+            for c in 0..nv {
+                let val = if states.get(m, l) == c { q } else { !q };
+                self.clause(&[!loc[l], !check[c], val]);
+            }
         }
-        let pc_of = |s: usize, t: usize| (s / stride[t]) % radix[t];
-        let final_state = |s: usize| (0..lens.len()).all(|t| pc_of(s, t) == lens[t]);
-        let mut out_edges: Vec<Vec<(usize, Lit)>> = vec![Vec::new(); nstates];
-        let mut in_edges: Vec<Vec<(usize, Lit)>> = vec![Vec::new(); nstates];
-        for s in 0..nstates {
-            let m = s % nmem;
-            for t in 0..lens.len() {
-                let pc = pc_of(s, t);
-                if pc == lens[t] {
-                    continue;
-                }
-                for &(mm, p, tl) in &local[t][pc][m] {
-                    let s2 = s - m + mm - pc * stride[t] + p * stride[t];
-                    out_edges[s].push((s2, tl));
-                    in_edges[s2].push((s, tl));
+        // Memory after: m itself or one location overwritten.
+        let mut cands = vec![m];
+        for l in 0..nl {
+            for x in (0..nv).filter(|&x| x != states.get(m, l)) {
+                cands.push(states.set(m, l, x));
+            }
+        }
+        let nm = self.lits(cands.len());
+        for l in 0..nl {
+            for (x, &ex) in exch.iter().enumerate() {
+                let target = if x == nv { m } else { states.set(m, l, x) };
+                for (c, &lit) in cands.iter().zip(&nm) {
+                    let val = if *c == target { lit } else { !lit };
+                    self.clause(&[!loc[l], !ex, val]);
                 }
             }
         }
-        let reach = e.lits(nstates);
-        e.clause(&[reach[0]]);
+        // Pc after: the jump if the comparison holds, else i + 1.
+        let np = self.lits(len + 1);
+        for (p, &lit) in np.iter().enumerate() {
+            if p == i + 1 {
+                self.clause(&[!lit, !q, jump[p]]);
+                self.clause(&[q, lit]);
+                self.clause(&[!jump[p], lit]);
+            } else {
+                self.and(lit, q, jump[p]);
+            }
+        }
+        let mut ts = Vec::new();
+        for (&mm, &nml) in cands.iter().zip(&nm) {
+            for (p, &npl) in np.iter().enumerate() {
+                let tl = self.lit();
+                self.and(tl, nml, npl);
+                ts.push((mm, p, tl));
+            }
+        }
+        (q, ts)
+    }
+
+    /// Exact reachability: `reach` holds the start, is closed under edges,
+    /// and every reached state but the start is justified by an edge from
+    /// a state of lower rank (module documentation).
+    fn reachable(&mut self, out_edges: &[Edges], in_edges: &[Edges], domain: usize) -> Vec<Lit> {
+        let nstates = out_edges.len();
+        let reach = self.lits(nstates);
+        self.clause(&[reach[0]]);
         for s in 0..nstates {
             for &(s2, tl) in &out_edges[s] {
-                e.clause(&[!reach[s], !tl, reach[s2]]);
+                self.clause(&[!reach[s], !tl, reach[s2]]);
             }
         }
-        let domain = cfg.max_states.unwrap_or(nstates).min(nstates);
         // Justified reachability.
-        let rank = e.ranks(nstates, domain);
+        let rank = self.ranks(nstates, domain);
         for s in 1..nstates {
             let mut c = vec![!reach[s]];
             for &(s1, tl) in in_edges[s].iter().filter(|(s1, _)| *s1 != s) {
-                let j = e.lit();
-                e.clause(&[!j, reach[s1]]);
-                e.clause(&[!j, tl]);
-                e.less(j, &rank[s1], &rank[s]);
+                let j = self.lit();
+                self.clause(&[!j, reach[s1]]);
+                self.clause(&[!j, tl]);
+                self.less(j, &rank[s1], &rank[s]);
                 c.push(j);
             }
-            e.clause(&c);
+            self.clause(&c);
         }
-        // Possible termination.
-        let corank = e.ranks(nstates, domain);
-        for s in (0..nstates).filter(|&s| !final_state(s)) {
+        reach
+    }
+
+    /// Possible termination: every reachable non-final state has an edge
+    /// to a state of lower co-rank (distance to a final state).
+    fn termination_possible(
+        &mut self,
+        states: &States,
+        out_edges: &[Edges],
+        reach: &[Lit],
+        domain: usize,
+    ) {
+        let corank = self.ranks(states.count, domain);
+        for s in (0..states.count).filter(|&s| !states.is_final(s)) {
             let mut c = vec![!reach[s]];
             for &(s2, tl) in out_edges[s].iter().filter(|(s2, _)| *s2 != s) {
-                let g = e.lit();
-                e.clause(&[!g, tl]);
-                e.less(g, &corank[s2], &corank[s]);
+                let g = self.lit();
+                self.clause(&[!g, tl]);
+                self.less(g, &corank[s2], &corank[s]);
                 c.push(g);
             }
-            e.clause(&c);
+            self.clause(&c);
         }
-        // A cycle of reachable states.
-        let cyc = e.lits(nstates);
-        e.clause(&cyc);
+    }
+
+    /// A cycle of reachable states: a non-empty set of reachable states
+    /// each with an edge into the set.
+    fn cycle(&mut self, out_edges: &[Edges], reach: &[Lit]) {
+        let nstates = out_edges.len();
+        let cyc = self.lits(nstates);
+        self.clause(&cyc);
         for s in 0..nstates {
-            e.clause(&[!cyc[s], reach[s]]);
+            self.clause(&[!cyc[s], reach[s]]);
             let mut c = vec![!cyc[s]];
             for &(s2, tl) in &out_edges[s] {
-                let h = e.lit();
-                e.clause(&[!h, tl]);
-                e.clause(&[!h, cyc[s2]]);
+                let h = self.lit();
+                self.clause(&[!h, tl]);
+                self.clause(&[!h, cyc[s2]]);
                 c.push(h);
             }
-            e.clause(&c);
+            self.clause(&c);
         }
-        // All branches possible; optionally every exchange changes memory.
+    }
+
+    /// All branches possible (every comparison both holds and fails in
+    /// some reachable state); optionally every exchange changes memory.
+    fn branches(
+        &mut self,
+        states: &States,
+        eq: &[Vec<Vec<Lit>>],
+        reach: &[Lit],
+        store_must_change: bool,
+    ) {
+        let lens = self.lens.clone();
         for (t, &len) in lens.iter().enumerate() {
             for i in 0..len {
-                let at: Vec<usize> = (0..nstates).filter(|&s| pc_of(s, t) == i).collect();
-                let store_like = e.prog[t][i].jump[i + 1];
+                let at: Vec<usize> = (0..states.count)
+                    .filter(|&s| states.pc_of(s, t) == i)
+                    .collect();
+                let store_like = self.prog[t][i].jump[i + 1];
                 for holds in [true, false] {
                     let mut c = vec![store_like];
                     for &s in &at {
-                        let w = e.lit();
-                        let q = eq[t][i][s % nmem];
-                        e.clause(&[!w, reach[s]]);
-                        e.clause(&[!w, if holds { q } else { !q }]);
+                        let w = self.lit();
+                        let q = eq[t][i][s % states.nmem];
+                        self.clause(&[!w, reach[s]]);
+                        self.clause(&[!w, if holds { q } else { !q }]);
                         c.push(w);
                     }
-                    e.clause(&c);
+                    self.clause(&c);
                 }
-                if cfg.store_must_change {
-                    let v = &e.prog[t][i];
-                    let (loc, exch) = (v.loc.clone(), v.exch.clone());
-                    let mut c = vec![exch[nv]];
-                    for &s in &at {
-                        let m = s % nmem;
-                        let w = e.lit();
-                        e.clause(&[!w, reach[s]]);
-                        // w -> the exchange at (t, i) overwrites a different value in m.
-                        e.clause(&[!w, !exch[nv]]);
-                        for l in 0..nl {
-                            e.clause(&[!w, !loc[l], !exch[get(m, l)]]);
-                        }
-                        c.push(w);
-                    }
-                    e.clause(&c);
+                if store_must_change {
+                    self.exchange_changes(states, t, i, &at, reach);
                 }
             }
         }
-        // Alloy's bounds.
+    }
+
+    /// `--store-must-change`: the exchange of `(t, i)`, if any, overwrites
+    /// a different value in some reachable state `at` its pc.
+    fn exchange_changes(
+        &mut self,
+        states: &States,
+        t: usize,
+        i: usize,
+        at: &[usize],
+        reach: &[Lit],
+    ) {
+        let nv = self.values;
+        let v = &self.prog[t][i];
+        let (loc, exch) = (v.loc.clone(), v.exch.clone());
+        let mut c = vec![exch[nv]];
+        for &s in at {
+            let m = s % states.nmem;
+            let w = self.lit();
+            self.clause(&[!w, reach[s]]);
+            // w -> the exchange at (t, i) overwrites a different value in m.
+            self.clause(&[!w, !exch[nv]]);
+            for l in 0..states.nl {
+                self.clause(&[!w, !loc[l], !exch[states.get(m, l)]]);
+            }
+            c.push(w);
+        }
+        self.clause(&c);
+    }
+
+    /// Alloy's bounds on reachable states and transitions, for the
+    /// configurations the artifact ran with them.
+    fn alloy_bounds(&mut self, states: &States, reach: &[Lit], cfg: &Config) {
         if let Some(k) = cfg.max_states {
-            e.at_most(&reach.clone(), k);
+            self.at_most(reach, k);
         }
         if let Some(k) = cfg.max_actions {
             let mut xs = Vec::new();
             for (s, &r) in reach.iter().enumerate() {
-                let unfinished = (0..lens.len()).filter(|&t| pc_of(s, t) < lens[t]).count();
+                let unfinished = (0..self.lens.len())
+                    .filter(|&t| states.pc_of(s, t) < self.lens[t])
+                    .count();
                 xs.resize(xs.len() + unfinished, r);
             }
-            e.at_most(&xs, k);
+            self.at_most(&xs, k);
         }
-        e
     }
 
     /// Inter-thread influence (SPEC §4.3).
-    #[allow(clippy::needless_range_loop)]
     fn influence(&mut self, pos: &[(usize, usize)], nl: usize) {
         let nv = self.values;
         // bl[(t, i)][l] -> instruction (t, i) is branching and at location l.

@@ -50,7 +50,6 @@ use backends::target::{runner_script, test_sources, Shape};
 use oracle::axb::check::{Lasso, Witness};
 use oracle::axb::product::{Event, Product};
 use petgraph::graph::EdgeIndex;
-use progress_litmus::axb::load::write_atomically;
 use progress_litmus::axb::machine::Machine;
 use progress_litmus::axb::space::program_space;
 use progress_litmus::axb::suite::Entry;
@@ -507,32 +506,6 @@ fn html_escape(s: &str) -> String {
     progress_litmus::error::html_escape(s)
 }
 
-/// The arguments of `synth explorer`.
-#[derive(clap::Args, Debug)]
-pub struct ExplorerArgs {
-    /// Suites (RON), test files, kernel programs (`.litmus`, `Kernel` RON)
-    /// or directories of them, shown on one page (AXB tests first, then
-    /// kernel programs, each in input order).
-    #[arg(required = true, value_name = "SUITE")]
-    pub inputs: Vec<PathBuf>,
-    /// The HTML file to write (`-`: standard output).
-    #[arg(long, short = 'o')]
-    pub out: PathBuf,
-    /// Leave out the emitted code (a smaller page).
-    #[arg(long)]
-    pub no_code: bool,
-    /// The code shape of the emitted code shown.
-    #[arg(long, value_enum, default_value = "switch")]
-    pub shape: ShapeArg,
-}
-
-/// `--shape` of `synth explorer`, as `backends emit --shape`.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum ShapeArg {
-    Switch,
-    IfChain,
-}
-
 /// What `synth explorer` shows: a page name, a note, AXB tests and
 /// kernel programs.
 pub struct Loaded {
@@ -616,50 +589,6 @@ pub fn load_at_most(paths: &[PathBuf], max_tests: usize) -> Result<Loaded, Strin
         entries,
         programs,
     })
-}
-
-/// `synth explorer`: the page to `--out`, one status line on stderr.
-/// Errors: `(2, ...)` for bad input (a missing or invalid input), `(1, ...)`
-/// when the page cannot be written.
-pub fn cli(args: ExplorerArgs) -> Result<(), (u8, String)> {
-    let start = std::time::Instant::now();
-    let Loaded {
-        name,
-        note,
-        entries,
-        programs,
-    } = load(&args.inputs).map_err(|e| (2, e))?;
-    let opts = PageOptions {
-        code: !args.no_code,
-        shape: match args.shape {
-            ShapeArg::Switch => Shape::Switch,
-            ShapeArg::IfChain => Shape::IfChain,
-        },
-    };
-    let html = render_all(&name, &note, &entries, &programs, opts);
-    if let Some(w) = size_warning(html.len(), args.no_code) {
-        eprintln!("{w}");
-    }
-    if args.out.as_os_str() == "-" {
-        crate::enumerate::output::write_stdout(html.as_bytes())
-            .map_err(|e| (1, format!("cannot write to standard output: {e}")))?;
-    } else {
-        write_atomically(&args.out, html.as_bytes())
-            .map_err(|e| (1, format!("cannot write {}: {e}", args.out.display())))?;
-    }
-    // Status on stderr: stdout is for data (`-o -` writes the page there).
-    let status = format!(
-        "{}: {} tests, {} kernel programs, {} bytes in {:.2} s -> {}",
-        name,
-        entries.len(),
-        programs.len(),
-        html.len(),
-        start.elapsed().as_secs_f64(),
-        args.out.display()
-    );
-    // The suite's name is the file's text: escaped, as every status line.
-    eprintln!("{}", progress_litmus::error::printable(&status));
-    Ok(())
 }
 
 /// Pages above this many bytes get a warning: browsers struggle well

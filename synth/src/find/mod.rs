@@ -7,19 +7,18 @@
 //! candidate is blocked together with every program its refutation also
 //! refutes ([`family`]), so whole families are pruned at once. Queries no
 //! test can answer are refused up front ([`query`]). Runs are journalled
-//! per piece and resumable ([`journal`]); the command line is [`cli`].
+//! per piece and resumable ([`journal`]); the command line is
+//! [`crate::cli::find`].
 //!
 //! Cross-checked against complete enumeration in `tests/find.rs`: every
 //! answer is in the enumerated set with the required verdicts, `--limit
 //! all` returns exactly that subset, and no blocked family holds an answer.
 
-pub mod cli;
 pub mod family;
 pub mod journal;
 pub mod query;
 pub mod search;
 
-pub use cli::FindArgs;
 pub use family::Family;
 pub use query::Query;
 
@@ -62,6 +61,9 @@ pub struct Found {
     pub families: Vec<Family>,
 }
 
+/// Searches piece `p` for up to `want` answers (all: `None`), or takes
+/// its answers from the journal when a finished run of it found enough;
+/// records a complete search in the journal, so that a resumed run skips it.
 fn run_piece(
     p: &Piece,
     query: &Query,
@@ -132,56 +134,9 @@ pub fn find(
                 .par_iter()
                 .map(|p| run_piece(p, query, None, deadline, &|| false, opts, journal))
                 .collect::<Result<_, _>>()?,
-            // The first answers in piece order: pieces searched a core's
-            // worth at a time (each for up to the answers still wanted),
-            // answers taken in piece order, so they (and the output bytes)
-            // do not depend on timing.
+            // The first answers in piece order, independent of timing.
             Some(limit) => {
-                let mut v = Vec::new();
-                let mut got = answers.len();
-                let width = rayon::current_num_threads().max(1);
-                'chunks: for chunk in ps.chunks(width) {
-                    let want = limit - got;
-                    // A piece that finds every answer still wanted makes
-                    // the pieces after it irrelevant: they stop.
-                    let filled = AtomicUsize::new(usize::MAX);
-                    let outs: Vec<Outcome> = chunk
-                        .par_iter()
-                        .enumerate()
-                        .map(|(k, p)| {
-                            let stop = || filled.load(Ordering::Relaxed) < k;
-                            let o =
-                                run_piece(p, query, Some(want), deadline, &stop, opts, journal)?;
-                            if o.complete && o.answers.len() >= want {
-                                filled.fetch_min(k, Ordering::Relaxed);
-                            }
-                            Ok(o)
-                        })
-                        .collect::<Result<_, String>>()?;
-                    // Stopped by the deadline: the output is incomplete
-                    // anyway, so it keeps whatever any piece found.
-                    let timed_out = outs.iter().any(|o| !o.complete)
-                        && deadline.is_some_and(|d| Instant::now() >= d);
-                    for mut o in outs {
-                        if got >= limit {
-                            break;
-                        }
-                        o.answers.truncate(limit - got);
-                        got += o.answers.len();
-                        let stop = !o.complete;
-                        v.push(o);
-                        if stop && !timed_out {
-                            break 'chunks;
-                        }
-                    }
-                    if timed_out {
-                        break;
-                    }
-                    if got >= limit {
-                        break;
-                    }
-                }
-                v
+                first_answers(&ps, query, limit, answers.len(), deadline, opts, journal)?
             }
         };
         for o in outcomes {
@@ -200,4 +155,62 @@ pub fn find(
     }
     found.tests = crate::enumerate::canon::canonical_set(answers);
     Ok(found)
+}
+
+/// The first answers of `ps` in piece order, at most `limit` less the `got`
+/// already found: pieces are searched a core's worth at a time (each for
+/// up to the answers still wanted) and answers taken in piece order, so
+/// they (and the output bytes) do not depend on timing.
+fn first_answers(
+    ps: &[Piece],
+    query: &Query,
+    limit: usize,
+    mut got: usize,
+    deadline: Option<Instant>,
+    opts: &Options,
+    journal: Option<&Journal>,
+) -> Result<Vec<Outcome>, String> {
+    let mut v = Vec::new();
+    let width = rayon::current_num_threads().max(1);
+    'chunks: for chunk in ps.chunks(width) {
+        let want = limit - got;
+        // A piece that finds every answer still wanted makes
+        // the pieces after it irrelevant: they stop.
+        let filled = AtomicUsize::new(usize::MAX);
+        let outs: Vec<Outcome> = chunk
+            .par_iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let stop = || filled.load(Ordering::Relaxed) < k;
+                let o = run_piece(p, query, Some(want), deadline, &stop, opts, journal)?;
+                if o.complete && o.answers.len() >= want {
+                    filled.fetch_min(k, Ordering::Relaxed);
+                }
+                Ok(o)
+            })
+            .collect::<Result<_, String>>()?;
+        // Stopped by the deadline: the output is incomplete
+        // anyway, so it keeps whatever any piece found.
+        let timed_out =
+            outs.iter().any(|o| !o.complete) && deadline.is_some_and(|d| Instant::now() >= d);
+        for mut o in outs {
+            if got >= limit {
+                break;
+            }
+            o.answers.truncate(limit - got);
+            got += o.answers.len();
+            let stop = !o.complete;
+            v.push(o);
+            if stop && !timed_out {
+                break 'chunks;
+            }
+        }
+        if timed_out {
+            break;
+        }
+        if got >= limit {
+            break;
+        }
+    }
+    Ok(v)
 }

@@ -1,9 +1,11 @@
-//! `synth find`: the command line of targeted synthesis.
+//! `synth find`: the command line of targeted synthesis (the search
+//! itself: [`crate::find`]).
 
-use super::journal::{Journal, Run};
-use super::search::{pieces, schedule};
-use super::{find, Options, Query};
+use super::Fail;
 use crate::enumerate::config::Config;
+use crate::find::journal::{Journal, Run};
+use crate::find::search::{pieces, schedule};
+use crate::find::{find, Options, Query};
 use clap::{Args, ValueEnum};
 use progress_litmus::axb::suite::{Entry, Suite};
 use std::path::PathBuf;
@@ -54,6 +56,7 @@ pub struct FindArgs {
     verbose: bool,
 }
 
+/// `--format` of `synth find`.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum FindFormat {
     /// A RON suite with verdicts.
@@ -79,15 +82,12 @@ fn timeout(s: f64) -> Result<Duration, String> {
     }
 }
 
-/// A failure: exit status and message.
-pub struct Fail(pub u8, pub String);
-
 fn usage(msg: impl Into<String>) -> Fail {
     Fail(2, msg.into())
 }
 
 /// The suite of `tests`, labelled, named `<name>_<k>`.
-pub fn to_suite(name: &str, note: String, tests: Vec<progress_litmus::axb::test::Test>) -> Suite {
+fn to_suite(name: &str, note: String, tests: Vec<progress_litmus::axb::test::Test>) -> Suite {
     let labels = oracle::verdicts_all(&tests.iter().collect::<Vec<_>>());
     let tests = tests
         .into_iter()
@@ -106,6 +106,7 @@ pub fn to_suite(name: &str, note: String, tests: Vec<progress_litmus::axb::test:
     }
 }
 
+/// The suite as the JSON list of `--format json`, one object per test.
 fn to_json(suite: &Suite) -> String {
     let list: Vec<serde_json::Value> = suite
         .tests
@@ -131,6 +132,7 @@ fn to_json(suite: &Suite) -> String {
     serde_json::to_string_pretty(&list).expect("json") + "\n"
 }
 
+/// Writes `suite` to `--out` in `--format`.
 fn write(suite: &Suite, args: &FindArgs) -> Result<(), String> {
     let out = &args.out;
     let stdout = out.as_os_str() == "-";
@@ -155,8 +157,9 @@ fn write(suite: &Suite, args: &FindArgs) -> Result<(), String> {
     }
 }
 
-/// Runs `synth find`.
-pub fn cli(args: FindArgs) -> Result<(), Fail> {
+/// The checked configuration, query and limit of `args`: every usage
+/// error (exit status 2) is found before the search starts.
+fn query_of(args: &FindArgs) -> Result<(Config, Query, Option<usize>), Fail> {
     let cfg = Config {
         threads: args.threads,
         instrs: args.instrs,
@@ -182,7 +185,12 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
     };
     progress_litmus::axb::test::check_name(&args.name)
         .map_err(|e| usage(format!("--name {}: {e}", args.name)))?;
-    let timeout = args.timeout.map(timeout).transpose().map_err(usage)?;
+    Ok((cfg, query, limit))
+}
+
+/// Whether the run has no journal: its output is standard output, a
+/// device or a FIFO, nothing to resume beside. Refuses what needs one.
+fn without_journal(args: &FindArgs) -> Result<bool, Fail> {
     let stdout = args.out.as_os_str() == "-";
     if stdout && matches!(args.format, FindFormat::Txt) {
         return Err(usage("--format txt writes a directory: give -o DIR"));
@@ -194,6 +202,18 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
             "--resume needs a journal beside an output file: give -o FILE",
         ));
     }
+    Ok(no_journal)
+}
+
+/// Opens (or, with `--resume`, checks and reopens) the journal of a run of
+/// `query`: its header names everything that decides the answers, so a
+/// journal of another run is refused.
+fn open_journal(
+    args: &FindArgs,
+    cfg: &Config,
+    query: &Query,
+    limit: Option<usize>,
+) -> Result<Journal, Fail> {
     let header = serde_json::json!({
         "journal": "synth find",
         "query": query.describe(),
@@ -201,40 +221,30 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
         "limit": limit, "minimal": args.minimal,
     })
     .to_string();
-    let journal = if no_journal {
-        None
-    } else {
-        let path = crate::enumerate::checkpoint::journal_path(&args.out);
-        let run = Run {
-            header,
-            pieces: schedule(&cfg, args.minimal)
-                .into_iter()
-                .flat_map(|(c, exact)| pieces(&c, exact))
-                .collect(),
-            query: &query,
-            limit,
-        };
-        let j = Journal::open(&path, &run, args.resume).map_err(usage)?;
-        if j.pieces_done() > 0 {
-            eprintln!(
-                "synth find: resuming: {} pieces already done ({})",
-                j.pieces_done(),
-                path.display()
-            );
-        }
-        Some(j)
-    };
-    let opts = Options {
+    let path = crate::enumerate::checkpoint::journal_path(&args.out);
+    let run = Run {
+        header,
+        pieces: schedule(cfg, args.minimal)
+            .into_iter()
+            .flat_map(|(c, exact)| pieces(&c, exact))
+            .collect(),
+        query,
         limit,
-        minimal: args.minimal,
-        timeout,
-        keep_families: false,
-        verbose: args.verbose,
     };
-    let start = Instant::now();
-    let found = find(&cfg, &query, &opts, journal.as_ref()).map_err(|e| Fail(1, e))?;
-    let secs = start.elapsed().as_secs_f64();
-    let note = format!(
+    let j = Journal::open(&path, &run, args.resume).map_err(usage)?;
+    if j.pieces_done() > 0 {
+        eprintln!(
+            "synth find: resuming: {} pieces already done ({})",
+            j.pieces_done(),
+            path.display()
+        );
+    }
+    Ok(j)
+}
+
+/// The suite's note: what was searched for, where, and how many.
+fn note_of(args: &FindArgs, cfg: &Config, query: &Query, limit: Option<usize>) -> String {
+    format!(
         "synth find: tests that {} in {}{} (at most {} locations, values 0..{}), limit {}",
         query.describe(),
         if args.minimal { "at most " } else { "" },
@@ -246,7 +256,31 @@ pub fn cli(args: FindArgs) -> Result<(), Fail> {
         ", smallest first found"
     } else {
         ""
+    }
+}
+
+/// Runs `synth find`: checks everything, searches (journalled), writes
+/// what was found, then one status line; a search stopped by `--timeout`
+/// is written too but fails (exit status 1) so that scripts notice.
+pub fn run(args: FindArgs) -> Result<(), Fail> {
+    let (cfg, query, limit) = query_of(&args)?;
+    let timeout = args.timeout.map(timeout).transpose().map_err(usage)?;
+    let journal = if without_journal(&args)? {
+        None
+    } else {
+        Some(open_journal(&args, &cfg, &query, limit)?)
     };
+    let opts = Options {
+        limit,
+        minimal: args.minimal,
+        timeout,
+        keep_families: false,
+        verbose: args.verbose,
+    };
+    let start = Instant::now();
+    let found = find(&cfg, &query, &opts, journal.as_ref()).map_err(|e| Fail(1, e))?;
+    let secs = start.elapsed().as_secs_f64();
+    let note = note_of(&args, &cfg, &query, limit);
     let count = found.tests.len();
     let suite = to_suite(&args.name, note, found.tests);
     write(&suite, &args).map_err(|e| Fail(1, e))?;

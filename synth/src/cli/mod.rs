@@ -1,0 +1,132 @@
+//! The command line of `synth`: one thin file per subcommand over the
+//! library, so that the library holds no command-line handling and each
+//! command reads on one page.
+//!
+//! `synth --threads N --instrs M --out PATH` (or `synth gen ...`) enumerates
+//! every test of a configuration; `synth merge` joins shard outputs; `synth
+//! plan` prints the shard/merge split for GNU parallel or Slurm. Errors are
+//! one line on stderr, `error: ...` as in `oracle` and `backends`, with exit
+//! status 2 for bad input or usage (options, input files, the output path,
+//! a journal that is locked or does not check) and 1 for anything else.
+//! Status and progress go to stderr; stdout is for data (`-o -`).
+//!
+//! This file holds what the commands share: the clap types, [`Fail`] (a
+//! message and its exit status) and the writing of outputs.
+
+pub mod explorer;
+pub mod find;
+pub mod gen;
+pub mod merge;
+pub mod plan;
+pub mod suites;
+
+use crate::enumerate::output::{self, Format};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::Path;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "synth",
+    version,
+    about = "Enumerate every progress litmus test of a configuration (SPEC §4)",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    gen: gen::GenArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Enumerate every test of a configuration (also the default command).
+    Gen(gen::GenArgs),
+    /// Merge the RON suites of shards 1/N..N/N into the unsharded run's output.
+    Merge(merge::MergeArgs),
+    /// Regenerate the committed suites directory from scratch (labels, lists, README).
+    Suites(suites::SuitesArgs),
+    /// Write a suite as one self-contained HTML test explorer.
+    Explorer(explorer::ExplorerArgs),
+    /// Print the shard/merge split of a run as a GNU parallel job list, a
+    /// merge command and a Slurm array script.
+    Plan(plan::PlanArgs),
+    /// Find tests with a required verdict vector (targeted SAT search).
+    Find(find::FindArgs),
+}
+
+/// The `--format` of `synth gen` and `synth merge`.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    /// One RON suite file.
+    Ron,
+    /// A directory of artifact-format `.txt` files.
+    Txt,
+    /// One packed suite (`.axb.gz`): gzip'd, one short line per test.
+    Packed,
+}
+
+/// The output format: `--format` if given, else inferred from `out`.
+pub fn format_of(arg: Option<FormatArg>, out: &Path) -> Format {
+    match arg {
+        Some(FormatArg::Ron) => Format::Ron,
+        Some(FormatArg::Txt) => Format::Txt,
+        Some(FormatArg::Packed) => Format::Packed,
+        None => Format::infer(out),
+    }
+}
+
+/// A failure and its exit status.
+pub struct Fail(pub u8, pub String);
+
+/// A failure of bad input or usage (exit status 2).
+pub fn bad_input(msg: impl Into<String>) -> Fail {
+    Fail(2, msg.into())
+}
+
+/// The error of an output that could not be written (exit status 1),
+/// naming standard output as such rather than `-`.
+pub fn cannot_write(out: &Path, e: std::io::Error) -> Fail {
+    if output::is_stdout(out) {
+        Fail(1, format!("cannot write to standard output: {e}"))
+    } else {
+        Fail(1, format!("cannot write {}: {e}", out.display()))
+    }
+}
+
+/// Writes `bytes` to `out`: standard output for `-` (a closed pipe is not
+/// an error), else a file replaced atomically, so that an interrupted
+/// command never leaves half a file.
+pub fn write_text(out: &Path, bytes: &[u8]) -> Result<(), Fail> {
+    if output::is_stdout(out) {
+        output::write_stdout(bytes)
+    } else {
+        progress_litmus::axb::load::write_atomically(out, bytes)
+    }
+    .map_err(|e| cannot_write(out, e))
+}
+
+/// Runs the command line: parses it, runs the command, and prints a
+/// failure as one escaped line on stderr with its exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Gen(a)) => gen::run(a),
+        Some(Command::Merge(a)) => merge::run(a),
+        Some(Command::Suites(a)) => suites::run(a),
+        Some(Command::Explorer(a)) => explorer::run(a),
+        Some(Command::Plan(a)) => plan::run(a),
+        Some(Command::Find(a)) => find::run(a),
+        None => gen::run(cli.gen),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail(code, msg)) => {
+            // Escaped: a message may quote a path or an input.
+            eprintln!("error: {}", progress_litmus::error::printable(&msg));
+            ExitCode::from(code)
+        }
+    }
+}
