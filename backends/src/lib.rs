@@ -9,7 +9,7 @@
 //!   shaders with a generic Vulkan host, WGSL shaders with a page that runs
 //!   them in any WebGPU browser (and, with the `wgpu` feature, the runner
 //!   `backends-wgpu`); one shared lowering
-//!   ([`target::codegen`]); the `backends emit` command ([`target::emit`]).
+//!   ([`target::codegen`]); what `backends emit` writes ([`target::emit`]).
 //! - [`campaign`]: a suite run on a device (journaled, resumable) or
 //!   imported from a program run elsewhere (or from the WebGPU page's
 //!   result file): `backends run`, `backends import`.
@@ -22,11 +22,16 @@
 //! the compilers (used by `emit --check` and `run`), and [`excerpt`],
 //! input quoted in messages (used by all three).
 //!
-//! Dependencies run one way: `campaign` uses `target` and `report`;
-//! `target` and `report` use only the shared ground, never each other nor
-//! `campaign` (checked by `tests/layout.rs`).
+//! Above the three parts, [`cli`]: the command line of `backends`, one
+//! thin file per subcommand (`emit`, `run`, `import`, `report`).
+//!
+//! Dependencies run one way: `cli` uses every part and no part uses it;
+//! `campaign` uses `target` and `report`; `target` and `report` use only
+//! the shared ground, never each other nor `campaign` (checked by
+//! `tests/layout.rs`).
 
 pub mod campaign;
+pub mod cli;
 pub mod excerpt;
 pub mod mapping;
 pub mod report;

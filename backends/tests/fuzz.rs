@@ -17,7 +17,7 @@ use backends::campaign::execute::parse_result_line;
 use backends::campaign::import::{import, ImportArgs};
 use backends::campaign::journal::{self, Entry, RunRecord, Session};
 use backends::campaign::options::RunTarget;
-use backends::report::cli::Format;
+use backends::report::format::Format;
 use backends::report::results::{self, Cell};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};

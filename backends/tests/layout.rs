@@ -13,8 +13,20 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Which parts each part may use (besides itself). `mapping`,
-/// `toolchain` and `excerpt` are the shared ground below the three parts.
-const ALLOWED: [(&str, &[&str]); 6] = [
+/// `toolchain` and `excerpt` are the shared ground below the three parts;
+/// `cli`, the command line, is above them all, and no part may use it.
+const ALLOWED: [(&str, &[&str]); 7] = [
+    (
+        "cli",
+        &[
+            "campaign",
+            "target",
+            "report",
+            "mapping",
+            "toolchain",
+            "excerpt",
+        ],
+    ),
     (
         "campaign",
         &["target", "report", "mapping", "toolchain", "excerpt"],
@@ -275,6 +287,7 @@ fn parts_depend_one_way_and_files_form_no_circle() {
         "target::emit",
         "campaign::run",
         "report::analysis",
+        "cli::emit",
     ] {
         assert!(files.contains_key(m), "{m} not found: is the layout moved?");
     }
@@ -376,6 +389,24 @@ fn the_check_catches_each_broken_promise() {
     assert!(violations(&hidden)
         .iter()
         .any(|e| e.contains("use super::glsl")));
+
+    // The command line uses every part; no part uses it.
+    let mut top = ok.clone();
+    top.insert(
+        "cli::emit".into(),
+        "use crate::target::emit;\nuse crate::{campaign::run, report::results};".into(),
+    );
+    assert_eq!(violations(&top), Vec::<String>::new());
+    top.insert(
+        "target::cuda".into(),
+        "fn f() { crate::cli::emit::run(); }".into(),
+    );
+    let e = violations(&top);
+    assert!(
+        e.iter()
+            .any(|e| e.contains("target must not depend on cli")),
+        "{e:?}"
+    );
 
     let mut stranger = ok;
     stranger.insert("extra".into(), String::new());

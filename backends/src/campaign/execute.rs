@@ -20,8 +20,9 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// The arguments of one program invocation (without the executable).
@@ -427,27 +428,16 @@ fn run_group(
     writer: &mut journal::Writer,
     progress: &mut Progress,
 ) -> Result<(), Failure> {
-    let (tests, mappings, offset, count) = (g.tests, g.mappings, g.offset, g.count);
+    let (tests, mappings, count) = (g.tests, g.mappings, g.count);
     let mut argv = program_command(args, tests, mappings, count);
     if matches!(args.target, RunTarget::Vulkan | RunTarget::Wgpu) {
         argv.insert(0, format!("--shaders={}", shader_dir(exe).display()));
     }
-    let mut child = Command::new(exe)
-        .args(&argv)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| env(format!("cannot run {}: {e}", exe.display())))?;
-    let stdout = child.stdout.take().expect("piped");
-    let (tx, rx) = mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
+    let Running {
+        mut child,
+        lines: rx,
+        reader,
+    } = spawn(exe, &argv)?;
     let expected: BTreeMap<(&str, &str), Mapping> = tests
         .iter()
         .flat_map(|t| mappings.iter().map(move |m| ((*t, m.name()), *m)))
@@ -459,7 +449,7 @@ fn run_group(
     // (A Vulkan host allows 30 s plus 1 ms per workgroup after the stop flag.)
     let patience = Duration::from_millis(2 * args.deadline_ms + 180_000);
     let shown = format!("{} {}", exe.display(), argv.join(" "));
-    let fail = |child: &mut std::process::Child, msg: String| {
+    let fail = |child: &mut Child, msg: String| {
         let _ = child.kill();
         let _ = child.wait();
         env(format!("{msg}\n  command: {shown}"))
@@ -480,44 +470,100 @@ fn run_group(
                 ))
             }
         };
-        let mut r = match parse_result_line(&line, args.target.name(), journal::now_unix_ms()) {
+        let r = match accept(&line, args, g, &expected, &mut seen) {
             Ok(r) => r,
             Err(e) => return Err(fail(&mut child, e)),
         };
-        let Some(&m) = expected
-            .get(&(r.test.as_str(), r.mapping.as_str()))
-            .filter(|_| r.iteration < count)
-        else {
-            return Err(fail(
-                &mut child,
-                format!(
-                    "unexpected result (test {}, mapping {}, iteration {}) for a request of {count} iterations",
-                    excerpt(&r.test),
-                    excerpt(&r.mapping),
-                    r.iteration
-                ),
-            ));
-        };
-        let threads = g.threads.get(r.test.as_str()).copied().unwrap_or(0);
-        if let Err(e) = check_run(&r, m, threads, args) {
-            return Err(fail(&mut child, e));
-        }
-        r.iteration += offset;
-        if !seen.insert((r.test.clone(), r.mapping.clone(), r.iteration)) {
-            return Err(fail(
-                &mut child,
-                format!(
-                    "the program reported run {} of {} under {} twice",
-                    r.iteration - offset,
-                    excerpt(&r.test),
-                    r.mapping
-                ),
-            ));
-        }
         writer.append(&Entry::Result(r.clone())).map_err(env)?;
         progress.tick(&r);
     }
     let _ = reader.join();
+    finish_group(&mut child, exe, &shown, seen.len(), want)
+}
+
+/// A started program invocation: its stdout arrives line by line on
+/// `lines`, read by the `reader` thread.
+struct Running {
+    child: Child,
+    lines: Receiver<std::io::Result<String>>,
+    reader: JoinHandle<()>,
+}
+
+/// The program started with its stdout read line by line on a thread, so
+/// that the caller can wait for each line with a timeout (a stuck program
+/// must not hang the campaign).
+fn spawn(exe: &Path, argv: &[String]) -> Result<Running, Failure> {
+    let mut child = Command::new(exe)
+        .args(argv)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| env(format!("cannot run {}: {e}", exe.display())))?;
+    let stdout = child.stdout.take().expect("piped");
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    Ok(Running {
+        child,
+        lines: rx,
+        reader,
+    })
+}
+
+/// One result line, checked before it is journaled: well formed, of a
+/// test and mapping this invocation asked for and an iteration inside its
+/// count, consistent with the test ([`check_run`]) and not seen before;
+/// its iteration moved by the group's offset. The error is the message.
+fn accept(
+    line: &str,
+    args: &RunArgs,
+    g: &Group,
+    expected: &BTreeMap<(&str, &str), Mapping>,
+    seen: &mut BTreeSet<(String, String, u32)>,
+) -> Result<RunRecord, String> {
+    let (offset, count) = (g.offset, g.count);
+    let mut r = parse_result_line(line, args.target.name(), journal::now_unix_ms())?;
+    let Some(&m) = expected
+        .get(&(r.test.as_str(), r.mapping.as_str()))
+        .filter(|_| r.iteration < count)
+    else {
+        return Err(format!(
+            "unexpected result (test {}, mapping {}, iteration {}) for a request of {count} iterations",
+            excerpt(&r.test),
+            excerpt(&r.mapping),
+            r.iteration
+        ));
+    };
+    let threads = g.threads.get(r.test.as_str()).copied().unwrap_or(0);
+    check_run(&r, m, threads, args)?;
+    r.iteration += offset;
+    if !seen.insert((r.test.clone(), r.mapping.clone(), r.iteration)) {
+        return Err(format!(
+            "the program reported run {} of {} under {} twice",
+            r.iteration - offset,
+            excerpt(&r.test),
+            r.mapping
+        ));
+    }
+    Ok(r)
+}
+
+/// The invocation's end: the program must exit successfully having
+/// reported every run it was asked for (a crash after some results is
+/// still a failure, the results so far kept in the journal).
+fn finish_group(
+    child: &mut Child,
+    exe: &Path,
+    shown: &str,
+    seen: usize,
+    want: usize,
+) -> Result<(), Failure> {
     let status = child
         .wait()
         .map_err(|e| env(format!("waiting for {}: {e}", exe.display())))?;
@@ -526,10 +572,9 @@ fn run_group(
             "the program failed ({status})\n  command: {shown}"
         )));
     }
-    if seen.len() != want {
+    if seen != want {
         return Err(env(format!(
-            "the program reported {} of {want} runs and exited\n  command: {shown}",
-            seen.len()
+            "the program reported {seen} of {want} runs and exited\n  command: {shown}"
         )));
     }
     Ok(())

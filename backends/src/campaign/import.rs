@@ -43,7 +43,7 @@ use crate::campaign::suite::{check_tests, load_suite, show_paths, suite_json};
 use crate::campaign::{env, finish, input, Failure};
 use crate::excerpt::{excerpt, message, printable};
 use crate::mapping::Mapping;
-use crate::report::cli::Format;
+use crate::report::format::Format;
 use crate::target::webgpu::{self, ResultLine};
 use clap::Args;
 use serde_json::{json, Value};

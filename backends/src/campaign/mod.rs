@@ -31,7 +31,7 @@ pub mod run;
 pub mod suite;
 
 use crate::excerpt::printable;
-use crate::report::cli::Format;
+use crate::report::format::Format;
 use crate::toolchain::ToolError;
 use std::process::ExitCode;
 
@@ -111,7 +111,7 @@ pub(crate) fn finish<T>(
             Format::Json => {
                 let mut out = serde_json::to_string_pretty(&json(&s)).expect("serializable");
                 out.push('\n');
-                match crate::report::cli::print(&out) {
+                match crate::report::format::print(&out) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(e) => {
                         eprintln!("error: {}", printable(&e.to_string()));

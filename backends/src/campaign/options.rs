@@ -5,7 +5,7 @@
 
 use crate::campaign::suite::suite_json;
 use crate::mapping::{Mapping, MappingList};
-use crate::report::cli::Format;
+use crate::report::format::Format;
 use clap::{Args, ValueEnum};
 use progress_litmus::axb::load::NamedTest;
 use serde_json::{json, Value};

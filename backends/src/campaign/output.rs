@@ -69,6 +69,38 @@ pub(crate) fn write_results(
     contents: &journal::Contents,
     device: Value,
 ) -> Result<Vec<PathBuf>, Failure> {
+    let (files, ran) = result_rows(tests, contents);
+    let mut written = Vec::new();
+    for (dir, mut rows) in files {
+        rows.sort_by(|a, b| crate::report::analysis::natural_cmp(&a.0, &b.0));
+        let path = out
+            .join(dir)
+            .join(target.framework())
+            .join(format!("{name}.csv"));
+        write_atomically(&path, results::write(&rows).as_bytes())
+            .map_err(|e| env(format!("{}: cannot write: {e}", path.display())))?;
+        written.push(path);
+    }
+    let doc = device_doc(target, name, contents, device, ran);
+    let mut text = serde_json::to_string_pretty(&doc).expect("serializable");
+    text.push('\n');
+    let device_path = paths(out, name).device;
+    write_atomically(&device_path, text.as_bytes())
+        .map_err(|e| env(format!("{}: cannot write: {e}", device_path.display())))?;
+    written.push(device_path);
+    Ok(written)
+}
+
+/// The rows of the result CSVs, per configuration directory: a test's id
+/// and one cell per mapping.
+type Rows = BTreeMap<String, Vec<(String, [Cell; 3])>>;
+
+/// The rows of the CSVs, and the tests with a row, for the suite fingerprint
+/// `backends report` checks its `--tests` against.
+fn result_rows<'t>(
+    tests: &'t [NamedTest],
+    contents: &journal::Contents,
+) -> (Rows, Vec<(&'t str, &'t progress_litmus::Test)>) {
     // (failed, runs) per test and mapping.
     let mut counts: BTreeMap<(&str, &str), (u32, u32)> = BTreeMap::new();
     for r in contents.results() {
@@ -76,9 +108,7 @@ pub(crate) fn write_results(
         c.0 += !r.terminated as u32;
         c.1 += 1;
     }
-    let mut files: BTreeMap<String, Vec<(String, [Cell; 3])>> = BTreeMap::new();
-    // The tests with a row, for the suite fingerprint `backends report`
-    // checks its `--tests` against.
+    let mut files = Rows::new();
     let mut ran = Vec::new();
     for t in tests {
         let (dir, id) = result_slot(&t.name, &t.entry.test);
@@ -95,18 +125,13 @@ pub(crate) fn write_results(
             ran.push((t.name.as_str(), &t.entry.test));
         }
     }
-    let mut written = Vec::new();
-    for (dir, mut rows) in files {
-        rows.sort_by(|a, b| crate::report::analysis::natural_cmp(&a.0, &b.0));
-        let path = out
-            .join(dir)
-            .join(target.framework())
-            .join(format!("{name}.csv"));
-        write_atomically(&path, results::write(&rows).as_bytes())
-            .map_err(|e| env(format!("{}: cannot write: {e}", path.display())))?;
-        written.push(path);
-    }
-    // Times: per session, from its start to its last result.
+    (files, ran)
+}
+
+/// The sessions of a journal as (started, last result, runs): a resumed
+/// campaign's wall time is the sum of its sessions', not the time from
+/// the first start to the last result.
+fn sessions(contents: &journal::Contents) -> Vec<(u64, u64, usize)> {
     let mut sessions = Vec::new();
     let mut current: Option<(u64, u64, usize)> = None;
     for e in &contents.entries {
@@ -127,10 +152,24 @@ pub(crate) fn write_results(
         }
     }
     sessions.extend(current);
+    sessions
+}
+
+/// The device file: the device, the fingerprint of the tests run, the
+/// campaign's options, and the counts and times of its runs.
+fn device_doc(
+    target: RunTarget,
+    name: &str,
+    contents: &journal::Contents,
+    device: Value,
+    ran: Vec<(&str, &progress_litmus::Test)>,
+) -> Value {
+    // Times: per session, from its start to its last result.
+    let sessions = sessions(contents);
     let runs = contents.results().count();
     let hung = contents.results().filter(|r| !r.terminated).count();
     let run_ms: f64 = contents.results().map(|r| r.elapsed_ms).sum();
-    let doc = json!({
+    json!({
         "device": name,
         "target": target.name(),
         "description": device,
@@ -144,14 +183,7 @@ pub(crate) fn write_results(
             "wall_ms": sessions.iter().map(|(s, e, _)| e - s).sum::<u64>(),
             "runs_ms": (run_ms * 1000.0).round() / 1000.0,
         },
-    });
-    let mut text = serde_json::to_string_pretty(&doc).expect("serializable");
-    text.push('\n');
-    let device_path = paths(out, name).device;
-    write_atomically(&device_path, text.as_bytes())
-        .map_err(|e| env(format!("{}: cannot write: {e}", device_path.display())))?;
-    written.push(device_path);
-    Ok(written)
+    })
 }
 
 #[cfg(test)]

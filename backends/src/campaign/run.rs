@@ -14,14 +14,13 @@ use crate::campaign::journal::{self, Entry, Session};
 use crate::campaign::options::{campaign, default_name, RunArgs, RunTarget};
 use crate::campaign::output::{check_name, paths, write_results};
 use crate::campaign::suite::{check_tests, load_suite, select};
-use crate::campaign::{env, finish, input, Failure};
+use crate::campaign::{env, input, Failure};
 use crate::excerpt::excerpt;
 use crate::mapping::Mapping;
 use progress_litmus::axb::load::NamedTest;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// What a finished campaign did.
 pub struct Summary {
@@ -231,33 +230,4 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
         non_terminating: contents.results().filter(|r| !r.terminated).count(),
         files,
     })
-}
-
-/// `backends run`.
-pub fn main(args: &RunArgs) -> ExitCode {
-    finish(
-        run(args),
-        args.format,
-        |s| {
-            format!(
-                "{}: {} runs ({} now), {} did not terminate; wrote {} files under {}",
-                s.name,
-                s.runs,
-                s.ran_now,
-                s.non_terminating,
-                s.files.len(),
-                args.out.display()
-            )
-        },
-        |s| {
-            serde_json::json!({
-                "name": s.name,
-                "runs": s.runs,
-                "ran_now": s.ran_now,
-                "non_terminating": s.non_terminating,
-                "out": args.out.display().to_string(),
-                "files": s.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
-            })
-        },
-    )
 }

@@ -6,7 +6,7 @@
 //! - [`observations`]: result files gathered into per-device observations.
 //! - [`analysis`]: observations against each model's conformance tests.
 //! - [`chart`]: the non-terminating tests per device and mapping as SVG.
-//! - [`cli`]: the `backends report` command.
+//! - [`format`](mod@format): `--format` and stdout, shared by every command's output.
 //!
 //! Dependencies run one way: a report needs only the results and the
 //! shared [`crate::mapping`]; nothing here knows of targets
@@ -15,6 +15,6 @@
 
 pub mod analysis;
 pub mod chart;
-pub mod cli;
+pub mod format;
 pub mod observations;
 pub mod results;

@@ -202,45 +202,7 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
         _ => {}
     }
     host::check_names(tests)?;
-    let mut out = Vec::new();
-    let mut owners: BTreeMap<PathBuf, &str> = BTreeMap::new();
-    for t in tests {
-        for &mapping in &opts.mappings {
-            let layout = Layout::new(mapping, t.entry.test.num_threads(), opts.instances);
-            let path = PathBuf::from(format!(
-                "{}.{}.{}",
-                file_stem(&t.name),
-                mapping,
-                opts.target.extension()
-            ));
-            if let Some(first) = owners.insert(case_folded(&path), &t.name) {
-                return Err(EmitError::FileClash {
-                    path,
-                    first: first.to_string(),
-                    second: t.name.clone(),
-                });
-            }
-            let layout_err = |msg| EmitError::Layout {
-                test: t.name.clone(),
-                mapping,
-                msg,
-            };
-            let contents = match opts.target {
-                Target::Glsl => glsl::shader(t, &layout, opts.shape, "glsl").map_err(layout_err)?,
-                Target::Vulkan => {
-                    glsl::shader(t, &layout, opts.shape, "vulkan").map_err(layout_err)?
-                }
-                Target::Amber => amber::script(t, &layout, opts.shape).map_err(layout_err)?,
-                Target::Metal => metal::kernel(t, &layout, opts.shape),
-                Target::Wgsl => wgsl::shader(t, &layout, opts.shape, "wgsl").map_err(layout_err)?,
-                Target::Webgpu => {
-                    wgsl::shader(t, &layout, opts.shape, "webgpu").map_err(layout_err)?
-                }
-                Target::Cpp | Target::Cuda => unreachable!("programs are handled above"),
-            };
-            out.push(File { path, contents });
-        }
-    }
+    let (mut out, owners) = shader_files(tests, opts)?;
     if opts.target == Target::Webgpu {
         // The shaders, in test order and each test's mappings in order, go
         // into the page.
@@ -264,27 +226,91 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
         });
     }
     if opts.target == Target::Vulkan {
-        if owners.contains_key(&case_folded(Path::new(&format!(
-            "{}.plain.comp",
-            vulkan::CANARY
-        )))) {
-            return Err(EmitError::FileClash {
-                path: PathBuf::from(format!("{}.comp", vulkan::CANARY)),
-                first: vulkan::CANARY.to_string(),
-                second: "the built-in canary".to_string(),
-            });
-        }
-        out.push(vulkan::canary(opts.shape));
-        out.push(File {
-            path: PathBuf::from(vulkan::HOST_FILE),
-            contents: vulkan::host(),
-        });
-        out.push(File {
-            path: PathBuf::from("build.sh"),
-            contents: vulkan::BUILD_SCRIPT.to_string(),
-        });
+        vulkan_files(&owners, opts, &mut out)?;
     }
     Ok(out)
+}
+
+/// One shader (or script) per test and mapping, for the targets that
+/// write one each, with the test that owns each file name (case folded):
+/// two tests whose names differ only in case, or in characters a file
+/// name cannot hold, would overwrite each other, and are refused.
+fn shader_files<'a>(
+    tests: &'a [NamedTest],
+    opts: &EmitOptions,
+) -> Result<(Vec<File>, BTreeMap<PathBuf, &'a str>), EmitError> {
+    let mut out = Vec::new();
+    let mut owners: BTreeMap<PathBuf, &str> = BTreeMap::new();
+    for t in tests {
+        for &mapping in &opts.mappings {
+            let path = PathBuf::from(format!(
+                "{}.{}.{}",
+                file_stem(&t.name),
+                mapping,
+                opts.target.extension()
+            ));
+            if let Some(first) = owners.insert(case_folded(&path), &t.name) {
+                return Err(EmitError::FileClash {
+                    path,
+                    first: first.to_string(),
+                    second: t.name.clone(),
+                });
+            }
+            let contents = shader(t, mapping, opts)?;
+            out.push(File { path, contents });
+        }
+    }
+    Ok((out, owners))
+}
+
+/// The shader (or Amber script) of one test under one mapping; a layout
+/// the target cannot launch is the test's error.
+fn shader(t: &NamedTest, mapping: Mapping, opts: &EmitOptions) -> Result<String, EmitError> {
+    let layout = Layout::new(mapping, t.entry.test.num_threads(), opts.instances);
+    let layout_err = |msg| EmitError::Layout {
+        test: t.name.clone(),
+        mapping,
+        msg,
+    };
+    Ok(match opts.target {
+        Target::Glsl => glsl::shader(t, &layout, opts.shape, "glsl").map_err(layout_err)?,
+        Target::Vulkan => glsl::shader(t, &layout, opts.shape, "vulkan").map_err(layout_err)?,
+        Target::Amber => amber::script(t, &layout, opts.shape).map_err(layout_err)?,
+        Target::Metal => metal::kernel(t, &layout, opts.shape),
+        Target::Wgsl => wgsl::shader(t, &layout, opts.shape, "wgsl").map_err(layout_err)?,
+        Target::Webgpu => wgsl::shader(t, &layout, opts.shape, "webgpu").map_err(layout_err)?,
+        Target::Cpp | Target::Cuda => unreachable!("programs are handled above"),
+    })
+}
+
+/// What the Vulkan host needs beside the tests' shaders: the canary
+/// shader (refused if a test's file would take its name), the host's
+/// source and its build script.
+fn vulkan_files(
+    owners: &BTreeMap<PathBuf, &str>,
+    opts: &EmitOptions,
+    out: &mut Vec<File>,
+) -> Result<(), EmitError> {
+    if owners.contains_key(&case_folded(Path::new(&format!(
+        "{}.plain.comp",
+        vulkan::CANARY
+    )))) {
+        return Err(EmitError::FileClash {
+            path: PathBuf::from(format!("{}.comp", vulkan::CANARY)),
+            first: vulkan::CANARY.to_string(),
+            second: "the built-in canary".to_string(),
+        });
+    }
+    out.push(vulkan::canary(opts.shape));
+    out.push(File {
+        path: PathBuf::from(vulkan::HOST_FILE),
+        contents: vulkan::host(),
+    });
+    out.push(File {
+        path: PathBuf::from("build.sh"),
+        contents: vulkan::BUILD_SCRIPT.to_string(),
+    });
+    Ok(())
 }
 
 /// The files of kernel programs (docs/KERNEL.md) for the targets that

@@ -40,7 +40,7 @@ use progress_litmus::axb::test::Target as Jump;
 use progress_litmus::kernel::litmus;
 use progress_litmus::kernel::load::NamedProgram;
 use progress_litmus::kernel::program::{
-    AtomicOp, BinOp, Cmp, CollectiveOp, IdKind, Instr, Operand, Program, RmwOp,
+    Addr, AtomicOp, BinOp, Cmp, CollectiveOp, IdKind, Instr, Operand, Program, RmwOp,
 };
 use std::fmt::Write;
 
@@ -428,11 +428,7 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
         }
         Instr::Branch { a, cmp, b, target } => {
             let cond = sp.cmp(&sp.operand(a), cmp, &sp.operand(b));
-            if wgsl {
-                let _ = writeln!(out, "pc = select({next}, {}, {cond});", jump(target));
-            } else {
-                let _ = writeln!(out, "pc = ({cond}) ? {} : {next};", jump(target));
-            }
+            let _ = writeln!(out, "{}", branch_pc(sp, &cond, &jump(target), &next));
         }
         Instr::Goto { target } => {
             let _ = writeln!(out, "pc = {};", jump(target));
@@ -449,35 +445,7 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
             );
         }
         Instr::Collective { op, dst, src } => {
-            let v = sp.operand(src);
-            // Over the program's subgroup, never the device's (whose
-            // size is another): CUDA names its lanes in a mask (`sg_mask`,
-            // every lane takes part, as in the oracle's rendezvous, §2.5);
-            // GLSL takes clusters of `subgroup_size` invocations.
-            let s = sp.u(p.subgroup_size.max(1));
-            let e = match (sp.lang, op) {
-                (Lang::Cuda, CollectiveOp::All) => {
-                    format!("__all_sync(sg_mask, {v} != 0u) ? 1u : 0u")
-                }
-                (Lang::Cuda, CollectiveOp::Any) => {
-                    format!("__any_sync(sg_mask, {v} != 0u) ? 1u : 0u")
-                }
-                (Lang::Cuda, CollectiveOp::BroadcastFirst) => {
-                    format!("__shfl_sync(sg_mask, {v}, (int)sg_first)")
-                }
-                (Lang::Glsl, CollectiveOp::All) => {
-                    format!("subgroupClusteredAnd(({v} != 0u) ? 1u : 0u, {s})")
-                }
-                (Lang::Glsl, CollectiveOp::Any) => {
-                    format!("subgroupClusteredOr(({v} != 0u) ? 1u : 0u, {s})")
-                }
-                (Lang::Glsl, CollectiveOp::BroadcastFirst) => {
-                    // The value of the lowest lane taking part.
-                    let _ = writeln!(out, "uint first = subgroupClusteredMin(lane_id, {s});");
-                    format!("subgroupClusteredOr((lane_id == first) ? {v} : 0u, {s})")
-                }
-                (Lang::Wgsl, _) => unreachable!("WGSL refuses collectives"),
-            };
+            let e = collective(p, op, src, sp, &mut out);
             let _ = writeln!(out, "r{dst} = {e};\npc = {next};");
         }
         Instr::Atomic {
@@ -486,73 +454,9 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
             dst,
             branch,
         } => {
-            let loc = &p.locations[addr.loc as usize];
-            let (off, shared) = if loc.shared {
-                (lay.shared_off[addr.loc as usize], true)
-            } else {
-                (lay.global_off[addr.loc as usize], false)
-            };
-            // `emit` refuses a program some schedule of which takes an
-            // index outside its location (the oracle's fault), so the
-            // `min` never changes an index: it only keeps a device's
-            // access in bounds whatever happens.
-            let idx = match addr.index {
-                Operand::Imm(i) => sp.u(off + i as usize),
-                o => format!(
-                    "{} + min({}, {})",
-                    sp.u(off),
-                    sp.operand(o),
-                    sp.u(loc.len().saturating_sub(1))
-                ),
-            };
-            let cell = sp.cell(shared, &idx);
+            let cell = atomic_cell(p, addr, lay, sp);
             let exact = lay.exact[addr.loc as usize];
-            let old = match op {
-                AtomicOp::Load => sp.atomic("add", &cell, &["0u"]),
-                AtomicOp::Store(v) | AtomicOp::Exchange(v) => {
-                    sp.atomic("exch", &cell, &[&sp.operand(v)])
-                }
-                AtomicOp::CompareExchange(e, n) => {
-                    let (e, n) = (sp.operand(e), sp.operand(n));
-                    if wgsl {
-                        format!("{}.old_value", sp.atomic("cas", &cell, &[&e, &n]))
-                    } else {
-                        sp.atomic("cas", &cell, &[&e, &n])
-                    }
-                }
-                AtomicOp::Fetch(rmw @ (RmwOp::Add | RmwOp::Sub), v) if exact => {
-                    // A compare-exchange loop keeps the exact value: the
-                    // location also takes compare-exchange, min or max.
-                    let v = sp.operand(v);
-                    let sym = if rmw == RmwOp::Add { "+" } else { "-" };
-                    let load = sp.atomic("add", &cell, &["0u"]);
-                    let _ = match sp.lang {
-                        Lang::Wgsl => writeln!(
-                            out,
-                            "var old = {load};\nloop {{\n    let r = {};\n    if (r.exchanged) {{ break; }}\n    old = r.old_value;\n}}",
-                            sp.atomic("cas", &cell, &["old", &format!("(old {sym} {v}) & {m}")])
-                        ),
-                        _ => writeln!(
-                            out,
-                            "uint old = {load};\nfor (;;) {{\n    uint seen = {};\n    if (seen == old) break;\n    old = seen;\n}}",
-                            sp.atomic("cas", &cell, &["old", &format!("(old {sym} {v}) & {m}")])
-                        ),
-                    };
-                    "old".to_string()
-                }
-                AtomicOp::Fetch(rmw, v) => {
-                    let f = match rmw {
-                        RmwOp::Add => "add",
-                        RmwOp::Sub => "sub",
-                        RmwOp::And => "and",
-                        RmwOp::Or => "or",
-                        RmwOp::Xor => "xor",
-                        RmwOp::Min => "min",
-                        RmwOp::Max => "max",
-                    };
-                    sp.atomic(f, &cell, &[&sp.operand(v)])
-                }
-            };
+            let old = atomic_old(op, &cell, exact, sp, &mut out);
             let decl = if wgsl { "let" } else { "uint" };
             if old == "old" {
                 let _ = writeln!(out, "{decl} v = old & {m};");
@@ -566,11 +470,7 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
             match branch {
                 Some(b) => {
                     let cond = sp.cmp("v", b.cmp, &sp.operand(b.rhs));
-                    if wgsl {
-                        let _ = writeln!(out, "pc = select({next}, {}, {cond});", jump(b.target));
-                    } else {
-                        let _ = writeln!(out, "pc = ({cond}) ? {} : {next};", jump(b.target));
-                    }
+                    let _ = writeln!(out, "{}", branch_pc(sp, &cond, &jump(b.target), &next));
                 }
                 None => {
                     if v_unused {
@@ -585,6 +485,126 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
         out = out.replace("(void)v;\n", "");
     }
     out
+}
+
+/// The statement of a conditional jump: `pc` is `target` if `cond`, else
+/// `next` (WGSL has no `?:`, only `select`).
+fn branch_pc(sp: &Spell, cond: &str, target: &str, next: &str) -> String {
+    if sp.lang == Lang::Wgsl {
+        format!("pc = select({next}, {target}, {cond});")
+    } else {
+        format!("pc = ({cond}) ? {target} : {next};")
+    }
+}
+
+/// The value of a collective over the program's subgroup; GLSL's
+/// broadcast first writes a statement to `out` before it.
+fn collective(p: &Program, op: CollectiveOp, src: Operand, sp: &Spell, out: &mut String) -> String {
+    let v = sp.operand(src);
+    // Over the program's subgroup, never the device's (whose
+    // size is another): CUDA names its lanes in a mask (`sg_mask`,
+    // every lane takes part, as in the oracle's rendezvous, §2.5);
+    // GLSL takes clusters of `subgroup_size` invocations.
+    let s = sp.u(p.subgroup_size.max(1));
+    match (sp.lang, op) {
+        (Lang::Cuda, CollectiveOp::All) => {
+            format!("__all_sync(sg_mask, {v} != 0u) ? 1u : 0u")
+        }
+        (Lang::Cuda, CollectiveOp::Any) => {
+            format!("__any_sync(sg_mask, {v} != 0u) ? 1u : 0u")
+        }
+        (Lang::Cuda, CollectiveOp::BroadcastFirst) => {
+            format!("__shfl_sync(sg_mask, {v}, (int)sg_first)")
+        }
+        (Lang::Glsl, CollectiveOp::All) => {
+            format!("subgroupClusteredAnd(({v} != 0u) ? 1u : 0u, {s})")
+        }
+        (Lang::Glsl, CollectiveOp::Any) => {
+            format!("subgroupClusteredOr(({v} != 0u) ? 1u : 0u, {s})")
+        }
+        (Lang::Glsl, CollectiveOp::BroadcastFirst) => {
+            // The value of the lowest lane taking part.
+            let _ = writeln!(out, "uint first = subgroupClusteredMin(lane_id, {s});");
+            format!("subgroupClusteredOr((lane_id == first) ? {v} : 0u, {s})")
+        }
+        (Lang::Wgsl, _) => unreachable!("WGSL refuses collectives"),
+    }
+}
+
+/// The cell an atomic touches: its location's offset in the shared or
+/// global array plus the index.
+fn atomic_cell(p: &Program, addr: Addr, lay: &Layout, sp: &Spell) -> String {
+    let loc = &p.locations[addr.loc as usize];
+    let (off, shared) = if loc.shared {
+        (lay.shared_off[addr.loc as usize], true)
+    } else {
+        (lay.global_off[addr.loc as usize], false)
+    };
+    // `emit` refuses a program some schedule of which takes an
+    // index outside its location (the oracle's fault), so the
+    // `min` never changes an index: it only keeps a device's
+    // access in bounds whatever happens.
+    let idx = match addr.index {
+        Operand::Imm(i) => sp.u(off + i as usize),
+        o => format!(
+            "{} + min({}, {})",
+            sp.u(off),
+            sp.operand(o),
+            sp.u(loc.len().saturating_sub(1))
+        ),
+    };
+    sp.cell(shared, &idx)
+}
+
+/// The value an atomic reads (before the mask), as an expression; an exact
+/// add or sub writes its compare-exchange loop to `out` and is `old`.
+fn atomic_old(op: AtomicOp, cell: &str, exact: bool, sp: &Spell, out: &mut String) -> String {
+    let m = sp.u(sp.mask);
+    let wgsl = sp.lang == Lang::Wgsl;
+    match op {
+        AtomicOp::Load => sp.atomic("add", cell, &["0u"]),
+        AtomicOp::Store(v) | AtomicOp::Exchange(v) => sp.atomic("exch", cell, &[&sp.operand(v)]),
+        AtomicOp::CompareExchange(e, n) => {
+            let (e, n) = (sp.operand(e), sp.operand(n));
+            if wgsl {
+                format!("{}.old_value", sp.atomic("cas", cell, &[&e, &n]))
+            } else {
+                sp.atomic("cas", cell, &[&e, &n])
+            }
+        }
+        AtomicOp::Fetch(rmw @ (RmwOp::Add | RmwOp::Sub), v) if exact => {
+            // A compare-exchange loop keeps the exact value: the
+            // location also takes compare-exchange, min or max.
+            let v = sp.operand(v);
+            let sym = if rmw == RmwOp::Add { "+" } else { "-" };
+            let load = sp.atomic("add", cell, &["0u"]);
+            let _ = match sp.lang {
+                Lang::Wgsl => writeln!(
+                    out,
+                    "var old = {load};\nloop {{\n    let r = {};\n    if (r.exchanged) {{ break; }}\n    old = r.old_value;\n}}",
+                    sp.atomic("cas", cell, &["old", &format!("(old {sym} {v}) & {m}")])
+                ),
+                _ => writeln!(
+                    out,
+                    "uint old = {load};\nfor (;;) {{\n    uint seen = {};\n    if (seen == old) break;\n    old = seen;\n}}",
+                    sp.atomic("cas", cell, &["old", &format!("(old {sym} {v}) & {m}")])
+                ),
+            };
+            "old".to_string()
+        }
+        AtomicOp::Fetch(rmw, v) => {
+            let f = match rmw {
+                RmwOp::Add => "add",
+                RmwOp::Sub => "sub",
+                RmwOp::And => "and",
+                RmwOp::Or => "or",
+                RmwOp::Xor => "xor",
+                RmwOp::Min => "min",
+                RmwOp::Max => "max",
+            };
+            sp.atomic(f, cell, &[&sp.operand(v)])
+        }
+    }
 }
 
 fn indent(s: &str, n: usize) -> String {
@@ -849,6 +869,19 @@ pub fn emit(p: &NamedProgram, lang: Lang) -> Result<String, String> {
         mask: prog.values as u32 - 1,
         bits: prog.values.trailing_zeros(),
     };
+    let body = kernel_body(prog, &lay, &sp);
+    Ok(match lang {
+        Lang::Glsl => glsl_file(p, &lay, &body),
+        Lang::Wgsl => wgsl_file(p, &lay, &body),
+        Lang::Cuda => cuda_file(p, &lay, &body),
+    })
+}
+
+/// The kernel's body, the same in every language but for spelling: the
+/// ids, the dispatch state, the registers, the shared locations'
+/// initial values, the dispatch loops, and how the invocation ended.
+fn kernel_body(prog: &Program, lay: &Layout, sp: &Spell) -> String {
+    let lang = sp.lang;
     let s = prog.subgroup_size.max(1);
     let ids = match lang {
         Lang::Wgsl => format!(
@@ -879,80 +912,99 @@ pub fn emit(p: &NamedProgram, lang: Lang) -> Result<String, String> {
             "if (left) { atomicAdd(&ends.stopped, 1u); } else { atomicAdd(&ends.finished, 1u); }\n"
         }
     };
-    let body = format!(
+    format!(
         "{ids}{state}{}{}{}{finish}",
         registers(prog, lang),
-        shared_init(prog, &lay, lang),
-        dispatch(prog, &lay, &sp)
-    );
+        shared_init(prog, lay, lang),
+        dispatch(prog, lay, sp)
+    )
+}
+
+/// The GLSL compute shader around `body`: the extensions collectives
+/// need and the bindings the Vulkan hosts set up.
+fn glsl_file(p: &NamedProgram, lay: &Layout, body: &str) -> String {
+    let prog = &p.program;
     let n = prog.workgroup_size;
     let sh = lay.shared_words.max(1);
-    Ok(match lang {
-        Lang::Glsl => {
-            let (ext, sg_bad) = if has_collectives(prog) {
-                (
-                    "#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_clustered : require\n",
-                    "shared uint sg_bad;\n",
-                )
-            } else {
-                ("", "")
-            };
-            format!(
-                "#version 450\n{ext}{}{}\
-                 layout(local_size_x = {n}, local_size_y = 1, local_size_z = 1) in;\n\n\
-                 // Binding 0: the global locations (see the first line); 1: the stop flag; 2: ends.\n\
-                 layout(std430, set = 0, binding = 0) buffer Memory {{\n    uint mem[];\n}};\n\
-                 layout(std430, set = 0, binding = 1) coherent volatile buffer Stop {{\n    uint stop_flag;\n}};\n\
-                 layout(std430, set = 0, binding = 2) buffer Ends {{\n    uint finished;\n    uint stopped;\n}} ends;\n\
-                 shared uint sh[{sh}];\n{sg_bad}\n\
-                 void main() {{\n{}}}\n",
-                run_line(p, &lay, "//"),
-                header(p, lang, "//"),
-                indent(&body, 1)
-            )
-        }
-        Lang::Wgsl => format!(
-            "{}{}\
-             // Binding 0: the global locations (see the first line); 1: ends; 2: the budget.\n\
-             @group(0) @binding(0) var<storage, read_write> mem: array<atomic<u32>>;\n\
-             struct Ends {{\n    finished: atomic<u32>,\n    stopped: atomic<u32>,\n    exhausted: atomic<u32>,\n}}\n\
-             @group(0) @binding(1) var<storage, read_write> ends: Ends;\n\
-             struct Params {{\n    budget: u32,\n}}\n\
-             @group(0) @binding(2) var<uniform> params: Params;\n\
-             var<workgroup> sh: array<atomic<u32>, {sh}>;\n\n\
-             // Spends one unit of the budget; true when this invocation must leave:\n\
-             // its budget is spent, or another invocation's was.\n\
-             fn axb_leave(budget: ptr<function, u32>) -> bool {{\n    \
-             if (*budget == 0u) {{\n        atomicAdd(&ends.exhausted, 1u);\n        return true;\n    }}\n    \
-             *budget = *budget - 1u;\n    return atomicLoad(&ends.exhausted) != 0u;\n}}\n\n\
-             @compute @workgroup_size({n})\n\
-             fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n{}}}\n",
-            run_line(p, &lay, "//"),
-            header(p, lang, "//"),
-            indent(&body, 1)
-        ),
-        Lang::Cuda => {
-            let body = body.replace("uint ", "unsigned int ").replace("const uint ", "const unsigned int ");
-            format!(
-                "{}{}\
-                 #include <cuda_runtime.h>\n#include <chrono>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <thread>\n#include <vector>\n\n\
-                 typedef unsigned int uint;\n\n\
-                 // Blocks of {n} threads; mem: the global locations; stop: mapped host memory\n\
-                 // the host sets at its deadline; ends[0]: finished, ends[1]: stopped.\n\
-                 __global__ void axb_kernel(unsigned int* mem, volatile unsigned int* stop, unsigned int* ends) {{\n    \
-                 __shared__ unsigned int sh[{sh}];\n{}}}\n\n\
-                 static const unsigned int WORKGROUPS = {};\nstatic const unsigned int WORKGROUP_SIZE = {n};\n\
-                 static const unsigned int WORDS = {};\nstatic const unsigned int INIT[] = {{{}}};\nstatic const char* NAME = \"{}\";\n\n{CUDA_HOST}",
-                run_line(p, &lay, "//"),
-                header(p, lang, "//"),
-                indent(&body, 1),
-                prog.workgroups,
-                lay.global_words,
-                init_words(prog, &lay).join(", "),
-                p.name
-            )
-        }
-    })
+    let (ext, sg_bad) = if has_collectives(prog) {
+        (
+            "#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_clustered : require\n",
+            "shared uint sg_bad;\n",
+        )
+    } else {
+        ("", "")
+    };
+    format!(
+        "#version 450\n{ext}{}{}\
+         layout(local_size_x = {n}, local_size_y = 1, local_size_z = 1) in;\n\n\
+         // Binding 0: the global locations (see the first line); 1: the stop flag; 2: ends.\n\
+         layout(std430, set = 0, binding = 0) buffer Memory {{\n    uint mem[];\n}};\n\
+         layout(std430, set = 0, binding = 1) coherent volatile buffer Stop {{\n    uint stop_flag;\n}};\n\
+         layout(std430, set = 0, binding = 2) buffer Ends {{\n    uint finished;\n    uint stopped;\n}} ends;\n\
+         shared uint sh[{sh}];\n{sg_bad}\n\
+         void main() {{\n{}}}\n",
+        run_line(p, lay, "//"),
+        header(p, Lang::Glsl, "//"),
+        indent(body, 1)
+    )
+}
+
+/// The WGSL shader around `body`: the bindings the page and
+/// `backends-wgpu` set up, and the budget that ends a run (WGSL has no
+/// flag a host can set while it runs).
+fn wgsl_file(p: &NamedProgram, lay: &Layout, body: &str) -> String {
+    let prog = &p.program;
+    let n = prog.workgroup_size;
+    let sh = lay.shared_words.max(1);
+    format!(
+        "{}{}\
+         // Binding 0: the global locations (see the first line); 1: ends; 2: the budget.\n\
+         @group(0) @binding(0) var<storage, read_write> mem: array<atomic<u32>>;\n\
+         struct Ends {{\n    finished: atomic<u32>,\n    stopped: atomic<u32>,\n    exhausted: atomic<u32>,\n}}\n\
+         @group(0) @binding(1) var<storage, read_write> ends: Ends;\n\
+         struct Params {{\n    budget: u32,\n}}\n\
+         @group(0) @binding(2) var<uniform> params: Params;\n\
+         var<workgroup> sh: array<atomic<u32>, {sh}>;\n\n\
+         // Spends one unit of the budget; true when this invocation must leave:\n\
+         // its budget is spent, or another invocation's was.\n\
+         fn axb_leave(budget: ptr<function, u32>) -> bool {{\n    \
+         if (*budget == 0u) {{\n        atomicAdd(&ends.exhausted, 1u);\n        return true;\n    }}\n    \
+         *budget = *budget - 1u;\n    return atomicLoad(&ends.exhausted) != 0u;\n}}\n\n\
+         @compute @workgroup_size({n})\n\
+         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n{}}}\n",
+        run_line(p, lay, "//"),
+        header(p, Lang::Wgsl, "//"),
+        indent(body, 1)
+    )
+}
+
+/// The CUDA program: the kernel around `body`, the program's constants
+/// and the host that runs it ([`CUDA_HOST`]).
+fn cuda_file(p: &NamedProgram, lay: &Layout, body: &str) -> String {
+    let prog = &p.program;
+    let n = prog.workgroup_size;
+    let sh = lay.shared_words.max(1);
+    let body = body
+        .replace("uint ", "unsigned int ")
+        .replace("const uint ", "const unsigned int ");
+    format!(
+        "{}{}\
+         #include <cuda_runtime.h>\n#include <chrono>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <thread>\n#include <vector>\n\n\
+         typedef unsigned int uint;\n\n\
+         // Blocks of {n} threads; mem: the global locations; stop: mapped host memory\n\
+         // the host sets at its deadline; ends[0]: finished, ends[1]: stopped.\n\
+         __global__ void axb_kernel(unsigned int* mem, volatile unsigned int* stop, unsigned int* ends) {{\n    \
+         __shared__ unsigned int sh[{sh}];\n{}}}\n\n\
+         static const unsigned int WORKGROUPS = {};\nstatic const unsigned int WORKGROUP_SIZE = {n};\n\
+         static const unsigned int WORDS = {};\nstatic const unsigned int INIT[] = {{{}}};\nstatic const char* NAME = \"{}\";\n\n{CUDA_HOST}",
+        run_line(p, lay, "//"),
+        header(p, Lang::Cuda, "//"),
+        indent(&body, 1),
+        prog.workgroups,
+        lay.global_words,
+        init_words(prog, lay).join(", "),
+        p.name
+    )
 }
 
 fn init_words(p: &Program, lay: &Layout) -> Vec<String> {

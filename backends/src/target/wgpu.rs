@@ -194,30 +194,7 @@ impl Gpu {
         device.set_device_lost_callback(move |reason, msg| {
             *l.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("{reason:?}: {msg}"));
         });
-        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let storage = wgpu::BufferBindingType::Storage { read_only: false };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: None,
-            entries: &[
-                entry(BINDING_MEMORY, storage),
-                entry(BINDING_ENDS, storage),
-                entry(BINDING_PARAMS, wgpu::BufferBindingType::Uniform),
-            ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: None,
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
+        let (layout, pipeline_layout) = layouts(&device);
         let buffer = |usage| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: None,
@@ -372,28 +349,7 @@ impl Gpu {
                 })
                 .map_err(|e| device_err(format!("{what}: waiting for the dispatch: {e}")))?;
             let elapsed_ms = t0.elapsed().as_secs_f64() * 1000.0;
-            match rx.recv_timeout(Duration::from_secs(1)) {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => {
-                    return Err(device_err(format!("{what}: reading the result back: {e}")))
-                }
-                Err(_) => {
-                    return Err(device_err(format!(
-                        "{what}: the result was never read back"
-                    )))
-                }
-            }
-            let c: Vec<u32> = {
-                let view = self
-                    .readback
-                    .slice(..)
-                    .get_mapped_range()
-                    .map_err(|e| device_err(format!("{what}: reading the result back: {e}")))?;
-                view.chunks_exact(4)
-                    .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                    .collect()
-            };
-            self.readback.unmap();
+            let c = self.read_back(&what, &rx)?;
             Ok(Outcome {
                 exhausted: c[0],
                 stopped: c[1],
@@ -414,6 +370,68 @@ impl Gpu {
         }
         Ok(outcome)
     }
+
+    /// The four counters of a run, once the mapping of the readback buffer
+    /// (requested before the wait) has arrived on `rx`: a mapping that
+    /// fails or never comes is the device's error, not a hang.
+    fn read_back(
+        &self,
+        what: &str,
+        rx: &mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
+    ) -> Result<Vec<u32>, Fail> {
+        match rx.recv_timeout(Duration::from_secs(1)) {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(device_err(format!("{what}: reading the result back: {e}"))),
+            Err(_) => {
+                return Err(device_err(format!(
+                    "{what}: the result was never read back"
+                )))
+            }
+        }
+        let c: Vec<u32> = {
+            let view = self
+                .readback
+                .slice(..)
+                .get_mapped_range()
+                .map_err(|e| device_err(format!("{what}: reading the result back: {e}")))?;
+            view.chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect()
+        };
+        self.readback.unmap();
+        Ok(c)
+    }
+}
+
+/// The bind group layout every shader of `backends emit --target wgsl`
+/// declares (memory, ends, params; see [`crate::target::wgsl`]) and the
+/// pipeline layout of it, made once per device.
+fn layouts(device: &wgpu::Device) -> (wgpu::BindGroupLayout, wgpu::PipelineLayout) {
+    let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let storage = wgpu::BufferBindingType::Storage { read_only: false };
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: None,
+        entries: &[
+            entry(BINDING_MEMORY, storage),
+            entry(BINDING_ENDS, storage),
+            entry(BINDING_PARAMS, wgpu::BufferBindingType::Uniform),
+        ],
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: None,
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    (layout, pipeline_layout)
 }
 
 /// The calibration: a budget for spinning runs of about `target_ms`, found
@@ -486,6 +504,9 @@ fn load_shaders(dir: &Path) -> Result<BTreeMap<(String, Mapping), Shader>, Fail>
     Ok(out)
 }
 
+/// The runner's steps: the shaders and the selection checked before a
+/// device is opened (`--list` needs none), then the canary and the
+/// calibration (`--info` stops there), then the runs.
 fn run(args: &Args) -> Result<(), Fail> {
     let shaders = match &args.shaders {
         Some(dir) => load_shaders(dir)?,
@@ -496,7 +517,56 @@ fn run(args: &Args) -> Result<(), Fail> {
             ))
         }
     };
-    // The selection: tests in name order, mappings in their order.
+    let (names, mappings) = select(args, &shaders)?;
+    if args.list {
+        for n in &names {
+            let threads = mappings
+                .first()
+                .and_then(|m| shaders.get(&(n.clone(), *m)))
+                .map_or(0, |s| s.workgroups / s.instances.max(1));
+            println!("{n}\t{threads}");
+        }
+        return Ok(());
+    }
+
+    let (mut gpu, adapters) = Gpu::open(args.device)?;
+    for s in shaders.values() {
+        if s.workgroups > gpu.max_workgroups {
+            return Err(input_err(format!(
+                "{}: {} workgroups exceed the device's {} per dimension: emit with fewer --instances",
+                s.path.display(),
+                s.workgroups,
+                gpu.max_workgroups
+            )));
+        }
+    }
+    let (canary, calibration) = canary_and_calibration(args, &mut gpu)?;
+    let budget = calibration["budget"].as_u64().expect("set by calibrate") as u32;
+    if args.info {
+        let info = &gpu.info;
+        println!(
+            "{}",
+            json!({
+                "device": info.name, "index": args.device, "backend": format!("{:?}", info.backend).to_lowercase(),
+                "device_type": format!("{:?}", info.device_type), "vendor_id": info.vendor, "device_id": info.device,
+                "driver_name": info.driver, "driver_info": info.driver_info, "max_workgroups_x": gpu.max_workgroups,
+                "adapters": adapters.iter().map(|a| format!("{} ({:?})", a.name, a.backend)).collect::<Vec<_>>(),
+                "calibration": calibration, "canary": canary,
+            })
+        );
+        return Ok(());
+    }
+    run_selected(args, &mut gpu, &shaders, (&names, &mappings), budget)
+}
+
+/// The selection: tests in name order (all, or `--test`), mappings in
+/// their order (`--mapping`, or those some selected test has a shader
+/// for); every pair must have a shader, emitted for `--instances` if
+/// given, so that a campaign never silently runs less than it asked for.
+fn select(
+    args: &Args,
+    shaders: &BTreeMap<(String, Mapping), Shader>,
+) -> Result<(Vec<String>, Vec<Mapping>), Fail> {
     let mut names: Vec<String> = shaders.keys().map(|(t, _)| t.clone()).collect();
     names.dedup();
     if !args.tests.is_empty() {
@@ -537,84 +607,78 @@ fn run(args: &Args) -> Result<(), Fail> {
             }
         }
     }
-    if args.list {
-        for n in &names {
-            let threads = mappings
-                .first()
-                .and_then(|m| shaders.get(&(n.clone(), *m)))
-                .map_or(0, |s| s.workgroups / s.instances.max(1));
-            println!("{n}\t{threads}");
-        }
-        return Ok(());
-    }
+    Ok((names, mappings))
+}
 
-    let (mut gpu, adapters) = Gpu::open(args.device)?;
-    for s in shaders.values() {
-        if s.workgroups > gpu.max_workgroups {
-            return Err(input_err(format!(
-                "{}: {} workgroups exceed the device's {} per dimension: emit with fewer --instances",
-                s.path.display(),
-                s.workgroups,
-                gpu.max_workgroups
-            )));
-        }
-    }
+/// The canary first, at the least budget, so a device that ends loops
+/// after a fixed count is refused before the calibration; then again at
+/// the calibrated budget, if that is more. Returns the canary's last
+/// check and the calibration.
+fn canary_and_calibration(args: &Args, gpu: &mut Gpu) -> Result<(Value, Value), Fail> {
     let (plain, wide) = webgpu::canaries(crate::target::codegen::Shape::Switch);
     let wide = shader_of("axb-canary.round-robin.wgsl", wide);
     let plain = shader_of("axb-canary.plain.wgsl", plain);
-    // The canary first, at the least budget, so a device that ends loops
-    // after a fixed count is refused before the calibration; then again
-    // at the calibrated budget, if that is more.
-    let info = gpu.info.clone();
     let p = gpu.pipeline(&plain)?;
-    let check_canary = |gpu: &mut Gpu, budget: u32| -> Result<Value, Fail> {
-        let k = gpu.run(&plain, &p, budget)?;
-        let ok = k.exhausted == 1 && k.finished == 0 && k.early == 0;
-        if !ok {
-            let how = if k.finished > 0 {
-                "ended it"
-            } else if k.early > 0 {
-                "left its loop with budget to spare"
-            } else {
-                "did not spend the budget"
-            };
-            let msg = format!(
-                "{} ({:?}) {how} on the canary, one thread waiting for a write nobody makes (budget {budget}, {:.1} ms): the device leaves loops by itself (lavapipe does after 65535 iterations), so no run on it can show non-termination. Use another device (--device), or --no-canary to test the runner only",
-                info.name, info.backend, k.elapsed_ms
-            );
-            if !args.no_canary {
-                return Err(device_err(msg));
-            }
-            eprintln!("warning (--no-canary): {}", crate::excerpt::printable(&msg));
-        }
-        Ok(json!({
-            "ok": ok, "budget": budget, "exhausted": k.exhausted, "finished": k.finished,
-            "early": k.early, "elapsed_ms": (k.elapsed_ms * 1000.0).round() / 1000.0,
-        }))
-    };
-    let mut canary = check_canary(&mut gpu, webgpu::CANARY_MIN_BUDGET)?;
-    let calibration = calibrate(&mut gpu, &wide, args.deadline_ms)?;
+    let mut canary = check_canary(args, gpu, (&plain, &p), webgpu::CANARY_MIN_BUDGET)?;
+    let calibration = calibrate(gpu, &wide, args.deadline_ms)?;
     let budget = calibration["budget"].as_u64().expect("set by calibrate") as u32;
     if budget > webgpu::CANARY_MIN_BUDGET {
-        canary = check_canary(&mut gpu, budget)?;
+        canary = check_canary(args, gpu, (&plain, &p), budget)?;
     }
-    if args.info {
-        println!(
-            "{}",
-            json!({
-                "device": info.name, "index": args.device, "backend": format!("{:?}", info.backend).to_lowercase(),
-                "device_type": format!("{:?}", info.device_type), "vendor_id": info.vendor, "device_id": info.device,
-                "driver_name": info.driver, "driver_info": info.driver_info, "max_workgroups_x": gpu.max_workgroups,
-                "adapters": adapters.iter().map(|a| format!("{} ({:?})", a.name, a.backend)).collect::<Vec<_>>(),
-                "calibration": calibration, "canary": canary,
-            })
+    Ok((canary, calibration))
+}
+
+/// One run of the canary, one thread waiting for a write nobody makes:
+/// it must spend its whole budget, or the device leaves loops by itself
+/// and no run on it can show non-termination (an error, or with
+/// `--no-canary` a warning).
+fn check_canary(
+    args: &Args,
+    gpu: &mut Gpu,
+    (plain, p): (&Shader, &wgpu::ComputePipeline),
+    budget: u32,
+) -> Result<Value, Fail> {
+    let k = gpu.run(plain, p, budget)?;
+    let ok = k.exhausted == 1 && k.finished == 0 && k.early == 0;
+    if !ok {
+        let how = if k.finished > 0 {
+            "ended it"
+        } else if k.early > 0 {
+            "left its loop with budget to spare"
+        } else {
+            "did not spend the budget"
+        };
+        let info = &gpu.info;
+        let msg = format!(
+            "{} ({:?}) {how} on the canary, one thread waiting for a write nobody makes (budget {budget}, {:.1} ms): the device leaves loops by itself (lavapipe does after 65535 iterations), so no run on it can show non-termination. Use another device (--device), or --no-canary to test the runner only",
+            info.name, info.backend, k.elapsed_ms
         );
-        return Ok(());
+        if !args.no_canary {
+            return Err(device_err(msg));
+        }
+        eprintln!("warning (--no-canary): {}", crate::excerpt::printable(&msg));
     }
+    Ok(json!({
+        "ok": ok, "budget": budget, "exhausted": k.exhausted, "finished": k.finished,
+        "early": k.early, "elapsed_ms": (k.elapsed_ms * 1000.0).round() / 1000.0,
+    }))
+}
+
+/// The runs: every selected test under every selected mapping,
+/// `--iterations` times, one JSON line each on stdout, flushed as it
+/// comes so that `backends run` can journal it.
+fn run_selected(
+    args: &Args,
+    gpu: &mut Gpu,
+    shaders: &BTreeMap<(String, Mapping), Shader>,
+    (names, mappings): (&[String], &[Mapping]),
+    budget: u32,
+) -> Result<(), Fail> {
     use std::io::Write;
+    let device = gpu.info.name.clone();
     let mut out = std::io::stdout().lock();
-    for n in &names {
-        for m in &mappings {
+    for n in names {
+        for m in mappings {
             let s = &shaders[&(n.clone(), *m)];
             let p = gpu.pipeline(s)?;
             for it in 0..args.iterations {
@@ -624,7 +688,7 @@ fn run(args: &Args) -> Result<(), Fail> {
                     "workgroups": s.workgroups, "iteration": it, "terminated": r.finished == s.workgroups,
                     "elapsed_ms": (r.elapsed_ms * 1000.0).round() / 1000.0, "budget": budget,
                     "exhausted": r.exhausted, "stopped": r.stopped, "finished": r.finished, "early": r.early,
-                    "device": info.name,
+                    "device": device,
                 });
                 writeln!(out, "{line}")
                     .and_then(|_| out.flush())

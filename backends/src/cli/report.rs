@@ -1,16 +1,12 @@
-//! The `backends report` command: results in, conformance report out.
+//! `backends report`: results in, conformance report out.
 
+use crate::cli::error;
 use crate::report::analysis::{self, Report};
+use crate::report::format::{print, Format};
 use crate::report::observations;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
@@ -45,19 +41,6 @@ pub struct ReportArgs {
     pub max_listed: Option<usize>,
 }
 
-/// Writes `text` to stdout. A closed pipe (`| head`) is not an error worth
-/// a message; anything else is, for the caller to report (exit 1).
-pub fn print(text: &str) -> Result<(), String> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("writing to stdout: {e}"))
-        }
-        _ => Ok(()),
-    }
-}
-
 /// Loads, analyses and prints; the error is the message for the user.
 pub fn build(args: &ReportArgs) -> Result<Report, String> {
     let devices = observations::load(&args.results)?;
@@ -73,7 +56,7 @@ fn is_stdout(path: &Option<PathBuf>) -> bool {
 /// `backends report`: exit 0 with the report, 2 with a message for bad
 /// input (unreadable or malformed results, unknown tests, both outputs on
 /// stdout), 1 when an output cannot be written.
-pub fn main(args: &ReportArgs) -> ExitCode {
+pub fn run(args: &ReportArgs) -> ExitCode {
     if args.svg.is_some() && is_stdout(&args.svg) && is_stdout(&args.out) {
         eprintln!("error: --svg - and the report would both go to stdout: give the report a file with -o FILE, or the chart one with --svg FILE");
         return ExitCode::from(2);
@@ -81,7 +64,7 @@ pub fn main(args: &ReportArgs) -> ExitCode {
     let report = match build(args) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {}", crate::excerpt::printable(&e.to_string()));
+            error(&e);
             return ExitCode::from(2);
         }
     };
@@ -102,7 +85,7 @@ pub fn main(args: &ReportArgs) -> ExitCode {
             _ => print(&text),
         };
         if let Err(e) = written {
-            eprintln!("error: {}", crate::excerpt::printable(&e.to_string()));
+            error(&e);
             return ExitCode::from(1);
         }
     }

@@ -1,0 +1,72 @@
+//! The command line of `backends`: one thin file per subcommand, each
+//! parsing its arguments and calling the library ([`crate::target`],
+//! [`crate::campaign`], [`crate::report`]).
+//!
+//! The top of the layout: this part may use every other part, and no
+//! part uses it (`tests/layout.rs`), so the library stays usable without
+//! clap's view of it. Exit status 2 means bad input or usage (arguments,
+//! test files, tests that cannot be emitted, journals, results), 1
+//! everything else (writing files, a missing or failing compiler, device
+//! or program); see [`EXIT_STATUS`].
+
+pub mod emit;
+pub mod import;
+pub mod report;
+pub mod run;
+
+use crate::excerpt::printable;
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// The exit statuses, as every `--help` shows them.
+pub const EXIT_STATUS: &str =
+    "Exit status: 0 success; 2 bad input or usage (arguments, test files, \
+suites, journals, result files); 1 anything else (a missing or failing compiler, device or \
+program, a file that cannot be written). Errors are one `error:` line per problem on stderr, \
+naming the file and line where there is one; progress and status go to stderr, data \
+(`--format json`, `report`, `emit -o -`) to stdout.";
+
+#[derive(Parser)]
+#[command(
+    name = "backends",
+    version,
+    about = "Turn progress litmus tests into GLSL/Amber, Vulkan, Metal, CUDA, C++ and WGSL programs and a WebGPU page, run them on devices, and report which progress models the devices are consistent with",
+    after_help = EXIT_STATUS
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Write the programs of a target for tests or suites.
+    #[command(after_help = EXIT_STATUS)]
+    Emit(emit::EmitArgs),
+    /// Run a suite on this CPU (cpp), an NVIDIA GPU (cuda), a Vulkan device (vulkan) or, with backends-wgpu, a Vulkan, Metal or D3D12 GPU (wgpu): journaled, resumable, artifact-format results.
+    #[command(after_help = EXIT_STATUS)]
+    Run(crate::campaign::options::RunArgs),
+    /// Results of a generated program run on another machine (or of the webgpu page), journaled and written as `run` would.
+    #[command(after_help = EXIT_STATUS)]
+    Import(crate::campaign::import::ImportArgs),
+    /// Which progress models each device's observations are consistent with, and the violations.
+    #[command(after_help = EXIT_STATUS)]
+    Report(report::ReportArgs),
+}
+
+/// `backends`: parses the command line (clap exits 2 on bad usage) and
+/// runs the subcommand.
+pub fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Emit(args) => emit::run(args),
+        Command::Run(args) => run::run(&args),
+        Command::Import(args) => import::run(&args),
+        Command::Report(args) => report::run(&args),
+    }
+}
+
+/// Prints an error line, escaped: a message may quote a file name or an
+/// input ([`printable`]).
+pub(crate) fn error(e: &dyn std::fmt::Display) {
+    eprintln!("error: {}", printable(&e.to_string()));
+}
