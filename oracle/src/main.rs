@@ -19,6 +19,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod stats;
+
 /// The end of `oracle --help`: exit statuses, where output goes, limits.
 const AFTER_HELP: &str = "\
 Exit status:
@@ -87,6 +89,9 @@ enum Command {
         format: Format,
         #[command(flatten)]
         out: Out,
+        /// Also report what each kernel program cost: states and transitions stored, time, states/s, bytes a stored state.
+        #[arg(long)]
+        stats: bool,
     },
     /// Why a test passes or fails under one model, with a witness schedule.
     #[command(after_help = COMMAND_AFTER_HELP)]
@@ -253,6 +258,8 @@ struct Row {
     item: Item,
     verdicts: Verdicts,
     deadlock: bool,
+    /// What a kernel program cost (`--stats`).
+    cost: Option<stats::Cost>,
 }
 
 /// The error line of a kernel program that got no verdict.
@@ -278,16 +285,15 @@ fn batch_options(max_states: usize) -> oracle::kernel::Options {
 /// while others held some). So a program gets the same answer in any
 /// batch on any number of cores, and the tables held at once stay within
 /// one budget (plus one small minimum a core).
-fn kernel_verdicts(
-    items: &[Item],
-    max_states: usize,
-) -> Vec<Option<Result<(Verdicts, bool), KernelError>>> {
+type KernelDecided = Result<(Verdicts, bool, stats::Cost), KernelError>;
+
+fn kernel_verdicts(items: &[Item], max_states: usize) -> Vec<Option<KernelDecided>> {
     let threads = rayon::current_num_threads().max(1);
     let share = batch_options((max_states / threads).max(1));
     let mut kernel: Vec<_> = items
         .par_iter()
         .map(|i| match i {
-            Item::Kernel(p) => Some(oracle::kernel::flat_verdicts(&p.program, share)),
+            Item::Kernel(p) => Some(stats::decide(&p.program, share)),
             Item::Axb(_) => None,
         })
         .collect();
@@ -296,7 +302,7 @@ fn kernel_verdicts(
         for (i, k) in items.iter().zip(&mut kernel) {
             if let (Item::Kernel(p), Some(Err(e))) = (i, &k) {
                 if e.is_bound() {
-                    *k = Some(oracle::kernel::flat_verdicts(&p.program, whole));
+                    *k = Some(stats::decide(&p.program, whole));
                 }
             }
         }
@@ -329,17 +335,20 @@ fn classify(paths: &[PathBuf], max_states: usize) -> (Vec<Row>, Vec<Item>, bool)
     for (item, k) in items.into_iter().zip(kernel) {
         let decided = match (&item, k) {
             (Item::Axb(t), _) => match axb_verdicts.next().expect("one verdict a test") {
-                Ok(v) => Ok((v, false)),
+                Ok(v) => Ok((v, false, None)),
                 Err(e) => Err(too_large(t, e, oracle::BYTES_PER_STATE)),
             },
-            (Item::Kernel(p), Some(r)) => r.map_err(|e| kernel_failed(p, &e)),
+            (Item::Kernel(p), Some(r)) => r
+                .map(|(v, d, c)| (v, d, Some(c)))
+                .map_err(|e| kernel_failed(p, &e)),
             (Item::Kernel(_), None) => unreachable!("every kernel program is decided"),
         };
         match decided {
-            Ok((verdicts, deadlock)) => rows.push(Row {
+            Ok((verdicts, deadlock, cost)) => rows.push(Row {
                 item,
                 verdicts,
                 deadlock,
+                cost,
             }),
             Err(line) => {
                 eprintln!("error: {}", printable(&line));
@@ -492,9 +501,22 @@ fn row_json(r: &Row, max_states: usize) -> serde_json::Value {
     }
 }
 
-fn classify_output(rows: &[Row], format: Format, max_states: usize) -> Result<Vec<u8>, Failure> {
+fn classify_output(
+    rows: &[Row],
+    format: Format,
+    max_states: usize,
+    with_stats: bool,
+) -> Result<Vec<u8>, Failure> {
+    let costs: Vec<Option<&stats::Cost>> = rows.iter().map(|r| r.cost.as_ref()).collect();
     Ok(match format {
+        Format::Table if with_stats => {
+            let names = rows.iter().map(|r| r.item.name()).zip(costs);
+            (print_table(rows) + &stats::table(names)).into_bytes()
+        }
         Format::Table => print_table(rows).into_bytes(),
+        Format::Csv if with_stats => {
+            stats::csv(classify_output(rows, format, max_states, false)?, &costs)
+        }
         Format::Csv => {
             let header = std::iter::once("test".to_string())
                 .chain(Model::ALL.iter().map(|m| m.name().to_string()));
@@ -506,8 +528,14 @@ fn classify_output(rows: &[Row], format: Format, max_states: usize) -> Result<Ve
             csv_bytes(std::iter::once(header.collect()).chain(records))?
         }
         Format::Json => {
-            let list: Vec<serde_json::Value> =
-                rows.iter().map(|r| row_json(r, max_states)).collect();
+            let list: Vec<serde_json::Value> = rows
+                .iter()
+                .zip(costs)
+                .map(|(r, c)| match with_stats {
+                    true => stats::attach(row_json(r, max_states), c),
+                    false => row_json(r, max_states),
+                })
+                .collect();
             json_bytes(&serde_json::Value::Array(list))
         }
     })
@@ -686,14 +714,19 @@ fn emit(out: &Out, bytes: &[u8]) -> Result<(), Failure> {
 fn run(cli: Cli) -> Result<bool, Failure> {
     let max_states = cli.max_states;
     match cli.command {
-        Command::Classify { paths, format, out } => {
+        Command::Classify {
+            paths,
+            format,
+            out,
+            stats,
+        } => {
             let (rows, _, bad) = classify(&paths, max_states);
             if rows.is_empty() && bad {
                 // Nothing to show: the error lines already say why, and an
                 // empty table or CSV would read as a successful, empty run.
                 return Ok(false);
             }
-            emit(&out, &classify_output(&rows, format, max_states)?)?;
+            emit(&out, &classify_output(&rows, format, max_states, stats)?)?;
             Ok(!bad)
         }
         Command::Explain {
