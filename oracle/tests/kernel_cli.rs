@@ -411,14 +411,15 @@ fn a_space_past_the_memory_budget_is_an_error_of_one_test() {
 /// The budget holds for the process: programs decided in parallel get a
 /// share of it each, and one that outgrows its share is decided again
 /// alone under the whole bound, so its answer does not depend on the
-/// number of cores (this one needs more than 16 MiB, less than 40 MB).
+/// number of cores (this one needs more than 16 MiB, less than 40 MB; it
+/// spins, so that the unfair product does not decide it alone).
 #[test]
 fn a_program_over_its_share_of_the_budget_is_decided_alone() {
     let d = scratch("share");
-    let f = d.join("w5.litmus");
+    let f = d.join("m3.litmus");
     std::fs::write(
         &f,
-        "values 2;\nworkgroups 2;\nworkgroup_size 5;\nglobal x;\nkernel {\n  0: x = 1;\n}\n",
+        "values 2;\nworkgroups 3;\nworkgroup_size 3;\nglobal x;\nkernel {\n  0: if (exch(x, 1) == 1) goto 0;\n  1: x = 0;\n}\n",
     )
     .unwrap();
     let run = |threads: &str, bound: &str| {
@@ -433,7 +434,7 @@ fn a_program_over_its_share_of_the_budget_is_decided_alone() {
     assert!(text(&alone.stderr).contains("its tables outgrew the 16 MB"));
     let shared = run("4", "400000");
     assert!(shared.status.success(), "{}", text(&shared.stderr));
-    assert!(text(&shared.stdout).contains("\nw5,P,P,"));
+    assert!(text(&shared.stdout).contains("\nm3,F,P,P,P,F,P,P,P,P,P,F\n"));
 }
 
 #[cfg(unix)]
@@ -572,4 +573,65 @@ fn label_of_a_kernel_program_over_the_bound_needs_partial() {
     assert!(ron.starts_with("KernelSuite("), "{ron}");
     assert!(ron.contains("discovery-barrier."), "{ron}");
     assert!(ron.contains("name: \"mutex\""), "{ron}");
+}
+
+/// `classify --stats` (issue 24 item 1): the states and transitions it
+/// reports are those of the six products the checker builds, and without
+/// reductions those of the products `oracle lts` draws (counted here from
+/// the DOT, another path through the product); AXB tests get no figures.
+#[test]
+fn classify_stats_count_the_products_states() {
+    use oracle::kernel::product::Reductions;
+    use oracle::kernel::{flat_verdicts_stats, Options};
+    let prog = idiom("mp-groupid");
+    let out = oracle(&["classify", "--stats", "--format", "json", s(&prog)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let st = &rows[0]["stats"];
+    let src = std::fs::read_to_string(&prog).unwrap();
+    let p = progress_litmus::kernel::litmus::parse(&src).unwrap();
+    let opts = |reductions| Options {
+        max_states: 1_000_000,
+        reductions,
+    };
+    let (_, _, all) = flat_verdicts_stats(&p, opts(Reductions::ALL)).unwrap();
+    assert_eq!(st["products"], 6);
+    assert_eq!(st["states"], all.states);
+    assert_eq!(st["transitions"], all.transitions);
+    let bps = st["bytes_per_state"].as_f64().unwrap();
+    assert!((8.0..1000.0).contains(&bps), "{st}");
+    // The unreduced products, against the drawings.
+    let (_, _, none) = flat_verdicts_stats(&p, opts(Reductions::NONE)).unwrap();
+    let (mut nodes, mut edges) = (0, 0);
+    for m in ["UNFAIR", "HSA", "OBE", "HSA_OBE", "LOBE", "WEAK_FAIR"] {
+        let dot = text(&oracle(&["lts", "--model", m, s(&prog)]).stdout);
+        // A node is declared once, and a final one restated with two
+        // peripheries.
+        let ids: std::collections::BTreeSet<&str> = dot
+            .lines()
+            .filter(|l| l.starts_with("  s") && !l.contains("->"))
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        nodes += ids.len();
+        edges += dot.lines().filter(|l| l.contains("->")).count();
+    }
+    assert_eq!((none.states, none.transitions), (nodes, edges));
+    assert!(all.states < none.states, "the reductions reduce");
+    // Table and CSV carry the same figures; an AXB test has none.
+    let axb = root().join("data/oopsla21/tests/2t2i_3.txt");
+    let out = oracle(&["classify", "--stats", "--format", "csv", s(&prog), s(&axb)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let csv = text(&out.stdout);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].ends_with(",states,transitions,seconds,bytes_per_state"));
+    let want = format!(",{},{},", all.states, all.transitions);
+    assert!(lines[1].contains(&want), "{csv}");
+    assert!(lines[2].ends_with(",,,,"), "{csv}");
+    let out = oracle(&["classify", "--stats", s(&prog), s(&axb)]);
+    let table = text(&out.stdout);
+    assert!(table.contains("bytes/state"), "{table}");
+    assert!(table.contains(&format!(" {} ", all.states)), "{table}");
+    // Without --stats the outputs are as they were.
+    let out = oracle(&["classify", "--format", "json", s(&prog)]);
+    assert!(!text(&out.stdout).contains("\"stats\""));
 }

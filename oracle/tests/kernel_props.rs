@@ -4,7 +4,7 @@
 //! failing verdict has a witness that replays on the program.
 
 use oracle::kernel::product::Reductions;
-use oracle::kernel::{decide_both, KernelError, Options};
+use oracle::kernel::{decide_both, flat_verdicts_all, flat_verdicts_stats, KernelError, Options};
 use progress_litmus::axb::test::Target;
 use progress_litmus::kernel::litmus;
 use progress_litmus::kernel::program::{
@@ -518,4 +518,48 @@ fn a_pending_terminate_is_a_move_even_where_only_a_local_step_is_explored() {
         );
         assert_eq!(both(&p, &m, Reductions::ALL).unwrap().0, "P", "{name}");
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(80), ..ProptestConfig::default() })]
+
+    /// Early termination (issue 24 item 2): the eleven verdicts with the
+    /// shortcut (a program passing under the unfair model passes under
+    /// all) and the reductions are those of all six unreduced products.
+    #[test]
+    fn early_termination_keeps_the_eleven_verdicts(p in program()) {
+        let opts = |reductions| Options { max_states: 20_000, reductions };
+        let skip = |e: &KernelError| e.is_bound() || matches!(e, KernelError::Unsupported(_));
+        let full = match flat_verdicts_all(&p, opts(Reductions::NONE)) {
+            Err(e) if skip(&e) => return Ok(()),
+            Err(e) => return Err(TestCaseError::fail(e.to_string())),
+            Ok((v, d, _)) => (v, d),
+        };
+        let (v, d, st) = match flat_verdicts_stats(&p, opts(Reductions::ALL)) {
+            Err(e) if skip(&e) => return Ok(()),
+            r => r.map_err(|e| TestCaseError::fail(e.to_string()))?,
+        };
+        prop_assert_eq!((v, d), full, "{}", litmus::print(&p));
+        let unfair = progress_litmus::Model::new(progress_litmus::Base::Unfair, Fairness::Weak);
+        prop_assert_eq!(st.products == 1, full.0.get(unfair) == progress_litmus::Verdict::P);
+    }
+}
+
+/// A program that terminates under the unfair model is decided by one
+/// product, with the verdicts all six give.
+#[test]
+fn a_program_terminating_unfairly_needs_one_product() {
+    let p = litmus::parse(
+        "values 2;\nworkgroups 3;\nglobal x;\nkernel {\n  0: r = x;\n  1: x = 1;\n}\n",
+    )
+    .unwrap();
+    let opts = Options {
+        max_states: 60_000,
+        reductions: Reductions::ALL,
+    };
+    let (v, d, st) = flat_verdicts_stats(&p, opts).unwrap();
+    let (va, da, sa) = flat_verdicts_all(&p, opts).unwrap();
+    assert_eq!((v, d), (va, da));
+    assert_eq!(v.0, [progress_litmus::Verdict::P; 11]);
+    assert_eq!((st.products, sa.products), (1, 6));
 }

@@ -23,6 +23,9 @@ pub struct Args {
     format: Format,
     #[command(flatten)]
     out: Out,
+    /// Also report what each kernel program cost: states and transitions stored, time, states/s, bytes a stored state.
+    #[arg(long)]
+    stats: bool,
 }
 
 /// `oracle classify`; `Ok(false)` when some input could not be read or
@@ -34,7 +37,10 @@ pub(super) fn run(args: &Args, max_states: usize) -> Result<bool, Failure> {
         // empty table or CSV would read as a successful, empty run.
         return Ok(false);
     }
-    emit(&args.out, &classify_output(&rows, args.format, max_states)?)?;
+    emit(
+        &args.out,
+        &classify_output(&rows, args.format, max_states, args.stats)?,
+    )?;
     Ok(!bad)
 }
 
@@ -44,6 +50,8 @@ pub(super) struct Row {
     pub(super) item: Item,
     pub(super) verdicts: Verdicts,
     pub(super) deadlock: bool,
+    /// What a kernel program cost (`--stats`).
+    pub(super) cost: Option<super::stats::Cost>,
 }
 
 /// The error line of a kernel program that got no verdict.
@@ -60,16 +68,15 @@ fn kernel_failed(p: &NamedProgram, e: &KernelError) -> String {
 /// while others held some). So a program gets the same answer in any
 /// batch on any number of cores, and the tables held at once stay within
 /// one budget (plus one small minimum a core).
-fn kernel_verdicts(
-    items: &[Item],
-    max_states: usize,
-) -> Vec<Option<Result<(Verdicts, bool), KernelError>>> {
+type KernelDecided = Result<(Verdicts, bool, super::stats::Cost), KernelError>;
+
+fn kernel_verdicts(items: &[Item], max_states: usize) -> Vec<Option<KernelDecided>> {
     let threads = rayon::current_num_threads().max(1);
     let share = batch_options((max_states / threads).max(1));
     let mut kernel: Vec<_> = items
         .par_iter()
         .map(|i| match i {
-            Item::Kernel(p) => Some(crate::kernel::flat_verdicts(&p.program, share)),
+            Item::Kernel(p) => Some(super::stats::decide(&p.program, share)),
             Item::Axb(_) => None,
         })
         .collect();
@@ -78,7 +85,7 @@ fn kernel_verdicts(
         for (i, k) in items.iter().zip(&mut kernel) {
             if let (Item::Kernel(p), Some(Err(e))) = (i, &k) {
                 if e.is_bound() {
-                    *k = Some(crate::kernel::flat_verdicts(&p.program, whole));
+                    *k = Some(super::stats::decide(&p.program, whole));
                 }
             }
         }
@@ -112,17 +119,20 @@ pub(super) fn decide_all(paths: &[PathBuf], max_states: usize) -> (Vec<Row>, Vec
     for (item, k) in items.into_iter().zip(kernel) {
         let decided = match (&item, k) {
             (Item::Axb(t), _) => match axb_verdicts.next().expect("one verdict a test") {
-                Ok(v) => Ok((v, false)),
+                Ok(v) => Ok((v, false, None)),
                 Err(e) => Err(too_large(t, e, crate::BYTES_PER_STATE)),
             },
-            (Item::Kernel(p), Some(r)) => r.map_err(|e| kernel_failed(p, &e)),
+            (Item::Kernel(p), Some(r)) => r
+                .map(|(v, d, c)| (v, d, Some(c)))
+                .map_err(|e| kernel_failed(p, &e)),
             (Item::Kernel(_), None) => unreachable!("every kernel program is decided"),
         };
         match decided {
-            Ok((verdicts, deadlock)) => rows.push(Row {
+            Ok((verdicts, deadlock, cost)) => rows.push(Row {
                 item,
                 verdicts,
                 deadlock,
+                cost,
             }),
             Err(line) => {
                 eprintln!("error: {}", printable(&line));
@@ -271,9 +281,22 @@ fn row_json(r: &Row, max_states: usize) -> serde_json::Value {
 }
 
 /// The bytes `classify` writes in `format`.
-fn classify_output(rows: &[Row], format: Format, max_states: usize) -> Result<Vec<u8>, Failure> {
+fn classify_output(
+    rows: &[Row],
+    format: Format,
+    max_states: usize,
+    with_stats: bool,
+) -> Result<Vec<u8>, Failure> {
+    let costs: Vec<Option<&super::stats::Cost>> = rows.iter().map(|r| r.cost.as_ref()).collect();
     Ok(match format {
+        Format::Table if with_stats => {
+            let names = rows.iter().map(|r| r.item.name()).zip(costs);
+            (print_table(rows) + &super::stats::table(names)).into_bytes()
+        }
         Format::Table => print_table(rows).into_bytes(),
+        Format::Csv if with_stats => {
+            super::stats::csv(classify_output(rows, format, max_states, false)?, &costs)
+        }
         Format::Csv => {
             let header = std::iter::once("test".to_string())
                 .chain(Model::ALL.iter().map(|m| m.name().to_string()));
@@ -285,8 +308,14 @@ fn classify_output(rows: &[Row], format: Format, max_states: usize) -> Result<Ve
             csv_bytes(std::iter::once(header.collect()).chain(records))?
         }
         Format::Json => {
-            let list: Vec<serde_json::Value> =
-                rows.iter().map(|r| row_json(r, max_states)).collect();
+            let list: Vec<serde_json::Value> = rows
+                .iter()
+                .zip(costs)
+                .map(|(r, c)| match with_stats {
+                    true => super::stats::attach(row_json(r, max_states), c),
+                    false => row_json(r, max_states),
+                })
+                .collect();
             json_bytes(&serde_json::Value::Array(list))
         }
     })

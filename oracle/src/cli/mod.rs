@@ -16,6 +16,7 @@ pub mod explain;
 pub mod label;
 pub mod lts;
 pub mod shader;
+pub mod stats;
 pub mod table;
 
 use crate::kernel::KernelError;

@@ -20,6 +20,7 @@ pub mod explain;
 pub mod lifted;
 pub mod product;
 pub mod scopes;
+pub mod stats;
 pub mod symmetry;
 pub mod witness;
 
@@ -134,6 +135,8 @@ pub struct Decision {
     /// States and transitions of the product that decided it.
     pub states: usize,
     pub transitions: usize,
+    /// What the product cost (issue 24 item 1).
+    pub stats: stats::Stats,
 }
 
 /// Calls a function generic in the packed state width with the width a
@@ -161,6 +164,7 @@ fn decide_both_w<S: Packed>(
     let p = product::build::<S>(k, max_states)?;
     let states = p.lts.num_states();
     let transitions = p.lts.num_transitions();
+    let stats = stats::Stats::of(&p);
     let deadlock = check::deadlock(k, &p).is_some();
     let weak = !deadlock && lifted::weak_passes(k, &p)?;
     let strong = check::strong_passes(k, &p);
@@ -169,6 +173,7 @@ fn decide_both_w<S: Packed>(
         deadlock,
         states,
         transitions,
+        stats,
     };
     Ok((d(weak), d(strong)))
 }
@@ -201,8 +206,44 @@ pub fn decide(
 /// scope (fair inside workgroups), in [`Model::ALL`] order, and whether a
 /// deadlock is reachable. Six products decide the eleven.
 pub fn flat_verdicts(program: &Program, opts: Options) -> Result<(Verdicts, bool), KernelError> {
+    flat_verdicts_stats(program, opts).map(|(v, deadlock, _)| (v, deadlock))
+}
+
+/// [`flat_verdicts`] with what the products cost.
+///
+/// Early termination (issue 24 item 2): the unfair product is built
+/// first, and a program that passes under the unfair model passes under
+/// every model, so the other five are not built. Passing unfairly means
+/// no deadlock and no cycle in the program's own states (docs/KERNEL.md
+/// §4: the device rule); every run of another product is a run of the
+/// program (a model only restricts who moves, and at any state some actor
+/// with a move may take it), so every run terminates under every model,
+/// weakly and strongly. Tested against all six products
+/// ([`flat_verdicts_all`]) in oracle/tests/kernel_props.rs.
+pub fn flat_verdicts_stats(
+    program: &Program,
+    opts: Options,
+) -> Result<(Verdicts, bool, stats::Stats), KernelError> {
+    flat_verdicts_with(program, opts, true)
+}
+
+/// [`flat_verdicts`] from all six products, without early termination:
+/// the reference the shortcut is tested against.
+pub fn flat_verdicts_all(
+    program: &Program,
+    opts: Options,
+) -> Result<(Verdicts, bool, stats::Stats), KernelError> {
+    flat_verdicts_with(program, opts, false)
+}
+
+fn flat_verdicts_with(
+    program: &Program,
+    opts: Options,
+    early: bool,
+) -> Result<(Verdicts, bool, stats::Stats), KernelError> {
     let mut v = [Verdict::F; 11];
     let mut deadlock = false;
+    let mut cost = stats::Stats::default();
     for base in [
         progress_litmus::Base::Unfair,
         progress_litmus::Base::Hsa,
@@ -213,13 +254,17 @@ pub fn flat_verdicts(program: &Program, opts: Options) -> Result<(Verdicts, bool
     ] {
         let m = ScopedModel::flat(Model::new(base, Fairness::Weak));
         let (weak, strong) = decide_both(program, &m, opts)?;
+        cost += weak.stats;
+        if early && base == progress_litmus::Base::Unfair && weak.verdict == Verdict::P {
+            return Ok((Verdicts([Verdict::P; 11]), false, cost));
+        }
         deadlock |= weak.deadlock;
         v[Model::new(base, Fairness::Weak).index()] = weak.verdict;
         if base != progress_litmus::Base::Unfair {
             v[Model::new(base, Fairness::Strong).index()] = strong.verdict;
         }
     }
-    Ok((Verdicts(v), deadlock))
+    Ok((Verdicts(v), deadlock, cost))
 }
 
 /// A decision as the outcome words of `expect` lines.

@@ -1,0 +1,191 @@
+//! Benchmark: the kernel checker's speed in states (issue 24 item 1).
+//!
+//! `cargo bench -p oracle --bench states` decides every program of the idiom
+//! library (suites/idioms) and some larger launches under the eleven
+//! models (six products a program, with the reductions, as `oracle
+//! classify` does), on one thread, and prints per program the states and
+//! transitions stored, the time, the states stored per second and the bytes
+//! a stored state took in the largest product; then the idioms' totals.
+//! Anchors (issue 24): LTSmin explores about 0.6M states/s a core; SPIN's
+//! and LTSmin's compressed tables hold a state in about 8 bytes.
+//!
+//! The goals of issue 24 item 2 come last: Dat3M's seqlock
+//! (benches/data/seqlock.litmus) and a parallel decoupled look-back of 4
+//! workgroups of 4 invocations (benches/data/lookback-4x4.litmus).
+//!
+//! `cargo bench -p oracle --bench states -- SECTION...` runs only the named
+//! sections (`idioms`, `large`, `goals`). `STATES_BENCH_MAX=N` bounds each
+//! product (default 20,000,000 states).
+
+use oracle::kernel::product::Reductions;
+use oracle::kernel::stats::Stats;
+use oracle::kernel::{flat_verdicts_stats, Options};
+use progress_litmus::kernel::load::{load_all, Item};
+use progress_litmus::kernel::program::Program;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn max_states() -> usize {
+    std::env::var("STATES_BENCH_MAX")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000_000)
+}
+
+/// Decides a program `runs` times; the median time and the cost.
+fn measure(p: &Program, runs: usize) -> Result<(Stats, Duration), String> {
+    let opts = Options {
+        max_states: max_states(),
+        reductions: Reductions::ALL,
+    };
+    let mut times = Vec::new();
+    let mut stats = Stats::default();
+    for _ in 0..runs {
+        let t0 = Instant::now();
+        let (_, _, s) = flat_verdicts_stats(p, opts).map_err(|e| e.to_string())?;
+        times.push(t0.elapsed());
+        stats = s;
+    }
+    times.sort();
+    Ok((stats, times[times.len() / 2]))
+}
+
+fn row(name: &str, r: &Result<(Stats, Duration), String>) {
+    match r {
+        Ok((s, t)) => println!(
+            "{name:<34} {:>10} {:>11} {:>10.3} {:>12.0} {:>11.1}",
+            s.states,
+            s.transitions,
+            t.as_secs_f64(),
+            s.states as f64 / t.as_secs_f64().max(1e-9),
+            s.bytes_per_state()
+        ),
+        Err(e) => println!("{name:<34} no verdict: {e}"),
+    }
+}
+
+fn header(what: &str) {
+    println!(
+        "{what:<34} {:>10} {:>11} {:>10} {:>12} {:>11}",
+        "states", "transitions", "s", "states/s", "bytes/state"
+    );
+}
+
+fn main() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../suites/idioms");
+    let sections: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let run = |s: &str| sections.is_empty() || sections.iter().any(|x| x == s);
+    if run("idioms") {
+        idioms(&dir);
+    }
+    if run("large") {
+        let progs = large(&dir)
+            .into_iter()
+            .map(|(name, src)| (name, parse(&src)))
+            .collect();
+        launches("large launch (11 models, one run)", progs);
+    }
+    if run("goals") {
+        let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benches/data");
+        let read = |f: &str| parse(&std::fs::read_to_string(data.join(f)).unwrap());
+        let progs = vec![
+            ("seqlock (Dat3M) 7wg", read("seqlock.litmus")),
+            ("decoupled-lookback 4wg x 4inv", read("lookback-4x4.litmus")),
+        ];
+        launches("goal (11 models, one run)", progs);
+    }
+}
+
+fn parse(src: &str) -> Program {
+    progress_litmus::kernel::litmus::parse(src).expect("a benchmark program parses")
+}
+
+fn idioms(dir: &std::path::Path) {
+    let (items, errors) = load_all(&[dir.to_path_buf()]);
+    assert!(errors.is_empty(), "{errors:?}");
+    header("idiom (11 models, median of 5)");
+    let (mut states, mut time) = (0usize, Duration::ZERO);
+    for item in items {
+        let Item::Kernel(p) = item else { continue };
+        let r = measure(&p.program, 5);
+        row(&p.name, &r);
+        if let Ok((s, t)) = r {
+            states += s.states;
+            time += t;
+        }
+    }
+    println!(
+        "idioms total: {states} states in {:.3} s: {:.0} states/s on one core\n",
+        time.as_secs_f64(),
+        states as f64 / time.as_secs_f64()
+    );
+}
+
+fn launches(what: &str, progs: Vec<(&str, Program)>) {
+    header(what);
+    let (mut states, mut time) = (0usize, Duration::ZERO);
+    for (name, p) in progs {
+        let r = measure(&p, 1);
+        row(name, &r);
+        if let Ok((s, t)) = r {
+            states += s.states;
+            time += t;
+        }
+    }
+    println!(
+        "total: {states} states in {:.3} s: {:.0} states/s on one core\n",
+        time.as_secs_f64(),
+        states as f64 / time.as_secs_f64().max(1e-9)
+    );
+}
+
+/// Larger launches of some idioms (their `expect` lines dropped: they are
+/// about the original launch).
+fn large(dir: &std::path::Path) -> Vec<(&'static str, String)> {
+    let read = |name: &str| std::fs::read_to_string(dir.join(format!("{name}.litmus"))).unwrap();
+    let v = vec![
+        (
+            "ticket-lock 5wg",
+            read("ticket-lock")
+                .replace("workgroups 3;", "workgroups 5;")
+                .replace("values 4;", "values 8;"),
+        ),
+        (
+            "discovery-barrier 5wg",
+            read("discovery-barrier")
+                .replace("workgroups 3;", "workgroups 5;")
+                .replace("values 4;", "values 8;"),
+        ),
+        (
+            "decoupled-lookback 6wg",
+            read("decoupled-lookback")
+                .replace("workgroups 3;", "workgroups 6;")
+                .replace("values 4;", "values 8;")
+                .replace("flag[3]", "flag[6]"),
+        ),
+        (
+            "decoupled-lookback-parallel 3x2",
+            read("decoupled-lookback-parallel")
+                .replace("workgroups 2;", "workgroups 3;")
+                .replace("values 4;", "values 8;")
+                .replace("flag[4]", "flag[6]"),
+        ),
+        (
+            "mutex 2wg x 8inv",
+            read("mutex").replace("workgroups 2;", "workgroups 2;\nworkgroup_size 8;"),
+        ),
+    ];
+    v.into_iter()
+        .map(|(n, s)| {
+            let s = s
+                .lines()
+                .filter(|l| !l.starts_with("expect"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            (n, s)
+        })
+        .collect()
+}
