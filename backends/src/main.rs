@@ -50,6 +50,9 @@ enum Command {
     /// Which progress models each device's observations are consistent with, and the violations.
     #[command(after_help = EXIT_STATUS)]
     Report(backends::report::cli::ReportArgs),
+    /// The results database (SQLite): import result files, export CSVs.
+    #[command(after_help = EXIT_STATUS)]
+    Db(backends::report::db_cli::DbArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -109,6 +112,7 @@ fn main() -> ExitCode {
         Command::Run(args) => backends::campaign::run::main(&args),
         Command::Import(args) => backends::campaign::import::main(&args),
         Command::Report(args) => backends::report::cli::main(&args),
+        Command::Db(args) => backends::report::db_cli::main(&args),
     }
 }
 

@@ -7,6 +7,8 @@
 //! - [`analysis`]: observations against each model's conformance tests.
 //! - [`chart`]: the non-terminating tests per device and mapping as SVG.
 //! - [`cli`]: the `backends report` command.
+//! - [`db`]: the results database (SQLite), observations of every device
+//!   in one file; [`db_cli`]: the `backends db` command.
 //!
 //! Dependencies run one way: a report needs only the results and the
 //! shared [`crate::mapping`]; nothing here knows of targets
@@ -16,5 +18,7 @@
 pub mod analysis;
 pub mod chart;
 pub mod cli;
+pub mod db;
+pub mod db_cli;
 pub mod observations;
 pub mod results;
