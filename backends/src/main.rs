@@ -53,6 +53,9 @@ enum Command {
     /// The results database (SQLite): import result files, export CSVs.
     #[command(after_help = EXIT_STATUS)]
     Db(backends::report::db_cli::DbArgs),
+    /// A static results site from the database: the device x model matrix and a page per device.
+    #[command(after_help = EXIT_STATUS)]
+    Site(backends::report::site::SiteArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -113,6 +116,7 @@ fn main() -> ExitCode {
         Command::Import(args) => backends::campaign::import::main(&args),
         Command::Report(args) => backends::report::cli::main(&args),
         Command::Db(args) => backends::report::db_cli::main(&args),
+        Command::Site(args) => backends::report::site::main(&args),
     }
 }
 

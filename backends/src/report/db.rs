@@ -479,3 +479,26 @@ fn published_id(test: &str) -> Option<(u32, u32, String)> {
     (digits(n) && digits(m) && digits(id))
         .then(|| Some((n.parse().ok()?, m.parse().ok()?, id.to_string())))?
 }
+
+/// What the database knows of each device, by name.
+pub fn device_info(path: &Path) -> Result<BTreeMap<String, DeviceInfo>, String> {
+    let conn = open(path)?;
+    let sql = |e: rusqlite::Error| format!("{}: cannot read: {e}", path.display());
+    let mut stmt = conn
+        .prepare("SELECT name, vendor, architecture, driver, host FROM devices")
+        .map_err(sql)?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                DeviceInfo {
+                    vendor: r.get(1)?,
+                    architecture: r.get(2)?,
+                    driver: r.get(3)?,
+                    host: r.get(4)?,
+                },
+            ))
+        })
+        .map_err(sql)?;
+    rows.collect::<Result<_, _>>().map_err(sql)
+}
