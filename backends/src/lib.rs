@@ -28,6 +28,7 @@
 
 pub mod campaign;
 pub mod excerpt;
+pub mod glossary;
 pub mod mapping;
 pub mod report;
 pub mod target;

@@ -14,16 +14,24 @@ use std::path::{Path, PathBuf};
 
 /// Which parts each part may use (besides itself). `mapping`,
 /// `toolchain` and `excerpt` are the shared ground below the three parts.
-const ALLOWED: [(&str, &[&str]); 6] = [
+const ALLOWED: [(&str, &[&str]); 7] = [
     (
         "campaign",
-        &["target", "report", "mapping", "toolchain", "excerpt"],
+        &[
+            "target",
+            "report",
+            "mapping",
+            "toolchain",
+            "excerpt",
+            "glossary",
+        ],
     ),
-    ("target", &["mapping", "toolchain", "excerpt"]),
-    ("report", &["mapping", "excerpt"]),
+    ("target", &["mapping", "toolchain", "excerpt", "glossary"]),
+    ("report", &["mapping", "excerpt", "glossary"]),
     ("mapping", &[]),
     ("toolchain", &[]),
     ("excerpt", &[]),
+    ("glossary", &[]),
 ];
 
 /// What another crate may use of `backends` (see `backends::target`).

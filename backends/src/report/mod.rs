@@ -10,7 +10,6 @@
 //! - [`db`]: the results database (SQLite), observations of every device
 //!   in one file; [`db_cli`]: the `backends db` command.
 //! - [`site`]: the static results site from the database (`backends site`).
-//! - [`glossary`]: the words of reports and pages, one sentence each.
 //!
 //! Dependencies run one way: a report needs only the results and the
 //! shared [`crate::mapping`]; nothing here knows of targets
@@ -22,7 +21,6 @@ pub mod chart;
 pub mod cli;
 pub mod db;
 pub mod db_cli;
-pub mod glossary;
 pub mod observations;
 pub mod results;
 pub mod site;

@@ -5,9 +5,9 @@
 //! that violate each model. Plain files with relative links and inline SVG,
 //! no script: it works from `file://` and from any static host.
 
+use crate::glossary;
 use crate::report::analysis::{self, DeviceReport, Report};
 use crate::report::db::{self, DeviceInfo};
-use crate::report::glossary;
 use clap::Args;
 use progress_litmus::Model;
 use std::collections::BTreeMap;
