@@ -328,3 +328,26 @@ fn a_run_is_judged_against_the_suite_it_recorded() {
     let r = json(&o);
     assert!(r.as_array().unwrap().iter().any(|f| f["device"] == "acme"));
 }
+
+/// A test that hung in its one run is not called deterministic: the
+/// report says what was seen (issue 23 item 5).
+#[test]
+fn one_hung_run_is_reported_as_such() {
+    let dir = scratch("one-run");
+    let csv = dir.join("2_thread_2_instruction/CPU/dev.csv");
+    std::fs::create_dir_all(csv.parent().unwrap()).unwrap();
+    // 2t2i_0 terminates under every fair model: each hang violates them.
+    std::fs::write(
+        &csv,
+        "Test File Name,No saturation Result,Round Robin Saturation Result,Chunking Saturation Result,All Passed\n\
+         0,F (1/1),F (2/2),F (1/3),F\nTotal failures:,1,2,1,1\n",
+    )
+    .unwrap();
+    let o = backends(&["report", s(&dir)]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(out.contains("1/1 hung in its only run"), "{out}");
+    assert!(out.contains("2/2 hung in every run"), "{out}");
+    assert!(out.contains("1/3 hung in some runs"), "{out}");
+    assert!(!out.contains("deterministic"), "{out}");
+}
