@@ -71,12 +71,29 @@ fn the_site_shows_every_device_and_the_published_verdicts() {
     // Building twice gives the same bytes.
     let again = dir.join("again");
     let db = dir.join("results.sqlite");
-    let o = backends(&["site", "--db", s(&db), "--out", s(&again)]);
+    let o = backends(&[
+        "site",
+        "--db",
+        s(&db),
+        "--out",
+        s(&again),
+        "--explorer",
+        "explorer.html",
+    ]);
     assert!(o.status.success());
     assert_eq!(
         std::fs::read_to_string(again.join("index.html")).unwrap(),
         index
     );
+    // With an explorer, each violating test links to its page there.
+    let linked = std::fs::read_to_string(again.join(format!("devices/{A12}.html"))).unwrap();
+    assert!(
+        linked.contains(
+            "<a href=\"../explorer.html#test=3t3i_7\">3t3i_7</a> (round-robin, 21 of 21)"
+        ),
+        "{linked}"
+    );
+    assert!(!page.contains("explorer.html"), "no explorer, no links");
 }
 
 #[test]

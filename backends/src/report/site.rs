@@ -28,6 +28,11 @@ pub struct SiteArgs {
     /// (default: the 483 published tests).
     #[arg(long, value_name = "TESTS")]
     pub tests: Vec<PathBuf>,
+    /// The test explorer page (`synth explorer SUITE -o FILE.html`) to link
+    /// each violating test to, as `URL#test=NAME`: a URL, or a path
+    /// relative to the site's directory (e.g. `explorer.html`).
+    #[arg(long, value_name = "URL")]
+    pub explorer: Option<String>,
 }
 
 const STYLE: &str =
@@ -55,7 +60,7 @@ pub fn main(args: &SiteArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match write(&report, &info, &args.out) {
+    match write(&report, &info, args.explorer.as_deref(), &args.out) {
         Ok(n) => {
             println!("{n} pages written under {}", args.out.display());
             ExitCode::SUCCESS
@@ -71,6 +76,7 @@ pub fn main(args: &SiteArgs) -> ExitCode {
 pub fn write(
     report: &Report,
     info: &BTreeMap<String, DeviceInfo>,
+    explorer: Option<&str>,
     out: &Path,
 ) -> Result<usize, String> {
     let dir = out.join("devices");
@@ -83,7 +89,7 @@ pub fn write(
     for d in &report.devices {
         put(
             dir.join(format!("{}.html", slug(&d.device))),
-            device_page(report, d, info.get(&d.device)),
+            device_page(report, d, info.get(&d.device), explorer),
         )?;
     }
     Ok(1 + report.devices.len())
@@ -180,7 +186,33 @@ fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
     page("Progress models per device", &b)
 }
 
-fn device_page(report: &Report, d: &DeviceReport, info: Option<&DeviceInfo>) -> String {
+/// `test`, linked to its page in the explorer where there is one. The
+/// device pages are one directory down: a relative explorer path gets `../`.
+fn test_link(test: &str, explorer: Option<&str>) -> String {
+    let Some(e) = explorer else {
+        return esc(test);
+    };
+    let base = if e.contains("://") || e.starts_with('/') {
+        e.to_string()
+    } else {
+        format!("../{e}")
+    };
+    let enc: String = test
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    format!("<a href=\"{}#test={enc}\">{}</a>", esc(&base), esc(test))
+}
+
+fn device_page(
+    report: &Report,
+    d: &DeviceReport,
+    info: Option<&DeviceInfo>,
+    explorer: Option<&str>,
+) -> String {
     let mut b = String::from("<p><a href=\"../index.html\">all devices</a></p>\n");
     let _ = writeln!(
         b,
@@ -203,7 +235,7 @@ fn device_page(report: &Report, d: &DeviceReport, info: Option<&DeviceInfo>) -> 
             .map(|v| {
                 format!(
                     "{} ({}, {} of {})",
-                    esc(&v.test),
+                    test_link(&v.test, explorer),
                     v.mapping.name(),
                     v.failed,
                     v.runs
