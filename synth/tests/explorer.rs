@@ -513,6 +513,25 @@ fn the_page_runs_the_test_on_the_gpu_per_mapping() {
     // never start, so the budget runs out. (Whether the two workgroups of
     // plain end in 50 ms depends on the machine's load: not asserted.)
     assert_eq!(v["mappings"]["chunked"]["exhausted"], 2, "{v}");
+    // The answer (issue 23 item 1): the hang violates exactly the models
+    // 2t4i_100 is a conformance test of, by the suite's verdicts.
+    let t = picked.iter().find(|e| e.name == "2t4i_100").unwrap();
+    let verdicts = t.verdicts.expect("the suite stores verdicts");
+    let conformance: Vec<&str> = progress_litmus::Model::ALL
+        .iter()
+        .filter(|m| verdicts.passes(**m))
+        .map(|m| m.name())
+        .collect();
+    assert!(!conformance.is_empty());
+    assert_eq!(
+        v["answer"]["violated"],
+        serde_json::json!(conformance),
+        "{v}"
+    );
+    assert!(v["answer"]["sentence"]
+        .as_str()
+        .unwrap()
+        .contains("not consistent with"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
