@@ -923,3 +923,24 @@ fn the_idioms_page_shows_an_idiom_in_the_browser() {
     assert_eq!(unescape(text_of(&dom, "emitted")), why);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every page explains its words (issue 23 item 5): the glossary that the
+/// results site and the WebGPU page show is in the explorer too.
+#[test]
+fn the_explorer_explains_its_words() {
+    let (_, html) = idioms_page();
+    for term in [
+        "HSA",
+        "OBE",
+        "HSA+OBE",
+        "LOBE",
+        "weak fairness",
+        "strong fairness",
+        "unfair",
+    ] {
+        assert!(html.contains(&format!("<dt>{term}</dt>")), "{term}");
+    }
+    assert!(
+        html.contains("<dt>conformance test</dt>") && html.contains("<dt>distinguishing test</dt>")
+    );
+}
