@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds the results database: the eight GPUs of the paper (Table 5, the
-# published artifact's CSVs in data/empirical) and this project's CPU runs
+# published artifact's CSVs in data/empirical), a SwiftShader run of the
+# WebGPU page (results/swiftshader) and this project's CPU runs
 # (results/cpu), with what is known of each device. Run from anywhere:
 #
 #     results/database/import.sh results.sqlite
@@ -36,5 +37,8 @@ files="Vulkan/galaxy-s20-mali-2021-02-07"
 gpu mali Arm "Mali-G77, Vulkan" "Galaxy S20"
 files="Vulkan/results-NVIDIA-SHIELD-Android-TV"
 gpu tx1 NVIDIA "Tegra X1 (Maxwell), Vulkan" "SHIELD Android TV"
+# SwiftShader through the WebGPU page (results/swiftshader/README.md).
+"$bin" db import --db "$db" --vendor Google --architecture "SwiftShader (Vulkan on the CPU), WebGPU" \
+    --host "headless Chromium" results/swiftshader
 # The CPU runs: the host comes from their device.json.
 "$bin" db import --db "$db" --vendor CPU --architecture "x86_64, C++ threads" results/cpu

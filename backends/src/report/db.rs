@@ -299,7 +299,7 @@ pub struct DbSuite {
     pub device: String,
     pub fnv64: String,
     pub tests: u64,
-    /// The file the runs were imported from.
+    /// The first of the files the runs were imported from, for messages.
     pub file: String,
     /// The tests observed in that import.
     pub observed: Vec<String>,
@@ -338,8 +338,10 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
         let fnv: Option<String> = r.get(7).map_err(sql)?;
         if let Some(fnv64) = fnv {
             let tests: i64 = r.get(8).map_err(sql)?;
+            // One campaign's runs span a file per configuration, and its
+            // fingerprint covers them all: grouped by device and suite.
             let s = suites
-                .entry((row.device.clone(), row.file.clone()))
+                .entry((row.device.clone(), fnv64.clone()))
                 .or_insert_with(|| DbSuite {
                     device: row.device.clone(),
                     fnv64,
@@ -347,6 +349,7 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
                     file: row.file.clone(),
                     observed: Vec::new(),
                 });
+            s.file = s.file.clone().min(row.file.clone());
             if s.observed.last() != Some(&row.test) {
                 s.observed.push(row.test.clone());
             }
