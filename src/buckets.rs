@@ -82,17 +82,24 @@ impl Table4 {
 }
 
 impl fmt::Display for Table4 {
-    /// The paper's layout; the last row is named `full` as in the paper.
+    /// The paper's layout, in words a newcomer reads (issue 23 item 5):
+    /// the paper's "D. Tests / C. Tests" columns are spelled out and its
+    /// `full` row is `fair`, with a legend below.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "Model  Weak Fairness          Strong Fairness")?;
-        writeln!(f, "       D. Tests  C. Tests     D. Tests  C. Tests")?;
-        for (ri, name) in ["HSA", "OBE", "LOBE", "full"].iter().enumerate() {
+        writeln!(f, "model  weak fairness                strong fairness")?;
+        writeln!(
+            f,
+            "       distinguishing  conformance  distinguishing  conformance"
+        )?;
+        for (ri, name) in ["HSA", "OBE", "LOBE", "fair"].iter().enumerate() {
             writeln!(
                 f,
-                "{:<6} {:>8}  {:>8}     {:>8}  {:>8}",
+                "{:<6} {:>14}  {:>11}  {:>14}  {:>11}",
                 name, self.d[0][ri], self.c[0][ri], self.d[1][ri], self.c[1][ri]
             )?;
         }
-        Ok(())
+        writeln!(f, "conformance: tests that terminate under the model, so a device with it never hangs on them;")?;
+        writeln!(f, "distinguishing: those of them that hang under every model above it (they tell it apart).")?;
+        writeln!(f, "(The paper's Table 4, whose columns are D. Tests and C. Tests and whose fair row is `full`.)")
     }
 }

@@ -33,6 +33,7 @@
 pub mod campaign;
 pub mod cli;
 pub mod excerpt;
+pub mod glossary;
 pub mod mapping;
 pub mod report;
 pub mod target;

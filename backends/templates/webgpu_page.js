@@ -254,6 +254,7 @@
         tr.appendChild(cell);
       }
     });
+    drawAnswer(s);
     const ul = $("nonterm");
     ul.textContent = "";
     let shown = 0;
@@ -274,6 +275,62 @@
       li.textContent = `... and ${shown - 500} more (in the result file)`;
       ul.appendChild(li);
     }
+  }
+
+  // Per model: the conformance tests run, and those that hung, with their
+  // mapping and k of n runs. A model is violated when one of its
+  // conformance tests (which terminate under it) hung at least once.
+  function answer(s) {
+    return DATA.models.map(([name, words], mi) => {
+      let run = 0;
+      const hung = [];
+      DATA.tests.forEach((t, ti) => {
+        const passes = DATA.conformance[ti];
+        if (!passes || !passes.includes(mi)) return;
+        let ran = false;
+        for (const m of s.mappings) {
+          const n = state.done.get(key(t[0], m)) || 0;
+          const h = state.hung.get(key(t[0], m)) || 0;
+          ran = ran || n > 0;
+          if (h) hung.push(`${t[0]} (${m}, ${h} of ${n} runs hung)`);
+        }
+        run += ran;
+      });
+      const verdict = run === 0 ? "nothing to judge" : hung.length ? "violated" : "consistent";
+      return { name, words, run, hung, verdict };
+    });
+  }
+
+  function drawAnswer(s) {
+    const rows = answer(s);
+    const t = $("answer");
+    t.textContent = "";
+    const head = t.insertRow();
+    for (const h of ["model", "in words", "verdict", "conformance tests run", "which hung (mapping, k of n runs)"]) {
+      const th = document.createElement("th");
+      th.textContent = h;
+      head.appendChild(th);
+    }
+    for (const r of rows) {
+      const tr = t.insertRow();
+      const cells = [r.name, r.words, r.verdict, String(r.run), r.hung.slice(0, 20).join("; ") + (r.hung.length > 20 ? `; ... ${r.hung.length - 20} more` : "")];
+      cells.forEach((c, i) => {
+        const td = tr.insertCell();
+        td.textContent = c;
+        if (i === 2) td.className = r.verdict === "violated" ? "bad" : r.verdict === "consistent" ? "ok" : "";
+      });
+    }
+    const bad = rows.filter((r) => r.verdict === "violated").map((r) => r.name);
+    const good = rows.filter((r) => r.verdict === "consistent").map((r) => r.name);
+    $("answer-sentence").textContent =
+      state.runs === 0
+        ? "No runs yet: press Start, and when the runs end this says which progress models your GPU's behaviour is consistent with."
+        : (bad.length
+            ? `Your GPU hung on a conformance test of ${bad.join(", ")}: it does not give ${bad.length > 1 ? "these models'" : "this model's"} guarantee, so code relying on it may hang. `
+            : "") +
+          (good.length
+            ? `No conformance test of ${good.join(", ")} hung: your GPU's behaviour is consistent with ${good.length > 1 ? "them" : "it"} (more runs could still find a hang).`
+            : "");
   }
 
   function fmtTime(ms) {
@@ -498,6 +555,9 @@
 
   function logFile(status) {
     if (!opts.log) return;
+    drawNow();
+    for (const r of answer(state.settings || readSettings())) console.log(`axb-answer: ${r.name} ${r.verdict} ${r.run} ${r.hung.length}`);
+    console.log("axb-answer-text: " + $("answer-sentence").textContent + " | " + $("import-command").textContent);
     for (const line of resultText().split("\n")) if (line) console.log("axb-file: " + line);
     console.log("axb-end: " + status);
   }
@@ -514,7 +574,8 @@
 
   async function init() {
     const t0 = performance.now();
-    $("suite").textContent = `${DATA.suite.name}: ${DATA.tests.length} tests, ${DATA.mappings.join(", ")} (suite fingerprint ${DATA.suite.fnv64}, code shape ${DATA.shape})`;
+    $("suite").textContent = `${DATA.suite.name}: ${DATA.tests.length} tests, ${DATA.mappings.join(", ")} (suite fingerprint ${DATA.suite.fnv64}, code shape ${DATA.shape}: see Words below)`;
+    $("import-command").textContent = DATA.import;
     document.title = `${DATA.suite.name}: progress litmus tests on your GPU`;
     const boxes = $("mapping-boxes");
     for (const m of DATA.mappings) {

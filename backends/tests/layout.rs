@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 /// Which parts each part may use (besides itself). `mapping`,
 /// `toolchain` and `excerpt` are the shared ground below the three parts;
 /// `cli`, the command line, is above them all, and no part may use it.
-const ALLOWED: [(&str, &[&str]); 7] = [
+const ALLOWED: [(&str, &[&str]); 8] = [
     (
         "cli",
         &[
@@ -25,21 +25,30 @@ const ALLOWED: [(&str, &[&str]); 7] = [
             "mapping",
             "toolchain",
             "excerpt",
+            "glossary",
         ],
     ),
     (
         "campaign",
-        &["target", "report", "mapping", "toolchain", "excerpt"],
+        &[
+            "target",
+            "report",
+            "mapping",
+            "toolchain",
+            "excerpt",
+            "glossary",
+        ],
     ),
-    ("target", &["mapping", "toolchain", "excerpt"]),
-    ("report", &["mapping", "excerpt"]),
+    ("target", &["mapping", "toolchain", "excerpt", "glossary"]),
+    ("report", &["mapping", "excerpt", "glossary"]),
     ("mapping", &[]),
     ("toolchain", &[]),
     ("excerpt", &[]),
+    ("glossary", &[]),
 ];
 
 /// What another crate may use of `backends` (see `backends::target`).
-const PUBLIC_API: [&str; 6] = [
+const PUBLIC_API: [&str; 7] = [
     "target::test_sources",
     "target::Source",
     "target::Shape",
@@ -47,6 +56,8 @@ const PUBLIC_API: [&str; 6] = [
     // The explorer's kernel programs: their code per language.
     "target::kernel::emit",
     "target::kernel::Lang",
+    // The words of every page (the explorer's too).
+    "glossary::html",
 ];
 
 /// The source without comment lines (doc comments name modules in links

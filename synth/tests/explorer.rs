@@ -513,6 +513,25 @@ fn the_page_runs_the_test_on_the_gpu_per_mapping() {
     // never start, so the budget runs out. (Whether the two workgroups of
     // plain end in 50 ms depends on the machine's load: not asserted.)
     assert_eq!(v["mappings"]["chunked"]["exhausted"], 2, "{v}");
+    // The answer (issue 23 item 1): the hang violates exactly the models
+    // 2t4i_100 is a conformance test of, by the suite's verdicts.
+    let t = picked.iter().find(|e| e.name == "2t4i_100").unwrap();
+    let verdicts = t.verdicts.expect("the suite stores verdicts");
+    let conformance: Vec<&str> = progress_litmus::Model::ALL
+        .iter()
+        .filter(|m| verdicts.passes(**m))
+        .map(|m| m.name())
+        .collect();
+    assert!(!conformance.is_empty());
+    assert_eq!(
+        v["answer"]["violated"],
+        serde_json::json!(conformance),
+        "{v}"
+    );
+    assert!(v["answer"]["sentence"]
+        .as_str()
+        .unwrap()
+        .contains("not consistent with"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -960,4 +979,25 @@ fn a_page_of_too_many_tests_is_refused_up_front() {
         "{err}"
     );
     assert!(!page.exists());
+}
+
+/// Every page explains its words (issue 23 item 5): the glossary that the
+/// results site and the WebGPU page show is in the explorer too.
+#[test]
+fn the_explorer_explains_its_words() {
+    let (_, html) = idioms_page();
+    for term in [
+        "HSA",
+        "OBE",
+        "HSA+OBE",
+        "LOBE",
+        "weak fairness",
+        "strong fairness",
+        "unfair",
+    ] {
+        assert!(html.contains(&format!("<dt>{term}</dt>")), "{term}");
+    }
+    assert!(
+        html.contains("<dt>conformance test</dt>") && html.contains("<dt>distinguishing test</dt>")
+    );
 }

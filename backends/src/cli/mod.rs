@@ -26,6 +26,12 @@ program, a file that cannot be written). Errors are one `error:` line per proble
 naming the file and line where there is one; progress and status go to stderr, data \
 (`--format json`, `report`, `emit -o -`) to stdout.";
 
+/// `--help` of the commands that print verdicts: the words, then the
+/// exit statuses (`-h` shows the exit statuses only).
+fn words_and_exit_status() -> String {
+    format!("Words:\n{}\n\n{EXIT_STATUS}", crate::glossary::text())
+}
+
 #[derive(Parser)]
 #[command(
     name = "backends",
@@ -50,8 +56,14 @@ enum Command {
     #[command(after_help = EXIT_STATUS)]
     Import(crate::campaign::import::ImportArgs),
     /// Which progress models each device's observations are consistent with, and the violations.
-    #[command(after_help = EXIT_STATUS)]
+    #[command(after_help = EXIT_STATUS, after_long_help = words_and_exit_status())]
     Report(report::ReportArgs),
+    /// The results database (SQLite): import result files, export CSVs.
+    #[command(after_help = EXIT_STATUS)]
+    Db(crate::report::db_cli::DbArgs),
+    /// A static results site from the database: the device x model matrix and a page per device.
+    #[command(after_help = EXIT_STATUS, after_long_help = words_and_exit_status())]
+    Site(crate::report::site::SiteArgs),
 }
 
 /// `backends`: parses the command line (clap exits 2 on bad usage) and
@@ -62,6 +74,8 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Import(args) => import::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Db(args) => crate::report::db_cli::main(&args),
+        Command::Site(args) => crate::report::site::main(&args),
     }
 }
 

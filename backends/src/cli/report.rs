@@ -13,8 +13,12 @@ pub struct ReportArgs {
     /// Result CSV files or directories of them (the artifact layout
     /// `<N>_thread_<M>_instruction/<framework>/<device>.csv`, or what
     /// `backends run` wrote). A device is a file stem; its files are merged.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "db")]
     pub results: Vec<PathBuf>,
+    /// Also every device of this results database (`backends db import`),
+    /// judged like CSV folders (a run against the suite it recorded).
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
     /// The tests the results refer to: a directory of artifact `.txt`
     /// tests or a RON suite (verdicts stored in the suite are used, else
     /// computed); repeatable, e.g. one complete suite per configuration.
@@ -43,8 +47,26 @@ pub struct ReportArgs {
 
 /// Loads, analyses and prints; the error is the message for the user.
 pub fn build(args: &ReportArgs) -> Result<Report, String> {
-    let devices = observations::load(&args.results)?;
+    let mut devices = if args.results.is_empty() {
+        Vec::new()
+    } else {
+        observations::load(&args.results)?
+    };
     let tests = analysis::load_tests(&args.tests)?;
+    if let Some(db) = &args.db {
+        let (more, suites) = crate::report::db::load(db)?;
+        crate::report::db::check_suites(&suites, &tests)?;
+        for d in more {
+            if devices.iter().any(|e| e.name == d.name) {
+                return Err(format!(
+                    "{}: device {} is both in the database and in the result files given",
+                    db.display(),
+                    crate::excerpt::printable(&d.name)
+                ));
+            }
+            devices.push(d);
+        }
+    }
     analysis::analyse(&devices, &tests)
 }
 

@@ -423,7 +423,7 @@ impl Report {
                 } else {
                     let _ = writeln!(
                         out,
-                        "  {:<12} {} of {} tests did not always terminate ({} deterministic, {} occasional)",
+                        "  {:<12} {} of {} tests did not always terminate ({} hung in every run, {} in some runs)",
                         m.name(),
                         n.deterministic + n.occasional,
                         n.run,
@@ -461,7 +461,7 @@ impl Report {
                 let det = vs.iter().filter(|v| v.deterministic()).count();
                 let _ = writeln!(
                     out,
-                    "  {} ({}): violated by {} tests, {} observations ({} deterministic, {} occasional)",
+                    "  {} ({}): violated by {} tests, {} observations ({} hung in every run, {} in some runs)",
                     m.name(),
                     m.pretty(),
                     distinct_tests(vs),
@@ -478,10 +478,12 @@ impl Report {
                         v.mapping.name(),
                         v.failed,
                         v.runs,
-                        if v.deterministic() {
-                            "deterministic"
-                        } else {
-                            "occasional"
+                        // One run that hung is not "deterministic": say what
+                        // was seen (issue 23 item 5).
+                        match (v.deterministic(), v.runs) {
+                            (true, 1) => "hung in its only run",
+                            (true, _) => "hung in every run",
+                            _ => "hung in some runs",
                         }
                     );
                 }

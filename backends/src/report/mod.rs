@@ -7,6 +7,9 @@
 //! - [`analysis`]: observations against each model's conformance tests.
 //! - [`chart`]: the non-terminating tests per device and mapping as SVG.
 //! - [`format`](mod@format): `--format` and stdout, shared by every command's output.
+//! - [`db`]: the results database (SQLite), observations of every device
+//!   in one file; [`db_cli`]: the `backends db` command.
+//! - [`site`]: the static results site from the database (`backends site`).
 //!
 //! Dependencies run one way: a report needs only the results and the
 //! shared [`crate::mapping`]; nothing here knows of targets
@@ -15,6 +18,9 @@
 
 pub mod analysis;
 pub mod chart;
+pub mod db;
+pub mod db_cli;
 pub mod format;
 pub mod observations;
 pub mod results;
+pub mod site;

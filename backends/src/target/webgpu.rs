@@ -42,6 +42,7 @@ use crate::target::codegen::Shape;
 use crate::target::{host, templates, wgsl};
 use base64::Engine;
 use progress_litmus::axb::load::NamedTest;
+use progress_litmus::Model;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 
@@ -123,6 +124,9 @@ pub fn page(
         "shape": shape.name(),
         "mappings": mappings.iter().map(|m| m.name()).collect::<Vec<_>>(),
         "tests": tests.iter().map(|t| json!([t.name, t.entry.test.num_threads()])).collect::<Vec<_>>(),
+        "models": Model::ALL.iter().map(|m| json!([m.name(), crate::glossary::model_words(m.name())])).collect::<Vec<_>>(),
+        "conformance": conformance(tests),
+        "import": import_command(name, tests),
         "shaders": packed,
     });
     templates::WEBGPU_PAGE
@@ -131,9 +135,74 @@ pub fn page(
             &html_escape(&format!("{name}: progress litmus tests on your GPU")),
         )
         .replace("@CSS@", templates::WEBGPU_CSS)
+        .replace("@GLOSSARY@", &crate::glossary::html())
         .replace("@DATA@", &script_json(&data))
         .replace("@RUNNER@", &runner_script(shape))
         .replace("@PAGE@", templates::WEBGPU_PAGE_JS)
+}
+
+/// Per test, the indexes in [`Model::ALL`] of the models it is a
+/// conformance test of (it terminates under them), so that the page can
+/// judge its own runs; `null` where the oracle cannot decide the test
+/// within its default bound (the page then leaves it out of the answer).
+/// A suite's stored verdicts are used, else computed.
+fn conformance(tests: &[NamedTest]) -> Vec<Value> {
+    let missing: Vec<&progress_litmus::Test> = tests
+        .iter()
+        .filter(|t| t.entry.verdicts.is_none())
+        .map(|t| &t.entry.test)
+        .collect();
+    let mut computed = oracle::try_verdicts_all(&missing, oracle::DEFAULT_MAX_STATES).into_iter();
+    tests
+        .iter()
+        .map(|t| {
+            let v = match t.entry.verdicts {
+                Some(v) => Some(v),
+                None => computed.next().and_then(Result::ok),
+            };
+            v.map_or(Value::Null, |v| {
+                json!(Model::ALL
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| v.passes(**m))
+                    .map(|(i, _)| i)
+                    .collect::<Vec<_>>())
+            })
+        })
+        .collect()
+}
+
+/// The `backends import` command for this page's result file: the suite
+/// path is where the tests were read (one suite file, or the directory of
+/// the test files), as given when the page was made.
+fn import_command(name: &str, tests: &[NamedTest]) -> String {
+    let sources: std::collections::BTreeSet<&std::path::Path> =
+        tests.iter().map(|t| t.source.as_path()).collect();
+    let parents: std::collections::BTreeSet<Option<&std::path::Path>> =
+        sources.iter().map(|s| s.parent()).collect();
+    let suite = match (sources.len(), parents.into_iter().next()) {
+        (1, _) => sources.first().map(|s| s.display().to_string()),
+        (_, Some(Some(dir))) if tests.iter().all(|t| t.source.parent() == Some(dir)) => {
+            Some(dir.display().to_string())
+        }
+        _ => None,
+    }
+    .filter(|s| !s.is_empty())
+    .unwrap_or_else(|| "SUITE".into());
+    let quote = |s: &str| {
+        if s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+".contains(&b))
+        {
+            s.to_string()
+        } else {
+            format!("'{}'", s.replace('\'', "'\\''"))
+        }
+    };
+    format!(
+        "backends import --target webgpu {} --lines {} --out results/my-gpu --name my-gpu",
+        quote(&suite),
+        quote(&format!("{name}.webgpu.jsonl"))
+    )
 }
 
 /// What a page embeds: the shaders (per test, per mapping) and the
@@ -308,5 +377,24 @@ mod tests {
         assert_eq!(classify(r#"{"test":"a"}"#), Ok(ResultLine::Run));
         assert!(classify("[1]").is_err());
         assert!(classify(r#"{"axb":"other"}"#).is_err());
+    }
+
+    #[test]
+    fn the_page_knows_each_tests_models_and_its_import_command() {
+        let mut a = named("a", "THREAD0\natomic_store(0,1)\n");
+        let mut b = named("b", "THREAD0\natomic_chk_branch(0,0,0)\n");
+        a.source = "my suite/a.txt".into();
+        b.source = "my suite/b.txt".into();
+        // `a` ends under every model, unfair included; `b` spins forever
+        // under every model, so it is a conformance test of none.
+        let c = conformance(&[a.clone(), b.clone()]);
+        assert_eq!(c[0], json!((0..Model::ALL.len()).collect::<Vec<_>>()));
+        assert_eq!(c[1], json!([]));
+        assert_eq!(
+            import_command("s", &[a.clone(), b]),
+            "backends import --target webgpu 'my suite' --lines s.webgpu.jsonl --out results/my-gpu --name my-gpu"
+        );
+        a.source = "suites/x.ron".into();
+        assert!(import_command("s", &[a]).contains(" suites/x.ron "));
     }
 }

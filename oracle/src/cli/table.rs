@@ -34,7 +34,7 @@ pub(super) fn run(args: &Args, max_states: usize) -> Result<bool, Failure> {
 }
 
 /// The rows of Table 4 as they are labelled in the paper.
-const TABLE4_ROWS: [&str; 4] = ["HSA", "OBE", "LOBE", "full"];
+const TABLE4_ROWS: [&str; 4] = ["HSA", "OBE", "LOBE", "fair"];
 
 /// Table 4 over the rows; `kernel`: some rows are kernel programs (the
 /// output then says how memory behaves).

@@ -234,7 +234,7 @@ fn open_journal(
     let j = Journal::open(&path, &run, args.resume).map_err(usage)?;
     if j.pieces_done() > 0 {
         eprintln!(
-            "synth find: resuming: {} pieces already done ({})",
+            "synth find: resuming: {} parts of the search already done ({})",
             j.pieces_done(),
             path.display()
         );
@@ -284,9 +284,11 @@ pub fn run(args: FindArgs) -> Result<(), Fail> {
     let count = found.tests.len();
     let suite = to_suite(&args.name, note, found.tests);
     write(&suite, &args).map_err(|e| Fail(1, e))?;
+    // "1 test", and the search's pieces in words (issue 23 item 5).
     let what = format!(
-        "synth find: {}: {count} tests, {} candidates checked, {} pieces, {secs:.2} s -> {}",
+        "synth find: {}: {count} {}, {} candidates checked in {} parts of the search, {secs:.2} s -> {}",
         query.describe(),
+        if count == 1 { "test" } else { "tests" },
         found.candidates,
         found.pieces,
         args.out.display()

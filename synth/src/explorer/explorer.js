@@ -444,6 +444,27 @@
     const v = Math.round(Number($(id).value));
     return Number.isFinite(v) && v >= lo && v <= hi ? v : dflt;
   }
+  // What one test's runs say about the models (issue 23 item 1): the test
+  // terminates under its conformance models (verdict P), so a hang under
+  // any mapping means the GPU is not consistent with them.
+  function gpuAnswer(t, rows, runs) {
+    const conf = M.filter((m, i) => t.v[i] === "P");
+    const hung = Object.entries(rows)
+      .filter(([, r]) => r.exhausted > 0)
+      .map(([m, r]) => `${m} (${r.exhausted} of ${runs} runs hung)`);
+    let sentence;
+    if (!hung.length) {
+      sentence = `It terminated in every run: nothing here contradicts any model (one test is a small sample).`;
+    } else if (!conf.length) {
+      sentence = `It hung under ${hung.join(", ")}, but it may hang under every model, so this violates none.`;
+    } else {
+      sentence =
+        `It hung under ${hung.join(", ")}. It is a conformance test of ${conf.join(", ")} (it terminates under ${conf.length > 1 ? "them" : "it"}), ` +
+        `so this GPU is not consistent with ${conf.length > 1 ? "these models" : "this model"}.`;
+    }
+    return { violated: hung.length ? conf : [], sentence };
+  }
+
   async function runOnGpu(log) {
     if (gpuRun.busy || !DATA.code.length) return;
     gpuRun.busy = true;
@@ -501,19 +522,19 @@
         }
         if (state.test !== t.n) throw new Error("another test was chosen: stopped");
       }
+      const rows = {};
+      for (const r of table.querySelectorAll("tr[data-mapping]")) {
+        rows[r.dataset.mapping] = { terminated: +r.dataset.terminated, exhausted: +r.dataset.exhausted };
+      }
+      const answer = gpuAnswer(t, rows, runs);
       gpuStatus(
         `${t.n} on ${device}: ${runs} runs per mapping, each with a budget of ${budget} loop iterations per thread ` +
-          `(about ${ms} ms; the canary passed). A run whose budget was exhausted counts as non-terminating.`,
-        "ok"
+          `(about ${ms} ms; the canary passed). A run whose budget was exhausted counts as non-terminating. ` +
+          answer.sentence,
+        answer.violated.length ? "bad" : "ok"
       );
       document.body.setAttribute("data-gpu", t.n);
-      if (log) {
-        const rows = {};
-        for (const r of table.querySelectorAll("tr[data-mapping]")) {
-          rows[r.dataset.mapping] = { terminated: +r.dataset.terminated, exhausted: +r.dataset.exhausted };
-        }
-        console.log("axb-gpu: " + JSON.stringify({ test: t.n, device: info, budget, runs, mappings: rows }));
-      }
+      if (log) console.log("axb-gpu: " + JSON.stringify({ test: t.n, device: info, budget, runs, mappings: rows, answer }));
     } catch (e) {
       gpuStatus(e && e.message ? e.message : String(e), "bad");
       document.body.setAttribute("data-gpu", "error");

@@ -467,8 +467,18 @@ pub fn render_all(
         .expect("page data serializes")
         .replace('<', "\\u003c");
     let title = html_escape(&format!("{suite}: progress litmus test explorer"));
+    // The words a newcomer needs, one sentence each, as on every page of
+    // the project (issue 23 item 5).
+    let body = BODY.replacen(
+        "</main>",
+        &format!(
+            "<section id=\"words-box\"><h3>Words</h3>{}</section>\n</main>",
+            backends::glossary::html()
+        ),
+        1,
+    );
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{BODY}<script id=\"data\" type=\"application/json\">{json}</script>\n<script>\n{runner}</script>\n<script>\n{JS}</script>\n</body>\n</html>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{body}<script id=\"data\" type=\"application/json\">{json}</script>\n<script>\n{runner}</script>\n<script>\n{JS}</script>\n</body>\n</html>\n",
         runner = runner_script(opts.shape),
     )
 }

@@ -1,0 +1,255 @@
+//! The results site (issue 23 item 4): `backends site --db FILE --out DIR`
+//! writes static HTML from the results database: `index.html` with the
+//! device x model matrix, and `devices/<device>.html` per device with its
+//! chart of non-terminating tests (after the paper's Fig. 12) and the tests
+//! that violate each model. Plain files with relative links and inline SVG,
+//! no script: it works from `file://` and from any static host.
+
+use crate::glossary;
+use crate::report::analysis::{self, DeviceReport, Report};
+use crate::report::db::{self, DeviceInfo};
+use clap::Args;
+use progress_litmus::Model;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct SiteArgs {
+    /// The SQLite results database (`backends db import`).
+    #[arg(long, value_name = "FILE")]
+    pub db: PathBuf,
+    /// The directory to write the site into (created; its `index.html`
+    /// and `devices/` are replaced).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: PathBuf,
+    /// The tests the runs are judged against, as for `backends report`
+    /// (default: the 483 published tests).
+    #[arg(long, value_name = "TESTS")]
+    pub tests: Vec<PathBuf>,
+    /// The test explorer page (`synth explorer SUITE -o FILE.html`) to link
+    /// each violating test to, as `URL#test=NAME`: a URL, or a path
+    /// relative to the site's directory (e.g. `explorer.html`).
+    #[arg(long, value_name = "URL")]
+    pub explorer: Option<String>,
+}
+
+const STYLE: &str =
+    "body{font-family:sans-serif;margin:1em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
+td.ok{background:#e6f4e6}td.bad{background:#fbe3e3}td.vac{color:#888}
+dl.glossary dt{font-weight:bold;margin-top:.4em}svg{max-width:100%;height:auto}";
+
+/// `backends site`: exit 0 with the site written, 2 for a bad database or
+/// tests, 1 when a file cannot be written.
+pub fn main(args: &SiteArgs) -> ExitCode {
+    let built = (|| -> Result<(Report, BTreeMap<String, DeviceInfo>), String> {
+        let (devices, suites) = db::load(&args.db)?;
+        let tests = analysis::load_tests(&args.tests)?;
+        db::check_suites(&suites, &tests)?;
+        Ok((
+            analysis::analyse(&devices, &tests)?,
+            db::device_info(&args.db)?,
+        ))
+    })();
+    let (report, info) = match built {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {}", crate::excerpt::printable(&e));
+            return ExitCode::from(2);
+        }
+    };
+    match write(&report, &info, args.explorer.as_deref(), &args.out) {
+        Ok(n) => {
+            println!("{n} pages written under {}", args.out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {}", crate::excerpt::printable(&e));
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Writes the site; returns the number of pages.
+pub fn write(
+    report: &Report,
+    info: &BTreeMap<String, DeviceInfo>,
+    explorer: Option<&str>,
+    out: &Path,
+) -> Result<usize, String> {
+    let dir = out.join("devices");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    let put = |path: PathBuf, text: String| {
+        progress_litmus::axb::load::write_atomically(&path, text.as_bytes())
+            .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+    };
+    put(out.join("index.html"), index(report, info))?;
+    for d in &report.devices {
+        put(
+            dir.join(format!("{}.html", slug(&d.device))),
+            device_page(report, d, info.get(&d.device), explorer),
+        )?;
+    }
+    Ok(1 + report.devices.len())
+}
+
+/// A file name for a device name: its letters, digits, `.`, `_`, `-`.
+pub fn slug(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn esc(s: &str) -> String {
+    crate::excerpt::printable(s)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title><style>{STYLE}</style></head><body>\n<h1>{t}</h1>\n{body}<h2>Words</h2>\n{}</body></html>\n",
+        glossary::html(),
+        t = esc(title)
+    )
+}
+
+/// What is known of a device, in one line.
+fn describe(info: Option<&DeviceInfo>) -> String {
+    let Some(i) = info else { return String::new() };
+    [&i.vendor, &i.architecture, &i.driver, &i.host]
+        .into_iter()
+        .flatten()
+        .map(|s| esc(s))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// One cell of the matrix: the verdict with its counts.
+fn cell(d: &DeviceReport, i: usize) -> (&'static str, String) {
+    let tests = analysis::distinct_tests(&d.violations[i]);
+    let c = d.conformance[i];
+    if c == 0 {
+        ("vac", "nothing to judge".into())
+    } else if tests == 0 {
+        ("ok", format!("consistent 0/{c}"))
+    } else {
+        ("bad", format!("violated {tests}/{c}"))
+    }
+}
+
+fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
+    let mut b = String::new();
+    let _ = writeln!(
+        b,
+        "<p>Which progress models each device's observed behaviour is consistent with: {} devices, judged against the verdicts of {} tests ({}).</p>",
+        report.devices.len(),
+        report.tests,
+        esc(&report.tests_source)
+    );
+    b.push_str("<p>Legend: <b>consistent 0/C</b>: none of the C conformance tests of the model that were run on the device ever hung; <b>violated k/C</b>: k of them hung at least once (the device does not give the model's guarantee); <b>nothing to judge</b>: no conformance test of the model was run (consistent, vacuously). Hover a model name for its words.</p>\n");
+    b.push_str("<table id=\"matrix\"><tr><th>device</th><th>what it is</th>");
+    for m in Model::ALL {
+        let _ = write!(
+            b,
+            "<th title=\"{}\">{}</th>",
+            glossary::model_words(m.name()),
+            m.name()
+        );
+    }
+    b.push_str("</tr>\n");
+    for d in &report.devices {
+        let _ = write!(
+            b,
+            "<tr><td><a href=\"devices/{}.html\">{}</a></td><td>{}</td>",
+            slug(&d.device),
+            esc(&d.device),
+            describe(info.get(&d.device))
+        );
+        for i in 0..Model::ALL.len() {
+            let (class, text) = cell(d, i);
+            let _ = write!(b, "<td class=\"{class}\">{text}</td>");
+        }
+        b.push_str("</tr>\n");
+    }
+    b.push_str("</table>\n");
+    page("Progress models per device", &b)
+}
+
+/// `test`, linked to its page in the explorer where there is one. The
+/// device pages are one directory down: a relative explorer path gets `../`.
+fn test_link(test: &str, explorer: Option<&str>) -> String {
+    let Some(e) = explorer else {
+        return esc(test);
+    };
+    let base = if e.contains("://") || e.starts_with('/') {
+        e.to_string()
+    } else {
+        format!("../{e}")
+    };
+    let enc: String = test
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    format!("<a href=\"{}#test={enc}\">{}</a>", esc(&base), esc(test))
+}
+
+fn device_page(
+    report: &Report,
+    d: &DeviceReport,
+    info: Option<&DeviceInfo>,
+    explorer: Option<&str>,
+) -> String {
+    let mut b = String::from("<p><a href=\"../index.html\">all devices</a></p>\n");
+    let _ = writeln!(
+        b,
+        "<p>{}</p><p>{} tests observed.</p>",
+        describe(info),
+        d.observed
+    );
+    let one = Report {
+        devices: vec![d.clone()],
+        tests: report.tests,
+        tests_source: report.tests_source.clone(),
+    };
+    b.push_str("<h2>Tests that did not always terminate, per mapping</h2>\n<p>Dark bars: tests that hung in every run; light bars: in some runs only (logarithmic axis).</p>\n");
+    b.push_str(&crate::report::chart::svg(&one));
+    b.push_str("<h2>Verdicts</h2>\n<table id=\"verdicts\"><tr><th>model</th><th>in words</th><th>verdict</th><th>violating tests: mapping, k of n runs hung</th></tr>\n");
+    for (i, m) in Model::ALL.iter().enumerate() {
+        let (class, text) = cell(d, i);
+        let list: Vec<String> = d.violations[i]
+            .iter()
+            .map(|v| {
+                format!(
+                    "{} ({}, {} of {})",
+                    test_link(&v.test, explorer),
+                    v.mapping.name(),
+                    v.failed,
+                    v.runs
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            b,
+            "<tr><td>{}</td><td>{}</td><td class=\"{class}\">{text}</td><td>{}</td></tr>",
+            m.name(),
+            glossary::model_words(m.name()),
+            list.join(", ")
+        );
+    }
+    b.push_str("</table>\n");
+    page(&d.device, &b)
+}

@@ -1,0 +1,184 @@
+//! The results site (issue 23 item 4): built from the database that the
+//! committed import script makes, it shows every device in the matrix with
+//! the verdicts of `backends report`, and a page per device with its chart
+//! and violating tests; in headless Chromium from `file://` where Chromium
+//! is installed (CI installs it).
+
+mod common;
+
+use common::{backends, s, scratch};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn repo(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(rel)
+}
+
+/// The committed database and the site built from it, under `dir`.
+fn site(dir: &Path) -> PathBuf {
+    let db = dir.join("results.sqlite");
+    let o = Command::new("sh")
+        .arg(repo("results/database/import.sh"))
+        .arg(&db)
+        .env("BACKENDS", common::BIN)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let out = dir.join("site");
+    let o = backends(&["site", "--db", s(&db), "--out", s(&out)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    out
+}
+
+const A12: &str = "ipad_air_3_a12-inter-workgroup";
+const G77: &str = "galaxy-s20-mali-2021-02-07";
+
+/// The cells of the matrix row of `device` in `html`.
+fn row<'a>(html: &'a str, device: &str) -> &'a str {
+    let start = html
+        .find(&format!(">{device}</a>"))
+        .unwrap_or_else(|| panic!("{device} not in the matrix"));
+    let end = html[start..].find("</tr>").unwrap() + start;
+    &html[start..end]
+}
+
+#[test]
+fn the_site_shows_every_device_and_the_published_verdicts() {
+    let dir = scratch("files");
+    let out = site(&dir);
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let rows = index.matches("<tr><td><a href=\"devices/").count();
+    assert_eq!(
+        rows, 22,
+        "8 GPUs, their 11 variants, SwiftShader, 2 CPU runs"
+    );
+    // Weak LOBE is the third model column: violated on 11 of its 122
+    // conformance tests by the A12 and the g77, consistent on the A14.
+    for d in [A12, G77] {
+        let r = row(&index, d);
+        let cells: Vec<&str> = r.split("<td class=").skip(1).collect();
+        assert!(cells[2].contains("violated 11/122"), "{d}: {r}");
+        assert!(cells[0].contains("consistent"), "{d}: {r}");
+    }
+    assert!(row(&index, "iphone_12_a14-inter-workgroup").contains("Apple; A14"));
+    assert!(index.contains("<dt>LOBE</dt>"), "the glossary");
+    let page = std::fs::read_to_string(out.join(format!("devices/{A12}.html"))).unwrap();
+    assert!(page.contains("<svg"), "the chart");
+    assert!(page.contains("href=\"../index.html\""));
+    assert!(
+        page.contains("(round-robin, "),
+        "the violations with their mapping"
+    );
+    // Building twice gives the same bytes.
+    let again = dir.join("again");
+    let db = dir.join("results.sqlite");
+    let o = backends(&[
+        "site",
+        "--db",
+        s(&db),
+        "--out",
+        s(&again),
+        "--explorer",
+        "explorer.html",
+    ]);
+    assert!(o.status.success());
+    assert_eq!(
+        std::fs::read_to_string(again.join("index.html")).unwrap(),
+        index
+    );
+    // With an explorer, each violating test links to its page there.
+    let linked = std::fs::read_to_string(again.join(format!("devices/{A12}.html"))).unwrap();
+    assert!(
+        linked.contains(
+            "<a href=\"../explorer.html#test=3t3i_7\">3t3i_7</a> (round-robin, 21 of 21)"
+        ),
+        "{linked}"
+    );
+    assert!(!page.contains("explorer.html"), "no explorer, no links");
+}
+
+#[test]
+fn a_missing_database_is_a_clean_error() {
+    let dir = scratch("missing");
+    let o = backends(&[
+        "site",
+        "--db",
+        s(&dir.join("none.sqlite")),
+        "--out",
+        s(&dir),
+    ]);
+    common::assert_clean_failure(&o, 2, &["none.sqlite"]);
+}
+
+fn find_chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("BACKENDS_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|d| [d.join("chromium"), d.join("chromium-browser")])
+        .find(|p| p.is_file())
+}
+
+/// Chromium run headless on `url` with `flags`; its stdout.
+fn chromium(browser: &Path, profile: &Path, flags: &[String], url: &str) -> String {
+    let o = Command::new(browser)
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(flags)
+        .arg(url)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn the_site_opens_in_headless_chromium_from_file_urls() {
+    let Some(browser) = find_chromium() else {
+        let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        assert!(
+            !ci,
+            "headless Chromium not found on PATH: apt-get install -y chromium"
+        );
+        eprintln!("skipped: headless Chromium not found (apt-get install -y chromium)");
+        return;
+    };
+    let dir = scratch("browser");
+    let out = site(&dir);
+    let profile = dir.join("profile");
+    let index = format!("file://{}", out.join("index.html").display());
+    let dom = chromium(&browser, &profile, &["--dump-dom".into()], &index);
+    assert_eq!(dom.matches("<a href=\"devices/").count(), 22, "{dom}");
+    let device = format!(
+        "file://{}",
+        out.join(format!("devices/{A12}.html")).display()
+    );
+    let dom = chromium(&browser, &profile, &["--dump-dom".into()], &device);
+    assert!(dom.contains("<svg"), "{dom}");
+    assert!(dom.contains("violated 11/122"), "{dom}");
+    // Screenshots, for a person to look at (kept in the target directory).
+    for (url, name) in [(&index, "index.png"), (&device, "device.png")] {
+        let shot = dir.join(name);
+        chromium(
+            &browser,
+            &profile,
+            &[
+                format!("--screenshot={}", shot.display()),
+                "--window-size=1400,1100".into(),
+            ],
+            url,
+        );
+        assert!(
+            std::fs::metadata(&shot).is_ok_and(|m| m.len() > 10_000),
+            "{name}"
+        );
+    }
+}

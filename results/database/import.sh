@@ -1,0 +1,44 @@
+#!/bin/sh
+# Builds the results database: the eight GPUs of the paper (Table 5, the
+# published artifact's CSVs in data/empirical), a SwiftShader run of the
+# WebGPU page (results/swiftshader) and this project's CPU runs
+# (results/cpu), with what is known of each device. Run from anywhere:
+#
+#     results/database/import.sh results.sqlite
+#
+# BACKENDS names the binary (default: `backends` on PATH). Importing twice
+# is harmless: files already in the database are counted once.
+set -eu
+db=$(realpath -m "${1:?usage: import.sh DATABASE}")
+bin=${BACKENDS:-backends}
+# From the project root, so that the database records each file's path
+# relative to it, the same on every machine.
+cd "$(dirname "$0")/../.."
+e=data/empirical
+gpu() { # name vendor architecture host; the files in $files, per configuration
+    vendor=$2 arch=$3 host=$4
+    # shellcheck disable=SC2046 # one path per word: no spaces in them
+    "$bin" db import --db "$db" --vendor "$vendor" --architecture "$arch" --host "$host" \
+        $(for c in "$e"/*_instruction; do for f in $files; do echo "$c/$f.csv"; done; done)
+}
+files="CUDA/laptop_940m-inter-workgroup"
+gpu 940m NVIDIA "GeForce 940M (Maxwell), CUDA" "laptop"
+files="CUDA/toucan_quadro_rtx4000-inter-workgroup CUDA/toucan_quadro_rtx4000_coop-inter-workgroup CUDA/toucan_quadro_rtx4000_subgroup CUDA/toucan_quadro_rtx4000_subgroup_sm70"
+gpu rtx4000 NVIDIA "Quadro RTX 4000 (Turing), CUDA" "workstation"
+files="Apple/ipad_air_3_a12-inter-workgroup"
+gpu a12 Apple "A12, Metal" "iPad Air 3"
+files="Apple/iphone_12_a14-inter-workgroup"
+gpu a14 Apple "A14, Metal" "iPhone 12"
+files="Vulkan/intelHD620-2021-03-16"
+gpu hd620 Intel "HD Graphics 620 (Kaby Lake), Vulkan" "laptop"
+files="Vulkan/pixel5-adreno-2021-02-06"
+gpu adreno Qualcomm "Adreno 620, Vulkan" "Pixel 5"
+files="Vulkan/galaxy-s20-mali-2021-02-07"
+gpu mali Arm "Mali-G77, Vulkan" "Galaxy S20"
+files="Vulkan/results-NVIDIA-SHIELD-Android-TV"
+gpu tx1 NVIDIA "Tegra X1 (Maxwell), Vulkan" "SHIELD Android TV"
+# SwiftShader through the WebGPU page (results/swiftshader/README.md).
+"$bin" db import --db "$db" --vendor Google --architecture "SwiftShader (Vulkan on the CPU), WebGPU" \
+    --host "headless Chromium" results/swiftshader
+# The CPU runs: the host comes from their device.json.
+"$bin" db import --db "$db" --vendor CPU --architecture "x86_64, C++ threads" results/cpu
