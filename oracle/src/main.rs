@@ -5,6 +5,8 @@
 //! eleven models' verdicts, and the kernel checker agrees with the AXB
 //! engine on every AXB test (oracle/tests/kernel_axb.rs).
 
+mod outcomes;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use oracle::kernel::{Checked, KernelError};
 use progress_litmus::axb::load::NamedTest;
@@ -110,6 +112,9 @@ enum Command {
         #[command(flatten)]
         out: Out,
     },
+    /// Every reachable final state under one model, with a witness schedule each, and the program's assertions answered.
+    #[command(after_help = COMMAND_AFTER_HELP)]
+    Outcomes(outcomes::Args),
     /// The state space, as Graphviz DOT or JSON.
     #[command(after_help = COMMAND_AFTER_HELP)]
     Lts {
@@ -253,6 +258,8 @@ struct Row {
     item: Item,
     verdicts: Verdicts,
     deadlock: bool,
+    /// A kernel program's outcome assertions under the eleven models.
+    asserts: Vec<outcomes::Answers>,
 }
 
 /// The error line of a kernel program that got no verdict.
@@ -337,6 +344,7 @@ fn classify(paths: &[PathBuf], max_states: usize) -> (Vec<Row>, Vec<Item>, bool)
         };
         match decided {
             Ok((verdicts, deadlock)) => rows.push(Row {
+                asserts: outcomes::classify_answers(&item, max_states),
                 item,
                 verdicts,
                 deadlock,
@@ -411,9 +419,13 @@ fn print_table(rows: &[Row]) -> String {
             "{:<width$}          {}    {}    {}        {}     {}             {}    {}    {}        {}     {}     {}",
             r.item.name(), w[0], w[1], w[2], w[3], w[4], s[0], s[1], s[2], s[3], s[4], cell(Unfair, Weak)
         );
+        outcomes::table_lines(&mut out, &r.asserts, width);
     }
     if any_kernel(rows) {
         out.push_str(KERNEL_NOTE);
+    }
+    if rows.iter().any(|r| !r.asserts.is_empty()) {
+        out.push_str(outcomes::TABLE_NOTE);
     }
     out
 }
@@ -479,7 +491,7 @@ fn row_json(r: &Row, max_states: usize) -> serde_json::Value {
                     v
                 })
                 .collect();
-            serde_json::json!({
+            let mut v = serde_json::json!({
                 "test": p.name,
                 "source": p.source.display().to_string(),
                 "config": format!("{}wg{}inv", p.program.workgroups, p.program.workgroup_size),
@@ -487,7 +499,11 @@ fn row_json(r: &Row, max_states: usize) -> serde_json::Value {
                 "verdicts": verdicts,
                 "deadlock": r.deadlock,
                 "expect": expect,
-            })
+            });
+            if !r.asserts.is_empty() {
+                v["assertions"] = outcomes::json_answers(&r.asserts);
+            }
+            v
         }
     }
 }
@@ -696,6 +712,7 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             emit(&out, &classify_output(&rows, format, max_states)?)?;
             Ok(!bad)
         }
+        Command::Outcomes(a) => outcomes::run(a, max_states),
         Command::Explain {
             path,
             model,

@@ -150,6 +150,7 @@ fn program() -> impl Strategy<Value = Program> {
                 codes,
                 model: None,
                 expect: Vec::new(),
+                asserts: Vec::new(),
             };
             p.normalize();
             p
@@ -344,6 +345,7 @@ fn sync_program() -> impl Strategy<Value = Program> {
                 wg_code: vec![0; w as usize],
                 model: None,
                 expect: Vec::new(),
+                asserts: Vec::new(),
             };
             p.normalize();
             p
@@ -481,6 +483,7 @@ fn local_heavy_program() -> impl Strategy<Value = Program> {
                 codes,
                 model: None,
                 expect: Vec::new(),
+                asserts: Vec::new(),
             };
             p.normalize();
             p

@@ -7,6 +7,7 @@
 //! barriers and subgroup collectives. Memory is sequentially consistent.
 //!
 //! - [`program`]: the program type and its validation;
+//! - [`assert`]: outcome assertions over final states;
 //! - [`model`]: scoped progress models (their names and text form; the
 //!   semantics is in the oracle);
 //! - [`embed`]: AXB tests as kernel programs, losslessly;
@@ -15,6 +16,7 @@
 //! - [`cfg`], [`machine`]: control flow and the packed-state semantics;
 //! - [`load`]: reading programs from files and directories.
 
+pub mod assert;
 pub mod cfg;
 pub mod embed;
 pub mod litmus;

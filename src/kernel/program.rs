@@ -69,6 +69,9 @@ pub struct Program {
     /// Verdicts stated for the program (from the literature), checked by tests.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<Expectation>,
+    /// Outcome assertions over the final states (docs/KERNEL.md §5.4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asserts: Vec<crate::kernel::assert::Assertion>,
 }
 
 /// A memory location: a scalar or an array of cells.
@@ -585,9 +588,14 @@ pub enum Site {
     Program,
     Location(usize),
     Code(usize),
-    Instr { code: usize, pc: usize },
+    Instr {
+        code: usize,
+        pc: usize,
+    },
     Expect(usize),
     Model,
+    /// An outcome assertion (`exists` or `forall`).
+    Assert(usize),
 }
 
 /// Why a program is not well formed.
@@ -607,6 +615,7 @@ impl fmt::Display for InvalidProgram {
                 write!(f, "code block {code} instruction {pc}: {}", self.msg)
             }
             Site::Expect(e) => write!(f, "expectation {e}: {}", self.msg),
+            Site::Assert(a) => write!(f, "assertion {a}: {}", self.msg),
         }
     }
 }
