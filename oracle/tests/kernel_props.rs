@@ -522,3 +522,46 @@ fn a_pending_terminate_is_a_move_even_where_only_a_local_step_is_explored() {
         assert_eq!(both(&p, &m, Reductions::ALL).unwrap().0, "P", "{name}");
     }
 }
+
+/// The model with every scope that restricts which moves exist (the
+/// priority scheduler, lockstep subgroups, the occupancy bound) made fair.
+fn unrestricted(m: &ScopedModel) -> ScopedModel {
+    let free = |s: Sched| match s {
+        Sched::Priority | Sched::Lockstep => Sched::Fair,
+        s => s,
+    };
+    ScopedModel {
+        device: free(m.device),
+        workgroup: free(m.workgroup),
+        subgroup: free(m.subgroup),
+        fairness: m.fairness,
+        occupancy: None,
+    }
+}
+
+fn finals(p: &Program, m: &ScopedModel) -> Option<std::collections::BTreeSet<Vec<u16>>> {
+    let o = oracle::kernel::outcomes::outcomes(p, m, 60_000).ok()?;
+    Some(o.finals.into_iter().map(|f| f.values).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(200), ..ProptestConfig::default() })]
+
+    /// Issue 22: an outcome allowed under a stronger model is allowed under
+    /// every weaker one. A model that restricts the moves (priority,
+    /// lockstep, occupancy) allows a subset of the final states of the same
+    /// model without the restriction, and fairness never changes them (the
+    /// unrestricted models all have the same final states).
+    #[test]
+    fn final_states_of_a_restricted_model_are_final_states_of_the_free_one(p in program(), m in model(), strong in any::<bool>()) {
+        let mut m = m;
+        m.fairness = if strong { Fairness::Strong } else { Fairness::Weak };
+        let free = unrestricted(&m);
+        let (Some(got), Some(all)) = (finals(&p, &m), finals(&p, &free)) else {
+            return Ok(());
+        };
+        prop_assert!(got.is_subset(&all), "{m}: {got:?} not within {free}: {all:?}\n{}", litmus::print(&p));
+        let fair = ScopedModel::parse("WEAK_FAIR").unwrap();
+        prop_assert_eq!(finals(&p, &fair), Some(all));
+    }
+}

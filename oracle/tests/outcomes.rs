@@ -336,3 +336,61 @@ fn bad_assertions_get_one_positioned_error_and_the_batch_goes_on() {
     let e = litmus::parse(&SB.replace("exists w0:r == 0 && w1:r == 0;", &deep)).unwrap_err();
     assert!(e.msg.contains("nested more than 16 deep"), "{}", e.msg);
 }
+
+mod conditions {
+    use progress_litmus::kernel::assert::{Atom, Cond, Term};
+    use progress_litmus::kernel::litmus;
+    use progress_litmus::kernel::program::Cmp;
+    use proptest::prelude::*;
+
+    fn term() -> impl Strategy<Value = Term> {
+        prop::sample::select(vec![
+            ("x", None),
+            ("y", None),
+            ("r", Some(0u8)),
+            ("r", Some(1)),
+        ])
+        .prop_map(|(name, workgroup)| Term {
+            workgroup,
+            local: None,
+            name: name.into(),
+            index: None,
+        })
+    }
+
+    fn cond() -> impl Strategy<Value = Cond> {
+        let atom = (term(), prop::sample::select(Cmp::ALL.to_vec()), 0u16..2)
+            .prop_map(|(term, cmp, value)| Cond::Atom(Atom { term, cmp, value }));
+        atom.prop_recursive(4, 24, 3, |inner| {
+            prop_oneof![
+                inner.clone().prop_map(|c| Cond::Not(Box::new(c))),
+                prop::collection::vec(inner.clone(), 1..4).prop_map(Cond::And),
+                prop::collection::vec(inner, 1..4).prop_map(Cond::Or),
+            ]
+        })
+    }
+
+    fn program(c: &Cond) -> String {
+        format!("values 2;\nworkgroups 2;\nglobal x;\nglobal y;\nexists {c};\n\nkernel {{\n  0: r = x;\n}}\n")
+    }
+
+    proptest! {
+        /// Any condition tree, printed, parses to a condition with the same
+        /// truth under every valuation, whose text is canonical: the
+        /// printer's parentheses follow the parser's precedence.
+        #[test]
+        fn printed_conditions_parse_back_with_the_same_meaning(c in cond(), vals in prop::collection::vec(0u16..2, 4)) {
+            let src = program(&c);
+            let p = litmus::parse(&src).unwrap();
+            prop_assert_eq!(litmus::print(&p), program(&p.asserts[0].cond));
+            prop_assert_eq!(litmus::parse(&litmus::print(&p)).unwrap(), p.clone());
+            let value = |t: &Term| match (t.name.as_str(), t.workgroup) {
+                ("x", _) => vals[0],
+                ("y", _) => vals[1],
+                (_, Some(0)) => vals[2],
+                _ => vals[3],
+            };
+            prop_assert_eq!(p.asserts[0].cond.eval(&mut |t| value(t)), c.eval(&mut |t| value(t)), "{}", src);
+        }
+    }
+}
