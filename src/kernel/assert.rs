@@ -9,7 +9,7 @@
 //! satisfies C, and is *forbidden* otherwise; `forall C` holds when every
 //! reachable final state satisfies C (vacuously when none is reachable).
 
-use super::program::{Cmp, Program};
+use super::cmp::Cmp;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -81,95 +81,6 @@ pub enum Probe {
         local: usize,
         reg: usize,
     },
-}
-
-impl Term {
-    /// Resolves the term in `p`, or says why it names nothing.
-    pub fn resolve(&self, p: &Program) -> Result<Probe, String> {
-        if let Some(w) = self.workgroup {
-            if w >= p.workgroups {
-                return Err(format!(
-                    "`{self}`: workgroup {w} does not exist (workgroups {})",
-                    p.workgroups
-                ));
-            }
-        }
-        if let Some(l) = self.local {
-            if l >= p.workgroup_size {
-                return Err(format!(
-                    "`{self}`: invocation {l} does not exist (workgroup_size {})",
-                    p.workgroup_size
-                ));
-            }
-        }
-        if let Some(loc) = p.locations.iter().position(|l| l.name == self.name) {
-            return self.resolve_location(p, loc);
-        }
-        let Some(w) = self.workgroup else {
-            return Err(format!(
-                "`{self}` names no memory location (a register is read as `wN:{}`)",
-                self.name
-            ));
-        };
-        if self.index.is_some() {
-            return Err(format!("`{self}`: a register has no elements"));
-        }
-        let code = &p.codes[p.wg_code[w as usize] as usize];
-        let Some(reg) = code.regs.iter().position(|r| *r == self.name) else {
-            return Err(format!(
-                "`{self}` names no location and no register of workgroup {w}'s code"
-            ));
-        };
-        Ok(Probe::Reg {
-            workgroup: w as usize,
-            local: self.local.unwrap_or(0) as usize,
-            reg,
-        })
-    }
-
-    fn resolve_location(&self, p: &Program, loc: usize) -> Result<Probe, String> {
-        let l = &p.locations[loc];
-        let copy = match (l.shared, self.workgroup) {
-            (true, None) => {
-                return Err(format!(
-                    "`{self}`: `{}` is shared: name a workgroup's copy (`w0:{}`)",
-                    l.name, l.name
-                ))
-            }
-            (false, Some(_)) => {
-                return Err(format!(
-                    "`{self}`: `{}` is global: it has no workgroup copies",
-                    l.name
-                ))
-            }
-            (true, Some(w)) => w as usize,
-            (false, None) => 0,
-        };
-        if self.local.is_some() {
-            return Err(format!(
-                "`{self}`: memory belongs to no invocation (drop `.{}`)",
-                self.local.unwrap_or(0)
-            ));
-        }
-        let element = match (l.array, self.index) {
-            (true, None) => return Err(format!("`{self}`: `{}` is an array: name a cell", l.name)),
-            (false, Some(_)) => return Err(format!("`{self}`: `{}` is not an array", l.name)),
-            (true, Some(i)) if i as usize >= l.len() => {
-                return Err(format!(
-                    "`{self}`: index {i} is out of bounds (`{}` has {} cells)",
-                    l.name,
-                    l.len()
-                ))
-            }
-            (true, Some(i)) => i as usize,
-            (false, None) => 0,
-        };
-        Ok(Probe::Mem {
-            location: loc,
-            copy,
-            element,
-        })
-    }
 }
 
 impl Cond {
@@ -262,26 +173,4 @@ impl fmt::Display for Assertion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.quantifier.word(), self.cond)
     }
-}
-
-/// Checks that every term of every assertion names something of `p` and
-/// every value is in its domain: the index of the first bad assertion and
-/// why.
-pub fn validate(p: &Program) -> Result<(), (usize, String)> {
-    for (k, a) in p.asserts.iter().enumerate() {
-        for atom in a.cond.atoms() {
-            atom.term.resolve(p).map_err(|m| (k, m))?;
-            if atom.value >= p.values {
-                return Err((
-                    k,
-                    format!(
-                        "value {} is outside the domain 0..{}",
-                        atom.value,
-                        p.values - 1
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
 }

@@ -7,7 +7,8 @@
 //! barriers and subgroup collectives. Memory is sequentially consistent.
 //!
 //! - [`program`]: the program type and its validation;
-//! - [`assert`]: outcome assertions over final states;
+//! - [`assert`], [`observe`]: outcome assertions over final states and
+//!   the terms they read;
 //! - [`model`]: scoped progress models (their names and text form; the
 //!   semantics is in the oracle);
 //! - [`embed`]: AXB tests as kernel programs, losslessly;
@@ -18,11 +19,13 @@
 
 pub mod assert;
 pub mod cfg;
+pub mod cmp;
 pub mod embed;
 pub mod litmus;
 pub mod load;
 pub mod machine;
 pub mod model;
+pub mod observe;
 pub mod program;
 pub mod ron;
 

@@ -12,6 +12,7 @@
 //! from (see [`crate::kernel::litmus`]).
 
 use crate::axb::test::Target;
+pub use crate::kernel::cmp::Cmp;
 use crate::kernel::model::ScopedModel;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -226,43 +227,6 @@ impl IdKind {
 pub struct Addr {
     pub loc: u8,
     pub index: Operand,
-}
-
-/// Comparisons (unsigned).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Cmp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-impl Cmp {
-    pub const ALL: [Cmp; 6] = [Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge];
-
-    pub fn symbol(self) -> &'static str {
-        match self {
-            Cmp::Eq => "==",
-            Cmp::Ne => "!=",
-            Cmp::Lt => "<",
-            Cmp::Le => "<=",
-            Cmp::Gt => ">",
-            Cmp::Ge => ">=",
-        }
-    }
-
-    pub fn eval(self, a: u16, b: u16) -> bool {
-        match self {
-            Cmp::Eq => a == b,
-            Cmp::Ne => a != b,
-            Cmp::Lt => a < b,
-            Cmp::Le => a <= b,
-            Cmp::Gt => a > b,
-            Cmp::Ge => a >= b,
-        }
-    }
 }
 
 /// Register arithmetic, modulo the domain; comparisons give 0 or 1.

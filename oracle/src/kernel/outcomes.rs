@@ -15,6 +15,7 @@ use petgraph::graph::{EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
 use progress_litmus::kernel::assert::{Assertion, Probe, Quantifier};
 use progress_litmus::kernel::machine::{Machine, Packed};
+use progress_litmus::kernel::observe;
 use progress_litmus::kernel::program::Program;
 use progress_litmus::kernel::ScopedModel;
 use std::collections::{BTreeMap, VecDeque};
@@ -129,7 +130,7 @@ impl Outcomes {
     pub fn holds(&self, a: &Assertion, p: &Program) -> Result<bool, String> {
         let mut index = BTreeMap::new();
         for atom in a.cond.atoms() {
-            let probe = atom.term.resolve(p)?;
+            let probe = observe::resolve(&atom.term, p)?;
             let k = self
                 .observables
                 .position(probe)

@@ -59,7 +59,7 @@ pub fn parse(src: &str) -> Result<Program, ParseError> {
         let (line, col) = spans.of(e.site);
         ParseError::new(line, col, e.msg)
     })?;
-    crate::kernel::assert::validate(&p).map_err(|(k, msg)| {
+    crate::kernel::observe::validate(&p).map_err(|(k, msg)| {
         let (line, col) = spans.of(Site::Assert(k));
         ParseError::new(line, col, msg)
     })?;
