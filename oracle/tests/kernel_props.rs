@@ -150,6 +150,7 @@ fn program() -> impl Strategy<Value = Program> {
                 codes,
                 model: None,
                 expect: Vec::new(),
+                asserts: Vec::new(),
             };
             p.normalize();
             p
@@ -344,6 +345,7 @@ fn sync_program() -> impl Strategy<Value = Program> {
                 wg_code: vec![0; w as usize],
                 model: None,
                 expect: Vec::new(),
+                asserts: Vec::new(),
             };
             p.normalize();
             p
@@ -481,6 +483,7 @@ fn local_heavy_program() -> impl Strategy<Value = Program> {
                 codes,
                 model: None,
                 expect: Vec::new(),
+                asserts: Vec::new(),
             };
             p.normalize();
             p
@@ -562,4 +565,47 @@ fn a_program_terminating_unfairly_needs_one_product() {
     assert_eq!((v, d), (va, da));
     assert_eq!(v.0, [progress_litmus::Verdict::P; 11]);
     assert_eq!((st.products, sa.products), (1, 6));
+}
+
+/// The model with every scope that restricts which moves exist (the
+/// priority scheduler, lockstep subgroups, the occupancy bound) made fair.
+fn unrestricted(m: &ScopedModel) -> ScopedModel {
+    let free = |s: Sched| match s {
+        Sched::Priority | Sched::Lockstep => Sched::Fair,
+        s => s,
+    };
+    ScopedModel {
+        device: free(m.device),
+        workgroup: free(m.workgroup),
+        subgroup: free(m.subgroup),
+        fairness: m.fairness,
+        occupancy: None,
+    }
+}
+
+fn finals(p: &Program, m: &ScopedModel) -> Option<std::collections::BTreeSet<Vec<u16>>> {
+    let o = oracle::kernel::outcomes::outcomes(p, m, 60_000).ok()?;
+    Some(o.finals.into_iter().map(|f| f.values).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(200), ..ProptestConfig::default() })]
+
+    /// Issue 22: an outcome allowed under a stronger model is allowed under
+    /// every weaker one. A model that restricts the moves (priority,
+    /// lockstep, occupancy) allows a subset of the final states of the same
+    /// model without the restriction, and fairness never changes them (the
+    /// unrestricted models all have the same final states).
+    #[test]
+    fn final_states_of_a_restricted_model_are_final_states_of_the_free_one(p in program(), m in model(), strong in any::<bool>()) {
+        let mut m = m;
+        m.fairness = if strong { Fairness::Strong } else { Fairness::Weak };
+        let free = unrestricted(&m);
+        let (Some(got), Some(all)) = (finals(&p, &m), finals(&p, &free)) else {
+            return Ok(());
+        };
+        prop_assert!(got.is_subset(&all), "{m}: {got:?} not within {free}: {all:?}\n{}", litmus::print(&p));
+        let fair = ScopedModel::parse("WEAK_FAIR").unwrap();
+        prop_assert_eq!(finals(&p, &fair), Some(all));
+    }
 }

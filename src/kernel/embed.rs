@@ -56,6 +56,7 @@ pub fn from_axb(test: &Test) -> Program {
         wg_code: (0..n as u8).collect(),
         model: None,
         expect: Vec::new(),
+        asserts: Vec::new(),
     }
 }
 

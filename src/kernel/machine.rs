@@ -357,6 +357,12 @@ impl Machine {
         }
     }
 
+    /// The cell of element `k` of workgroup `copy`'s copy of location `l`
+    /// (copy 0 for a global location).
+    pub fn cell_of(&self, l: usize, copy: usize, k: usize) -> usize {
+        self.loc_base[l] + copy * self.program.locations[l].len() + k
+    }
+
     pub fn mem(&self, s: &[u64], cell: usize) -> u16 {
         get(s, cell as u32 * self.vb, self.vb) as u16
     }

@@ -7,6 +7,8 @@
 //! barriers and subgroup collectives. Memory is sequentially consistent.
 //!
 //! - [`program`]: the program type and its validation;
+//! - [`assert`], [`observe`]: outcome assertions over final states and
+//!   the terms they read;
 //! - [`model`]: scoped progress models (their names and text form; the
 //!   semantics is in the oracle);
 //! - [`embed`]: AXB tests as kernel programs, losslessly;
@@ -16,12 +18,15 @@
 //! - [`load`]: reading programs from files and directories;
 //! - [`shader`]: WGSL, GLSL and SPIR-V compute shaders as kernel programs.
 
+pub mod assert;
 pub mod cfg;
+pub mod cmp;
 pub mod embed;
 pub mod litmus;
 pub mod load;
 pub mod machine;
 pub mod model;
+pub mod observe;
 pub mod program;
 pub mod ron;
 pub mod shader;

@@ -12,6 +12,7 @@
 //! from (see [`crate::kernel::litmus`]).
 
 use crate::axb::test::Target;
+pub use crate::kernel::cmp::Cmp;
 use crate::kernel::model::ScopedModel;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -69,6 +70,9 @@ pub struct Program {
     /// Verdicts stated for the program (from the literature), checked by tests.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<Expectation>,
+    /// Outcome assertions over the final states (docs/KERNEL.md §5.4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asserts: Vec<crate::kernel::assert::Assertion>,
 }
 
 /// A memory location: a scalar or an array of cells.
@@ -223,43 +227,6 @@ impl IdKind {
 pub struct Addr {
     pub loc: u8,
     pub index: Operand,
-}
-
-/// Comparisons (unsigned).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Cmp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-impl Cmp {
-    pub const ALL: [Cmp; 6] = [Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge];
-
-    pub fn symbol(self) -> &'static str {
-        match self {
-            Cmp::Eq => "==",
-            Cmp::Ne => "!=",
-            Cmp::Lt => "<",
-            Cmp::Le => "<=",
-            Cmp::Gt => ">",
-            Cmp::Ge => ">=",
-        }
-    }
-
-    pub fn eval(self, a: u16, b: u16) -> bool {
-        match self {
-            Cmp::Eq => a == b,
-            Cmp::Ne => a != b,
-            Cmp::Lt => a < b,
-            Cmp::Le => a <= b,
-            Cmp::Gt => a > b,
-            Cmp::Ge => a >= b,
-        }
-    }
 }
 
 /// Register arithmetic, modulo the domain; comparisons give 0 or 1.
@@ -585,9 +552,14 @@ pub enum Site {
     Program,
     Location(usize),
     Code(usize),
-    Instr { code: usize, pc: usize },
+    Instr {
+        code: usize,
+        pc: usize,
+    },
     Expect(usize),
     Model,
+    /// An outcome assertion (`exists` or `forall`).
+    Assert(usize),
 }
 
 /// Why a program is not well formed.
@@ -607,6 +579,7 @@ impl fmt::Display for InvalidProgram {
                 write!(f, "code block {code} instruction {pc}: {}", self.msg)
             }
             Site::Expect(e) => write!(f, "expectation {e}: {}", self.msg),
+            Site::Assert(a) => write!(f, "assertion {a}: {}", self.msg),
         }
     }
 }

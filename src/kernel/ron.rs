@@ -22,6 +22,7 @@ impl TryFrom<Program> for Valid {
     type Error = String;
     fn try_from(mut p: Program) -> Result<Valid, String> {
         p.validate().map_err(|e| e.to_string())?;
+        crate::kernel::observe::validate(&p).map_err(|(k, m)| format!("assertion {k}: {m}"))?;
         p.normalize();
         Ok(Valid(p))
     }

@@ -52,6 +52,8 @@ pub(super) struct Row {
     pub(super) deadlock: bool,
     /// What a kernel program cost (`--stats`).
     pub(super) cost: Option<super::stats::Cost>,
+    /// A kernel program's outcome assertions under the eleven models.
+    pub(super) asserts: Vec<super::outcomes::Answers>,
 }
 
 /// The error line of a kernel program that got no verdict.
@@ -129,6 +131,7 @@ pub(super) fn decide_all(paths: &[PathBuf], max_states: usize) -> (Vec<Row>, Vec
         };
         match decided {
             Ok((verdicts, deadlock, cost)) => rows.push(Row {
+                asserts: super::outcomes::classify_answers(&item, max_states),
                 item,
                 verdicts,
                 deadlock,
@@ -214,9 +217,13 @@ fn print_table(rows: &[Row]) -> String {
             "{:<width$}          {}    {}    {}        {}     {}             {}    {}    {}        {}     {}     {}",
             r.item.name(), w[0], w[1], w[2], w[3], w[4], s[0], s[1], s[2], s[3], s[4], cell(Unfair, Weak)
         );
+        super::outcomes::table_lines(&mut out, &r.asserts, width);
     }
     if any_kernel(rows) {
         out.push_str(KERNEL_NOTE);
+    }
+    if rows.iter().any(|r| !r.asserts.is_empty()) {
+        out.push_str(super::outcomes::TABLE_NOTE);
     }
     out
 }
@@ -268,15 +275,21 @@ fn row_json(r: &Row, max_states: usize) -> serde_json::Value {
             "config": t.entry.test.config(),
             "verdicts": verdicts,
         }),
-        Item::Kernel(p) => serde_json::json!({
-            "test": p.name,
-            "source": p.source.display().to_string(),
-            "config": format!("{}wg{}inv", p.program.workgroups, p.program.workgroup_size),
-            "memory": "sequentially consistent",
-            "verdicts": verdicts,
-            "deadlock": r.deadlock,
-            "expect": expect_json(p, max_states),
-        }),
+        Item::Kernel(p) => {
+            let mut v = serde_json::json!({
+                "test": p.name,
+                "source": p.source.display().to_string(),
+                "config": format!("{}wg{}inv", p.program.workgroups, p.program.workgroup_size),
+                "memory": "sequentially consistent",
+                "verdicts": verdicts,
+                "deadlock": r.deadlock,
+                "expect": expect_json(p, max_states),
+            });
+            if !r.asserts.is_empty() {
+                v["assertions"] = super::outcomes::json_answers(&r.asserts);
+            }
+            v
+        }
     }
 }
 

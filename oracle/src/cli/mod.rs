@@ -15,6 +15,7 @@ pub mod classify;
 pub mod explain;
 pub mod label;
 pub mod lts;
+pub mod outcomes;
 pub mod shader;
 pub mod stats;
 pub mod table;
@@ -99,6 +100,9 @@ enum Command {
     /// Why a test passes or fails under one model, with a witness schedule.
     #[command(after_help = COMMAND_AFTER_HELP)]
     Explain(explain::Args),
+    /// Every reachable final state under one model, with a witness schedule each, and the program's assertions answered.
+    #[command(after_help = COMMAND_AFTER_HELP)]
+    Outcomes(outcomes::Args),
     /// The state space, as Graphviz DOT or JSON.
     #[command(after_help = COMMAND_AFTER_HELP)]
     Lts(lts::Args),
@@ -342,6 +346,7 @@ fn run(cli: Cli) -> Result<bool, Failure> {
     match cli.command {
         Command::Classify(args) => classify::run(&args, max_states),
         Command::Explain(args) => explain::run(&args, max_states),
+        Command::Outcomes(a) => outcomes::run(a, max_states),
         Command::Lts(args) => lts::run(&args, max_states),
         Command::Table(args) => table::run(&args, max_states),
         Command::Label(args) => label::run(args, max_states),

@@ -176,6 +176,36 @@ workgroup 1 {
         assert!(m.starts_with("more than 8 registers in a block"), "{m}");
     }
 
+    /// Issue 22: assertions print back byte for byte, with parentheses
+    /// only where precedence needs them, and nested `&&`/`||` flatten.
+    #[test]
+    fn assertions_round_trip() {
+        let src = "values 4;
+workgroups 2;
+workgroup_size 2;
+global x;
+global a[2];
+shared s[2];
+exists x == 1 && w1.1:r != 0;
+forall a[1] < 2 || !(x >= 1 && w0:s[1] <= 3) || !!x > 0;
+exists (x == 1 || x == 2) && !(a[0] == 0 || a[1] == 0);
+
+kernel {
+  0: r = x;
+}
+";
+        let p = parse(src).unwrap();
+        assert_eq!(print(&p), src);
+        assert_eq!(p.asserts.len(), 3);
+        let flat = "values 2;\nworkgroups 1;\nglobal x;\nexists ((x == 1 && (x == 0)) && x == 1) || (x == 0 || x == 1);\n\nkernel {\n  0: x = 1;\n}\n";
+        let p = parse(flat).unwrap();
+        let canon = "values 2;\nworkgroups 1;\nglobal x;\nexists x == 1 && x == 0 && x == 1 || x == 0 || x == 1;\n\nkernel {\n  0: x = 1;\n}\n";
+        assert_eq!(print(&p), canon);
+        assert_eq!(parse(canon).unwrap(), p);
+        let ron = crate::kernel::ron::program_to_ron(&p);
+        assert_eq!(crate::kernel::ron::parse_program(&ron).unwrap(), p);
+    }
+
     fn error(src: &str) -> (usize, usize, String) {
         let e = parse(src).unwrap_err();
         (e.line, e.col, e.msg)

@@ -15,6 +15,7 @@
 use super::lex::{lex, Tok, Token};
 use crate::axb::test::Target;
 use crate::error::ParseError;
+use crate::kernel::assert::{Assertion, Atom as AssertAtom, Cond, Quantifier, Term};
 use crate::kernel::model::ScopedModel;
 use crate::kernel::program::{
     is_name, Addr, AtomicOp, BinOp, Cmp, Code, CollectiveOp, CondBranch, Expectation, IdKind,
@@ -32,6 +33,7 @@ pub struct Spans {
     pub codes: Vec<(usize, usize)>,
     pub instrs: Vec<Vec<(usize, usize)>>,
     pub expect: Vec<(usize, usize)>,
+    pub asserts: Vec<(usize, usize)>,
 }
 
 impl Spans {
@@ -45,6 +47,7 @@ impl Spans {
             Site::Code(c) => get(self.codes.get(c)),
             Site::Instr { code, pc } => get(self.instrs.get(code).and_then(|v| v.get(pc))),
             Site::Expect(e) => get(self.expect.get(e)),
+            Site::Assert(a) => get(self.asserts.get(a)),
         }
     }
 }
@@ -55,6 +58,10 @@ pub fn parse(src: &str) -> Result<Program, ParseError> {
     p.validate().map_err(|e| {
         let (line, col) = spans.of(e.site);
         ParseError::new(line, col, e.msg)
+    })?;
+    crate::kernel::observe::validate(&p).map_err(|(k, msg)| {
+        let (line, col) = spans.of(Site::Assert(k));
+        ParseError::new(line, col, msg)
     })?;
     p.normalize();
     Ok(p)
@@ -146,6 +153,72 @@ struct Regs {
 enum Access {
     Load(Addr),
     Call(AtomicOp, Addr),
+}
+
+/// What `file` expects at the start of an item.
+const EXPECTED_ITEM: &str = "expected a declaration (values, workgroups, workgroup_size, subgroup_size, global, shared, model, expect), an assertion (exists, forall) or code (kernel, workgroup)";
+
+/// At most this many assertions in a program, comparisons in one, and
+/// levels of `(` and `!` in one (so parsing cannot recurse deeply).
+pub const MAX_ASSERTS: usize = 64;
+pub const MAX_ATOMS: usize = 64;
+pub const MAX_COND_DEPTH: usize = 16;
+
+/// The items of a file read so far.
+#[derive(Default)]
+struct Items {
+    spans: Spans,
+    values: Option<u16>,
+    workgroups: Option<(u8, Token)>,
+    wg_size: Option<u8>,
+    sg_size: Option<u8>,
+    model: Option<ScopedModel>,
+    expect: Vec<Expectation>,
+    asserts: Vec<Assertion>,
+    codes: Vec<Code>,
+    /// For each block: the workgroups it covers (None: all).
+    covers: Vec<Cover>,
+}
+
+/// The error for an item given twice.
+fn once(seen: bool, t: &Token) -> Result<(), ParseError> {
+    if seen {
+        let Tok::Ident(w) = &t.tok else {
+            unreachable!()
+        };
+        Err(err(t, format!("`{w}` is given twice")))
+    } else {
+        Ok(())
+    }
+}
+
+/// The code block of each workgroup: exactly one each.
+fn wg_code_of(covers: &[Cover], workgroups: u8) -> Result<Vec<u8>, ParseError> {
+    let mut wg_code: Vec<Option<u8>> = vec![None; workgroups as usize];
+    for (c, (list, _)) in covers.iter().enumerate() {
+        match list {
+            None => wg_code.iter_mut().for_each(|w| *w = Some(c as u8)),
+            Some(list) => {
+                for (w, t) in list {
+                    let Some(slot) = wg_code.get_mut(*w as usize) else {
+                        return Err(err(
+                            t,
+                            format!("workgroup {w} does not exist (workgroups {workgroups})"),
+                        ));
+                    };
+                    if slot.is_some() {
+                        return Err(err(t, format!("workgroup {w} has code twice")));
+                    }
+                    *slot = Some(c as u8);
+                }
+            }
+        }
+    }
+    if let Some(w) = wg_code.iter().position(Option::is_none) {
+        let at = &covers.last().expect("a block").1;
+        return Err(err(at, format!("workgroup {w} has no code")));
+    }
+    Ok(wg_code.into_iter().map(|w| w.expect("checked")).collect())
 }
 
 impl<'a> Parser<'a> {
@@ -249,30 +322,16 @@ impl<'a> Parser<'a> {
         Ok((self.src[first.start..end].trim().to_string(), first))
     }
 
+    /// `file := item*`: each item read by its own step into [`Items`],
+    /// then the program assembled by [`Parser::finish`].
     fn file(&mut self) -> Result<(Program, Spans), ParseError> {
-        let mut spans = Spans {
-            program: (1, 1),
-            model: (1, 1),
-            ..Spans::default()
-        };
-        let mut values: Option<u16> = None;
-        let mut workgroups: Option<(u8, Token)> = None;
-        let mut wg_size: Option<u8> = None;
-        let mut sg_size: Option<u8> = None;
-        let mut model = None;
-        let mut expect = Vec::new();
-        let mut codes: Vec<Code> = Vec::new();
-        // For each block: the workgroups it covers (None: all).
-        let mut covers: Vec<Cover> = Vec::new();
-        let once = |seen: bool, t: &Token| -> Result<(), ParseError> {
-            if seen {
-                let Tok::Ident(w) = &t.tok else {
-                    unreachable!()
-                };
-                Err(err(t, format!("`{w}` is given twice")))
-            } else {
-                Ok(())
-            }
+        let mut it = Items {
+            spans: Spans {
+                program: (1, 1),
+                model: (1, 1),
+                ..Spans::default()
+            },
+            ..Items::default()
         };
         loop {
             let t = self.peek().clone();
@@ -282,181 +341,292 @@ impl<'a> Parser<'a> {
                 other => {
                     return Err(err(
                         &t,
-                        format!(
-                            "expected a declaration (values, workgroups, workgroup_size, subgroup_size, global, shared, model, expect) or code (kernel, workgroup), found {}",
-                            describe(other)
-                        ),
+                        format!("{EXPECTED_ITEM}, found {}", describe(other)),
                     ))
                 }
             };
             match word.as_str() {
-                "values" => {
-                    once(values.is_some(), &t)?;
-                    self.next();
-                    values = Some(self.small("a value count", 65535)? as u16);
-                    spans.program = (t.line, t.col);
-                    self.punct(";")?;
-                }
-                "workgroups" => {
-                    once(workgroups.is_some(), &t)?;
-                    self.next();
-                    workgroups = Some((self.small("a workgroup count", 255)? as u8, t.clone()));
-                    self.punct(";")?;
-                }
-                "workgroup_size" => {
-                    once(wg_size.is_some(), &t)?;
-                    self.next();
-                    wg_size = Some(self.small("a workgroup size", 255)? as u8);
-                    self.punct(";")?;
-                }
-                "subgroup_size" => {
-                    once(sg_size.is_some(), &t)?;
-                    self.next();
-                    sg_size = Some(self.small("a subgroup size", 255)? as u8);
-                    self.punct(";")?;
+                "values" | "workgroups" | "workgroup_size" | "subgroup_size" => {
+                    self.count_item(&mut it, &t, &word)?
                 }
                 "global" | "shared" => {
-                    if !codes.is_empty() {
+                    if !it.codes.is_empty() {
                         return Err(err(&t, "declare memory before the code"));
                     }
                     self.next();
                     let (loc, at) = self.location(word == "shared")?;
-                    spans.locations.push((at.line, at.col));
-                    self.location_ids.insert(loc.name.clone(), self.locations.len());
+                    it.spans.locations.push((at.line, at.col));
+                    self.location_ids
+                        .insert(loc.name.clone(), self.locations.len());
                     self.locations.push(loc);
                 }
                 "model" => {
-                    once(model.is_some(), &t)?;
+                    once(it.model.is_some(), &t)?;
                     self.next();
                     let (text, at) = self.text_until(";")?;
-                    model = Some(ScopedModel::parse(&text).map_err(|m| err(&at, m))?);
-                    spans.model = (t.line, t.col);
+                    it.model = Some(ScopedModel::parse(&text).map_err(|m| err(&at, m))?);
+                    it.spans.model = (t.line, t.col);
                     self.punct(";")?;
                 }
-                "expect" => {
-                    self.next();
-                    let (text, at) = self.text_until(":")?;
-                    let m = ScopedModel::parse(&text).map_err(|m| err(&at, m))?;
-                    self.punct(":")?;
-                    let o = self.next();
-                    let outcome = match &o.tok {
-                        Tok::Ident(w) if w == "P" => Outcome::P,
-                        Tok::Ident(w) if w == "F" => Outcome::F,
-                        Tok::Ident(w) if w == "deadlock" => Outcome::Deadlock,
-                        other => {
-                            return Err(err(
-                                &o,
-                                format!("expected P, F or deadlock, found {}", describe(other)),
-                            ))
-                        }
-                    };
-                    self.punct(";")?;
-                    spans.expect.push((t.line, t.col));
-                    expect.push(Expectation { model: m, outcome });
-                }
-                "kernel" => {
-                    self.next();
-                    if !covers.is_empty() {
-                        return Err(err(
-                            &t,
-                            "a `kernel` block is the code of every workgroup: it cannot be combined with other blocks",
-                        ));
-                    }
-                    let (code, instr_spans) = self.block()?;
-                    codes.push(code);
-                    spans.codes.push((t.line, t.col));
-                    spans.instrs.push(instr_spans);
-                    covers.push((None, t));
-                }
-                "workgroup" => {
-                    if codes.len() == MAX_CODES {
-                        return Err(too_many(&t, MAX_CODES, "code blocks"));
-                    }
-                    self.next();
-                    if covers.iter().any(|(c, _)| c.is_none()) {
-                        return Err(err(
-                            &t,
-                            "a `kernel` block is the code of every workgroup: it cannot be combined with other blocks",
-                        ));
-                    }
-                    let mut list = Vec::new();
-                    loop {
-                        let (n, at) = self.number("a workgroup id")?;
-                        if n > 255 {
-                            return Err(err(&at, format!("workgroup {n} is out of range")));
-                        }
-                        list.push((n as u8, at));
-                        if !self.is_punct(",") {
-                            break;
-                        }
-                        self.next();
-                    }
-                    let (code, instr_spans) = self.block()?;
-                    codes.push(code);
-                    spans.codes.push((t.line, t.col));
-                    spans.instrs.push(instr_spans);
-                    covers.push((Some(list), t));
-                }
-                _ => {
-                    return Err(err(
-                        &t,
-                        format!(
-                            "expected a declaration (values, workgroups, workgroup_size, subgroup_size, global, shared, model, expect) or code (kernel, workgroup), found `{word}`"
-                        ),
-                    ))
-                }
+                "expect" => self.expect_item(&mut it, &t)?,
+                "exists" | "forall" => self.assert_item(&mut it, &t, &word)?,
+                "kernel" | "workgroup" => self.code_item(&mut it, t, &word)?,
+                _ => return Err(err(&t, format!("{EXPECTED_ITEM}, found `{word}`"))),
             }
         }
+        self.finish(it)
+    }
+
+    /// `values`, `workgroups`, `workgroup_size` or `subgroup_size`.
+    fn count_item(&mut self, it: &mut Items, t: &Token, word: &str) -> Result<(), ParseError> {
+        let (seen, what, max) = match word {
+            "values" => (it.values.is_some(), "a value count", 65535),
+            "workgroups" => (it.workgroups.is_some(), "a workgroup count", 255),
+            "workgroup_size" => (it.wg_size.is_some(), "a workgroup size", 255),
+            _ => (it.sg_size.is_some(), "a subgroup size", 255),
+        };
+        once(seen, t)?;
+        self.next();
+        let n = self.small(what, max)?;
+        match word {
+            "values" => {
+                it.values = Some(n as u16);
+                it.spans.program = (t.line, t.col);
+            }
+            "workgroups" => it.workgroups = Some((n as u8, t.clone())),
+            "workgroup_size" => it.wg_size = Some(n as u8),
+            _ => it.sg_size = Some(n as u8),
+        }
+        self.punct(";")?;
+        Ok(())
+    }
+
+    /// `expect MODEL: (P | F | deadlock);`
+    fn expect_item(&mut self, it: &mut Items, t: &Token) -> Result<(), ParseError> {
+        self.next();
+        let (text, at) = self.text_until(":")?;
+        let m = ScopedModel::parse(&text).map_err(|m| err(&at, m))?;
+        self.punct(":")?;
+        let o = self.next();
+        let outcome = match &o.tok {
+            Tok::Ident(w) if w == "P" => Outcome::P,
+            Tok::Ident(w) if w == "F" => Outcome::F,
+            Tok::Ident(w) if w == "deadlock" => Outcome::Deadlock,
+            other => {
+                return Err(err(
+                    &o,
+                    format!("expected P, F or deadlock, found {}", describe(other)),
+                ))
+            }
+        };
+        self.punct(";")?;
+        it.spans.expect.push((t.line, t.col));
+        it.expect.push(Expectation { model: m, outcome });
+        Ok(())
+    }
+
+    /// `(exists | forall) cond ;` (docs/KERNEL.md §5.4).
+    fn assert_item(&mut self, it: &mut Items, t: &Token, word: &str) -> Result<(), ParseError> {
+        if it.asserts.len() == MAX_ASSERTS {
+            return Err(too_many(t, MAX_ASSERTS, "assertions"));
+        }
+        self.next();
+        let quantifier = if word == "exists" {
+            Quantifier::Exists
+        } else {
+            Quantifier::Forall
+        };
+        let mut atoms = 0;
+        let cond = self.cond(0, &mut atoms)?;
+        self.punct(";")?;
+        it.spans.asserts.push((t.line, t.col));
+        it.asserts.push(Assertion { quantifier, cond });
+        Ok(())
+    }
+
+    /// `cond := conj ('||' conj)*`; `depth` bounds the nesting of
+    /// parentheses and `!`, `atoms` the size, so no input recurses deeply.
+    fn cond(&mut self, depth: usize, atoms: &mut usize) -> Result<Cond, ParseError> {
+        let mut parts = Vec::new();
+        loop {
+            match self.conj(depth, atoms)? {
+                Cond::Or(cs) => parts.extend(cs),
+                c => parts.push(c),
+            }
+            if !self.is_punct("||") {
+                break;
+            }
+            self.next();
+        }
+        Ok(if parts.len() == 1 {
+            parts.pop().expect("one part")
+        } else {
+            Cond::Or(parts)
+        })
+    }
+
+    /// `conj := unary ('&&' unary)*`
+    fn conj(&mut self, depth: usize, atoms: &mut usize) -> Result<Cond, ParseError> {
+        let mut parts = Vec::new();
+        loop {
+            match self.unary(depth, atoms)? {
+                Cond::And(cs) => parts.extend(cs),
+                c => parts.push(c),
+            }
+            if !self.is_punct("&&") {
+                break;
+            }
+            self.next();
+        }
+        Ok(if parts.len() == 1 {
+            parts.pop().expect("one part")
+        } else {
+            Cond::And(parts)
+        })
+    }
+
+    /// `unary := '!' unary | '(' cond ')' | term CMP NUM`
+    fn unary(&mut self, depth: usize, atoms: &mut usize) -> Result<Cond, ParseError> {
+        let t = self.peek().clone();
+        if depth == MAX_COND_DEPTH {
+            return Err(err(
+                &t,
+                format!("a condition nested more than {MAX_COND_DEPTH} deep"),
+            ));
+        }
+        if self.is_punct("!") {
+            self.next();
+            return Ok(Cond::Not(Box::new(self.unary(depth + 1, atoms)?)));
+        }
+        if self.is_punct("(") {
+            self.next();
+            let c = self.cond(depth + 1, atoms)?;
+            self.punct(")")?;
+            return Ok(c);
+        }
+        *atoms += 1;
+        if *atoms > MAX_ATOMS {
+            return Err(too_many(&t, MAX_ATOMS, "comparisons in an assertion"));
+        }
+        let term = self.term()?;
+        let c = self.next();
+        let cmp = match &c.tok {
+            Tok::Punct(p) => cmp_of(p),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            err(
+                &c,
+                format!("expected a comparison, found {}", describe(&c.tok)),
+            )
+        })?;
+        let value = self.small("a value", 65535)? as u16;
+        Ok(Cond::Atom(AssertAtom { term, cmp, value }))
+    }
+
+    /// `term := ('w' NUM ('.' NUM)? ':')? NAME ('[' NUM ']')?`
+    fn term(&mut self) -> Result<Term, ParseError> {
+        let t = self.peek().clone();
+        let mut term = Term {
+            workgroup: None,
+            local: None,
+            name: String::new(),
+            index: None,
+        };
+        let prefix = matches!(&self.peek2().tok, Tok::Punct(":") | Tok::Punct("."));
+        if let (Tok::Ident(w), true) = (&t.tok, prefix) {
+            let n = w
+                .strip_prefix('w')
+                .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|d| d.parse::<u8>().ok())
+                .ok_or_else(|| {
+                    err(
+                        &t,
+                        format!("expected an invocation such as `w0`, found `{w}`"),
+                    )
+                })?;
+            self.next();
+            term.workgroup = Some(n);
+            if self.is_punct(".") {
+                self.next();
+                term.local = Some(self.small("a local invocation id", 255)? as u8);
+            }
+            self.punct(":")?;
+        }
+        term.name = self.name("location or register")?.0;
+        if self.is_punct("[") {
+            self.next();
+            term.index = Some(self.small("an index", 255)? as u8);
+            self.punct("]")?;
+        }
+        Ok(term)
+    }
+
+    /// `kernel block` or `workgroup NUM (',' NUM)* block`.
+    fn code_item(&mut self, it: &mut Items, t: Token, word: &str) -> Result<(), ParseError> {
+        const COMBINED: &str = "a `kernel` block is the code of every workgroup: it cannot be combined with other blocks";
+        let kernel = word == "kernel";
+        if !kernel && it.codes.len() == MAX_CODES {
+            return Err(too_many(&t, MAX_CODES, "code blocks"));
+        }
+        self.next();
+        if (kernel && !it.covers.is_empty()) || it.covers.iter().any(|(c, _)| c.is_none()) {
+            return Err(err(&t, COMBINED));
+        }
+        let list = if kernel {
+            None
+        } else {
+            let mut list = Vec::new();
+            loop {
+                let (n, at) = self.number("a workgroup id")?;
+                if n > 255 {
+                    return Err(err(&at, format!("workgroup {n} is out of range")));
+                }
+                list.push((n as u8, at));
+                if !self.is_punct(",") {
+                    break;
+                }
+                self.next();
+            }
+            Some(list)
+        };
+        let (code, instr_spans) = self.block()?;
+        it.codes.push(code);
+        it.spans.codes.push((t.line, t.col));
+        it.spans.instrs.push(instr_spans);
+        it.covers.push((list, t));
+        Ok(())
+    }
+
+    /// The program from its items: every workgroup gets exactly one block.
+    fn finish(&mut self, it: Items) -> Result<(Program, Spans), ParseError> {
         let eof = self.peek().clone();
-        let Some((workgroups, wt)) = workgroups else {
+        let Some((workgroups, wt)) = it.workgroups else {
             return Err(err(&eof, "missing `workgroups N;`"));
         };
         if workgroups == 0 {
             return Err(err(&wt, "a program needs at least one workgroup"));
         }
-        if codes.is_empty() {
+        if it.codes.is_empty() {
             return Err(err(
                 &eof,
                 "missing code: a `kernel { ... }` block or `workgroup N { ... }` blocks",
             ));
         }
-        let mut wg_code: Vec<Option<u8>> = vec![None; workgroups as usize];
-        for (c, (list, at)) in covers.iter().enumerate() {
-            match list {
-                None => wg_code.iter_mut().for_each(|w| *w = Some(c as u8)),
-                Some(list) => {
-                    for (w, t) in list {
-                        let Some(slot) = wg_code.get_mut(*w as usize) else {
-                            return Err(err(
-                                t,
-                                format!("workgroup {w} does not exist (workgroups {workgroups})"),
-                            ));
-                        };
-                        if slot.is_some() {
-                            return Err(err(t, format!("workgroup {w} has code twice")));
-                        }
-                        *slot = Some(c as u8);
-                    }
-                }
-            }
-            let _ = at;
-        }
-        if let Some(w) = wg_code.iter().position(Option::is_none) {
-            let at = &covers.last().expect("a block").1;
-            return Err(err(at, format!("workgroup {w} has no code")));
-        }
+        let wg_code = wg_code_of(&it.covers, workgroups)?;
         let program = Program {
-            values: values.unwrap_or(16),
+            values: it.values.unwrap_or(16),
             workgroups,
-            workgroup_size: wg_size.unwrap_or(1),
-            subgroup_size: sg_size.unwrap_or(1),
+            workgroup_size: it.wg_size.unwrap_or(1),
+            subgroup_size: it.sg_size.unwrap_or(1),
             locations: std::mem::take(&mut self.locations),
-            codes,
-            wg_code: wg_code.into_iter().map(|w| w.unwrap()).collect(),
-            model,
-            expect,
+            codes: it.codes,
+            wg_code,
+            model: it.model,
+            expect: it.expect,
+            asserts: it.asserts,
         };
-        Ok((program, spans))
+        Ok((program, it.spans))
     }
 
     fn location(&mut self, shared: bool) -> Result<(Location, Token), ParseError> {

@@ -37,6 +37,9 @@ pub fn print(p: &Program) -> String {
     for e in &p.expect {
         let _ = writeln!(out, "expect {}: {};", e.model, e.outcome.word());
     }
+    for a in &p.asserts {
+        let _ = writeln!(out, "{a};");
+    }
     for (c, code) in p.codes.iter().enumerate() {
         out.push('\n');
         if p.codes.len() == 1 {

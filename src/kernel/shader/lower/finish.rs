@@ -323,6 +323,7 @@ impl<'a> Lower<'a> {
             wg_code: vec![0; self.launch.workgroups as usize],
             model: None,
             expect: Vec::new(),
+            asserts: Vec::new(),
         };
         program.normalize();
         program.validate().map_err(|e| {
