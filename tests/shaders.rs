@@ -274,6 +274,12 @@ pub fn spirv_of(p: &Path) -> Vec<u8> {
     // Without the loop bound naga adds for browsers: the program as written.
     let options = naga::back::spv::Options {
         force_loop_bounding: false,
+        // Names (OpName), as `glslangValidator -g` writes them: naga's
+        // default has them only in debug builds of the writer.
+        flags: naga::back::spv::WriterFlags::DEBUG
+            | naga::back::spv::WriterFlags::ADJUST_COORDINATE_SPACE
+            | naga::back::spv::WriterFlags::LABEL_VARYINGS
+            | naga::back::spv::WriterFlags::CLAMP_FRAG_DEPTH,
         ..naga::back::spv::Options::default()
     };
     let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();

@@ -147,6 +147,12 @@ fn spirv_gets_the_wgsl_verdicts() {
         .unwrap();
         let options = naga::back::spv::Options {
             force_loop_bounding: false,
+            // Names (OpName), as `glslangValidator -g` writes them: naga's
+            // default has them only in debug builds of the writer.
+            flags: naga::back::spv::WriterFlags::DEBUG
+                | naga::back::spv::WriterFlags::ADJUST_COORDINATE_SPACE
+                | naga::back::spv::WriterFlags::LABEL_VARYINGS
+                | naga::back::spv::WriterFlags::CLAMP_FRAG_DEPTH,
             ..Default::default()
         };
         let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
