@@ -286,11 +286,12 @@ pub fn run(args: FindArgs) -> Result<(), Fail> {
     write(&suite, &args).map_err(|e| Fail(1, e))?;
     // "1 test", and the search's pieces in words (issue 23 item 5).
     let what = format!(
-        "synth find: {}: {count} {}, {} candidates checked in {} parts of the search, {secs:.2} s -> {}",
+        "synth find: {}: {count} {}, {} candidates checked in {} {} of the search, {secs:.2} s -> {}",
         query.describe(),
         if count == 1 { "test" } else { "tests" },
         found.candidates,
         found.pieces,
+        if found.pieces == 1 { "part" } else { "parts" },
         args.out.display()
     );
     if !found.complete {
