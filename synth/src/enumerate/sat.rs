@@ -223,6 +223,16 @@ struct InstrVars {
     jump: Vec<Lit>,
 }
 
+/// The strong models every answer of a search must fail, for
+/// [`Encoding::build_requiring`]: strong HSA exactly, strong OBE and
+/// strong HSA+OBE by a necessary condition (each method's documentation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Failures {
+    pub strong_hsa: bool,
+    pub strong_obe: bool,
+    pub strong_hsa_obe: bool,
+}
+
 /// The varisat encoding of one unit or split (see the module docs); `find`
 /// drives it with its own blocking clauses.
 pub(crate) struct Encoding<'a> {
@@ -339,6 +349,18 @@ impl Encoding<'_> {
     /// order of variables and clauses is part of the engine's behaviour
     /// (the solver's search, hence its speed), so they keep it.
     pub(crate) fn build<'b>(lens: &[usize], prefix: &[Instr], cfg: &Config) -> Encoding<'b> {
+        Encoding::build_requiring(lens, prefix, cfg, Failures::default())
+    }
+
+    /// [`Encoding::build`], restricted to programs that fail each strong
+    /// model of `fails` ([`Failures`]), so a search whose every answer must
+    /// fail them is not proposed the many tests that pass them.
+    pub(crate) fn build_requiring<'b>(
+        lens: &[usize],
+        prefix: &[Instr],
+        cfg: &Config,
+        fails: Failures,
+    ) -> Encoding<'b> {
         let (nl, nv) = (cfg.locs, cfg.values);
         let mut e = Encoding {
             solver: Solver::new(),
@@ -361,7 +383,108 @@ impl Encoding<'_> {
         e.cycle(&out_edges, &reach);
         e.branches(&states, &eq, &reach, cfg.store_must_change);
         e.alloy_bounds(&states, &reach, cfg);
+        if fails.strong_hsa {
+            e.strong_hsa_trap(&states, &local, &reach);
+        }
+        for (required, hsa_obe) in [(fails.strong_obe, false), (fails.strong_hsa_obe, true)] {
+            if required {
+                e.strong_obe_trap(&states, &local, &reach, hsa_obe);
+            }
+        }
         e
+    }
+
+    /// The test fails strong OBE (or, with `hsa_obe`, strong HSA+OBE), a
+    /// necessary condition: a non-empty set of pairs `(s, S)`, `s` a
+    /// reachable non-final state and `S` a set of its unfinished threads
+    /// (the fair set F once the finished threads have made their free
+    /// Terminates), closed under every step of a thread of `S`, where `S`
+    /// holds every unfinished thread off pc 0 (those have stepped: F has
+    /// them) and is never empty (a Step while F is empty is good, SPEC §3);
+    /// under HSA+OBE it also holds the lowest unfinished thread. A step that
+    /// finishes its thread drops it from `S` (its Terminate); under HSA+OBE
+    /// the new lowest unfinished thread joins. The fair moves out of a real
+    /// trap, its finished threads terminated, are such a set; the converse
+    /// does not hold (a thread at pc 0 in `S` may never have stepped), so a
+    /// candidate may still pass and is labelled as before.
+    fn strong_obe_trap(
+        &mut self,
+        states: &States,
+        local: &[Vec<Vec<LocalSteps>>],
+        reach: &[Lit],
+        hsa_obe: bool,
+    ) {
+        let lens = self.lens.clone();
+        let n = lens.len();
+        let unfinished = |s: usize| -> usize {
+            (0..n)
+                .filter(|&t| states.pc_of(s, t) < lens[t])
+                .fold(0, |a, t| a | 1 << t)
+        };
+        let valid = |s: usize, set: usize| {
+            let u = unfinished(s);
+            let started = (0..n)
+                .filter(|&t| u & 1 << t != 0 && states.pc_of(s, t) != 0)
+                .fold(0, |a, t| a | 1 << t);
+            let lowest = u & u.wrapping_neg();
+            set != 0 && set & !u == 0 && set & started == started && (!hsa_obe || set & lowest != 0)
+        };
+        let sets = 1usize << n;
+        let trap: Vec<Option<Lit>> = (0..states.count * sets)
+            .map(|k| valid(k / sets, k % sets).then(|| self.lit()))
+            .collect();
+        self.clause(&trap.iter().flatten().copied().collect::<Vec<_>>());
+        for (k, &x) in trap.iter().enumerate() {
+            let Some(x) = x else { continue };
+            let (s, set) = (k / sets, k % sets);
+            self.clause(&[!x, reach[s]]);
+            let m = s % states.nmem;
+            for t in (0..n).filter(|&t| set & 1 << t != 0) {
+                let pc = states.pc_of(s, t);
+                for &(mm, p, tl) in &local[t][pc][m] {
+                    let s2 = s - m + mm - pc * states.stride[t] + p * states.stride[t];
+                    let u2 = unfinished(s2);
+                    let mut set2 = set & u2;
+                    if hsa_obe {
+                        set2 |= u2 & u2.wrapping_neg();
+                    }
+                    match trap[s2 * sets + set2] {
+                        Some(y) => self.clause(&[!x, !tl, y]),
+                        _ => self.clause(&[!x, !tl]),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The test fails strong HSA: a non-empty set `B` of reachable,
+    /// non-final states closed under the step of the lowest unfinished
+    /// thread. Under HSA that thread is the only one in F (the threads below
+    /// it are at their end, and Terminates are free moves of the strong
+    /// rule, SPEC §3), and F is never empty before all threads are done, so
+    /// from a state the fair paths are the one run in which the lowest
+    /// unfinished thread steps alone; the test passes iff that run ends from
+    /// every reachable state. A run that never ends visits a closed set of
+    /// non-final states; a closed set holding a reachable state holds such a
+    /// run. Unlike reachability this needs no ranks: `B` is a greatest
+    /// fixpoint.
+    fn strong_hsa_trap(&mut self, states: &States, local: &[Vec<Vec<LocalSteps>>], reach: &[Lit]) {
+        let trap = self.lits(states.count);
+        self.clause(&trap);
+        for s in 0..states.count {
+            self.clause(&[!trap[s], reach[s]]);
+            let lowest = (0..self.lens.len()).find(|&t| states.pc_of(s, t) < self.lens[t]);
+            let Some(t) = lowest else {
+                self.clause(&[!trap[s]]);
+                continue;
+            };
+            // The steps of thread t out of s, one per next memory and pc.
+            let (m, pc) = (s % states.nmem, states.pc_of(s, t));
+            for &(mm, p, tl) in &local[t][pc][m] {
+                let s2 = s - m + mm - pc * states.stride[t] + p * states.stride[t];
+                self.clause(&[!trap[s], !tl, trap[s2]]);
+            }
+        }
     }
 
     /// Program variables and their well-formedness: one-hot groups, and

@@ -9,6 +9,7 @@
 //! A query that asks a model to pass and a model it implies to fail has no
 //! answer; [`Query::check`] refuses it with the chain of implications.
 
+use crate::enumerate::sat::Failures;
 use progress_litmus::{Base, Fairness, Model, Verdicts};
 use std::collections::VecDeque;
 
@@ -140,6 +141,24 @@ impl Query {
         Ok(())
     }
 
+    /// The strong models every answer fails: those a required failure
+    /// implies, i.e. each strong HSA, OBE or HSA+OBE whose pass implies the
+    /// pass of a model in `fails` (strong HSA is implied by a failure of
+    /// strong HSA, HSA+OBE, LOBE or fair). The search asks SAT for such tests
+    /// only (`sat.rs`, the strong traps), instead of labelling and blocking
+    /// one by one the many that pass them.
+    pub fn required_failures(&self) -> Failures {
+        let implied = |b: Base| {
+            let m = Model::new(b, Fairness::Strong);
+            self.fails.iter().any(|&f| chain(m, f).is_some())
+        };
+        Failures {
+            strong_hsa: implied(Base::Hsa),
+            strong_obe: implied(Base::Obe),
+            strong_hsa_obe: implied(Base::HsaObe),
+        }
+    }
+
     /// Whether verdicts `v` answer the query.
     pub fn accepts(&self, v: &Verdicts) -> bool {
         self.passes.iter().all(|&m| v.passes(m)) && self.fails.iter().all(|&m| !v.passes(m))
@@ -205,6 +224,23 @@ mod tests {
             q("OBE_STRONG", "WEAK_FAIR,HSA_STRONG").unwrap().describe(),
             "passes OBE_STRONG fails HSA_STRONG,WEAK_FAIR"
         );
+    }
+
+    #[test]
+    fn required_failures_are_the_implied_strong_failures() {
+        let f = |fails: &str| {
+            let r = q("", fails).unwrap().required_failures();
+            (r.strong_hsa, r.strong_obe, r.strong_hsa_obe)
+        };
+        assert_eq!(f("HSA_STRONG"), (true, false, false));
+        assert_eq!(f("OBE_STRONG"), (false, true, false));
+        assert_eq!(f("HSA_OBE_STRONG"), (true, true, true));
+        assert_eq!(f("LOBE_STRONG"), (true, true, true));
+        assert_eq!(f("STRONG_FAIR"), (true, true, true));
+        for weak in ["HSA", "OBE", "HSA_OBE", "LOBE", "WEAK_FAIR", "UNFAIR"] {
+            assert_eq!(f(weak), (false, false, false), "{weak}");
+        }
+        assert_eq!(f("HSA_STRONG,OBE_STRONG"), (true, true, false));
     }
 
     #[test]

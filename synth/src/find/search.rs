@@ -19,6 +19,7 @@ use crate::enumerate::constraints;
 use crate::enumerate::program::splits;
 use crate::enumerate::sat::Encoding;
 use progress_litmus::axb::test::Test;
+use progress_litmus::{Base, Fairness, Model};
 use std::time::Instant;
 use varisat::{ExtendFormula, Lit};
 
@@ -86,7 +87,8 @@ pub fn search_piece(
     keep_families: bool,
 ) -> Outcome {
     let cfg = &piece.cfg;
-    let mut enc = Encoding::build(&piece.lens, &[], cfg);
+    let fails = query.required_failures();
+    let mut enc = Encoding::build_requiring(&piece.lens, &[], cfg, fails);
     if piece.exact_locs {
         enc.require_loc(cfg.locs - 1);
     }
@@ -111,6 +113,13 @@ pub fn search_piece(
         }
         out.candidates += 1;
         let v = oracle::verdicts(&test);
+        // The strong-HSA trap is exact: a candidate passing it is a bug.
+        if fails.strong_hsa && v.passes(Model::new(Base::Hsa, Fairness::Strong)) {
+            panic!(
+                "SAT encoding bug: the strong-HSA trap admits a test that passes strong HSA:\n{}",
+                progress_litmus::axb::text::print(&test)
+            );
+        }
         let block: Vec<Lit> = match refutation(&test, &v, query) {
             None => {
                 out.answers.push(crate::enumerate::canon::canonical(&test));
@@ -161,4 +170,90 @@ pub fn schedule(cfg: &Config, minimal: bool) -> Vec<(Config, bool)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::enumerate::canon::canonical_set;
+    use crate::enumerate::sat::Failures;
+
+    /// Every test of `cfg` the encoding with `fails` admits, canonical.
+    fn admitted(cfg: &Config, fails: Failures) -> Vec<Test> {
+        let mut out = Vec::new();
+        for lens in splits(cfg.threads, cfg.instrs) {
+            let mut enc = Encoding::build_requiring(&lens, &[], cfg, fails);
+            while let Some((test, chosen)) = enc.next_model() {
+                enc.solver
+                    .add_clause(&chosen.iter().map(|&l| !l).collect::<Vec<_>>());
+                out.push(test);
+            }
+        }
+        canonical_set(out)
+    }
+
+    /// The strong traps never lose an answer: against the enumerated set
+    /// labelled by the oracle, the strong-HSA trap admits exactly the tests
+    /// that fail strong HSA, and the OBE and HSA+OBE traps every test that
+    /// fails strong OBE (strong HSA+OBE), while pruning some that pass.
+    fn traps_against_enumeration(cfg: &Config) {
+        let all = crate::enumerate(cfg).unwrap();
+        let labels = oracle::verdicts_all(&all.iter().collect::<Vec<_>>());
+        let failing = |b: Base| -> Vec<Test> {
+            let m = Model::new(b, Fairness::Strong);
+            let v = all.iter().zip(&labels).filter(|(_, v)| !v.passes(m));
+            v.map(|(t, _)| t.clone()).collect()
+        };
+        let hsa = Failures {
+            strong_hsa: true,
+            ..Failures::default()
+        };
+        assert_eq!(admitted(cfg, hsa), failing(Base::Hsa), "{}", cfg.name());
+        for (b, fails) in [
+            (
+                Base::Obe,
+                Failures {
+                    strong_obe: true,
+                    ..Failures::default()
+                },
+            ),
+            (
+                Base::HsaObe,
+                Failures {
+                    strong_hsa_obe: true,
+                    ..Failures::default()
+                },
+            ),
+        ] {
+            let got = admitted(cfg, fails);
+            let want = failing(b);
+            let lost: Vec<&Test> = want
+                .iter()
+                .filter(|t| got.binary_search(t).is_err())
+                .collect();
+            assert!(
+                lost.is_empty(),
+                "{} {b:?}: the trap loses {lost:?}",
+                cfg.name()
+            );
+            assert!(
+                got.len() < all.len(),
+                "{} {b:?}: the trap prunes nothing",
+                cfg.name()
+            );
+        }
+    }
+
+    #[test]
+    fn strong_traps_never_lose_an_answer_2t3i_3t3i() {
+        traps_against_enumeration(&Config::new(2, 3));
+        traps_against_enumeration(&Config::new(3, 3));
+    }
+
+    #[test]
+    #[cfg_attr(debug_assertions, ignore = "release only: cargo test --release")]
+    fn strong_traps_never_lose_an_answer_2t4i_3t4i() {
+        traps_against_enumeration(&Config::new(2, 4));
+        traps_against_enumeration(&Config::new(3, 4));
+    }
 }
