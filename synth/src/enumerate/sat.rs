@@ -42,6 +42,16 @@
 //! (a mismatch is a bug and panics) and blocked by a clause over its program
 //! variables only, so auxiliary freedom (ranks, witnesses) never yields the
 //! same test twice.
+//!
+//! # For `find`
+//! [`Encoding::build_requiring`] adds required failures of strong models
+//! as *traps*: sets of states closed under the fair moves, which, unlike
+//! reachability, are greatest fixpoints and need no ranks (strong HSA
+//! exactly, strong OBE and HSA+OBE as a necessary condition).
+//! [`Encoding::block`] adds a blocking clause without the literals the
+//! formula implies (found by solving under an assumption), since varisat
+//! rebuilds all its watch lists on the next solve after a clause with a
+//! literal false at its top level.
 
 use crate::enumerate::config::Config;
 use crate::enumerate::constraints;
@@ -241,7 +251,24 @@ pub(crate) struct Encoding<'a> {
     lens: Vec<usize>,
     prog: Vec<Vec<InstrVars>>,
     values: usize,
+    /// What [`Encoding::block`] knows of the program variables (the first
+    /// `known.streak.len()` variables).
+    known: Known,
 }
+
+/// Program variables proved true in every model, and how many models in a
+/// row each has been true in ([`Encoding::block`]).
+#[derive(Default)]
+struct Known {
+    implied: Vec<bool>,
+    streak: Vec<u32>,
+    /// The streak at which a variable is tried (again) for implied.
+    probe_at: Vec<u32>,
+}
+
+/// The streak at which a program variable is first tried for implied
+/// (then twice the last, after each try that finds a model without it).
+pub(crate) const FIRST_PROBE: u32 = 4;
 
 // Indices name states, threads, locations and values throughout; the
 // encoding reads more plainly with them than with zipped iterators.
@@ -368,9 +395,15 @@ impl Encoding<'_> {
             lens: lens.to_vec(),
             prog: Vec::new(),
             values: nv,
+            known: Known::default(),
         };
         let pos = positions(lens);
         e.program(lens, nl);
+        e.known = Known {
+            implied: vec![false; e.num_vars],
+            streak: vec![0; e.num_vars],
+            probe_at: vec![FIRST_PROBE; e.num_vars],
+        };
         e.fix_prefix(&pos, prefix);
         e.first_use(&pos, nl);
         e.influence(&pos, nl);
@@ -843,6 +876,15 @@ impl Encoding<'_> {
             Ok(false) => return None,
             Err(e) => panic!("varisat failed: {e}"),
         }
+        let value = self.model_values();
+        for (streak, &v) in self.known.streak.iter_mut().zip(&value) {
+            *streak = if v { *streak + 1 } else { 0 };
+        }
+        Some(self.decode(&value))
+    }
+
+    /// The values of the variables in the solver's model.
+    fn model_values(&self) -> Vec<bool> {
         let model = self.solver.model().expect("a model after SAT");
         let mut value = vec![false; self.num_vars];
         for l in model {
@@ -850,7 +892,66 @@ impl Encoding<'_> {
                 value[l.index()] = l.is_positive();
             }
         }
-        Some(self.decode(&value))
+        value
+    }
+
+    /// Adds the clause excluding every model in which all of `lits`
+    /// (program variables true in the last model) hold: the negation of
+    /// each, except those of variables implied by the formula. Such a
+    /// negation is false at the solver's top level, and a clause holding
+    /// one makes varisat put the unit back on its trail, then simplify
+    /// every clause and rebuild every watch list on the next solve (about
+    /// half of a search's time, measured). Leaving it out is exact: the
+    /// literal is false in every model. A variable true in
+    /// [`FIRST_PROBE`] models in a row is tried: solving under the
+    /// assumption that it is false either fails (it is implied, for good)
+    /// or finds a model (it is not: tried again after twice the streak).
+    pub(crate) fn block(&mut self, lits: &[Lit]) {
+        let mut clause = Vec::with_capacity(lits.len());
+        for &l in lits {
+            let v = l.index();
+            let program = v < self.known.implied.len() && l.is_positive();
+            if program && !self.known.implied[v] && self.known.streak[v] >= self.known.probe_at[v] {
+                self.probe(v);
+            }
+            if !(program && self.known.implied[v]) {
+                clause.push(!l);
+            }
+        }
+        self.solver.add_clause(&clause);
+    }
+
+    /// Whether [`Encoding::block`] has found program literal `l` implied
+    /// (for tests: the first instruction's location 0 is, by first-use
+    /// order, once it has been true in enough models in a row).
+    #[cfg(test)]
+    pub(crate) fn found_implied(&self, l: Lit) -> bool {
+        self.known.implied.get(l.index()).copied().unwrap_or(false)
+    }
+
+    /// Whether program variable `v` is implied by the formula: solves with
+    /// it assumed false (see [`Encoding::block`]).
+    fn probe(&mut self, v: usize) {
+        let lit = Lit::from_index(v, true);
+        self.solver.assume(&[!lit]);
+        let sat = self
+            .solver
+            .solve()
+            .unwrap_or_else(|e| panic!("varisat failed: {e}"));
+        if sat {
+            let value = self.model_values();
+            for (streak, &x) in self.known.streak.iter_mut().zip(&value) {
+                if !x {
+                    *streak = 0;
+                }
+            }
+            self.known.probe_at[v] = self.known.probe_at[v].saturating_mul(2);
+        } else {
+            // No model without it (or none at all: then any clause is
+            // exact, the formula stays unsatisfiable).
+            self.known.implied[v] = true;
+        }
+        self.solver.assume(&[]);
     }
 
     /// The test a model spells, and the program literals that spell it.
