@@ -7,6 +7,7 @@
 //! Hand-written SVG with coordinates rounded to one decimal, so the same
 //! report always gives the same bytes.
 
+use crate::excerpt::markup;
 use crate::mapping::Mapping;
 use crate::report::analysis::{DeviceReport, Report};
 use std::fmt::Write;
@@ -43,16 +44,6 @@ const COLOURS: [(&str, &str); 3] = [
     ("#d62728", "#ff9896"),
     ("#2ca02c", "#98df8a"),
 ];
-
-/// `s` as XML text: markup escaped, and control characters (which XML 1.0
-/// does not allow) written as escapes.
-fn esc(s: &str) -> String {
-    crate::excerpt::printable(s)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// The logarithmic vertical axis: `decades` powers of ten, from 1 up to
 /// the first at or above the largest count.
@@ -180,7 +171,7 @@ fn device_group(s: &mut String, scale: &Scale, d: &DeviceReport, x0: f64, group_
             let _ = writeln!(
                 s,
                 "<rect x=\"{x:.1}\" y=\"{yy:.1}\" width=\"{BAR:.1}\" height=\"{h:.1}\" fill=\"{colour}\"><title>{}: {} {kind}: {count} tests</title></rect>",
-                esc(&d.device),
+                markup(&d.device),
                 m.name()
             );
             let _ = writeln!(
@@ -196,7 +187,7 @@ fn device_group(s: &mut String, scale: &Scale, d: &DeviceReport, x0: f64, group_
     let _ = writeln!(
         s,
         "<text x=\"{lx:.1}\" y=\"{ly:.1}\" text-anchor=\"end\" transform=\"rotate(-60 {lx:.1} {ly:.1})\">{}</text>",
-        esc(&d.device)
+        markup(&d.device)
     );
 }
 
