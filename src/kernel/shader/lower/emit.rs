@@ -530,6 +530,20 @@ impl<'a> Lower<'a> {
                 return Ok((Val::Cmp(c, a, b), vec![], vec![left, right]));
             }
         }
+        self.binary_result(left, right, bop, a, b)
+    }
+
+    /// `a bop b` into a new register, the value of an expression whose
+    /// operands `left` and `right` are then released (their registers are
+    /// free for the result: it is written after both are read).
+    fn binary_result(
+        &mut self,
+        left: Handle<E>,
+        right: Handle<E>,
+        bop: BinOp,
+        a: Operand,
+        b: Operand,
+    ) -> Res<(Val, Vec<u8>, Vec<Handle<E>>)> {
         self.release(left);
         self.release(right);
         let dst = self.alloc()?;
@@ -559,11 +573,7 @@ impl<'a> Lower<'a> {
         } else {
             (BinOp::And, self.constant(k as i128 - 1)?)
         };
-        self.release(left);
-        self.release(right);
-        let dst = self.alloc()?;
-        self.assign(dst, Some(bop), a, b);
-        Ok((Val::Op(Operand::Reg(dst)), vec![dst], vec![]))
+        self.binary_result(left, right, bop, a, b)
     }
 
     /// `select(reject, accept, condition)`: a branch over two assignments.
