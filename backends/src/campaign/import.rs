@@ -280,7 +280,7 @@ fn event_text(v: &Value) -> String {
 
 /// What the `--lines` files hold: the runs, renumbered in file order, and
 /// (webgpu) the device, sessions and events the page recorded beside them.
-struct Read {
+struct ReadRuns {
     runs: Vec<RunRecord>,
     /// Runs per (test, mapping): the next iteration number of each.
     count: BTreeMap<(String, String), u32>,
@@ -338,12 +338,12 @@ fn read_runs(
     texts: &[String],
     device: Option<Value>,
     imported_at: u64,
-) -> Result<Read, Failure> {
+) -> Result<ReadRuns, Failure> {
     let threads: BTreeMap<&str, usize> = tests
         .iter()
         .map(|t| (t.name.as_str(), t.entry.test.num_threads()))
         .collect();
-    let mut read = Read {
+    let mut read = ReadRuns {
         runs: Vec::new(),
         count: BTreeMap::new(),
         device,
@@ -409,7 +409,7 @@ fn page_line(
     at: &dyn Fn(String) -> Failure,
     tests: &[NamedTest],
     header_seen: &mut bool,
-    read: &mut Read,
+    read: &mut ReadRuns,
 ) -> Result<bool, Failure> {
     match webgpu::classify(line).map_err(at)? {
         ResultLine::Header(_) if *header_seen => {
@@ -489,7 +489,7 @@ fn write_import(
     name: String,
     tests: &[NamedTest],
     journal_path: &Path,
-    read: Read,
+    read: ReadRuns,
     imported_at: u64,
 ) -> Result<Summary, Failure> {
     let mappings: BTreeSet<Mapping> = read
