@@ -40,6 +40,19 @@ pub fn printable(s: &str) -> String {
     progress_litmus::error::printable(s)
 }
 
+/// `s` as XML or HTML text: [`printable`], then markup (`&`, `<`, `>`,
+/// `"`) as character references, so that a device or test name cannot open
+/// an element or leave an attribute (and control characters, which XML 1.0
+/// does not allow, are escapes). The one rule of the report's chart and
+/// site; `'` stays as it is (both quote attributes with `"`).
+pub fn markup(s: &str) -> String {
+    printable(s)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
 /// The first [`MAX_CHARS`] characters of `text` escaped, and the length
 /// of the input (`total` bytes) unless they are all of it (`text` is the
 /// whole input when `whole`).

@@ -36,7 +36,7 @@
 //! ```
 
 use crate::campaign::execute::{check_launch, parse_result_line};
-use crate::campaign::journal::{self, Entry, Session};
+use crate::campaign::journal::{self, Entry, RunRecord, Session};
 use crate::campaign::options::RunTarget;
 use crate::campaign::output::{check_name, paths, write_results};
 use crate::campaign::suite::{check_tests, load_suite, show_paths, suite_json};
@@ -46,6 +46,7 @@ use crate::mapping::Mapping;
 use crate::report::format::Format;
 use crate::target::webgpu::{self, ResultLine};
 use clap::Args;
+use progress_litmus::axb::load::NamedTest;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -165,18 +166,7 @@ fn read_lines(files: &[PathBuf]) -> Result<Vec<String>, Failure> {
     let mut ids: Vec<(u64, u64)> = Vec::new();
     let mut digests: Vec<String> = Vec::new();
     for file in files {
-        let meta = std::fs::metadata(file)
-            .map_err(|e| input(format!("{}: cannot read: {e}", file.display())))?;
-        if !meta.is_file() {
-            return Err(input(format!("{}: not a file", file.display())));
-        }
-        let bytes = std::fs::read(file)
-            .map_err(|e| input(format!("{}: cannot read: {e}", file.display())))?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            let bad = e.utf8_error().valid_up_to();
-            let line = e.as_bytes()[..bad].iter().filter(|&&b| b == b'\n').count() + 1;
-            input(format!("{}:{line}: not UTF-8 text", file.display()))
-        })?;
+        let (meta, text) = read_text(file)?;
         let lines: Vec<String> = text
             .lines()
             .filter(|l| !l.trim().is_empty())
@@ -201,6 +191,36 @@ fn read_lines(files: &[PathBuf]) -> Result<Vec<String>, Failure> {
         digests.push(digest);
         texts.push(text);
     }
+    check_not_contained(files, &texts)?;
+    Ok(texts)
+}
+
+/// One `--lines` file's metadata (which names the file itself, whatever
+/// path reached it) and its text, which must be UTF-8: the error names the
+/// line of the first bad byte, so that a binary or mis-encoded file is
+/// found where it goes wrong.
+fn read_text(file: &Path) -> Result<(std::fs::Metadata, String), Failure> {
+    let meta = std::fs::metadata(file)
+        .map_err(|e| input(format!("{}: cannot read: {e}", file.display())))?;
+    if !meta.is_file() {
+        return Err(input(format!("{}: not a file", file.display())));
+    }
+    let bytes =
+        std::fs::read(file).map_err(|e| input(format!("{}: cannot read: {e}", file.display())))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let bad = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..bad].iter().filter(|&&b| b == b'\n').count() + 1;
+        input(format!("{}:{line}: not UTF-8 text", file.display()))
+    })?;
+    Ok((meta, text))
+}
+
+/// Refuses a `--lines` file every result line of which is also in the
+/// other files (a part of another, or a concatenation of others), naming
+/// its first such line and where that line is found elsewhere. Separate
+/// from [`read_lines`]' whole-file checks because it needs every file's
+/// lines at once.
+fn check_not_contained(files: &[PathBuf], texts: &[String]) -> Result<(), Failure> {
     // Each file's non-empty lines by content, with their line numbers.
     let contents: Vec<Vec<(usize, String)>> = texts
         .iter()
@@ -247,7 +267,7 @@ fn read_lines(files: &[PathBuf]) -> Result<Vec<String>, Failure> {
             )));
         }
     }
-    Ok(texts)
+    Ok(())
 }
 
 /// An event's kind as shown: its string escaped, or other JSON as JSON.
@@ -256,6 +276,17 @@ fn event_text(v: &Value) -> String {
         Value::String(s) => format!("\"{}\"", excerpt(s)),
         v => excerpt(&v.to_string()),
     }
+}
+
+/// What the `--lines` files hold: the runs, renumbered in file order, and
+/// (webgpu) the device, sessions and events the page recorded beside them.
+struct ReadRuns {
+    runs: Vec<RunRecord>,
+    /// Runs per (test, mapping): the next iteration number of each.
+    count: BTreeMap<(String, String), u32>,
+    device: Option<Value>,
+    sessions: Vec<Value>,
+    events: Vec<Value>,
 }
 
 /// The whole command; see the module doc.
@@ -272,10 +303,6 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
     }
     let tests = load_suite(&args.suite)?;
     check_tests(&tests, &args.suite)?;
-    let threads: BTreeMap<&str, usize> = tests
-        .iter()
-        .map(|t| (t.name.as_str(), t.entry.test.num_threads()))
-        .collect();
     let p = paths(&args.out, &name);
     if p.journal.exists() {
         return Err(input(format!(
@@ -283,7 +310,7 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
             p.journal.display()
         )));
     }
-    let mut device = match &args.info {
+    let device = match &args.info {
         Some(_) if args.target == RunTarget::Webgpu => {
             return Err(input(
                 "--info is not for webgpu: the page's result file holds its device",
@@ -292,15 +319,38 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         Some(path) => Some(read_info(path)?),
         None => None,
     };
-    // webgpu: the sessions and events the page recorded.
-    let mut sessions = Vec::new();
-    let mut events = Vec::new();
-
     let imported_at = journal::now_unix_ms();
-    let mut runs = Vec::new();
-    let mut count: BTreeMap<(String, String), u32> = BTreeMap::new();
     let texts = read_lines(&args.lines)?;
-    for (file, text) in args.lines.iter().zip(&texts) {
+    let read = read_runs(args, &tests, &texts, device, imported_at)?;
+    if read.runs.is_empty() {
+        return Err(no_runs(args, &read.events));
+    }
+    write_import(args, name, &tests, &p.journal, read, imported_at)
+}
+
+/// Reads every run of the `--lines` files (`texts`, in their order),
+/// checking each line against the suite's tests and numbering the runs of
+/// a test and mapping again across files (each program invocation counts
+/// its iterations from 0).
+fn read_runs(
+    args: &ImportArgs,
+    tests: &[NamedTest],
+    texts: &[String],
+    device: Option<Value>,
+    imported_at: u64,
+) -> Result<ReadRuns, Failure> {
+    let threads: BTreeMap<&str, usize> = tests
+        .iter()
+        .map(|t| (t.name.as_str(), t.entry.test.num_threads()))
+        .collect();
+    let mut read = ReadRuns {
+        runs: Vec::new(),
+        count: BTreeMap::new(),
+        device,
+        sessions: Vec::new(),
+        events: Vec::new(),
+    };
+    for (file, text) in args.lines.iter().zip(texts) {
         let mut seen: BTreeSet<(String, String, u32)> = BTreeSet::new();
         let mut header_seen = false;
         for (n, line) in text.lines().enumerate() {
@@ -309,46 +359,10 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
             }
             let at = |msg: String| input(format!("{}:{}: {msg}", file.display(), n + 1));
             if args.target == RunTarget::Webgpu {
-                match webgpu::classify(line).map_err(at)? {
-                    ResultLine::Header(_) if header_seen => {
-                        return Err(at("a second header: one result file per download".into()))
-                    }
-                    ResultLine::Header(h) => {
-                        let d = webgpu::check_header(&h, args.target.name(), &tests).map_err(at)?;
-                        if device.as_ref().is_some_and(|first| *first != d) {
-                            return Err(at("the results of another device than the first file's: import each device under its own --name".into()));
-                        }
-                        device = Some(d);
-                        header_seen = true;
-                        continue;
-                    }
-                    _ if !header_seen => {
-                        return Err(at(format!(
-                            "not a result file of the webgpu page: its first line must be the header (`{{\"axb\":\"{}\",...}}`)",
-                            webgpu::RESULT_FILE_KIND
-                        )))
-                    }
-                    ResultLine::Event(e) if e["event"] == "session" => {
-                        sessions.push(e);
-                        continue;
-                    }
-                    ResultLine::Event(e) => {
-                        // The event and its message are the page's text
-                        // (a browser's error message): escaped, so that
-                        // they cannot forge lines or drive the terminal.
-                        eprintln!(
-                            "warning: {}:{}: the page reported {}: {}",
-                            printable(&file.display().to_string()),
-                            n + 1,
-                            event_text(&e["event"]),
-                            e["message"]
-                                .as_str()
-                                .map_or("(no message)".into(), message)
-                        );
-                        events.push(e);
-                        continue;
-                    }
-                    ResultLine::Run => {}
+                let here = (file.as_path(), n + 1);
+                let is_run = page_line(line, here, &at, tests, &mut header_seen, &mut read)?;
+                if !is_run {
+                    continue;
                 }
             }
             let mut r = parse_result_line(line, args.target.name(), imported_at).map_err(at)?;
@@ -372,41 +386,114 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
                     r.mapping
                 )));
             }
-            let k = count
+            let k = read
+                .count
                 .entry((r.test.clone(), r.mapping.clone()))
                 .or_default();
             r.iteration = *k;
             *k += 1;
-            runs.push(r);
+            read.runs.push(r);
         }
     }
-    if runs.is_empty() {
-        let reported: Vec<String> = events
-            .iter()
-            .map(|e| {
-                format!(
-                    "{}: {}",
-                    event_text(&e["event"]),
-                    message(e["message"].as_str().unwrap_or(""))
-                )
-            })
-            .collect();
-        return Err(input(format!(
-            "no result lines in {}{}",
-            args.lines
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            if reported.is_empty() {
-                String::new()
-            } else {
-                format!(" (the page reported {})", reported.join("; "))
-            }
-        )));
-    }
+    Ok(read)
+}
 
-    let mappings: BTreeSet<Mapping> = runs
+/// One non-empty line of a webgpu page's result file (at `here`: file and
+/// 1-based line): the header (once, first, matching the target, suite and
+/// any earlier file's device), a session or an event (kept in `read`; an
+/// event is shown as a warning), or a run. Returns whether it is a run,
+/// which the caller checks as any target's run line.
+fn page_line(
+    line: &str,
+    here: (&Path, usize),
+    at: &dyn Fn(String) -> Failure,
+    tests: &[NamedTest],
+    header_seen: &mut bool,
+    read: &mut ReadRuns,
+) -> Result<bool, Failure> {
+    match webgpu::classify(line).map_err(at)? {
+        ResultLine::Header(_) if *header_seen => {
+            Err(at("a second header: one result file per download".into()))
+        }
+        ResultLine::Header(h) => {
+            let d = webgpu::check_header(&h, RunTarget::Webgpu.name(), tests).map_err(at)?;
+            if read.device.as_ref().is_some_and(|first| *first != d) {
+                return Err(at("the results of another device than the first file's: import each device under its own --name".into()));
+            }
+            read.device = Some(d);
+            *header_seen = true;
+            Ok(false)
+        }
+        _ if !*header_seen => Err(at(format!(
+            "not a result file of the webgpu page: its first line must be the header (`{{\"axb\":\"{}\",...}}`)",
+            webgpu::RESULT_FILE_KIND
+        ))),
+        ResultLine::Event(e) if e["event"] == "session" => {
+            read.sessions.push(e);
+            Ok(false)
+        }
+        ResultLine::Event(e) => {
+            // The event and its message are the page's text (a browser's
+            // error message): escaped, so that they cannot forge lines or
+            // drive the terminal.
+            eprintln!(
+                "warning: {}:{}: the page reported {}: {}",
+                printable(&here.0.display().to_string()),
+                here.1,
+                event_text(&e["event"]),
+                e["message"]
+                    .as_str()
+                    .map_or("(no message)".into(), message)
+            );
+            read.events.push(e);
+            Ok(false)
+        }
+        ResultLine::Run => Ok(true),
+    }
+}
+
+/// The error of `--lines` files without a single run, naming the events a
+/// webgpu page reported instead (a lost device is why a page ran nothing).
+fn no_runs(args: &ImportArgs, events: &[Value]) -> Failure {
+    let reported: Vec<String> = events
+        .iter()
+        .map(|e| {
+            format!(
+                "{}: {}",
+                event_text(&e["event"]),
+                message(e["message"].as_str().unwrap_or(""))
+            )
+        })
+        .collect();
+    input(format!(
+        "no result lines in {}{}",
+        args.lines
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        if reported.is_empty() {
+            String::new()
+        } else {
+            format!(" (the page reported {})", reported.join("; "))
+        }
+    ))
+}
+
+/// Writes what was read as a campaign run here writes it: the journal
+/// (campaign, one session, the runs), then the CSVs and device file from
+/// the journal as read back, so that `backends report` sees what a run
+/// would have left.
+fn write_import(
+    args: &ImportArgs,
+    name: String,
+    tests: &[NamedTest],
+    journal_path: &Path,
+    read: ReadRuns,
+    imported_at: u64,
+) -> Result<Summary, Failure> {
+    let mappings: BTreeSet<Mapping> = read
+        .runs
         .iter()
         .map(|r| r.mapping.parse().expect("checked above"))
         .collect();
@@ -417,19 +504,19 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         "tests": tests.len(),
         "imported_from": args.lines.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
         "mappings": mappings.iter().map(|m| m.name()).collect::<Vec<_>>(),
-        "iterations": count.values().max(),
+        "iterations": read.count.values().max(),
     });
     std::fs::create_dir_all(&args.out)
         .map_err(|e| env(format!("{}: cannot create: {e}", args.out.display())))?;
-    let mut writer = journal::Writer::create(&p.journal, &campaign).map_err(env)?;
+    let mut writer = journal::Writer::create(journal_path, &campaign).map_err(env)?;
     writer
         .append(&Entry::Session(Session {
             started_unix_ms: imported_at,
         }))
         .map_err(env)?;
-    let entries: Vec<Entry> = runs.into_iter().map(Entry::Result).collect();
+    let entries: Vec<Entry> = read.runs.into_iter().map(Entry::Result).collect();
     writer.append_all(&entries).map_err(env)?;
-    let contents = journal::read(&p.journal).map_err(input)?;
+    let contents = journal::read(journal_path).map_err(input)?;
     let key = match args.target {
         RunTarget::Cpp => "host",
         RunTarget::Cuda => "gpu",
@@ -437,19 +524,12 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         RunTarget::Webgpu => "webgpu",
         RunTarget::Wgpu => "wgpu",
     };
-    let mut description = json!({ "imported": true, key: device });
+    let mut description = json!({ "imported": true, key: read.device });
     if args.target == RunTarget::Webgpu {
-        description["sessions"] = Value::Array(sessions);
-        description["events"] = Value::Array(events);
+        description["sessions"] = Value::Array(read.sessions);
+        description["events"] = Value::Array(read.events);
     }
-    let files = write_results(
-        &args.out,
-        args.target,
-        &name,
-        &tests,
-        &contents,
-        description,
-    )?;
+    let files = write_results(&args.out, args.target, &name, tests, &contents, description)?;
     drop(writer);
     Ok(Summary {
         name,

@@ -382,117 +382,135 @@ impl Report {
             out,
             "ever failed to terminate on it. Cells: `ok`, the number of violating tests, or `-`\n(vacuously consistent: none of the observed tests is a conformance test of the model).\n"
         );
-        let w = self
-            .devices
-            .iter()
-            .map(|d| printable(&d.device).chars().count())
-            .max()
-            .unwrap_or(6)
-            .max(6);
-        let _ = write!(out, "{:w$}", "device");
-        for m in Model::ALL {
-            let _ = write!(out, " {:>w2$}", m.name(), w2 = m.name().len().max(4));
-        }
-        out.push('\n');
+        summary_matrix(&mut out, &self.devices);
         for d in &self.devices {
-            let _ = write!(out, "{:w$}", printable(&d.device));
-            for (i, m) in Model::ALL.iter().enumerate() {
-                let tests = distinct_tests(&d.violations[i]);
-                let cell = if d.conformance[i] == 0 {
-                    "-".to_string()
-                } else if tests == 0 {
-                    "ok".to_string()
-                } else {
-                    tests.to_string()
-                };
-                let _ = write!(out, " {:>w2$}", cell, w2 = m.name().len().max(4));
-            }
-            out.push('\n');
-        }
-        for d in &self.devices {
-            let _ = writeln!(
-                out,
-                "\n== {} ({} tests observed)",
-                printable(&d.device),
-                d.observed
-            );
-            for m in Mapping::ALL {
-                let n = d.nonterm[m.code() as usize];
-                if n.run == 0 {
-                    let _ = writeln!(out, "  {:<12} not run", m.name());
-                } else {
-                    let _ = writeln!(
-                        out,
-                        "  {:<12} {} of {} tests did not always terminate ({} hung in every run, {} in some runs)",
-                        m.name(),
-                        n.deterministic + n.occasional,
-                        n.run,
-                        n.deterministic,
-                        n.occasional
-                    );
-                }
-            }
-            let consistent: Vec<String> = Model::ALL
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| d.violations[*i].is_empty())
-                .map(|(i, m)| {
-                    if d.conformance[i] == 0 {
-                        format!("{} (vacuously)", m.name())
-                    } else {
-                        format!("{} ({} tests)", m.name(), d.conformance[i])
-                    }
-                })
-                .collect();
-            let _ = writeln!(
-                out,
-                "  consistent with: {}",
-                if consistent.is_empty() {
-                    "none".to_string()
-                } else {
-                    consistent.join(", ")
-                }
-            );
-            for (i, m) in Model::ALL.iter().enumerate() {
-                let vs = &d.violations[i];
-                if vs.is_empty() {
-                    continue;
-                }
-                let det = vs.iter().filter(|v| v.deterministic()).count();
-                let _ = writeln!(
-                    out,
-                    "  {} ({}): violated by {} tests, {} observations ({} hung in every run, {} in some runs)",
-                    m.name(),
-                    m.pretty(),
-                    distinct_tests(vs),
-                    vs.len(),
-                    det,
-                    vs.len() - det
-                );
-                let shown = max_listed.unwrap_or(usize::MAX).min(vs.len());
-                for v in &vs[..shown] {
-                    let _ = writeln!(
-                        out,
-                        "    {:<10} {:<12} {}/{} {}",
-                        printable(&v.test),
-                        v.mapping.name(),
-                        v.failed,
-                        v.runs,
-                        // One run that hung is not "deterministic": say what
-                        // was seen (issue 23 item 5).
-                        match (v.deterministic(), v.runs) {
-                            (true, 1) => "hung in its only run",
-                            (true, _) => "hung in every run",
-                            _ => "hung in some runs",
-                        }
-                    );
-                }
-                if shown < vs.len() {
-                    let _ = writeln!(out, "    ... and {} more observations", vs.len() - shown);
-                }
-            }
+            device_section(&mut out, d, max_listed);
         }
         out
+    }
+}
+
+/// The matrix of the text report: a row per device, a column per model,
+/// each cell `ok`, the number of violating tests, or `-` (no conformance
+/// test of the model observed), so that the whole picture fits a screen.
+fn summary_matrix(out: &mut String, devices: &[DeviceReport]) {
+    let w = devices
+        .iter()
+        .map(|d| printable(&d.device).chars().count())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    let _ = write!(out, "{:w$}", "device");
+    for m in Model::ALL {
+        let _ = write!(out, " {:>w2$}", m.name(), w2 = m.name().len().max(4));
+    }
+    out.push('\n');
+    for d in devices {
+        let _ = write!(out, "{:w$}", printable(&d.device));
+        for (i, m) in Model::ALL.iter().enumerate() {
+            let tests = distinct_tests(&d.violations[i]);
+            let cell = if d.conformance[i] == 0 {
+                "-".to_string()
+            } else if tests == 0 {
+                "ok".to_string()
+            } else {
+                tests.to_string()
+            };
+            let _ = write!(out, " {:>w2$}", cell, w2 = m.name().len().max(4));
+        }
+        out.push('\n');
+    }
+}
+
+/// One device's section of the text report: its non-termination counts
+/// per mapping, the models it is consistent with, and the violations of
+/// each other model (at most `max_listed` each).
+fn device_section(out: &mut String, d: &DeviceReport, max_listed: Option<usize>) {
+    let _ = writeln!(
+        out,
+        "\n== {} ({} tests observed)",
+        printable(&d.device),
+        d.observed
+    );
+    for m in Mapping::ALL {
+        let n = d.nonterm[m.code() as usize];
+        if n.run == 0 {
+            let _ = writeln!(out, "  {:<12} not run", m.name());
+        } else {
+            let _ = writeln!(
+                out,
+                "  {:<12} {} of {} tests did not always terminate ({} hung in every run, {} in some runs)",
+                m.name(),
+                n.deterministic + n.occasional,
+                n.run,
+                n.deterministic,
+                n.occasional
+            );
+        }
+    }
+    let consistent: Vec<String> = Model::ALL
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| d.violations[*i].is_empty())
+        .map(|(i, m)| {
+            if d.conformance[i] == 0 {
+                format!("{} (vacuously)", m.name())
+            } else {
+                format!("{} ({} tests)", m.name(), d.conformance[i])
+            }
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "  consistent with: {}",
+        if consistent.is_empty() {
+            "none".to_string()
+        } else {
+            consistent.join(", ")
+        }
+    );
+    for (i, m) in Model::ALL.iter().enumerate() {
+        if !d.violations[i].is_empty() {
+            model_violations(out, *m, &d.violations[i], max_listed);
+        }
+    }
+}
+
+/// The violations `vs` (not empty) of model `m` on one device: a count
+/// line, then at most `max_listed` observations, one a line, and how many
+/// more there are.
+fn model_violations(out: &mut String, m: Model, vs: &[Violation], max_listed: Option<usize>) {
+    let det = vs.iter().filter(|v| v.deterministic()).count();
+    let _ = writeln!(
+        out,
+        "  {} ({}): violated by {} tests, {} observations ({} hung in every run, {} in some runs)",
+        m.name(),
+        m.pretty(),
+        distinct_tests(vs),
+        vs.len(),
+        det,
+        vs.len() - det
+    );
+    let shown = max_listed.unwrap_or(usize::MAX).min(vs.len());
+    for v in &vs[..shown] {
+        let _ = writeln!(
+            out,
+            "    {:<10} {:<12} {}/{} {}",
+            printable(&v.test),
+            v.mapping.name(),
+            v.failed,
+            v.runs,
+            // One run that hung is not "deterministic": say what was seen
+            // (issue 23 item 5).
+            match (v.deterministic(), v.runs) {
+                (true, 1) => "hung in its only run",
+                (true, _) => "hung in every run",
+                _ => "hung in some runs",
+            }
+        );
+    }
+    if shown < vs.len() {
+        let _ = writeln!(out, "    ... and {} more observations", vs.len() - shown);
     }
 }
 

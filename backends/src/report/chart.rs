@@ -7,8 +7,9 @@
 //! Hand-written SVG with coordinates rounded to one decimal, so the same
 //! report always gives the same bytes.
 
+use crate::excerpt::markup;
 use crate::mapping::Mapping;
-use crate::report::analysis::Report;
+use crate::report::analysis::{DeviceReport, Report};
 use std::fmt::Write;
 
 const BAR: f64 = 9.0;
@@ -44,36 +45,43 @@ const COLOURS: [(&str, &str); 3] = [
     ("#2ca02c", "#98df8a"),
 ];
 
-/// `s` as XML text: markup escaped, and control characters (which XML 1.0
-/// does not allow) written as escapes.
-fn esc(s: &str) -> String {
-    crate::excerpt::printable(s)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// The logarithmic vertical axis: `decades` powers of ten, from 1 up to
+/// the first at or above the largest count.
+struct Scale {
+    decades: u32,
+    /// The log10 height of the top of the axis.
+    top: f64,
+}
+
+impl Scale {
+    /// The scale that fits every count of `report`.
+    fn new(report: &Report) -> Scale {
+        let max = report
+            .devices
+            .iter()
+            .flat_map(|d| d.nonterm.iter())
+            .map(|n| n.deterministic.max(n.occasional))
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let mut decades = 1u32;
+        while 10f64.powi(decades as i32) < max as f64 {
+            decades += 1;
+        }
+        let top = (10f64.powi(decades as i32) + 1.0).log10();
+        Scale { decades, top }
+    }
+
+    /// The y coordinate of a count: log10(count + 1) so that 1 has a
+    /// visible bar and 0 none, scaled so the top decade fills the plot.
+    fn y(&self, count: f64) -> f64 {
+        TOP + PLOT_H - PLOT_H * (count + 1.0).log10() / self.top
+    }
 }
 
 /// The chart for every device of `report`.
 pub fn svg(report: &Report) -> String {
-    let max = report
-        .devices
-        .iter()
-        .flat_map(|d| d.nonterm.iter())
-        .map(|n| n.deterministic.max(n.occasional))
-        .max()
-        .unwrap_or(1)
-        .max(1);
-    // Decades on the axis: 1, 10, 100, ... up to the first power of ten
-    // at or above the largest count.
-    let mut decades = 1u32;
-    while 10f64.powi(decades as i32) < max as f64 {
-        decades += 1;
-    }
-    // Height of a count: log10(count + 1) so that 1 has a visible bar and 0
-    // none, scaled so the top decade fills the plot.
-    let top = (10f64.powi(decades as i32) + 1.0).log10();
-    let y = |count: f64| TOP + PLOT_H - PLOT_H * (count + 1.0).log10() / top;
+    let scale = Scale::new(report);
     let group_w = 6.0 * BAR + 5.0 * GAP;
     let width = (LEFT + report.devices.len() as f64 * (group_w + GROUP_GAP) + 20.0)
         .max(LEFT + 6.0 * LEGEND_W + 20.0);
@@ -92,10 +100,22 @@ pub fn svg(report: &Report) -> String {
         s,
         "<text x=\"{LEFT:.1}\" y=\"20.0\" font-size=\"13\">Tests that did not always terminate, per device and mapping (log scale)</text>"
     );
-    // Axis and decade grid lines.
-    for k in 0..=decades {
+    axes(&mut s, &scale, width);
+    for (g, d) in report.devices.iter().enumerate() {
+        let x0 = LEFT + GROUP_GAP / 2.0 + g as f64 * (group_w + GROUP_GAP);
+        device_group(&mut s, &scale, d, x0, group_w);
+    }
+    legend(&mut s, height);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The two axes and a grid line with its label at each decade, drawn
+/// before the bars so that the bars cover the grid.
+fn axes(s: &mut String, scale: &Scale, width: f64) {
+    for k in 0..=scale.decades {
         let v = 10f64.powi(k as i32);
-        let yy = y(v);
+        let yy = scale.y(v);
         let _ = writeln!(
             s,
             "<line x1=\"{LEFT:.1}\" y1=\"{yy:.1}\" x2=\"{:.1}\" y2=\"{yy:.1}\" stroke=\"#dddddd\"/>",
@@ -121,51 +141,59 @@ pub fn svg(report: &Report) -> String {
         width - 10.0,
         TOP + PLOT_H
     );
-    for (g, d) in report.devices.iter().enumerate() {
-        let x0 = LEFT + GROUP_GAP / 2.0 + g as f64 * (group_w + GROUP_GAP);
-        for m in Mapping::ALL {
-            let n = d.nonterm[m.code() as usize];
-            for (j, (count, colour)) in [
-                (n.deterministic, COLOURS[m.code() as usize].0),
-                (n.occasional, COLOURS[m.code() as usize].1),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                let x = x0 + (2 * m.code() as usize + j) as f64 * (BAR + GAP);
-                let kind = if j == 0 {
-                    "deterministic"
-                } else {
-                    "occasional"
-                };
-                if n.run == 0 {
-                    continue;
-                }
-                let yy = y(count as f64);
-                let h = TOP + PLOT_H - yy;
-                let _ = writeln!(
-                    s,
-                    "<rect x=\"{x:.1}\" y=\"{yy:.1}\" width=\"{BAR:.1}\" height=\"{h:.1}\" fill=\"{colour}\"><title>{}: {} {kind}: {count} tests</title></rect>",
-                    esc(&d.device),
-                    m.name()
-                );
-                let _ = writeln!(
-                    s,
-                    "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"8\" text-anchor=\"middle\">{count}</text>",
-                    x + BAR / 2.0,
-                    yy - 3.0
-                );
+}
+
+/// One device's group of bars starting at `x0`: per mapping run, a bar
+/// (with its count above it and a tooltip) for the deterministic and one
+/// for the occasional non-terminating tests, and the device's name below,
+/// rotated.
+fn device_group(s: &mut String, scale: &Scale, d: &DeviceReport, x0: f64, group_w: f64) {
+    for m in Mapping::ALL {
+        let n = d.nonterm[m.code() as usize];
+        for (j, (count, colour)) in [
+            (n.deterministic, COLOURS[m.code() as usize].0),
+            (n.occasional, COLOURS[m.code() as usize].1),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let x = x0 + (2 * m.code() as usize + j) as f64 * (BAR + GAP);
+            let kind = if j == 0 {
+                "deterministic"
+            } else {
+                "occasional"
+            };
+            if n.run == 0 {
+                continue;
             }
+            let yy = scale.y(count as f64);
+            let h = TOP + PLOT_H - yy;
+            let _ = writeln!(
+                s,
+                "<rect x=\"{x:.1}\" y=\"{yy:.1}\" width=\"{BAR:.1}\" height=\"{h:.1}\" fill=\"{colour}\"><title>{}: {} {kind}: {count} tests</title></rect>",
+                markup(&d.device),
+                m.name()
+            );
+            let _ = writeln!(
+                s,
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"8\" text-anchor=\"middle\">{count}</text>",
+                x + BAR / 2.0,
+                yy - 3.0
+            );
         }
-        let lx = x0 + group_w / 2.0;
-        let ly = TOP + PLOT_H + 10.0;
-        let _ = writeln!(
-            s,
-            "<text x=\"{lx:.1}\" y=\"{ly:.1}\" text-anchor=\"end\" transform=\"rotate(-60 {lx:.1} {ly:.1})\">{}</text>",
-            esc(&d.device)
-        );
     }
-    // Legend.
+    let lx = x0 + group_w / 2.0;
+    let ly = TOP + PLOT_H + 10.0;
+    let _ = writeln!(
+        s,
+        "<text x=\"{lx:.1}\" y=\"{ly:.1}\" text-anchor=\"end\" transform=\"rotate(-60 {lx:.1} {ly:.1})\">{}</text>",
+        markup(&d.device)
+    );
+}
+
+/// The legend along the bottom of a chart `height` tall: a swatch and a
+/// name for each mapping's all-runs and some-runs colour.
+fn legend(s: &mut String, height: f64) {
     let ly = height - 24.0;
     let mut lx = LEFT;
     for m in Mapping::ALL {
@@ -189,6 +217,4 @@ pub fn svg(report: &Report) -> String {
             lx += LEGEND_W;
         }
     }
-    s.push_str("</svg>\n");
-    s
 }

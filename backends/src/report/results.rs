@@ -315,6 +315,34 @@ pub fn parse(src: &str) -> Result<Table, CsvError> {
         return err(0, "empty file: expected a result CSV header");
     };
     let header = &header.fields;
+    let columns = header_columns(header)?;
+    let width = header.len();
+    let Some(total) = lines.last().filter(|_| lines.len() >= 2) else {
+        return err(
+            lines.len(),
+            format!("no `{TOTAL_LABEL}` row: the file looks truncated"),
+        );
+    };
+
+    let mut rows: Vec<Row> = Vec::new();
+    let mut first_at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut passed_col = Vec::new();
+    for r in &lines[1..lines.len() - 1] {
+        let (row, all_passed) = parse_row(r, width, &mut first_at)?;
+        passed_col.push(all_passed);
+        rows.push(row);
+    }
+    let failing = passed_col.iter().filter(|p| !**p).count();
+    check_totals(total, &columns, &rows, width, failing)?;
+    Ok(Table { columns, rows })
+}
+
+/// The result columns a header names, between its first (test id) and
+/// last (`All Passed`) labels: each label must be known
+/// ([`KNOWN_COLUMNS`]) and each run kind measured once, so that a renamed
+/// or repeated column is an error rather than data read under the wrong
+/// mapping.
+fn header_columns(header: &[String]) -> Result<Vec<Column>, CsvError> {
     if header.len() < 3 || header[0] != ID_HEADER || header.last().unwrap() != ALL_PASSED_HEADER {
         return err(
             1,
@@ -347,76 +375,87 @@ pub fn parse(src: &str) -> Result<Table, CsvError> {
             kind,
         });
     }
-    let width = header.len();
-    let Some(total) = lines.last().filter(|_| lines.len() >= 2) else {
-        return err(
-            lines.len(),
-            format!("no `{TOTAL_LABEL}` row: the file looks truncated"),
-        );
-    };
+    Ok(columns)
+}
 
-    let mut rows: Vec<Row> = Vec::new();
-    let mut first_at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    let mut passed_col = Vec::new();
-    for r in &lines[1..lines.len() - 1] {
-        let (n, f) = (r.line, &r.fields);
-        if f.len() != width {
-            return err(n, format!("{} fields, the header has {width}", f.len()));
-        }
-        if f[0] == TOTAL_LABEL {
-            return err(n, format!("`{TOTAL_LABEL}` row before the end of the file"));
-        }
-        // White space around an id is a sloppy edit unless the id was
-        // quoted (a test's full name, as `write` quotes it).
-        if f[0].is_empty() || (!r.id_quoted && f[0].trim() != f[0]) {
-            return err(n, format!("bad test id `{}`", excerpt(&f[0])));
-        }
-        if let Some(prev) = first_at.insert(&f[0], n) {
-            return err(
-                n,
-                format!("test id `{}` twice (first at line {prev})", excerpt(&f[0])),
-            );
-        }
-        let mut cells = Vec::with_capacity(columns.len());
-        for cell in &f[1..width - 1] {
-            cells.push(Cell::parse(cell).map_err(|m| CsvError { line: n, msg: m })?);
-        }
-        let any_fail = cells.iter().any(|c| c.failed());
-        let all_passed = match f[width - 1].as_str() {
-            "P" => true,
-            "F" => false,
-            other => {
-                return err(
-                    n,
-                    format!(
-                        "bad `{ALL_PASSED_HEADER}` cell `{}`: expected P or F",
-                        excerpt(other)
-                    ),
-                )
-            }
-        };
-        if all_passed == any_fail {
+/// One test's row (`width` fields, as the header): a new, well-formed id
+/// (`first_at` holds the ids seen so far, with their lines), its cells,
+/// and an `All Passed` cell that agrees with them. Returns the row and its
+/// `All Passed` value, which the totals row counts.
+fn parse_row<'a>(
+    r: &'a Record,
+    width: usize,
+    first_at: &mut std::collections::HashMap<&'a str, usize>,
+) -> Result<(Row, bool), CsvError> {
+    let (n, f) = (r.line, &r.fields);
+    if f.len() != width {
+        return err(n, format!("{} fields, the header has {width}", f.len()));
+    }
+    if f[0] == TOTAL_LABEL {
+        return err(n, format!("`{TOTAL_LABEL}` row before the end of the file"));
+    }
+    // White space around an id is a sloppy edit unless the id was
+    // quoted (a test's full name, as `write` quotes it).
+    if f[0].is_empty() || (!r.id_quoted && f[0].trim() != f[0]) {
+        return err(n, format!("bad test id `{}`", excerpt(&f[0])));
+    }
+    if let Some(prev) = first_at.insert(&f[0], n) {
+        return err(
+            n,
+            format!("test id `{}` twice (first at line {prev})", excerpt(&f[0])),
+        );
+    }
+    let mut cells = Vec::with_capacity(width - 2);
+    for cell in &f[1..width - 1] {
+        cells.push(Cell::parse(cell).map_err(|m| CsvError { line: n, msg: m })?);
+    }
+    let any_fail = cells.iter().any(|c| c.failed());
+    let all_passed = match f[width - 1].as_str() {
+        "P" => true,
+        "F" => false,
+        other => {
             return err(
                 n,
                 format!(
-                    "`{ALL_PASSED_HEADER}` is {} but the result cells {}",
-                    f[width - 1],
-                    if any_fail {
-                        "have a failure"
-                    } else {
-                        "have none"
-                    }
+                    "bad `{ALL_PASSED_HEADER}` cell `{}`: expected P or F",
+                    excerpt(other)
                 ),
-            );
+            )
         }
-        passed_col.push(all_passed);
-        rows.push(Row {
-            id: f[0].clone(),
-            cells,
-            line: n,
-        });
+    };
+    if all_passed == any_fail {
+        return err(
+            n,
+            format!(
+                "`{ALL_PASSED_HEADER}` is {} but the result cells {}",
+                f[width - 1],
+                if any_fail {
+                    "have a failure"
+                } else {
+                    "have none"
+                }
+            ),
+        );
     }
+    let row = Row {
+        id: f[0].clone(),
+        cells,
+        line: n,
+    };
+    Ok((row, all_passed))
+}
 
+/// Checks the `Total failures:` row against the rows: per column, the
+/// failed runs (Apple, CUDA) or the failing tests (Vulkan), and in the
+/// last cell the number of `failing` rows. A total that is neither
+/// catches a truncated or edited file.
+fn check_totals(
+    total: &Record,
+    columns: &[Column],
+    rows: &[Row],
+    width: usize,
+    failing: usize,
+) -> Result<(), CsvError> {
     let (total_line, t) = (total.line, &total.fields);
     if t.first().map(String::as_str) != Some(TOTAL_LABEL) {
         return err(
@@ -453,7 +492,6 @@ pub fn parse(src: &str) -> Result<Table, CsvError> {
             );
         }
     }
-    let failing = passed_col.iter().filter(|p| !**p).count();
     if t[width - 1] != failing.to_string() {
         return err(
             total_line,
@@ -463,7 +501,7 @@ pub fn parse(src: &str) -> Result<Table, CsvError> {
             ),
         );
     }
-    Ok(Table { columns, rows })
+    Ok(())
 }
 
 /// Writes rows `(id, [plain, round-robin, chunked])` in the artifact format

@@ -5,6 +5,7 @@
 //! that violate each model. Plain files with relative links and inline SVG,
 //! no script: it works from `file://` and from any static host.
 
+use crate::excerpt::markup;
 use crate::glossary;
 use crate::report::analysis::{self, DeviceReport, Report};
 use crate::report::db::{self, DeviceInfo};
@@ -108,19 +109,11 @@ pub fn slug(name: &str) -> String {
         .collect()
 }
 
-fn esc(s: &str) -> String {
-    crate::excerpt::printable(s)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title><style>{STYLE}</style></head><body>\n<h1>{t}</h1>\n{body}<h2>Words</h2>\n{}</body></html>\n",
         glossary::html(),
-        t = esc(title)
+        t = markup(title)
     )
 }
 
@@ -130,7 +123,7 @@ fn describe(info: Option<&DeviceInfo>) -> String {
     [&i.vendor, &i.architecture, &i.driver, &i.host]
         .into_iter()
         .flatten()
-        .map(|s| esc(s))
+        .map(|s| markup(s))
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -155,7 +148,7 @@ fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
         "<p>Which progress models each device's observed behaviour is consistent with: {} devices, judged against the verdicts of {} tests ({}).</p>",
         report.devices.len(),
         report.tests,
-        esc(&report.tests_source)
+        markup(&report.tests_source)
     );
     b.push_str("<p>Legend: <b>consistent 0/C</b>: none of the C conformance tests of the model that were run on the device ever hung; <b>violated k/C</b>: k of them hung at least once (the device does not give the model's guarantee); <b>nothing to judge</b>: no conformance test of the model was run (consistent, vacuously). Hover a model name for its words.</p>\n");
     b.push_str("<table id=\"matrix\"><tr><th>device</th><th>what it is</th>");
@@ -173,7 +166,7 @@ fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
             b,
             "<tr><td><a href=\"devices/{}.html\">{}</a></td><td>{}</td>",
             slug(&d.device),
-            esc(&d.device),
+            markup(&d.device),
             describe(info.get(&d.device))
         );
         for i in 0..Model::ALL.len() {
@@ -190,7 +183,7 @@ fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
 /// device pages are one directory down: a relative explorer path gets `../`.
 fn test_link(test: &str, explorer: Option<&str>) -> String {
     let Some(e) = explorer else {
-        return esc(test);
+        return markup(test);
     };
     let base = if e.contains("://") || e.starts_with('/') {
         e.to_string()
@@ -204,7 +197,11 @@ fn test_link(test: &str, explorer: Option<&str>) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect();
-    format!("<a href=\"{}#test={enc}\">{}</a>", esc(&base), esc(test))
+    format!(
+        "<a href=\"{}#test={enc}\">{}</a>",
+        markup(&base),
+        markup(test)
+    )
 }
 
 fn device_page(

@@ -13,7 +13,7 @@ use super::product::{Kernel, Move, Product};
 use super::KernelError;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
-use progress_litmus::axb::space::{reserve_edge, reserve_index, reserve_node, scc_ids};
+use progress_litmus::axb::space::{reserve_edge, reserve_index, reserve_node, scc_ids, Meter};
 use progress_litmus::kernel::machine::Packed;
 use rustc_hash::FxHashMap;
 
@@ -48,6 +48,36 @@ pub fn weak_passes<S: Packed>(k: &Kernel, p: &Product<S>) -> Result<bool, Kernel
 /// per-component masks 25, rounded up.
 const LIFT_BYTES_PER_STATE: usize = 64;
 
+/// A reduced component's original states as they are explored, with the
+/// budget they are charged to: the tables [`lifted_witness`] checks the
+/// weak rule on.
+struct Lift<S> {
+    graph: DiGraph<S, Move>,
+    index: FxHashMap<S, NodeIndex>,
+    /// Per state: the entities enabled in it (set once it is explored).
+    enabled: Vec<u64>,
+    /// States whose successors are still to be explored.
+    work: Vec<NodeIndex>,
+    meter: Meter,
+    /// The state bound, named by an out-of-memory error.
+    max_states: usize,
+}
+
+impl<S: Packed> Lift<S> {
+    /// Adds state `s`, to be explored, charging its tables to the meter.
+    fn add(&mut self, s: S) -> Result<NodeIndex, KernelError> {
+        let bound = self.max_states;
+        let oom = |err| KernelError::OutOfMemory { bound, err };
+        reserve_node(&mut self.graph, &mut self.meter, LIFT_BYTES_PER_STATE).map_err(oom)?;
+        reserve_index(&mut self.index, &mut self.meter).map_err(oom)?;
+        let id = self.graph.add_node(s);
+        self.index.insert(s, id);
+        self.enabled.push(0);
+        self.work.push(id);
+        Ok(id)
+    }
+}
+
 /// Explores the original states a reduced component stands for and checks
 /// the weak rule on their components.
 fn lifted_witness<S: Packed>(
@@ -57,14 +87,23 @@ fn lifted_witness<S: Packed>(
     c: u32,
     nodes: &[NodeIndex],
 ) -> Result<bool, KernelError> {
+    let lift = lift_component(k, p, comp, c, nodes)?;
+    Ok(weak_witness(k, &lift.graph, &lift.enabled))
+}
+
+/// The original states of reduced component `c` (whose states are
+/// `nodes`; `comp` gives every reduced state's component): explored from
+/// the canonical states, keeping the successors whose canonical form is in
+/// the component. It is held beside the product, so it gets what the
+/// product left of the budget, and the state bound holds for it too.
+fn lift_component<S: Packed>(
+    k: &Kernel,
+    p: &Product<S>,
+    comp: &[u32],
+    c: u32,
+    nodes: &[NodeIndex],
+) -> Result<Lift<S>, KernelError> {
     let max_states = p.max_states;
-    // The lifted component is held beside the product: it gets what the
-    // product left of the budget.
-    let mut meter = p.meter.rest();
-    let oom = |err| KernelError::OutOfMemory {
-        bound: max_states,
-        err,
-    };
     let g = &p.lts.graph;
     let in_component = |t: &S| -> bool {
         let mut canon = *t;
@@ -77,22 +116,20 @@ fn lifted_witness<S: Packed>(
             .get(&canon)
             .is_some_and(|n| comp[n.index()] == c)
     };
-    let mut lifted: DiGraph<S, Move> = DiGraph::new();
-    let mut index: FxHashMap<S, NodeIndex> = FxHashMap::default();
-    let mut enabled: Vec<u64> = Vec::new();
-    let mut work: Vec<NodeIndex> = Vec::new();
+    let mut lift = Lift {
+        graph: DiGraph::new(),
+        index: FxHashMap::default(),
+        enabled: Vec::new(),
+        work: Vec::new(),
+        meter: p.meter.rest(),
+        max_states,
+    };
     for &n in nodes {
-        let s = g[n];
-        reserve_node(&mut lifted, &mut meter, LIFT_BYTES_PER_STATE).map_err(oom)?;
-        reserve_index(&mut index, &mut meter).map_err(oom)?;
-        let id = lifted.add_node(s);
-        index.insert(s, id);
-        enabled.push(0);
-        work.push(id);
+        lift.add(g[n])?;
     }
     let mut out: Vec<(Move, S)> = Vec::new();
-    while let Some(x) = work.pop() {
-        let s = lifted[x];
+    while let Some(x) = lift.work.pop() {
+        let s = lift.graph[x];
         out.clear();
         k.successors_with(&s, &mut out, false)
             .map_err(KernelError::Fault)?;
@@ -100,27 +137,33 @@ fn lifted_witness<S: Packed>(
             if !in_component(&t) {
                 continue;
             }
-            let y = match index.get(&t) {
+            let y = match lift.index.get(&t) {
                 Some(&y) => y,
                 None => {
-                    if lifted.node_count() >= max_states {
+                    if lift.graph.node_count() >= max_states {
                         return Err(KernelError::TooLarge(max_states));
                     }
-                    reserve_node(&mut lifted, &mut meter, LIFT_BYTES_PER_STATE).map_err(oom)?;
-                    reserve_index(&mut index, &mut meter).map_err(oom)?;
-                    let y = lifted.add_node(t);
-                    index.insert(t, y);
-                    enabled.push(0);
-                    work.push(y);
-                    y
+                    lift.add(t)?
                 }
             };
-            reserve_edge(&mut lifted, &mut meter).map_err(oom)?;
-            lifted.add_edge(x, y, mv);
+            reserve_edge(&mut lift.graph, &mut lift.meter).map_err(|err| {
+                KernelError::OutOfMemory {
+                    bound: max_states,
+                    err,
+                }
+            })?;
+            lift.graph.add_edge(x, y, mv);
         }
-        enabled[x.index()] = k.enabled(s.as_ref());
+        lift.enabled[x.index()] = k.enabled(s.as_ref());
     }
-    let (ids, count) = scc_ids(&lifted);
+    Ok(lift)
+}
+
+/// The weak rule on the lifted states, exactly: is there a cyclic
+/// component in which some guaranteed entity is enabled in every state yet
+/// never steps along the cycle (the rule's witness of non-termination)?
+fn weak_witness<S: Packed>(k: &Kernel, lifted: &DiGraph<S, Move>, enabled: &[u64]) -> bool {
+    let (ids, count) = scc_ids(lifted);
     let mut internal = vec![false; count];
     let mut steppers = vec![0u64; count];
     let mut always = vec![u64::MAX; count];
@@ -139,5 +182,5 @@ fn lifted_witness<S: Packed>(
             }
         }
     }
-    Ok((0..count).any(|id| internal[id] && guaranteed[id] & always[id] & !steppers[id] == 0))
+    (0..count).any(|id| internal[id] && guaranteed[id] & always[id] & !steppers[id] == 0)
 }

@@ -77,75 +77,12 @@ thread_local! {
 impl Symmetry {
     /// The symmetry of a program under the model of `sc`, if it has any.
     pub fn new(m: &Machine, sc: &Scopes) -> Option<Symmetry> {
-        let p = &m.program;
-        let model = sc.model;
-        let mut wg_classes = Vec::new();
-        let occupancy_blind = match model.occupancy {
-            None => true,
-            Some(k) => k as usize >= sc.w,
-        };
-        if model.device.id_blind() && occupancy_blind && sc.w > 1 {
-            for c in 0..p.codes.len() {
-                if p.reads_id(c, IdKind::WgId) {
-                    continue;
-                }
-                let class: Vec<usize> = (0..sc.w).filter(|&w| p.wg_code[w] as usize == c).collect();
-                if class.len() > 1 {
-                    wg_classes.push(class);
-                }
-            }
-        }
-        let mut lane_sgs = Vec::new();
-        if !m.lockstep() && sc.s > 1 && model.subgroup.id_blind() {
-            for w in 0..sc.w {
-                let c = p.wg_code[w] as usize;
-                let broadcasts = p.codes[c].instrs.iter().any(|i| {
-                    matches!(
-                        i,
-                        Instr::Collective {
-                            op: CollectiveOp::BroadcastFirst,
-                            ..
-                        }
-                    )
-                });
-                if broadcasts || p.reads_id(c, IdKind::LocalId) || p.reads_id(c, IdKind::LaneId) {
-                    continue;
-                }
-                for g in w * sc.per..(w + 1) * sc.per {
-                    let lanes = (0..sc.s)
-                        .map(|l| m.invocation_range(g * sc.s + l))
-                        .collect();
-                    lane_sgs.push((lanes, sc.sg.get(g).copied()));
-                }
-            }
-        }
+        let wg_classes = workgroup_classes(m, sc);
+        let lane_sgs = lane_groups(m, sc);
         if wg_classes.is_empty() && lane_sgs.is_empty() {
             return None;
         }
-        let wg_fields: Vec<Vec<(u32, u32)>> = (0..sc.w)
-            .map(|w| {
-                let mut f = Vec::new();
-                for i in w * sc.n..(w + 1) * sc.n {
-                    f.push(m.invocation_range(i));
-                }
-                for g in w * sc.per..(w + 1) * sc.per {
-                    f.extend(m.subgroup_range(g));
-                }
-                f.extend(m.shared_ranges(w));
-                if let Some(&o) = sc.wg.get(w) {
-                    f.push((o, sc.per as u32));
-                }
-                for g in w * sc.per..(w + 1) * sc.per {
-                    if let Some(&o) = sc.sg.get(g) {
-                        f.push((o, sc.s as u32));
-                    }
-                }
-                if let Some(o) = sc.dev {
-                    f.push((o + w as u32, 1));
-                }
-                f
-            })
-            .collect();
+        let wg_fields = workgroup_fields(m, sc);
         let wg_len = wg_fields
             .iter()
             .map(|f| f.iter().map(|&r| chunks(r)).sum())
@@ -196,6 +133,95 @@ impl Symmetry {
             }
         });
     }
+}
+
+/// The classes of interchangeable workgroups: those running the same code
+/// that does not read `wg_id`, when the device scheduler ignores ids and
+/// no occupancy bound admits workgroups in id order (then renaming
+/// workgroups maps the product onto itself).
+fn workgroup_classes(m: &Machine, sc: &Scopes) -> Vec<Vec<usize>> {
+    let p = &m.program;
+    let model = sc.model;
+    let mut wg_classes = Vec::new();
+    let occupancy_blind = match model.occupancy {
+        None => true,
+        Some(k) => k as usize >= sc.w,
+    };
+    if model.device.id_blind() && occupancy_blind && sc.w > 1 {
+        for c in 0..p.codes.len() {
+            if p.reads_id(c, IdKind::WgId) {
+                continue;
+            }
+            let class: Vec<usize> = (0..sc.w).filter(|&w| p.wg_code[w] as usize == c).collect();
+            if class.len() > 1 {
+                wg_classes.push(class);
+            }
+        }
+    }
+    wg_classes
+}
+
+/// The subgroups whose lanes are interchangeable: with interleaved lanes
+/// and an id-blind subgroup scheduler, those of a workgroup whose code
+/// reads neither `local_id` nor `lane_id` and broadcasts no first lane's
+/// value (all of which tell lanes apart).
+fn lane_groups(m: &Machine, sc: &Scopes) -> Vec<LaneGroup> {
+    let p = &m.program;
+    let mut lane_sgs = Vec::new();
+    if !m.lockstep() && sc.s > 1 && sc.model.subgroup.id_blind() {
+        for w in 0..sc.w {
+            let c = p.wg_code[w] as usize;
+            let broadcasts = p.codes[c].instrs.iter().any(|i| {
+                matches!(
+                    i,
+                    Instr::Collective {
+                        op: CollectiveOp::BroadcastFirst,
+                        ..
+                    }
+                )
+            });
+            if broadcasts || p.reads_id(c, IdKind::LocalId) || p.reads_id(c, IdKind::LaneId) {
+                continue;
+            }
+            for g in w * sc.per..(w + 1) * sc.per {
+                let lanes = (0..sc.s)
+                    .map(|l| m.invocation_range(g * sc.s + l))
+                    .collect();
+                lane_sgs.push((lanes, sc.sg.get(g).copied()));
+            }
+        }
+    }
+    lane_sgs
+}
+
+/// Per workgroup, the bit fields that move with it when workgroups are
+/// permuted: its invocations, lockstep stacks, shared cells, the F sets
+/// of its scopes and its bit of the device's F.
+fn workgroup_fields(m: &Machine, sc: &Scopes) -> Vec<Vec<(u32, u32)>> {
+    (0..sc.w)
+        .map(|w| {
+            let mut f = Vec::new();
+            for i in w * sc.n..(w + 1) * sc.n {
+                f.push(m.invocation_range(i));
+            }
+            for g in w * sc.per..(w + 1) * sc.per {
+                f.extend(m.subgroup_range(g));
+            }
+            f.extend(m.shared_ranges(w));
+            if let Some(&o) = sc.wg.get(w) {
+                f.push((o, sc.per as u32));
+            }
+            for g in w * sc.per..(w + 1) * sc.per {
+                if let Some(&o) = sc.sg.get(g) {
+                    f.push((o, sc.s as u32));
+                }
+            }
+            if let Some(o) = sc.dev {
+                f.push((o + w as u32, 1));
+            }
+            f
+        })
+        .collect()
 }
 
 /// Sorts the lanes of one subgroup by their fields (and F bit).

@@ -68,38 +68,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
     };
     let mut out = Vec::new();
     loop {
-        // Blanks and comments.
-        loop {
-            match c.peek() {
-                Some(ch) if ch.is_whitespace() => {
-                    c.bump();
-                }
-                Some('/') if c.rest().starts_with("//") => {
-                    while let Some(ch) = c.peek() {
-                        if ch == '\n' || ch == '\r' {
-                            break;
-                        }
-                        c.bump();
-                    }
-                }
-                Some('/') if c.rest().starts_with("/*") => {
-                    let (line, col) = (c.at.line, c.at.col);
-                    c.bump();
-                    c.bump();
-                    loop {
-                        if c.rest().starts_with("*/") {
-                            c.bump();
-                            c.bump();
-                            break;
-                        }
-                        if c.bump().is_none() {
-                            return Err(ParseError::new(line, col, "unterminated comment"));
-                        }
-                    }
-                }
-                _ => break,
-            }
-        }
+        skip_blanks(&mut c)?;
         let (line, col, start) = (c.at.line, c.at.col, c.pos);
         let Some(ch) = c.peek() else {
             out.push(Token {
@@ -111,49 +80,7 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
             });
             return Ok(out);
         };
-        let tok = if ch.is_ascii_alphabetic() || ch == '_' {
-            while c
-                .peek()
-                .is_some_and(|d| d.is_ascii_alphanumeric() || d == '_')
-            {
-                c.bump();
-            }
-            let word = &src[start..c.pos];
-            if word.len() > MAX_NAME_LEN {
-                return Err(ParseError::new(
-                    line,
-                    col,
-                    format!("a name longer than {MAX_NAME_LEN} characters"),
-                ));
-            }
-            Tok::Ident(word.to_string())
-        } else if ch.is_ascii_digit() {
-            while c.peek().is_some_and(|d| d.is_ascii_digit()) {
-                c.bump();
-            }
-            let digits = &src[start..c.pos];
-            match digits.parse::<u64>() {
-                Ok(n) if n <= MAX_NUMBER => Tok::Num(n),
-                _ => {
-                    return Err(ParseError::new(
-                        line,
-                        col,
-                        format!("number `{digits}` is too large"),
-                    ))
-                }
-            }
-        } else if let Some(p) = PUNCTS.iter().find(|p| c.rest().starts_with(**p)) {
-            for _ in 0..p.len() {
-                c.bump();
-            }
-            Tok::Punct(p)
-        } else {
-            return Err(ParseError::new(
-                line,
-                col,
-                format!("unexpected character `{}`", ch.escape_default()),
-            ));
-        };
+        let tok = token(&mut c, ch)?;
         out.push(Token {
             tok,
             line,
@@ -161,6 +88,93 @@ pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
             start,
             end: c.pos,
         });
+    }
+}
+
+/// Moves the cursor past blanks and comments (`// ...` to the line end,
+/// `/* ... */` not nested), to where the next token or the end is. An
+/// unterminated block comment is an error at its `/*`, where the reader
+/// can see it begin.
+fn skip_blanks(c: &mut Cursor) -> Result<(), ParseError> {
+    loop {
+        match c.peek() {
+            Some(ch) if ch.is_whitespace() => {
+                c.bump();
+            }
+            Some('/') if c.rest().starts_with("//") => {
+                while let Some(ch) = c.peek() {
+                    if ch == '\n' || ch == '\r' {
+                        break;
+                    }
+                    c.bump();
+                }
+            }
+            Some('/') if c.rest().starts_with("/*") => {
+                let (line, col) = (c.at.line, c.at.col);
+                c.bump();
+                c.bump();
+                loop {
+                    if c.rest().starts_with("*/") {
+                        c.bump();
+                        c.bump();
+                        break;
+                    }
+                    if c.bump().is_none() {
+                        return Err(ParseError::new(line, col, "unterminated comment"));
+                    }
+                }
+            }
+            _ => return Ok(()),
+        }
+    }
+}
+
+/// Reads the token that starts with `ch` at the cursor (a name, a number
+/// or a punctuation mark), leaving the cursor after it. Names and numbers
+/// are bounded here, at the token's own position, so that later stages
+/// never see an oversized one.
+fn token(c: &mut Cursor, ch: char) -> Result<Tok, ParseError> {
+    let (line, col, start) = (c.at.line, c.at.col, c.pos);
+    if ch.is_ascii_alphabetic() || ch == '_' {
+        while c
+            .peek()
+            .is_some_and(|d| d.is_ascii_alphanumeric() || d == '_')
+        {
+            c.bump();
+        }
+        let word = &c.src[start..c.pos];
+        if word.len() > MAX_NAME_LEN {
+            return Err(ParseError::new(
+                line,
+                col,
+                format!("a name longer than {MAX_NAME_LEN} characters"),
+            ));
+        }
+        Ok(Tok::Ident(word.to_string()))
+    } else if ch.is_ascii_digit() {
+        while c.peek().is_some_and(|d| d.is_ascii_digit()) {
+            c.bump();
+        }
+        let digits = &c.src[start..c.pos];
+        match digits.parse::<u64>() {
+            Ok(n) if n <= MAX_NUMBER => Ok(Tok::Num(n)),
+            _ => Err(ParseError::new(
+                line,
+                col,
+                format!("number `{digits}` is too large"),
+            )),
+        }
+    } else if let Some(p) = PUNCTS.iter().find(|p| c.rest().starts_with(**p)) {
+        for _ in 0..p.len() {
+            c.bump();
+        }
+        Ok(Tok::Punct(p))
+    } else {
+        Err(ParseError::new(
+            line,
+            col,
+            format!("unexpected character `{}`", ch.escape_default()),
+        ))
     }
 }
 

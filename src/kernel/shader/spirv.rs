@@ -14,6 +14,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<naga::Module, FileError> {
         ));
     }
     let options = naga::front::spv::Options::default();
-    naga::front::spv::parse_u8_slice(bytes, &options)
-        .map_err(|e| FileError::whole(path, format!("SPIR-V: {e}")))
+    // naga's message may quote the module's own strings (an extension's
+    // name), which may hold any byte: escaped, so that it stays one line.
+    naga::front::spv::parse_u8_slice(bytes, &options).map_err(|e| {
+        let msg = crate::error::printable(&e.to_string());
+        FileError::whole(path, format!("SPIR-V: {msg}"))
+    })
 }

@@ -188,36 +188,9 @@ impl<'a> Lower<'a> {
             E::ZeroValue(ty) if self.is_scalar(*ty) => (Val::Op(Operand::Imm(0)), vec![], vec![]),
             E::FunctionArgument(i) => (self.frame().args[*i as usize].clone(), vec![], vec![]),
             E::GlobalVariable(g) => (Val::Ptr(self.global(*g)?), vec![], vec![]),
-            E::LocalVariable(l) => {
-                let r = match self.frame().locals.get(l) {
-                    Some(&r) => r,
-                    None => {
-                        let r = self.alloc()?;
-                        self.pinned[r as usize] = true;
-                        self.frame_mut().locals.insert(*l, r);
-                        r
-                    }
-                };
-                (Val::Ptr(Ptr::Reg(r)), vec![], vec![])
-            }
+            E::LocalVariable(l) => (Val::Ptr(Ptr::Reg(self.local_register(*l)?)), vec![], vec![]),
             E::Access { base, index } => self.access_dyn(*base, *index)?,
-            E::AccessIndex { base, index } => {
-                let v = self.access_const(*base, *index)?;
-                self.put(h, v, vec![], vec![*base]);
-                // `exchanged` used more than once, or named, is computed now.
-                let lazy = self.refs(h) <= 1 && !fun.named_expressions.contains_key(&h);
-                if matches!(
-                    self.frame().slots.get(&h),
-                    Some(Slot {
-                        val: Val::Cmp(..),
-                        ..
-                    })
-                ) && !lazy
-                {
-                    self.materialize(h)?;
-                }
-                return Ok(());
-            }
+            E::AccessIndex { base, index } => return self.access_index(h, *base, *index),
             E::Load { pointer } => self.load_expr(h, *pointer)?,
             E::Unary { op, expr } => self.unary(*op, *expr)?,
             E::Binary { op, left, right } => self.binary(h, *op, *left, *right)?,
@@ -246,6 +219,41 @@ impl<'a> Lower<'a> {
             }
         };
         self.put(h, val, temps, deps);
+        Ok(())
+    }
+
+    /// The register of a function's local variable: allocated at its first
+    /// use and pinned, since every later access must see the same register.
+    fn local_register(&mut self, l: Handle<naga::LocalVariable>) -> Res<u8> {
+        if let Some(&r) = self.frame().locals.get(&l) {
+            return Ok(r);
+        }
+        let r = self.alloc()?;
+        self.pinned[r as usize] = true;
+        self.frame_mut().locals.insert(l, r);
+        Ok(r)
+    }
+
+    /// `h`, a member of `base` at constant `index` (a field of SPIR-V's
+    /// compare-exchange result, a vector's component), kept lazily as its
+    /// value; a comparison used more than once, or named, is computed now,
+    /// so that later writes cannot change what it reads.
+    fn access_index(&mut self, h: Handle<E>, base: Handle<E>, index: u32) -> Res<()> {
+        let fun = self.frame().fun;
+        let v = self.access_const(base, index)?;
+        self.put(h, v, vec![], vec![base]);
+        // `exchanged` used more than once, or named, is computed now.
+        let lazy = self.refs(h) <= 1 && !fun.named_expressions.contains_key(&h);
+        if matches!(
+            self.frame().slots.get(&h),
+            Some(Slot {
+                val: Val::Cmp(..),
+                ..
+            })
+        ) && !lazy
+        {
+            self.materialize(h)?;
+        }
         Ok(())
     }
 
@@ -522,6 +530,20 @@ impl<'a> Lower<'a> {
                 return Ok((Val::Cmp(c, a, b), vec![], vec![left, right]));
             }
         }
+        self.binary_result(left, right, bop, a, b)
+    }
+
+    /// `a bop b` into a new register, the value of an expression whose
+    /// operands `left` and `right` are then released (their registers are
+    /// free for the result: it is written after both are read).
+    fn binary_result(
+        &mut self,
+        left: Handle<E>,
+        right: Handle<E>,
+        bop: BinOp,
+        a: Operand,
+        b: Operand,
+    ) -> Res<(Val, Vec<u8>, Vec<Handle<E>>)> {
         self.release(left);
         self.release(right);
         let dst = self.alloc()?;
@@ -551,11 +573,7 @@ impl<'a> Lower<'a> {
         } else {
             (BinOp::And, self.constant(k as i128 - 1)?)
         };
-        self.release(left);
-        self.release(right);
-        let dst = self.alloc()?;
-        self.assign(dst, Some(bop), a, b);
-        Ok((Val::Op(Operand::Reg(dst)), vec![dst], vec![]))
+        self.binary_result(left, right, bop, a, b)
     }
 
     /// `select(reject, accept, condition)`: a branch over two assignments.
