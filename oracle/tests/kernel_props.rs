@@ -222,8 +222,9 @@ proptest! {
         };
         for red in [
             Reductions::ALL,
-            Reductions { symmetry: true, local_first: false },
-            Reductions { symmetry: false, local_first: true },
+            Reductions { symmetry: true, local_first: false, dead_registers: false },
+            Reductions { symmetry: false, local_first: true, dead_registers: false },
+            Reductions { symmetry: false, local_first: false, dead_registers: true },
         ] {
             let got = both(&p, &m, red);
             if matches!(&got, Err(e) if e.is_bound()) {
@@ -505,8 +506,13 @@ proptest! {
             Err(KernelError::TooLarge(_)) | Err(KernelError::Unsupported(_)) => return Ok(()),
             r => r,
         };
-        let got = both(&p, &m, Reductions { symmetry: false, local_first: true });
-        prop_assert_eq!(&got, &full, "under {}\n{}", m, litmus::print(&p));
+        for red in [
+            Reductions { symmetry: false, local_first: true, dead_registers: false },
+            Reductions { symmetry: false, local_first: true, dead_registers: true },
+        ] {
+            let got = both(&p, &m, red);
+            prop_assert_eq!(&got, &full, "{:?} under {}\n{}", red, m, litmus::print(&p));
+        }
     }
 }
 

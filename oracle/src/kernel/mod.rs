@@ -18,6 +18,7 @@ pub mod check;
 pub mod dot;
 pub mod explain;
 pub mod lifted;
+pub mod liveness;
 pub mod outcomes;
 pub mod product;
 pub mod scopes;

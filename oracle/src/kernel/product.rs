@@ -10,6 +10,7 @@
 //! ([`crate::kernel::symmetry`]) and the priority of local steps.
 
 use super::scopes::{self, Scopes, DEVICE};
+use super::liveness::Liveness;
 use super::symmetry::Symmetry;
 use super::KernelError;
 use progress_litmus::axb::space::{explore_metered, Exceeded, Lts, Meter};
@@ -72,16 +73,20 @@ pub struct Reductions {
     pub symmetry: bool,
     /// Let a local, forward, F-neutral step go first and alone.
     pub local_first: bool,
+    /// Clear registers no later step reads ([`super::liveness`]).
+    pub dead_registers: bool,
 }
 
 impl Reductions {
     pub const NONE: Reductions = Reductions {
         symmetry: false,
         local_first: false,
+        dead_registers: false,
     };
     pub const ALL: Reductions = Reductions {
         symmetry: true,
         local_first: true,
+        dead_registers: true,
     };
 }
 
@@ -95,6 +100,7 @@ pub struct Kernel {
     inv_mask: Vec<u64>,
     local_first: bool,
     pub symmetry: Option<Symmetry>,
+    live: Option<Liveness>,
 }
 
 impl Kernel {
@@ -133,6 +139,11 @@ impl Kernel {
         } else {
             None
         };
+        let live = if red.dead_registers {
+            Liveness::new(&machine)
+        } else {
+            None
+        };
         Ok(Kernel {
             machine,
             scopes,
@@ -141,6 +152,7 @@ impl Kernel {
             inv_mask,
             local_first: red.local_first && !priority,
             symmetry,
+            live,
         })
     }
 
@@ -345,6 +357,9 @@ impl Kernel {
             let first = m.actor_invocations(a).start;
             m.steps_into(s, a, &mut |info, mut t: S| {
                 self.scopes.on_step(m, t.as_mut(), first);
+                if let Some(live) = &self.live {
+                    live.clear(m, t.as_mut(), first);
+                }
                 if canon {
                     self.canon(&mut t);
                 }
