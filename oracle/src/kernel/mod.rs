@@ -14,9 +14,11 @@
 //! every published and every synthesized test. Memory is sequentially
 //! consistent.
 
+pub mod arena;
 pub mod check;
 pub mod dot;
 pub mod explain;
+pub mod lean;
 pub mod lifted;
 pub mod liveness;
 pub mod outcomes;
@@ -163,6 +165,30 @@ fn decide_both_w<S: Packed>(
     k: &Kernel,
     max_states: usize,
 ) -> Result<(Decision, Decision), KernelError> {
+    let p = lean::build::<S>(k, max_states)?;
+    let states = p.graph.num_states();
+    let transitions = p.graph.num_edges();
+    let stats = stats::Stats::of_lean(&p);
+    let deadlock = lean::deadlock(k, &p);
+    let weak = !deadlock && lean::weak_passes(k, &p)?;
+    let strong = lean::strong_passes(k, &p);
+    let d = |pass: bool| Decision {
+        verdict: Verdict::from_pass(pass),
+        deadlock,
+        states,
+        transitions,
+        stats,
+    };
+    Ok((d(weak), d(strong)))
+}
+
+/// [`decide_both_w`] on the full product ([`product::build`], the rules of
+/// [`check`] and [`lifted`]): the reference the lean checker is tested
+/// against.
+fn decide_both_full_w<S: Packed>(
+    k: &Kernel,
+    max_states: usize,
+) -> Result<(Decision, Decision), KernelError> {
     let p = product::build::<S>(k, max_states)?;
     let states = p.lts.num_states();
     let transitions = p.lts.num_transitions();
@@ -189,6 +215,18 @@ pub fn decide_both(
 ) -> Result<(Decision, Decision), KernelError> {
     let k = Kernel::new(program, model, opts.reductions)?;
     with_words!(k.words, decide_both_w(&k, opts.max_states))
+}
+
+/// [`decide_both`] on the full product with the rules of [`check`] and
+/// [`lifted`]: the reference the lean checker ([`lean`]) is tested
+/// against (oracle/tests/kernel_props.rs).
+pub fn decide_both_full(
+    program: &Program,
+    model: &ScopedModel,
+    opts: Options,
+) -> Result<(Decision, Decision), KernelError> {
+    let k = Kernel::new(program, model, opts.reductions)?;
+    with_words!(k.words, decide_both_full_w(&k, opts.max_states))
 }
 
 /// The verdict of `program` under `model`.

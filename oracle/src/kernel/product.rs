@@ -63,6 +63,12 @@ impl Move {
     pub fn choice(self) -> u8 {
         ((self.0 >> 13) & 255) as u8
     }
+
+    /// What the verdict rules need of a move, in 5 bits: the mover (an
+    /// actor or invocation, below 16) and 16 for a Terminate.
+    pub fn kind(self) -> u8 {
+        (self.who() & 15) as u8 | if self.is_step() { 0 } else { 16 }
+    }
 }
 
 /// Which reductions to use.
@@ -164,6 +170,18 @@ impl Kernel {
         } else {
             self.inv_mask[m.who()]
         }
+    }
+
+    /// [`Kernel::move_mask`] of every [`Move::kind`].
+    pub fn kind_masks(&self) -> [u64; 32] {
+        let mut masks = [0u64; 32];
+        for (a, &m) in self.actor_mask.iter().enumerate() {
+            masks[a] = m;
+        }
+        for (i, &m) in self.inv_mask.iter().enumerate() {
+            masks[16 + i] = m;
+        }
+        masks
     }
 
     /// The invocations a move moves.

@@ -60,6 +60,21 @@ impl Stats {
     }
 }
 
+impl Stats {
+    /// The cost of one lean product ([`super::lean`]): its packed states,
+    /// index and edge rows, by capacity.
+    pub fn of_lean<S: Packed>(p: &super::lean::Lean<S>) -> Stats {
+        let g = &p.graph;
+        Stats {
+            products: 1,
+            states: g.num_states(),
+            transitions: g.num_edges(),
+            max_states: g.num_states(),
+            max_bytes: g.bytes(),
+        }
+    }
+}
+
 impl AddAssign for Stats {
     fn add_assign(&mut self, o: Stats) {
         self.products += o.products;
