@@ -134,7 +134,35 @@ impl<S: Packed> StateTable<S> {
         meter: &mut Meter,
         max_states: usize,
     ) -> Result<(u32, bool), Exceeded> {
-        let h = hash(s.as_ref());
+        self.insert_hashed(s, hash(s.as_ref()), meter, max_states)
+    }
+
+    /// Asks the processor to fetch the index slot of hash `h`, so that
+    /// the look-ups of one state's successors overlap their cache misses.
+    fn prefetch(&self, h: u64) {
+        if self.slots.is_empty() {
+            return;
+        }
+        let slot = &self.slots[h as usize & (self.slots.len() - 1)];
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is a hint; it reads nothing and the address
+        // is that of an element of the live vector.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>((slot as *const u32).cast());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = slot;
+    }
+
+    /// [`StateTable::insert`] with the state's hash already computed.
+    fn insert_hashed(
+        &mut self,
+        s: S,
+        h: u64,
+        meter: &mut Meter,
+        max_states: usize,
+    ) -> Result<(u32, bool), Exceeded> {
         if !self.slots.is_empty() {
             if let (_, Some(id)) = self.probe(&s, h) {
                 return Ok((id, false));
@@ -257,6 +285,7 @@ impl<S: Packed> Graph<S> {
             self.table.insert(r, meter, max_states)?;
         }
         let mut out: Vec<(Move, S)> = Vec::new();
+        let mut hashes: Vec<u64> = Vec::new();
         reserve_one(&mut self.first, meter, 0)?;
         self.first.push(0);
         let mut next = 0;
@@ -265,8 +294,14 @@ impl<S: Packed> Graph<S> {
             next += 1;
             out.clear();
             succ(&s, &mut out).map_err(ExploreError::Succ)?;
-            for &(mv, t) in &out {
-                let (id, _) = self.table.insert(t, meter, max_states)?;
+            hashes.clear();
+            for (_, t) in &out {
+                let h = hash(t.as_ref());
+                self.table.prefetch(h);
+                hashes.push(h);
+            }
+            for (&(mv, t), &h) in out.iter().zip(&hashes) {
+                let (id, _) = self.table.insert_hashed(t, h, meter, max_states)?;
                 if self.edges.len() >= u32::MAX as usize {
                     return Err(ExploreError::Exceeded(Exceeded::States(TooLarge {
                         bound: max_states,

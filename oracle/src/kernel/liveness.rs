@@ -1,4 +1,4 @@
-//! Dead registers (docs/KERNEL.md §8.3): a register whose value no later
+//! Dead registers (docs/KERNEL.md §8.5): a register whose value no later
 //! step can read before overwriting it is set to 0, so that states which
 //! differ only in such values are one state.
 //!
