@@ -5,7 +5,9 @@
 //! models (six products a program, with the reductions, as `oracle
 //! classify` does), on one thread, and prints per program the states and
 //! transitions stored, the time, the states stored per second and the bytes
-//! a stored state took in the largest product; then the idioms' totals.
+//! a stored state took in the largest product (all its tables, and its
+//! state table alone: states and index, what SPIN's and LTSmin's figures
+//! count); then the idioms' totals.
 //! Anchors (issue 24): LTSmin explores about 0.6M states/s a core; SPIN's
 //! and LTSmin's compressed tables hold a state in about 8 bytes.
 //!
@@ -77,12 +79,13 @@ fn measure(p: &Program, runs: usize) -> Result<(Stats, Duration), String> {
 fn row(name: &str, r: &Result<(Stats, Duration), String>) {
     match r {
         Ok((s, t)) => println!(
-            "{name:<34} {:>10} {:>11} {:>10.3} {:>12.0} {:>11.1}",
+            "{name:<34} {:>10} {:>11} {:>10.3} {:>12.0} {:>11.1} {:>11.1}",
             s.states,
             s.transitions,
             t.as_secs_f64(),
             s.states as f64 / t.as_secs_f64().max(1e-9),
-            s.bytes_per_state()
+            s.bytes_per_state(),
+            s.state_bytes_per_state()
         ),
         Err(e) => println!("{name:<34} no verdict: {e}"),
     }
@@ -90,8 +93,8 @@ fn row(name: &str, r: &Result<(Stats, Duration), String>) {
 
 fn header(what: &str) {
     println!(
-        "{what:<34} {:>10} {:>11} {:>10} {:>12} {:>11}",
-        "states", "transitions", "core s", "states/s", "bytes/state"
+        "{what:<34} {:>10} {:>11} {:>10} {:>12} {:>11} {:>11}",
+        "states", "transitions", "core s", "states/s", "bytes/state", "table B/st"
     );
 }
 

@@ -92,7 +92,7 @@ impl<S: Packed> StateTable<S> {
         self.slots.iter_mut().for_each(|x| *x = 0);
     }
 
-    /// Bytes of the tables, by capacity.
+    /// Bytes of the tables (states and index), by capacity.
     pub fn bytes(&self) -> usize {
         self.states.capacity() * std::mem::size_of::<S>() + self.slots.capacity() * 4
     }
@@ -261,9 +261,17 @@ impl<S: Packed> Graph<S> {
         self.table.state(n)
     }
 
-    /// Bytes of the tables, by capacity.
+    /// Bytes of the tables (states, index and edge rows), by capacity.
     pub fn bytes(&self) -> usize {
         self.table.bytes() + (self.first.capacity() + self.edges.capacity()) * 4
+    }
+
+    /// Gives back what the tables reserved beyond what they hold (the
+    /// index keeps its power-of-two size): the rules' tables come after.
+    pub fn shrink(&mut self) {
+        self.table.states.shrink_to_fit();
+        self.first.shrink_to_fit();
+        self.edges.shrink_to_fit();
     }
 
     pub fn clear(&mut self) {

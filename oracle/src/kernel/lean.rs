@@ -52,6 +52,7 @@ pub fn build<S: Packed>(k: &Kernel, max_states: usize) -> Result<Lean<S>, Kernel
             k.successors(s, out)
         })
         .map_err(|e| explore_error(max_states, e))?;
+    graph.shrink();
     Ok(Lean {
         graph,
         max_states,
@@ -79,10 +80,8 @@ fn weak_witness<S: Packed>(
     let masks = k.kind_masks();
     let mut internal = vec![false; count];
     let mut steppers = vec![0u64; count];
-    let mut always = vec![u64::MAX; count];
     for n in 0..g.num_states() {
         let c = comp[n];
-        always[c as usize] &= k.enabled(g.state(n).as_ref());
         for &e in g.out(n) {
             if comp[arena::target(e)] == c {
                 internal[c as usize] = true;
@@ -92,10 +91,19 @@ fn weak_witness<S: Packed>(
             }
         }
     }
+    // The entities with a move everywhere in the component, read off the
+    // states of cyclic components only (most components are one state
+    // without a loop).
+    let mut always = vec![u64::MAX; count];
+    for n in 0..g.num_states() {
+        let c = comp[n] as usize;
+        if internal[c] {
+            always[c] &= k.enabled(g.state(n).as_ref());
+        }
+    }
     (0..g.num_states()).any(|n| {
         let c = comp[n] as usize;
-        internal[c]
-            && k.guaranteed(g.state(n).as_ref()) & always[c] & !steppers[c] == 0
+        internal[c] && k.guaranteed(g.state(n).as_ref()) & always[c] & !steppers[c] == 0
     })
 }
 
