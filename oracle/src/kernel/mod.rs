@@ -261,11 +261,12 @@ pub fn flat_verdicts(program: &Program, opts: Options) -> Result<(Verdicts, bool
 /// weakly and strongly.
 ///
 /// Then the hierarchy (docs/SPEC.md, the paper's Table 4; docs/KERNEL.md
-/// §8.4): the products are built from the fairest down (fair, LOBE,
-/// HSA+OBE, then HSA and OBE), and a failure under a model is a failure
-/// under every model below it of the same fairness (unfair < HSA, OBE <
-/// HSA+OBE < LOBE < fair), and under its weak variant when the strong one
-/// fails; a product both of whose verdicts are so known is not built.
+/// §8.4): unfair < HSA, OBE < HSA+OBE < LOBE < fair, each weak variant
+/// below its strong one. A pass under a model is a pass under every model
+/// above it, a failure a failure under every model below it; a product
+/// both of whose verdicts are so known is not built. The products that
+/// symmetry reduces (OBE, fair) are built first, then LOBE, HSA+OBE and
+/// HSA.
 /// Deadlocks are the same in every flat product (no flat model restricts
 /// who moves), so the unfair product's is every product's. Tested against
 /// all six products ([`flat_verdicts_all`]) in oracle/tests/kernel_props.rs.
@@ -308,19 +309,33 @@ fn at(b: progress_litmus::Base, f: Fairness) -> usize {
     Model::new(b, f).index()
 }
 
-/// Records the verdicts of base `b` and the failures they imply.
+/// The flat models strictly above `b` in the hierarchy.
+fn above(b: progress_litmus::Base) -> &'static [progress_litmus::Base] {
+    use progress_litmus::Base::*;
+    match b {
+        Unfair => &[Hsa, Obe, HsaObe, Lobe, Fair],
+        Hsa | Obe => &[HsaObe, Lobe, Fair],
+        HsaObe => &[Lobe, Fair],
+        Lobe => &[Fair],
+        Fair => &[],
+    }
+}
+
+/// Records the verdicts of base `b` and what they imply: a pass passes
+/// every fairer model of its fairness and the strong variants, a failure
+/// fails every less fair model of its fairness and the weak variants.
 fn record(v: &mut [Option<Verdict>; 11], b: progress_litmus::Base, weak: Verdict, strong: Verdict) {
     v[at(b, Fairness::Weak)] = Some(weak);
     v[at(b, Fairness::Strong)] = Some(strong);
     for (f, verdict) in [(Fairness::Weak, weak), (Fairness::Strong, strong)] {
-        if verdict == Verdict::P {
-            continue;
+        let (others, implied) = match verdict {
+            Verdict::P => (above(b), Fairness::Strong),
+            Verdict::F => (below(b), Fairness::Weak),
+        };
+        for &o in others {
+            v[at(o, f)].get_or_insert(verdict);
+            v[at(o, implied)].get_or_insert(verdict);
         }
-        for &lower in below(b) {
-            v[at(lower, f)].get_or_insert(Verdict::F);
-            v[at(lower, Fairness::Weak)].get_or_insert(Verdict::F);
-        }
-        v[at(b, Fairness::Weak)].get_or_insert(Verdict::F);
     }
 }
 
@@ -335,11 +350,11 @@ fn flat_verdicts_with(
     let mut cost = stats::Stats::default();
     let order = [
         Base::Unfair,
+        Base::Obe,
         Base::Fair,
         Base::Lobe,
         Base::HsaObe,
         Base::Hsa,
-        Base::Obe,
     ];
     for base in order {
         let known = |f| v[at(base, f)].is_some();
