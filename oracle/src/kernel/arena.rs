@@ -140,19 +140,22 @@ impl<S: Packed> StateTable<S> {
     /// Asks the processor to fetch the index slot of hash `h`, so that
     /// the look-ups of one state's successors overlap their cache misses.
     fn prefetch(&self, h: u64) {
-        if self.slots.is_empty() {
+        if let Some(slot) = self.slots.get(h as usize & self.slots.len().wrapping_sub(1)) {
+            prefetch(slot);
+        }
+    }
+
+    /// Then the state the first slot of hash `h` names, if its tag is
+    /// `h`'s (most look-ups find their state there).
+    fn prefetch_state(&self, h: u64) {
+        let Some(&v) = self.slots.get(h as usize & self.slots.len().wrapping_sub(1)) else {
             return;
+        };
+        if v != 0 && v >> ID_BITS == (h >> 59) as u32 {
+            if let Some(s) = self.states.get(((v & ID_MASK) - 1) as usize) {
+                prefetch(s);
+            }
         }
-        let slot = &self.slots[h as usize & (self.slots.len() - 1)];
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch is a hint; it reads nothing and the address
-        // is that of an element of the live vector.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>((slot as *const u32).cast());
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = slot;
     }
 
     /// [`StateTable::insert`] with the state's hash already computed.
@@ -200,6 +203,21 @@ impl<S: Packed> StateTable<S> {
         }
         Ok(())
     }
+}
+
+/// Asks the processor to fetch the cache line of `x` (a hint: it reads
+/// nothing).
+#[inline]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and reads nothing the program sees;
+    // the address is that of a live reference.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// An edge word: target id, mover (4 bits), Terminate (1 bit).
@@ -307,6 +325,9 @@ impl<S: Packed> Graph<S> {
                 let h = hash(t.as_ref());
                 self.table.prefetch(h);
                 hashes.push(h);
+            }
+            for &h in &hashes {
+                self.table.prefetch_state(h);
             }
             for (&(mv, t), &h) in out.iter().zip(&hashes) {
                 let (id, _) = self.table.insert_hashed(t, h, meter, max_states)?;
