@@ -49,11 +49,14 @@ fn cpu_time() -> Option<Duration> {
     Some(Duration::from_nanos(ns))
 }
 
-/// The elapsed core time since `cpu0` (or wall time since `t0` where
-/// core time is not known).
+/// The elapsed core time since `cpu0`, or wall time since `t0` where
+/// core time is not known or too short to count (the scheduler updates
+/// its count at its ticks and switches, every few milliseconds).
 fn elapsed(t0: Instant, cpu0: Option<Duration>) -> Duration {
     match (cpu0, cpu_time()) {
-        (Some(a), Some(b)) => b.saturating_sub(a),
+        (Some(a), Some(b)) if b.saturating_sub(a) >= Duration::from_millis(50) => {
+            b.saturating_sub(a)
+        }
         _ => t0.elapsed(),
     }
 }

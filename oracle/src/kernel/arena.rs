@@ -140,7 +140,10 @@ impl<S: Packed> StateTable<S> {
     /// Asks the processor to fetch the index slot of hash `h`, so that
     /// the look-ups of one state's successors overlap their cache misses.
     fn prefetch(&self, h: u64) {
-        if let Some(slot) = self.slots.get(h as usize & self.slots.len().wrapping_sub(1)) {
+        if let Some(slot) = self
+            .slots
+            .get(h as usize & self.slots.len().wrapping_sub(1))
+        {
             prefetch(slot);
         }
     }
@@ -148,7 +151,10 @@ impl<S: Packed> StateTable<S> {
     /// Then the state the first slot of hash `h` names, if its tag is
     /// `h`'s (most look-ups find their state there).
     fn prefetch_state(&self, h: u64) {
-        let Some(&v) = self.slots.get(h as usize & self.slots.len().wrapping_sub(1)) else {
+        let Some(&v) = self
+            .slots
+            .get(h as usize & self.slots.len().wrapping_sub(1))
+        else {
             return;
         };
         if v != 0 && v >> ID_BITS == (h >> 59) as u32 {
@@ -464,7 +470,10 @@ mod tests {
         }
         for i in 0..5000u64 {
             assert_eq!(t.get(&[i * 7, i ^ 3]), Some(i as u32));
-            assert_eq!(t.insert([i * 7, i ^ 3], &mut meter, 10_000).unwrap(), (i as u32, false));
+            assert_eq!(
+                t.insert([i * 7, i ^ 3], &mut meter, 10_000).unwrap(),
+                (i as u32, false)
+            );
         }
         assert_eq!(t.get(&[1, 1]), None);
         assert!(matches!(
@@ -477,7 +486,10 @@ mod tests {
     /// 0 -> 1 -> 2 -> 0, 2 -> 3, 3 -> 3, 4 -> 0.
     fn rows() -> (Vec<u32>, Vec<u32>) {
         let e = |t: u32| edge(t, Move::terminate(0));
-        (vec![0, 1, 2, 4, 5, 6], vec![e(1), e(2), e(0), e(3), e(3), e(0)])
+        (
+            vec![0, 1, 2, 4, 5, 6],
+            vec![e(1), e(2), e(0), e(3), e(3), e(0)],
+        )
     }
 
     #[test]

@@ -71,12 +71,7 @@ pub fn deadlock<S: Packed>(k: &Kernel, p: &Lean<S>) -> bool {
 /// under weak fairness: it has an internal edge, and every entity
 /// guaranteed in it steps on an internal edge or is disabled somewhere in
 /// it.
-fn weak_witness<S: Packed>(
-    k: &Kernel,
-    g: &Graph<S>,
-    comp: &[u32],
-    count: usize,
-) -> bool {
+fn weak_witness<S: Packed>(k: &Kernel, g: &Graph<S>, comp: &[u32], count: usize) -> bool {
     let masks = k.kind_masks();
     let mut internal = vec![false; count];
     let mut steppers = vec![0u64; count];

@@ -9,8 +9,8 @@
 //! symmetry between interchangeable workgroups and lanes
 //! ([`crate::kernel::symmetry`]) and the priority of local steps.
 
-use super::scopes::{self, Scopes, DEVICE};
 use super::liveness::Liveness;
+use super::scopes::{self, Scopes, DEVICE};
 use super::symmetry::Symmetry;
 use super::KernelError;
 use progress_litmus::axb::space::{explore_metered, Exceeded, Lts, Meter};

@@ -61,9 +61,8 @@ impl Stats {
         let buckets = (p.lts.index.capacity() * 8 / 7).next_power_of_two();
         let state_bytes = nodes * std::mem::size_of::<Node<S>>()
             + buckets * (std::mem::size_of::<(S, NodeIndex)>() + 1);
-        let bytes = state_bytes
-            + edges * std::mem::size_of::<Edge<Move>>()
-            + p.guaranteed.capacity() * 8;
+        let bytes =
+            state_bytes + edges * std::mem::size_of::<Edge<Move>>() + p.guaranteed.capacity() * 8;
         Stats {
             products: 1,
             states: g.node_count(),
