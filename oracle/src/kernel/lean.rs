@@ -90,10 +90,9 @@ fn weak_witness<S: Packed>(k: &Kernel, g: &Graph<S>, comp: &[u32], count: usize)
     // states of cyclic components only (most components are one state
     // without a loop).
     let mut always = vec![u64::MAX; count];
-    for n in 0..g.num_states() {
-        let c = comp[n] as usize;
-        if internal[c] {
-            always[c] &= k.enabled(g.state(n).as_ref());
+    for (n, &c) in comp.iter().enumerate() {
+        if internal[c as usize] {
+            always[c as usize] &= k.enabled(g.state(n).as_ref());
         }
     }
     (0..g.num_states()).any(|n| {
@@ -190,9 +189,9 @@ pub fn strong_passes<S: Packed>(k: &Kernel, p: &Lean<S>) -> bool {
     let masks = k.kind_masks();
     let mut good = vec![false; n];
     let mut work: Vec<u32> = Vec::new();
-    for x in 0..n {
+    for (x, good) in good.iter_mut().enumerate() {
         if k.all_done(g.state(x).as_ref()) {
-            good[x] = true;
+            *good = true;
             work.push(x as u32);
         }
     }
