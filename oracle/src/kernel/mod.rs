@@ -44,10 +44,12 @@ pub const DEFAULT_MAX_STATES: usize = 5_000_000;
 /// `max_states` holds at most `max_states * BYTES_PER_STATE` bytes of
 /// state space (the product, its transitions, its index and the per-state
 /// tables of the verdict rules, counted by capacity), and at least
-/// [`MIN_BUDGET`]. A state costs 100 to 250 bytes (more with more
-/// invocations, which have more transitions), so the budget, not the state
-/// count, is what stops a large program (issue 20 item 3: 2 workgroups of
-/// 8 invocations aborted the process at 3.4 GB under a count alone).
+/// [`MIN_BUDGET`]. In the lean tables ([`lean`]) a state is charged about
+/// 100 to 150 bytes with the rules' tables (more with more invocations,
+/// which have more transitions; the full product of witnesses 100 to 250),
+/// so the budget, not the state count, is what stops a large program
+/// (issue 20 item 3: 2 workgroups of 8 invocations aborted the process at
+/// 3.4 GB under a count alone).
 pub const BYTES_PER_STATE: usize = 100;
 
 /// The smallest budget: small bounds stay bounds on states.
