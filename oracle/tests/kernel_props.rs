@@ -280,7 +280,13 @@ proptest! {
         m.fairness = if strong { Fairness::Strong } else { Fairness::Weak };
         let opts = Options { max_states: 60_000, reductions: Reductions::NONE };
         let Ok(d) = oracle::kernel::decide(&p, &m, opts) else { return Ok(()) };
-        let text = oracle::kernel::explain::explain(&p, "t", &m, opts, oracle::kernel::explain::Show::Program).unwrap();
+        // Witnesses are found on the full product, which holds more a state
+        // than the lean tables of the verdict: it may outgrow the budget
+        // the verdict fitted.
+        let text = match oracle::kernel::explain::explain(&p, "t", &m, opts, oracle::kernel::explain::Show::Program) {
+            Err(e) if e.is_bound() => return Ok(()),
+            r => r.unwrap(),
+        };
         prop_assert_eq!(text.contains(": P: termination is guaranteed"), d.verdict.passes(), "{}", text);
         prop_assert_eq!(text.contains("a schedule deadlocks"), d.deadlock, "{}", text);
     }
