@@ -5,7 +5,9 @@
 //! models (six products a program, with the reductions, as `oracle
 //! classify` does), on one thread, and prints per program the states and
 //! transitions stored, the time, the states stored per second and the bytes
-//! a stored state took in the largest product; then the idioms' totals.
+//! a stored state took in the largest product (all its tables, and its
+//! state table alone: states and index, what SPIN's and LTSmin's figures
+//! count); then the idioms' totals.
 //! Anchors (issue 24): LTSmin explores about 0.6M states/s a core; SPIN's
 //! and LTSmin's compressed tables hold a state in about 8 bytes.
 //!
@@ -16,6 +18,10 @@
 //! `cargo bench -p oracle --bench states -- SECTION...` runs only the named
 //! sections (`idioms`, `large`, `goals`). `STATES_BENCH_MAX=N` bounds each
 //! product (default 20,000,000 states).
+//!
+//! Times are the time the thread ran on a core (Linux's schedstat), not
+//! the wall clock, so that a shared machine's load does not count; the
+//! states/s are per core.
 
 use oracle::kernel::product::Reductions;
 use oracle::kernel::stats::Stats;
@@ -32,7 +38,30 @@ fn max_states() -> usize {
         .unwrap_or(20_000_000)
 }
 
-/// Decides a program `runs` times; the median time and the cost.
+/// The time this thread has run on a core (Linux: the scheduler's own
+/// count in /proc/thread-self/schedstat), or `None` elsewhere. States per
+/// second per core are states per second of this time: on a shared
+/// machine the wall clock also counts the time other processes had the
+/// core.
+fn cpu_time() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+/// The elapsed core time since `cpu0`, or wall time since `t0` where
+/// core time is not known or too short to count (the scheduler updates
+/// its count at its ticks and switches, every few milliseconds).
+fn elapsed(t0: Instant, cpu0: Option<Duration>) -> Duration {
+    match (cpu0, cpu_time()) {
+        (Some(a), Some(b)) if b.saturating_sub(a) >= Duration::from_millis(50) => {
+            b.saturating_sub(a)
+        }
+        _ => t0.elapsed(),
+    }
+}
+
+/// Decides a program `runs` times; the median core time and the cost.
 fn measure(p: &Program, runs: usize) -> Result<(Stats, Duration), String> {
     let opts = Options {
         max_states: max_states(),
@@ -41,9 +70,9 @@ fn measure(p: &Program, runs: usize) -> Result<(Stats, Duration), String> {
     let mut times = Vec::new();
     let mut stats = Stats::default();
     for _ in 0..runs {
-        let t0 = Instant::now();
+        let (t0, cpu0) = (Instant::now(), cpu_time());
         let (_, _, s) = flat_verdicts_stats(p, opts).map_err(|e| e.to_string())?;
-        times.push(t0.elapsed());
+        times.push(elapsed(t0, cpu0));
         stats = s;
     }
     times.sort();
@@ -53,12 +82,13 @@ fn measure(p: &Program, runs: usize) -> Result<(Stats, Duration), String> {
 fn row(name: &str, r: &Result<(Stats, Duration), String>) {
     match r {
         Ok((s, t)) => println!(
-            "{name:<34} {:>10} {:>11} {:>10.3} {:>12.0} {:>11.1}",
+            "{name:<34} {:>10} {:>11} {:>10.3} {:>12.0} {:>11.1} {:>11.1}",
             s.states,
             s.transitions,
             t.as_secs_f64(),
             s.states as f64 / t.as_secs_f64().max(1e-9),
-            s.bytes_per_state()
+            s.bytes_per_state(),
+            s.state_bytes_per_state()
         ),
         Err(e) => println!("{name:<34} no verdict: {e}"),
     }
@@ -66,8 +96,8 @@ fn row(name: &str, r: &Result<(Stats, Duration), String>) {
 
 fn header(what: &str) {
     println!(
-        "{what:<34} {:>10} {:>11} {:>10} {:>12} {:>11}",
-        "states", "transitions", "s", "states/s", "bytes/state"
+        "{what:<34} {:>10} {:>11} {:>10} {:>12} {:>11} {:>11}",
+        "states", "transitions", "core s", "states/s", "bytes/state", "table B/st"
     );
 }
 

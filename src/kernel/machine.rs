@@ -945,6 +945,12 @@ impl Machine {
         }
     }
 
+    /// The bit range (offset, width) of register `r` of invocation `i`
+    /// (the oracle clears registers no later step reads).
+    pub fn reg_range(&self, i: usize, r: usize) -> (u32, u32) {
+        (self.invs[i].regs_off + r as u32 * self.vb, self.vb)
+    }
+
     /// The bit range (offset, width) of invocation `i`'s own fields (pc,
     /// registers, Terminate and wait flags), contiguous in the state: what
     /// symmetry reduction permutes.

@@ -81,8 +81,8 @@ pub struct Cli {
     /// about 200 in explain and lts. A kernel program's tables (states,
     /// transitions, index, counted by what they reserve) are also held
     /// within N x 100 bytes, one budget shared by the programs decided at
-    /// once (each gets at least 16 MiB): one of 2 workgroups of 8
-    /// invocations takes about 250 bytes a state. The default keeps a
+    /// once (each gets at least 16 MiB): a state takes about 100 to 150
+    /// bytes, more with more invocations. The default keeps a
     /// process under about 2 GB (4 GB for an AXB test in explain and lts).
     #[arg(long, global = true, value_name = "N", default_value_t = crate::DEFAULT_MAX_STATES, value_parser = parse_max_states)]
     max_states: usize,

@@ -14,10 +14,13 @@
 //! every published and every synthesized test. Memory is sequentially
 //! consistent.
 
+pub mod arena;
 pub mod check;
 pub mod dot;
 pub mod explain;
+pub mod lean;
 pub mod lifted;
+pub mod liveness;
 pub mod outcomes;
 pub mod product;
 pub mod scopes;
@@ -41,10 +44,12 @@ pub const DEFAULT_MAX_STATES: usize = 5_000_000;
 /// `max_states` holds at most `max_states * BYTES_PER_STATE` bytes of
 /// state space (the product, its transitions, its index and the per-state
 /// tables of the verdict rules, counted by capacity), and at least
-/// [`MIN_BUDGET`]. A state costs 100 to 250 bytes (more with more
-/// invocations, which have more transitions), so the budget, not the state
-/// count, is what stops a large program (issue 20 item 3: 2 workgroups of
-/// 8 invocations aborted the process at 3.4 GB under a count alone).
+/// [`MIN_BUDGET`]. In the lean tables ([`lean`]) a state is charged about
+/// 100 to 150 bytes with the rules' tables (more with more invocations,
+/// which have more transitions; the full product of witnesses 100 to 250),
+/// so the budget, not the state count, is what stops a large program
+/// (issue 20 item 3: 2 workgroups of 8 invocations aborted the process at
+/// 3.4 GB under a count alone).
 pub const BYTES_PER_STATE: usize = 100;
 
 /// The smallest budget: small bounds stay bounds on states.
@@ -162,6 +167,30 @@ fn decide_both_w<S: Packed>(
     k: &Kernel,
     max_states: usize,
 ) -> Result<(Decision, Decision), KernelError> {
+    let p = lean::build::<S>(k, max_states)?;
+    let states = p.graph.num_states();
+    let transitions = p.graph.num_edges();
+    let stats = stats::Stats::of_lean(&p);
+    let deadlock = lean::deadlock(k, &p);
+    let weak = !deadlock && lean::weak_passes(k, &p)?;
+    let strong = lean::strong_passes(k, &p);
+    let d = |pass: bool| Decision {
+        verdict: Verdict::from_pass(pass),
+        deadlock,
+        states,
+        transitions,
+        stats,
+    };
+    Ok((d(weak), d(strong)))
+}
+
+/// [`decide_both_w`] on the full product ([`product::build`], the rules of
+/// [`check`] and [`lifted`]): the reference the lean checker is tested
+/// against.
+fn decide_both_full_w<S: Packed>(
+    k: &Kernel,
+    max_states: usize,
+) -> Result<(Decision, Decision), KernelError> {
     let p = product::build::<S>(k, max_states)?;
     let states = p.lts.num_states();
     let transitions = p.lts.num_transitions();
@@ -188,6 +217,18 @@ pub fn decide_both(
 ) -> Result<(Decision, Decision), KernelError> {
     let k = Kernel::new(program, model, opts.reductions)?;
     with_words!(k.words, decide_both_w(&k, opts.max_states))
+}
+
+/// [`decide_both`] on the full product with the rules of [`check`] and
+/// [`lifted`]: the reference the lean checker ([`lean`]) is tested
+/// against (oracle/tests/kernel_props.rs).
+pub fn decide_both_full(
+    program: &Program,
+    model: &ScopedModel,
+    opts: Options,
+) -> Result<(Decision, Decision), KernelError> {
+    let k = Kernel::new(program, model, opts.reductions)?;
+    with_words!(k.words, decide_both_full_w(&k, opts.max_states))
 }
 
 /// The verdict of `program` under `model`.
@@ -219,8 +260,18 @@ pub fn flat_verdicts(program: &Program, opts: Options) -> Result<(Verdicts, bool
 /// §4: the device rule); every run of another product is a run of the
 /// program (a model only restricts who moves, and at any state some actor
 /// with a move may take it), so every run terminates under every model,
-/// weakly and strongly. Tested against all six products
-/// ([`flat_verdicts_all`]) in oracle/tests/kernel_props.rs.
+/// weakly and strongly.
+///
+/// Then the hierarchy (docs/SPEC.md, the paper's Table 4; docs/KERNEL.md
+/// §8.4): unfair < HSA, OBE < HSA+OBE < LOBE < fair, each weak variant
+/// below its strong one. A pass under a model is a pass under every model
+/// above it, a failure a failure under every model below it; a product
+/// both of whose verdicts are so known is not built. The products that
+/// symmetry reduces (OBE, fair) are built first, then LOBE, HSA+OBE and
+/// HSA.
+/// Deadlocks are the same in every flat product (no flat model restricts
+/// who moves), so the unfair product's is every product's. Tested against
+/// all six products ([`flat_verdicts_all`]) in oracle/tests/kernel_props.rs.
 pub fn flat_verdicts_stats(
     program: &Program,
     opts: Options,
@@ -237,35 +288,102 @@ pub fn flat_verdicts_all(
     flat_verdicts_with(program, opts, false)
 }
 
+/// The flat models strictly below `b` in the hierarchy.
+fn below(b: progress_litmus::Base) -> &'static [progress_litmus::Base] {
+    use progress_litmus::Base::*;
+    match b {
+        Fair => &[Lobe, HsaObe, Hsa, Obe, Unfair],
+        Lobe => &[HsaObe, Hsa, Obe, Unfair],
+        HsaObe => &[Hsa, Obe, Unfair],
+        Hsa | Obe => &[Unfair],
+        Unfair => &[],
+    }
+}
+
+/// The position of a model's verdict in [`Model::ALL`] order (the
+/// unfair model has one verdict, for either fairness).
+fn at(b: progress_litmus::Base, f: Fairness) -> usize {
+    let f = if b == progress_litmus::Base::Unfair {
+        Fairness::Weak
+    } else {
+        f
+    };
+    Model::new(b, f).index()
+}
+
+/// The flat models strictly above `b` in the hierarchy.
+fn above(b: progress_litmus::Base) -> &'static [progress_litmus::Base] {
+    use progress_litmus::Base::*;
+    match b {
+        Unfair => &[Hsa, Obe, HsaObe, Lobe, Fair],
+        Hsa | Obe => &[HsaObe, Lobe, Fair],
+        HsaObe => &[Lobe, Fair],
+        Lobe => &[Fair],
+        Fair => &[],
+    }
+}
+
+/// Records the verdicts of base `b` and what they imply: a pass passes
+/// every fairer model of its fairness and the strong variants, a failure
+/// fails every less fair model of its fairness and the weak variants.
+fn record(v: &mut [Option<Verdict>; 11], b: progress_litmus::Base, weak: Verdict, strong: Verdict) {
+    v[at(b, Fairness::Weak)] = Some(weak);
+    v[at(b, Fairness::Strong)] = Some(strong);
+    for (f, verdict) in [(Fairness::Weak, weak), (Fairness::Strong, strong)] {
+        let (others, implied) = match verdict {
+            Verdict::P => (above(b), Fairness::Strong),
+            Verdict::F => (below(b), Fairness::Weak),
+        };
+        for &o in others {
+            v[at(o, f)].get_or_insert(verdict);
+            v[at(o, implied)].get_or_insert(verdict);
+        }
+    }
+}
+
 fn flat_verdicts_with(
     program: &Program,
     opts: Options,
     early: bool,
 ) -> Result<(Verdicts, bool, stats::Stats), KernelError> {
-    let mut v = [Verdict::F; 11];
+    use progress_litmus::Base;
+    let mut v: [Option<Verdict>; 11] = [None; 11];
     let mut deadlock = false;
     let mut cost = stats::Stats::default();
-    for base in [
-        progress_litmus::Base::Unfair,
-        progress_litmus::Base::Hsa,
-        progress_litmus::Base::Obe,
-        progress_litmus::Base::HsaObe,
-        progress_litmus::Base::Lobe,
-        progress_litmus::Base::Fair,
-    ] {
+    let order = [
+        Base::Unfair,
+        Base::Obe,
+        Base::Fair,
+        Base::Lobe,
+        Base::HsaObe,
+        Base::Hsa,
+    ];
+    for base in order {
+        let known = |f| v[at(base, f)].is_some();
+        if early && known(Fairness::Weak) && known(Fairness::Strong) {
+            continue;
+        }
         let m = ScopedModel::flat(Model::new(base, Fairness::Weak));
         let (weak, strong) = decide_both(program, &m, opts)?;
         cost += weak.stats;
-        if early && base == progress_litmus::Base::Unfair && weak.verdict == Verdict::P {
+        if early && base == Base::Unfair && weak.verdict == Verdict::P {
             return Ok((Verdicts([Verdict::P; 11]), false, cost));
         }
         deadlock |= weak.deadlock;
-        v[Model::new(base, Fairness::Weak).index()] = weak.verdict;
-        if base != progress_litmus::Base::Unfair {
-            v[Model::new(base, Fairness::Strong).index()] = strong.verdict;
+        // The unfair model has one verdict: its weak one.
+        let strong = if base == Base::Unfair {
+            weak.verdict
+        } else {
+            strong.verdict
+        };
+        if early {
+            record(&mut v, base, weak.verdict, strong);
+        } else {
+            v[at(base, Fairness::Weak)] = Some(weak.verdict);
+            v[at(base, Fairness::Strong)] = Some(strong);
         }
     }
-    Ok((Verdicts(v), deadlock, cost))
+    Ok((Verdicts(v.map(|x| x.unwrap_or(Verdict::F))), deadlock, cost))
 }
 
 /// A decision as the outcome words of `expect` lines.

@@ -9,6 +9,7 @@
 //! symmetry between interchangeable workgroups and lanes
 //! ([`crate::kernel::symmetry`]) and the priority of local steps.
 
+use super::liveness::Liveness;
 use super::scopes::{self, Scopes, DEVICE};
 use super::symmetry::Symmetry;
 use super::KernelError;
@@ -62,6 +63,12 @@ impl Move {
     pub fn choice(self) -> u8 {
         ((self.0 >> 13) & 255) as u8
     }
+
+    /// What the verdict rules need of a move, in 5 bits: the mover (an
+    /// actor or invocation, below 16) and 16 for a Terminate.
+    pub fn kind(self) -> u8 {
+        (self.who() & 15) as u8 | if self.is_step() { 0 } else { 16 }
+    }
 }
 
 /// Which reductions to use.
@@ -72,16 +79,20 @@ pub struct Reductions {
     pub symmetry: bool,
     /// Let a local, forward, F-neutral step go first and alone.
     pub local_first: bool,
+    /// Clear registers no later step reads ([`super::liveness`]).
+    pub dead_registers: bool,
 }
 
 impl Reductions {
     pub const NONE: Reductions = Reductions {
         symmetry: false,
         local_first: false,
+        dead_registers: false,
     };
     pub const ALL: Reductions = Reductions {
         symmetry: true,
         local_first: true,
+        dead_registers: true,
     };
 }
 
@@ -95,6 +106,7 @@ pub struct Kernel {
     inv_mask: Vec<u64>,
     local_first: bool,
     pub symmetry: Option<Symmetry>,
+    live: Option<Liveness>,
 }
 
 impl Kernel {
@@ -133,6 +145,11 @@ impl Kernel {
         } else {
             None
         };
+        let live = if red.dead_registers {
+            Liveness::new(&machine)
+        } else {
+            None
+        };
         Ok(Kernel {
             machine,
             scopes,
@@ -141,6 +158,7 @@ impl Kernel {
             inv_mask,
             local_first: red.local_first && !priority,
             symmetry,
+            live,
         })
     }
 
@@ -152,6 +170,18 @@ impl Kernel {
         } else {
             self.inv_mask[m.who()]
         }
+    }
+
+    /// [`Kernel::move_mask`] of every [`Move::kind`].
+    pub fn kind_masks(&self) -> [u64; 32] {
+        let mut masks = [0u64; 32];
+        for (a, &m) in self.actor_mask.iter().enumerate() {
+            masks[a] = m;
+        }
+        for (i, &m) in self.inv_mask.iter().enumerate() {
+            masks[16 + i] = m;
+        }
+        masks
     }
 
     /// The invocations a move moves.
@@ -345,6 +375,9 @@ impl Kernel {
             let first = m.actor_invocations(a).start;
             m.steps_into(s, a, &mut |info, mut t: S| {
                 self.scopes.on_step(m, t.as_mut(), first);
+                if let Some(live) = &self.live {
+                    live.clear(m, t.as_mut(), first);
+                }
                 if canon {
                     self.canon(&mut t);
                 }

@@ -27,6 +27,9 @@ pub struct Stats {
     /// transitions, the index from states to ids and the guaranteed
     /// entities (not the verdict rules' passing tables, freed after each).
     pub max_bytes: usize,
+    /// Of these, the bytes of the largest product's states and index
+    /// alone (what SPIN's and LTSmin's state tables hold).
+    pub max_state_bytes: usize,
 }
 
 impl Stats {
@@ -39,6 +42,16 @@ impl Stats {
         }
     }
 
+    /// The bytes a state takes in the largest product's state table
+    /// (states and index, without transitions).
+    pub fn state_bytes_per_state(&self) -> f64 {
+        if self.max_states == 0 {
+            0.0
+        } else {
+            self.max_state_bytes as f64 / self.max_states as f64
+        }
+    }
+
     /// The cost of one product.
     pub fn of<S: Packed>(p: &Product<S>) -> Stats {
         let g = &p.lts.graph;
@@ -46,16 +59,33 @@ impl Stats {
         // A swiss table: its buckets (8 for 7 entries, a power of two)
         // each hold an entry and a control byte.
         let buckets = (p.lts.index.capacity() * 8 / 7).next_power_of_two();
-        let bytes = nodes * std::mem::size_of::<Node<S>>()
-            + edges * std::mem::size_of::<Edge<Move>>()
-            + buckets * (std::mem::size_of::<(S, NodeIndex)>() + 1)
-            + p.guaranteed.capacity() * 8;
+        let state_bytes = nodes * std::mem::size_of::<Node<S>>()
+            + buckets * (std::mem::size_of::<(S, NodeIndex)>() + 1);
+        let bytes =
+            state_bytes + edges * std::mem::size_of::<Edge<Move>>() + p.guaranteed.capacity() * 8;
         Stats {
             products: 1,
             states: g.node_count(),
             transitions: g.edge_count(),
             max_states: g.node_count(),
             max_bytes: bytes,
+            max_state_bytes: state_bytes,
+        }
+    }
+}
+
+impl Stats {
+    /// The cost of one lean product ([`super::lean`]): its packed states,
+    /// index and edge rows, by capacity.
+    pub fn of_lean<S: Packed>(p: &super::lean::Lean<S>) -> Stats {
+        let g = &p.graph;
+        Stats {
+            products: 1,
+            states: g.num_states(),
+            transitions: g.num_edges(),
+            max_states: g.num_states(),
+            max_bytes: g.bytes(),
+            max_state_bytes: g.table.bytes(),
         }
     }
 }
@@ -68,6 +98,7 @@ impl AddAssign for Stats {
         if o.max_states > self.max_states {
             self.max_states = o.max_states;
             self.max_bytes = o.max_bytes;
+            self.max_state_bytes = o.max_state_bytes;
         }
     }
 }

@@ -1,0 +1,227 @@
+//! The lean checker (issue 24 item 2): the verdicts of [`super::check`]
+//! and [`super::lifted`] on the product stored in [`super::arena`]'s
+//! tables (packed states with a 32-bit index, one word an edge, per-state
+//! tables of the rules computed from the state when needed rather than
+//! stored), which is what `decide`, `classify` and `table` use.
+//!
+//! The rules are the same, rule for rule (docs/KERNEL.md §4): a deadlock
+//! is a state with no edge that is not all-terminated; weak fairness
+//! fails iff some component with an internal edge has every guaranteed
+//! entity stepping inside it or disabled somewhere in it (on the lifted
+//! components when the product is reduced by symmetry); strong fairness
+//! passes iff every state is in the attractor of termination. The full
+//! product ([`super::product::build`]) stays the reference: the tests
+//! compare the two on random programs and models, and witnesses are
+//! found there.
+
+use super::arena::{self, ExploreError, Graph};
+use super::product::{exceeded, Kernel};
+use super::KernelError;
+use progress_litmus::axb::space::Meter;
+use progress_litmus::kernel::machine::{Fault, Packed};
+
+/// Bytes a state of capacity is charged for the rules' tables: the
+/// component search (index, low link, component id 12; its stacks at
+/// most 12) and per-component masks 17; the attractor (flags, reversed
+/// rows and work list 9) comes after them.
+pub const RULE_BYTES_PER_STATE: usize = 41;
+/// Bytes an edge of capacity is charged for the attractor's reversed edges.
+pub const RULE_BYTES_PER_EDGE: usize = 4;
+
+/// A lean product: its graph, the bound it was built under and its meter.
+pub struct Lean<S> {
+    pub graph: Graph<S>,
+    pub max_states: usize,
+    pub meter: Meter,
+}
+
+fn explore_error(max_states: usize, e: ExploreError<Fault>) -> KernelError {
+    match e {
+        ExploreError::Exceeded(e) => exceeded(max_states, e),
+        ExploreError::Succ(f) => KernelError::Fault(f),
+    }
+}
+
+/// Builds the reachable product (as [`super::product::build`] does, the
+/// same states in the same order) in the lean tables.
+pub fn build<S: Packed>(k: &Kernel, max_states: usize) -> Result<Lean<S>, KernelError> {
+    let mut meter = Meter::new(super::budget(max_states));
+    let mut graph = Graph::new(RULE_BYTES_PER_STATE, RULE_BYTES_PER_EDGE);
+    graph
+        .explore(&[k.start::<S>()], &mut meter, max_states, |s, out| {
+            k.successors(s, out)
+        })
+        .map_err(|e| explore_error(max_states, e))?;
+    graph.shrink();
+    Ok(Lean {
+        graph,
+        max_states,
+        meter,
+    })
+}
+
+/// Whether some reachable state has no move and not every invocation has
+/// terminated.
+pub fn deadlock<S: Packed>(k: &Kernel, p: &Lean<S>) -> bool {
+    let g = &p.graph;
+    (0..g.num_states()).any(|n| g.out(n).is_empty() && !k.all_done(g.state(n).as_ref()))
+}
+
+/// Whether some component of `g` (ids `comp`) witnesses non-termination
+/// under weak fairness: it has an internal edge, and every entity
+/// guaranteed in it steps on an internal edge or is disabled somewhere in
+/// it.
+fn weak_witness<S: Packed>(k: &Kernel, g: &Graph<S>, comp: &[u32], count: usize) -> bool {
+    let masks = k.kind_masks();
+    let mut internal = vec![false; count];
+    let mut steppers = vec![0u64; count];
+    for n in 0..g.num_states() {
+        let c = comp[n];
+        for &e in g.out(n) {
+            if comp[arena::target(e)] == c {
+                internal[c as usize] = true;
+                if arena::is_step(e) {
+                    steppers[c as usize] |= masks[arena::kind(e)];
+                }
+            }
+        }
+    }
+    // The entities with a move everywhere in the component, read off the
+    // states of cyclic components only (most components are one state
+    // without a loop).
+    let mut always = vec![u64::MAX; count];
+    for (n, &c) in comp.iter().enumerate() {
+        if internal[c as usize] {
+            always[c as usize] &= k.enabled(g.state(n).as_ref());
+        }
+    }
+    (0..g.num_states()).any(|n| {
+        let c = comp[n] as usize;
+        internal[c] && k.guaranteed(g.state(n).as_ref()) & always[c] & !steppers[c] == 0
+    })
+}
+
+/// Whether the program is guaranteed to terminate under weak fairness
+/// (deadlocks not checked here), on a product reduced by symmetry or not.
+pub fn weak_passes<S: Packed>(k: &Kernel, p: &Lean<S>) -> Result<bool, KernelError> {
+    let g = &p.graph;
+    let (comp, count) = arena::scc(&g.first, &g.edges);
+    if k.symmetry.is_none() {
+        return Ok(!weak_witness(k, g, &comp, count));
+    }
+    lifted_passes(k, p, &comp, count)
+}
+
+/// The weak rule by lifting each cyclic component of a product reduced by
+/// symmetry ([`super::lifted`]'s method): its original states are
+/// explored from its canonical ones, keeping the moves whose canonical
+/// target is in the component, and the rule is checked on their
+/// components. Components are taken in the order of their first state.
+fn lifted_passes<S: Packed>(
+    k: &Kernel,
+    p: &Lean<S>,
+    comp: &[u32],
+    count: usize,
+) -> Result<bool, KernelError> {
+    let g = &p.graph;
+    let mut internal = vec![false; count];
+    for n in 0..g.num_states() {
+        if g.out(n).iter().any(|&e| comp[arena::target(e)] == comp[n]) {
+            internal[comp[n] as usize] = true;
+        }
+    }
+    // (component, state) of every state in a cyclic component, grouped.
+    let mut members: Vec<(u32, u32)> = (0..g.num_states())
+        .filter(|&n| internal[comp[n] as usize])
+        .map(|n| (comp[n], n as u32))
+        .collect();
+    drop(internal);
+    members.sort_unstable();
+    let mut groups: Vec<&[(u32, u32)]> = members.chunk_by(|a, b| a.0 == b.0).collect();
+    groups.sort_unstable_by_key(|grp| grp[0].1);
+    let mut lift: Graph<S> = Graph::new(RULE_BYTES_PER_STATE, 0);
+    let mut meter = p.meter.rest();
+    for grp in groups {
+        let roots: Vec<S> = grp.iter().map(|&(_, n)| *g.state(n as usize)).collect();
+        if lifted_witness(k, p, comp, grp[0].0, &roots, &mut lift, &mut meter)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Explores the original states of one reduced component into `lift`
+/// (cleared first) and checks the weak rule on their components.
+fn lifted_witness<S: Packed>(
+    k: &Kernel,
+    p: &Lean<S>,
+    comp: &[u32],
+    c: u32,
+    roots: &[S],
+    lift: &mut Graph<S>,
+    meter: &mut Meter,
+) -> Result<bool, KernelError> {
+    let sym = k.symmetry.as_ref().expect("symmetry");
+    let table = &p.graph.table;
+    let in_component = |t: &S| {
+        let mut canon = *t;
+        sym.canonicalize(canon.as_mut());
+        table.get(&canon).is_some_and(|n| comp[n as usize] == c)
+    };
+    lift.clear();
+    lift.explore(roots, meter, p.max_states, |s, out| {
+        k.successors_with(s, out, false)?;
+        out.retain(|(_, t)| in_component(t));
+        Ok(())
+    })
+    .map_err(|e| explore_error(p.max_states, e))?;
+    let (lcomp, lcount) = arena::scc(&lift.first, &lift.edges);
+    Ok(weak_witness(k, lift, &lcomp, lcount))
+}
+
+/// Whether every state is in the attractor of termination under strong
+/// fairness: the least set holding the all-terminated states and every
+/// state from which a Terminate leads into it, or in which some
+/// guaranteed entity has a move and all its moves lead into it.
+pub fn strong_passes<S: Packed>(k: &Kernel, p: &Lean<S>) -> bool {
+    let g = &p.graph;
+    let n = g.num_states();
+    let masks = k.kind_masks();
+    let mut good = vec![false; n];
+    let mut work: Vec<u32> = Vec::new();
+    for (x, good) in good.iter_mut().enumerate() {
+        if k.all_done(g.state(x).as_ref()) {
+            *good = true;
+            work.push(x as u32);
+        }
+    }
+    let (rfirst, sources) = arena::reverse(&g.first, &g.edges);
+    let recheck = |good: &[bool], x: usize| -> bool {
+        let (mut has, mut bad) = (0u64, 0u64);
+        for &e in g.out(x) {
+            let mask = masks[arena::kind(e)];
+            has |= mask;
+            if good[arena::target(e)] {
+                if !arena::is_step(e) {
+                    return true;
+                }
+            } else {
+                bad |= mask;
+            }
+        }
+        k.guaranteed(g.state(x).as_ref()) & has & !bad != 0
+    };
+    let mut left = n - work.len();
+    while let Some(x) = work.pop() {
+        let x = x as usize;
+        for &src in &sources[rfirst[x] as usize..rfirst[x + 1] as usize] {
+            let src = src as usize;
+            if !good[src] && recheck(&good, src) {
+                good[src] = true;
+                left -= 1;
+                work.push(src as u32);
+            }
+        }
+    }
+    left == 0
+}
