@@ -111,6 +111,50 @@ pub struct Code {
     /// A label name per instruction (same length as `instrs`), if any.
     #[serde(default, deserialize_with = "bounded::labels")]
     pub labels: Vec<Option<String>>,
+    /// The structured constructs of the block (selections and loops with
+    /// their merge points, docs/KERNEL.md §2.8), in order of their headers;
+    /// empty for plain goto code.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "bounded::constructs"
+    )]
+    pub constructs: Vec<Construct>,
+}
+
+/// A structured construct (SPIR-V's `OpSelectionMerge` / `OpLoopMerge`):
+/// where the lanes that entered it reconverge (docs/KERNEL.md §2.8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Construct {
+    /// The conditional branch at `header` selects one of two arms, which
+    /// merge at `merge`: the region is `header..merge`.
+    Selection { header: u8, merge: Target },
+    /// A loop: its body `header..merge - 1` (one dynamic block per
+    /// iteration, which merge at the continue target `merge - 1`, a `goto
+    /// header`), and the whole loop `header..merge`, which merges at `merge`.
+    Loop { header: u8, merge: Target },
+}
+
+impl Construct {
+    /// The pc of the header.
+    pub fn header(&self) -> usize {
+        match *self {
+            Construct::Selection { header, .. } | Construct::Loop { header, .. } => header as usize,
+        }
+    }
+
+    /// The merge target.
+    pub fn merge(&self) -> Target {
+        match *self {
+            Construct::Selection { merge, .. } | Construct::Loop { merge, .. } => merge,
+        }
+    }
+
+    fn merge_mut(&mut self) -> &mut Target {
+        match self {
+            Construct::Selection { merge, .. } | Construct::Loop { merge, .. } => merge,
+        }
+    }
 }
 
 /// Deserializers of the lists of a program that have a count bound: a
@@ -180,6 +224,7 @@ mod bounded {
         regs: String, super::MAX_REGS, "registers in a block";
         instrs: super::Instr, super::MAX_CODE_LEN, "instructions in a block";
         labels: Option<String>, super::MAX_CODE_LEN, "labels in a block";
+        constructs: super::Construct, 2 * super::MAX_CODE_LEN, "constructs in a block";
     }
 }
 
@@ -702,6 +747,10 @@ impl Program {
                     *t = Target::from_pc(t.pc(len), len);
                 }
             }
+            for k in &mut code.constructs {
+                let m = k.merge_mut();
+                *m = Target::from_pc(m.pc(len), len);
+            }
         }
     }
 
@@ -894,6 +943,10 @@ impl Program {
                     ));
                 }
             }
+        }
+        if !code.constructs.is_empty() {
+            crate::kernel::structure::analyse(code)
+                .map_err(|(pc, msg)| err(Site::Instr { code: c, pc }, msg))?;
         }
         let nregs = code.regs.len();
         for (pc, ins) in code.instrs.iter().enumerate() {
