@@ -36,7 +36,7 @@ fn main() {
         .collect();
     files.sort();
     let runs = 9;
-    let scopes = ["lockstep", "fair"];
+    let scopes = ["cm", "sm", "scf", "sso", "lockstep", "fair"];
     println!(
         "{:<22} {:<10} {:>8} {:>7} {:>9}",
         "test", "subgroup", "states", "finals", "ms"

@@ -75,7 +75,11 @@ fn the_four_direct_models_give_the_papers_answers_on_all_ten_tests() {
             let scope = model.to_ascii_lowercase();
             for fairness in ["WEAK_FAIR", "UNFAIR"] {
                 let got = answers(&p, &format!("{fairness}, subgroup={scope}"));
-                assert_eq!(got, (paper[k], true, true), "{name} under {model}, {fairness}");
+                assert_eq!(
+                    got,
+                    (paper[k], true, true),
+                    "{name} under {model}, {fairness}"
+                );
             }
         }
     }
@@ -95,7 +99,12 @@ fn every_outcome_of_a_stronger_model_is_one_of_each_weaker_model() {
     for (name, p) in suite() {
         let sets: Vec<Vec<String>> = MODELS
             .iter()
-            .map(|m| finals(&p, &format!("WEAK_FAIR, subgroup={}", m.to_ascii_lowercase())))
+            .map(|m| {
+                finals(
+                    &p,
+                    &format!("WEAK_FAIR, subgroup={}", m.to_ascii_lowercase()),
+                )
+            })
             .collect();
         for w in sets.windows(2) {
             assert!(w[0].iter().all(|f| w[1].contains(f)), "{name}: {w:?}");
@@ -156,9 +165,25 @@ fn program(tape: &[u8]) -> String {
                 let b = self.byte();
                 let k = self.byte() % 2;
                 match b % 8 {
-                    0 | 1 => self.out += &format!("m[{}] = {};\n", if k == 0 { "lane_id".into() } else { "1".to_string() }, 1 + b % 3),
+                    0 | 1 => {
+                        self.out += &format!(
+                            "m[{}] = {};\n",
+                            if k == 0 {
+                                "lane_id".into()
+                            } else {
+                                "1".to_string()
+                            },
+                            1 + b % 3
+                        )
+                    }
                     2 | 3 => self.out += &format!("r = m[{k}];\n"),
-                    4 if !self.loops => self.out += if k == 0 { "c = subgroupAll(r);\n" } else { "c = subgroupBroadcastFirst(r);\n" },
+                    4 if !self.loops => {
+                        self.out += if k == 0 {
+                            "c = subgroupAll(r);\n"
+                        } else {
+                            "c = subgroupBroadcastFirst(r);\n"
+                        }
+                    }
                     5 | 6 if depth < 2 => {
                         let cond = if b % 2 == 0 { "lane_id == 0" } else { "r == 1" };
                         self.out += &format!("if ({cond}) {{\n");
@@ -177,7 +202,12 @@ fn program(tape: &[u8]) -> String {
             }
         }
     }
-    let mut g = Gen { tape, at: 0, out: String::new(), loops: false };
+    let mut g = Gen {
+        tape,
+        at: 0,
+        out: String::new(),
+        loops: false,
+    };
     let b = g.byte();
     let size = if b % 2 == 0 { 2 } else { 4 };
     g.loops = b % 4 == 2;
@@ -243,7 +273,10 @@ fn unstructured_control_flow_is_one_clear_error_where_a_model_needs_merges() {
     // scopes never.
     let p = litmus::parse(&goto).unwrap();
     for model in ["OBE, subgroup=sso", "OBE", "OBE, subgroup=lockstep"] {
-        assert!(outcomes(&p, &ScopedModel::parse(model).unwrap(), 1_000_000).is_ok(), "{model}");
+        assert!(
+            outcomes(&p, &ScopedModel::parse(model).unwrap(), 1_000_000).is_ok(),
+            "{model}"
+        );
     }
     let sg = format!("{HEAD}kernel {{ if (lane_id == 0) goto 3; c = subgroupAll(1); goto END; c = subgroupAll(1); }}");
     assert!(error(&sg, "OBE, subgroup=sso").contains("declares no merge"));
@@ -253,15 +286,25 @@ fn unstructured_control_flow_is_one_clear_error_where_a_model_needs_merges() {
     let spin = format!("{HEAD}kernel {{ r = m[0]; goto 0; }}");
     assert!(error(&spin, "OBE, subgroup=scf").contains("is not a loop's back edge"));
     // SSO with a subgroup operation in a block with a loop.
-    let lp = format!("{HEAD}kernel {{ loop {{ r = m[0]; if (r == 1) {{ break; }} }} c = subgroupAll(r); }}");
+    let lp = format!(
+        "{HEAD}kernel {{ loop {{ r = m[0]; if (r == 1) {{ break; }} }} c = subgroupAll(r); }}"
+    );
     assert!(error(&lp, "OBE, subgroup=sso").contains("is not supported"));
-    assert!(outcomes(&litmus::parse(&lp).unwrap(), &ScopedModel::parse("OBE, subgroup=scf").unwrap(), 1_000_000).is_ok());
+    assert!(outcomes(
+        &litmus::parse(&lp).unwrap(),
+        &ScopedModel::parse("OBE, subgroup=scf").unwrap(),
+        1_000_000
+    )
+    .is_ok());
 }
 
 #[test]
 fn misspelled_models_and_bad_structure_are_one_clear_error_each() {
     let e = ScopedModel::parse("WEAK_FAIR, subgroup=sfc").unwrap_err();
-    assert!(e.contains("unknown scheduler `sfc`") && e.contains("cm, sm, scf, sso"), "{e}");
+    assert!(
+        e.contains("unknown scheduler `sfc`") && e.contains("cm, sm, scf, sso"),
+        "{e}"
+    );
     let e = ScopedModel::parse("WEAK_FAIR, workgroup=scf").unwrap_err();
     assert_eq!(e, "scf is a subgroup-scope model (subgroup=scf)");
     for m in ["cm", "sm", "scf", "sso"] {
@@ -271,12 +314,23 @@ fn misspelled_models_and_bad_structure_are_one_clear_error_each() {
     let bad = [
         ("kernel { break; }", "2:10: `break` outside a loop"),
         ("kernel { loop { } }", "2:10: `loop { }` has an empty body"),
-        ("kernel { r = 1 merge 2; r = 2; }", "2:10: a selection merge must be on a conditional branch"),
-        ("kernel { if (r == 0) goto 2 merge 1; r = 2; r = 3; }", "2:10: the branch at 0 must jump inside its selection"),
-        ("kernel { r = 1 loop_merge 2; r = 2; }", "2:10: the loop at 0 must end with its back edge"),
+        (
+            "kernel { r = 1 merge 2; r = 2; }",
+            "2:10: a selection merge must be on a conditional branch",
+        ),
+        (
+            "kernel { if (r == 0) goto 2 merge 1; r = 2; r = 3; }",
+            "2:10: the branch at 0 must jump inside its selection",
+        ),
+        (
+            "kernel { r = 1 loop_merge 2; r = 2; }",
+            "2:10: the loop at 0 must end with its back edge",
+        ),
     ];
     for (body, want) in bad {
-        let e = litmus::parse(&format!("{HEAD}{body}")).unwrap_err().to_string();
+        let e = litmus::parse(&format!("{HEAD}{body}"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(want), "{body}: {e}");
     }
 }
@@ -286,6 +340,9 @@ fn structured_statements_print_as_annotated_gotos_and_parse_back() {
     let src = format!("{HEAD}kernel {{ a = lane_id; loop {{ r = m[0]; if (r != 0) {{ break; }} if (a == 0) {{ m[0] = 1; }} else {{ continue; }} }} c = subgroupAll(r); }}");
     let p = litmus::parse(&src).unwrap();
     let text = litmus::print(&p);
-    assert!(text.contains("loop_merge") && text.contains(" merge "), "{text}");
+    assert!(
+        text.contains("loop_merge") && text.contains(" merge "),
+        "{text}"
+    );
     assert_eq!(litmus::parse(&text).unwrap(), p, "{text}");
 }

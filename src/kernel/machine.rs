@@ -15,7 +15,7 @@
 use crate::kernel::cfg;
 use crate::kernel::model::Direct;
 use crate::kernel::program::{
-    Addr, AtomicOp, CollectiveOp, Instr, Operand, Program, MAX_LOCKSTEP_SUBGROUP,
+    Addr, AtomicOp, CollectiveOp, CondBranch, Instr, Operand, Program, MAX_LOCKSTEP_SUBGROUP,
 };
 use crate::kernel::structure::Structure;
 
@@ -829,45 +829,7 @@ impl Machine {
                 addr,
                 dst,
                 branch,
-            } => {
-                // The lanes' atomics happen one after the other, in any order.
-                let mut order = lanes.clone();
-                loop {
-                    let mut t = *s;
-                    let mut taken = 0u32;
-                    for &l in &order {
-                        let old = self.atomic(t.as_mut(), inv(l), pc, op, addr)?;
-                        if let Some(d) = dst {
-                            self.set_reg(t.as_mut(), inv(l), d as usize, old);
-                        }
-                        if let Some(b) = branch {
-                            if b.cmp.eval(old, self.eval(t.as_ref(), inv(l), b.rhs)) {
-                                taken |= 1 << l;
-                            }
-                        }
-                    }
-                    match branch {
-                        Some(b) => {
-                            for (info, st) in
-                                self.branch_stacks(g, &stack, taken, b.target.pc(len), pc)
-                            {
-                                let mut u = t;
-                                self.finish_lockstep(u.as_mut(), g, st);
-                                push(u, info, out);
-                            }
-                        }
-                        None => {
-                            let mut st = stack.clone();
-                            st.last_mut().unwrap().pc = pc + 1;
-                            self.finish_lockstep(t.as_mut(), g, st);
-                            push(t, info, out);
-                        }
-                    }
-                    if !next_permutation(&mut order) {
-                        break;
-                    }
-                }
-            }
+            } => self.lockstep_atomic(s, g, &stack, (op, addr, dst, branch), out)?,
             Instr::Collective { op, dst, src } => {
                 let mut t = *s;
                 let vals: Vec<u16> = lanes
@@ -887,6 +849,71 @@ impl Machine {
                 set(t.as_mut(), sg.wait_off, 1, 1);
                 self.lockstep_barrier_release(t.as_mut(), sg.wg, pc);
                 push(t, info, out);
+            }
+        }
+        Ok(())
+    }
+
+    /// A lockstep atomic: the active lanes' accesses one after the other,
+    /// in every order, each order a successor (then the fused branch).
+    fn lockstep_atomic<S: Packed>(
+        &self,
+        s: &S,
+        g: usize,
+        stack: &[Entry],
+        (op, addr, dst, branch): (AtomicOp, Addr, Option<u8>, Option<CondBranch>),
+        out: &mut Vec<(StepInfo, S)>,
+    ) -> Result<(), Fault> {
+        let sg = &self.sgs[g];
+        let len = self.lens[sg.code];
+        let top = *stack.last().expect("a subgroup that can step has a stack");
+        let pc = top.pc;
+        let lanes: Vec<usize> = (0..self.s).filter(|l| top.mask & (1 << l) != 0).collect();
+        let inv = |l: usize| sg.first_inv + l;
+        let first = out.len();
+        let push = |t: S, info: StepInfo, out: &mut Vec<(StepInfo, S)>| {
+            if !out[first..].iter().any(|(_, u)| *u == t) {
+                out.push((info, t));
+            }
+        };
+        let info = StepInfo {
+            pc: pc as u8,
+            branch: 0,
+            choice: 0,
+        };
+        // The lanes' atomics happen one after the other, in any order.
+        let mut order = lanes;
+        loop {
+            let mut t = *s;
+            let mut taken = 0u32;
+            for &l in &order {
+                let old = self.atomic(t.as_mut(), inv(l), pc, op, addr)?;
+                if let Some(d) = dst {
+                    self.set_reg(t.as_mut(), inv(l), d as usize, old);
+                }
+                if let Some(b) = branch {
+                    if b.cmp.eval(old, self.eval(t.as_ref(), inv(l), b.rhs)) {
+                        taken |= 1 << l;
+                    }
+                }
+            }
+            match branch {
+                Some(b) => {
+                    for (info, st) in self.branch_stacks(g, stack, taken, b.target.pc(len), pc) {
+                        let mut u = t;
+                        self.finish_lockstep(u.as_mut(), g, st);
+                        push(u, info, out);
+                    }
+                }
+                None => {
+                    let mut st = stack.to_vec();
+                    st.last_mut().unwrap().pc = pc + 1;
+                    self.finish_lockstep(t.as_mut(), g, st);
+                    push(t, info, out);
+                }
+            }
+            if !next_permutation(&mut order) {
+                break;
             }
         }
         Ok(())

@@ -14,6 +14,8 @@
 use crate::axb::test::Target;
 pub use crate::kernel::cmp::Cmp;
 use crate::kernel::model::ScopedModel;
+pub use crate::kernel::structure::Construct;
+use crate::kernel::structure::Flow;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -122,37 +124,37 @@ pub struct Code {
     pub constructs: Vec<Construct>,
 }
 
-/// A structured construct (SPIR-V's `OpSelectionMerge` / `OpLoopMerge`):
-/// where the lanes that entered it reconverge (docs/KERNEL.md §2.8).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Construct {
-    /// The conditional branch at `header` selects one of two arms, which
-    /// merge at `merge`: the region is `header..merge`.
-    Selection { header: u8, merge: Target },
-    /// A loop: its body `header..merge - 1` (one dynamic block per
-    /// iteration, which merge at the continue target `merge - 1`, a `goto
-    /// header`), and the whole loop `header..merge`, which merges at `merge`.
-    Loop { header: u8, merge: Target },
-}
-
-impl Construct {
-    /// The pc of the header.
-    pub fn header(&self) -> usize {
-        match *self {
-            Construct::Selection { header, .. } | Construct::Loop { header, .. } => header as usize,
-        }
-    }
-
-    /// The merge target.
-    pub fn merge(&self) -> Target {
-        match *self {
-            Construct::Selection { merge, .. } | Construct::Loop { merge, .. } => merge,
-        }
-    }
-
-    fn merge_mut(&mut self) -> &mut Target {
-        match self {
-            Construct::Selection { merge, .. } | Construct::Loop { merge, .. } => merge,
+impl Code {
+    /// The control flow the structure analysis reads (docs/KERNEL.md
+    /// §2.8): successors, conditional branch targets, goto targets.
+    pub fn flow(&self) -> Flow {
+        let len = self.instrs.len();
+        let cond = |i: &Instr| match *i {
+            Instr::Branch { target, .. } => Some(target.pc(len)),
+            Instr::Atomic {
+                branch: Some(b), ..
+            } => Some(b.target.pc(len)),
+            _ => None,
+        };
+        Flow {
+            succ: (0..len)
+                .map(|pc| match self.instrs[pc] {
+                    Instr::Goto { target } => vec![target.pc(len)],
+                    ref i => match cond(i) {
+                        Some(t) if t != pc + 1 => vec![pc + 1, t],
+                        _ => vec![pc + 1],
+                    },
+                })
+                .collect(),
+            cond: self.instrs.iter().map(cond).collect(),
+            goto: self
+                .instrs
+                .iter()
+                .map(|i| match *i {
+                    Instr::Goto { target } => Some(target.pc(len)),
+                    _ => None,
+                })
+                .collect(),
         }
     }
 }
@@ -748,14 +750,27 @@ impl Program {
                 }
             }
             for k in &mut code.constructs {
-                let m = k.merge_mut();
-                *m = Target::from_pc(m.pc(len), len);
+                k.set_merge(Target::from_pc(k.merge().pc(len), len));
             }
         }
     }
 
     /// Checks every rule of docs/KERNEL.md §1.3 (bounds, names, operands).
     pub fn validate(&self) -> Result<(), InvalidProgram> {
+        self.validate_launch()?;
+        self.validate_locations()?;
+        self.validate_blocks()?;
+        if let Some(m) = &self.model {
+            m.validate().map_err(|e| err(Site::Model, e))?;
+        }
+        for (i, e) in self.expect.iter().enumerate() {
+            e.model.validate().map_err(|m| err(Site::Expect(i), m))?;
+        }
+        Ok(())
+    }
+
+    /// The value domain and the launch shape.
+    fn validate_launch(&self) -> Result<(), InvalidProgram> {
         let p = Site::Program;
         if !(2..=MAX_VALUES).contains(&self.values) || !self.values.is_power_of_two() {
             return Err(err(
@@ -795,6 +810,12 @@ impl Program {
                 format!("subgroup size {s} must divide the workgroup size {n}"),
             ));
         }
+        Ok(())
+    }
+
+    /// The locations: names, cells, initial values.
+    fn validate_locations(&self) -> Result<(), InvalidProgram> {
+        let p = Site::Program;
         if self.locations.len() > MAX_LOCATIONS {
             return Err(err(
                 p,
@@ -847,6 +868,12 @@ impl Program {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// The code blocks and which workgroup runs which.
+    fn validate_blocks(&self) -> Result<(), InvalidProgram> {
+        let (p, w) = (Site::Program, self.workgroups as usize);
         if self.codes.is_empty() || self.codes.len() > MAX_CODES {
             return Err(err(
                 p,
@@ -880,12 +907,6 @@ impl Program {
         }
         for (c, code) in self.codes.iter().enumerate() {
             self.validate_code(c, code)?;
-        }
-        if let Some(m) = &self.model {
-            m.validate().map_err(|e| err(Site::Model, e))?;
-        }
-        for (i, e) in self.expect.iter().enumerate() {
-            e.model.validate().map_err(|m| err(Site::Expect(i), m))?;
         }
         Ok(())
     }
@@ -945,9 +966,15 @@ impl Program {
             }
         }
         if !code.constructs.is_empty() {
-            crate::kernel::structure::analyse(code)
+            crate::kernel::structure::analyse(&code.flow(), &code.constructs)
                 .map_err(|(pc, msg)| err(Site::Instr { code: c, pc }, msg))?;
         }
+        self.validate_instrs(c, code)
+    }
+
+    /// Every instruction's operands, registers, target and access.
+    fn validate_instrs(&self, c: usize, code: &Code) -> Result<(), InvalidProgram> {
+        let len = code.instrs.len();
         let nregs = code.regs.len();
         for (pc, ins) in code.instrs.iter().enumerate() {
             let site = Site::Instr { code: c, pc };

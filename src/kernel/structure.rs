@@ -8,8 +8,54 @@
 //! continue target (a `goto header`), so that every iteration is a scope
 //! of its own, entered again by the back edge.
 
-use crate::kernel::cfg;
-use crate::kernel::program::{Code, Construct, Instr};
+use crate::axb::test::Target;
+use serde::{Deserialize, Serialize};
+
+/// A structured construct (SPIR-V's `OpSelectionMerge` / `OpLoopMerge`):
+/// where the lanes that entered it reconverge (docs/KERNEL.md §2.8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Construct {
+    /// The conditional branch at `header` selects one of two arms, which
+    /// merge at `merge`: the region is `header..merge`.
+    Selection { header: u8, merge: Target },
+    /// A loop: its body `header..merge - 1` (one dynamic block per
+    /// iteration, which merge at the continue target `merge - 1`, a `goto
+    /// header`), and the whole loop `header..merge`, which merges at `merge`.
+    Loop { header: u8, merge: Target },
+}
+
+impl Construct {
+    /// The pc of the header.
+    pub fn header(&self) -> usize {
+        match *self {
+            Construct::Selection { header, .. } | Construct::Loop { header, .. } => header as usize,
+        }
+    }
+
+    /// The merge target.
+    pub fn merge(&self) -> Target {
+        match *self {
+            Construct::Selection { merge, .. } | Construct::Loop { merge, .. } => merge,
+        }
+    }
+
+    /// Sets the merge target.
+    pub fn set_merge(&mut self, t: Target) {
+        match self {
+            Construct::Selection { merge, .. } | Construct::Loop { merge, .. } => *merge = t,
+        }
+    }
+}
+
+/// What the analysis reads of a block (`Code::flow`): per pc, its
+/// successors (END is the block's length), its target if it is a
+/// conditional branch, and its target if it is a `goto`.
+#[derive(Clone, Debug, Default)]
+pub struct Flow {
+    pub succ: Vec<Vec<usize>>,
+    pub cond: Vec<Option<usize>>,
+    pub goto: Vec<Option<usize>>,
+}
 
 /// What a scope is part of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -47,32 +93,56 @@ pub struct Structure {
 
 /// Checks the constructs a block declares and computes its scopes; an
 /// error names the pc of the construct at fault.
-pub fn analyse(code: &Code) -> Result<Structure, (usize, String)> {
-    let len = code.instrs.len();
+pub fn analyse(flow: &Flow, constructs: &[Construct]) -> Result<Structure, (usize, String)> {
+    let len = flow.succ.len();
     let mut scopes = Vec::new();
-    for k in &code.constructs {
+    for k in constructs {
         let (h, m) = (k.header(), k.merge().pc(len));
         if h >= len || m <= h {
-            return Err((h.min(len), format!("a construct at {h} must merge after it (merge {m})")));
+            return Err((
+                h.min(len),
+                format!("a construct at {h} must merge after it (merge {m})"),
+            ));
         }
         match k {
             Construct::Selection { .. } => {
-                let Some(t) = conditional_target(&code.instrs[h], len) else {
-                    return Err((h, "a selection merge must be on a conditional branch".into()));
+                let Some(t) = flow.cond[h] else {
+                    return Err((
+                        h,
+                        "a selection merge must be on a conditional branch".into(),
+                    ));
                 };
                 if t <= h || t > m {
-                    return Err((h, format!("the branch at {h} must jump inside its selection (to {} ..= {m})", h + 1)));
+                    return Err((
+                        h,
+                        format!(
+                            "the branch at {h} must jump inside its selection (to {} ..= {m})",
+                            h + 1
+                        ),
+                    ));
                 }
-                scopes.push(Scope { start: h, end: m, kind: Kind::Selection });
+                scopes.push(Scope {
+                    start: h,
+                    end: m,
+                    kind: Kind::Selection,
+                });
             }
             Construct::Loop { .. } => {
                 let c = m - 1;
-                let back = matches!(code.instrs[c], Instr::Goto { target } if target.pc(len) == h);
+                let back = flow.goto[c] == Some(h);
                 if c <= h || !back {
                     return Err((h, format!("the loop at {h} must end with its back edge `goto {h};` at {c}, just before its merge")));
                 }
-                scopes.push(Scope { start: h, end: m, kind: Kind::Loop });
-                scopes.push(Scope { start: h, end: c, kind: Kind::Body });
+                scopes.push(Scope {
+                    start: h,
+                    end: m,
+                    kind: Kind::Loop,
+                });
+                scopes.push(Scope {
+                    start: h,
+                    end: c,
+                    kind: Kind::Body,
+                });
             }
         }
     }
@@ -80,43 +150,60 @@ pub fn analyse(code: &Code) -> Result<Structure, (usize, String)> {
     for (i, a) in scopes.iter().enumerate() {
         for b in &scopes[i + 1..] {
             if a == b {
-                return Err((a.start, format!("two constructs at {} merge at the same point", a.start)));
+                return Err((
+                    a.start,
+                    format!("two constructs at {} merge at the same point", a.start),
+                ));
             }
             if b.start < a.end && b.end > a.end {
-                return Err((b.start, format!("the construct at {} overlaps the one at {} without nesting in it", b.start, a.start)));
+                return Err((
+                    b.start,
+                    format!(
+                        "the construct at {} overlaps the one at {} without nesting in it",
+                        b.start, a.start
+                    ),
+                ));
             }
         }
     }
     let enclosing: Vec<Vec<usize>> = (0..=len)
-        .map(|pc| (0..scopes.len()).filter(|&k| scopes[k].start <= pc && pc < scopes[k].end).collect())
+        .map(|pc| {
+            (0..scopes.len())
+                .filter(|&k| scopes[k].start <= pc && pc < scopes[k].end)
+                .collect()
+        })
         .collect();
     let depth = (0..scopes.len())
-        .map(|k| enclosing[scopes[k].start].iter().position(|&j| j == k).unwrap_or(0))
+        .map(|k| {
+            enclosing[scopes[k].start]
+                .iter()
+                .position(|&j| j == k)
+                .unwrap_or(0)
+        })
         .collect();
     let max_depth = enclosing.iter().map(Vec::len).max().unwrap_or(0);
-    let arm = scopes.iter().map(|s| arms(code, s)).collect::<Result<_, _>>()?;
-    Ok(Structure { scopes, enclosing, depth, max_depth, arm })
-}
-
-/// The target pc of a conditional branch (register or fused atomic).
-fn conditional_target(i: &Instr, len: usize) -> Option<usize> {
-    match *i {
-        Instr::Branch { target, .. } => Some(target.pc(len)),
-        Instr::Atomic { branch: Some(b), .. } => Some(b.target.pc(len)),
-        _ => None,
-    }
+    let arm = scopes
+        .iter()
+        .map(|s| arms(flow, s))
+        .collect::<Result<_, _>>()?;
+    Ok(Structure {
+        scopes,
+        enclosing,
+        depth,
+        max_depth,
+        arm,
+    })
 }
 
 /// Which arm of a selection every pc of its region is on; the two arms
 /// must not share an instruction.
-fn arms(code: &Code, s: &Scope) -> Result<Vec<u8>, (usize, String)> {
+fn arms(flow: &Flow, s: &Scope) -> Result<Vec<u8>, (usize, String)> {
     let mut arm = vec![3u8; s.end - s.start];
     if s.kind != Kind::Selection {
         return Ok(arm);
     }
-    let len = code.instrs.len();
     arm[0] = 2;
-    let target = conditional_target(&code.instrs[s.start], len).unwrap_or(s.end);
+    let target = flow.cond[s.start].unwrap_or(s.end);
     for (side, first) in [(0u8, s.start + 1), (1, target)] {
         let mut todo = vec![first];
         while let Some(pc) = todo.pop() {
@@ -128,10 +215,16 @@ fn arms(code: &Code, s: &Scope) -> Result<Vec<u8>, (usize, String)> {
                 continue;
             }
             if *a != 3 {
-                return Err((s.start, format!("the two arms of the selection at {} share instruction {pc}", s.start)));
+                return Err((
+                    s.start,
+                    format!(
+                        "the two arms of the selection at {} share instruction {pc}",
+                        s.start
+                    ),
+                ));
             }
             *a = side;
-            todo.extend(cfg::successors(code, pc));
+            todo.extend(flow.succ[pc].iter().copied());
         }
     }
     Ok(arm)
@@ -142,8 +235,8 @@ fn arms(code: &Code, s: &Scope) -> Result<Vec<u8>, (usize, String)> {
 /// scopes, enters a scope only at its start and leaves scopes only for
 /// the end of the outermost one it leaves (or END); backward jumps are
 /// loops' back edges. `who` names the model in the message.
-pub fn require(code: &Code, st: &Structure, who: &str) -> Result<(), (usize, String)> {
-    let len = code.instrs.len();
+pub fn require(flow: &Flow, st: &Structure, who: &str) -> Result<(), (usize, String)> {
+    let len = flow.succ.len();
     let headers: Vec<usize> = st
         .scopes
         .iter()
@@ -151,13 +244,18 @@ pub fn require(code: &Code, st: &Structure, who: &str) -> Result<(), (usize, Str
         .map(|s| s.start)
         .collect();
     for pc in 0..len {
-        if conditional_target(&code.instrs[pc], len).is_some() && !headers.contains(&pc) {
+        if flow.cond[pc].is_some() && !headers.contains(&pc) {
             return Err((pc, format!(
                 "unstructured control flow: the conditional branch at instruction {pc} declares no merge, and {who} reconverges lanes at merges (write `if (...) {{ ... }} else {{ ... }}` or `loop {{ ... }}`, or add `merge L` to the branch)"
             )));
         }
-        for q in cfg::successors(code, pc) {
-            edge(st, pc, q, len).map_err(|m| (pc, format!("unstructured control flow: {m}, which {who} needs")))?;
+        for &q in &flow.succ[pc] {
+            edge(st, pc, q, len).map_err(|m| {
+                (
+                    pc,
+                    format!("unstructured control flow: {m}, which {who} needs"),
+                )
+            })?;
         }
     }
     Ok(())
@@ -168,14 +266,19 @@ fn edge(st: &Structure, p: usize, q: usize, len: usize) -> Result<(), String> {
     let exited: Vec<usize> = from.iter().copied().filter(|k| !to.contains(k)).collect();
     let entered: Vec<usize> = to.iter().copied().filter(|k| !from.contains(k)).collect();
     if let Some(&k) = entered.iter().find(|&&k| st.scopes[k].start != q) {
-        return Err(format!("the jump from {p} to {q} enters the construct at {} past its start", st.scopes[k].start));
+        return Err(format!(
+            "the jump from {p} to {q} enters the construct at {} past its start",
+            st.scopes[k].start
+        ));
     }
     if let Some(&o) = exited.first() {
         if q != st.scopes[o].end && q < len {
             return Err(format!("the jump from {p} to {q} leaves the construct at {} for another point than its merge {}", st.scopes[o].start, st.scopes[o].end));
         }
     } else if entered.is_empty() && q <= p {
-        return Err(format!("the jump from {p} back to {q} is not a loop's back edge"));
+        return Err(format!(
+            "the jump from {p} back to {q} is not a loop's back edge"
+        ));
     }
     Ok(())
 }
@@ -184,6 +287,7 @@ fn edge(st: &Structure, p: usize, q: usize, len: usize) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::kernel::litmus;
+    use crate::kernel::program::Code;
 
     fn code(body: &str) -> Code {
         let src = format!("values 4; workgroups 1; workgroup_size 2; subgroup_size 2; global m[2];\nkernel {{ {body} }}");
@@ -193,21 +297,28 @@ mod tests {
     #[test]
     fn an_if_else_in_a_loop_makes_three_nested_scopes() {
         let c = code("a = 0; loop { if (a == 0) { m[0] = 1; } else { m[1] = 1; } a = a + 1; if (a == 2) { break; } }");
-        let st = analyse(&c).unwrap();
+        let st = analyse(&c.flow(), &c.constructs).unwrap();
         let kinds: Vec<Kind> = st.scopes.iter().map(|s| s.kind).collect();
-        assert_eq!(kinds, vec![Kind::Loop, Kind::Body, Kind::Selection, Kind::Selection]);
+        assert_eq!(
+            kinds,
+            vec![Kind::Loop, Kind::Body, Kind::Selection, Kind::Selection]
+        );
         assert_eq!(st.max_depth, 3);
-        require(&c, &st, "subgroup=scf").unwrap();
+        require(&c.flow(), &st, "subgroup=scf").unwrap();
     }
 
     #[test]
     fn a_plain_branch_is_unstructured() {
         let c = code("if (local_id == 0) goto 2; m[0] = 1; m[1] = 1;");
-        let st = analyse(&c).unwrap();
-        let (pc, msg) = require(&c, &st, "subgroup=scf").unwrap_err();
+        let st = analyse(&c.flow(), &c.constructs).unwrap();
+        let (pc, msg) = require(&c.flow(), &st, "subgroup=scf").unwrap_err();
         assert_eq!(pc, 0);
         assert!(msg.contains("declares no merge"), "{msg}");
-        let c = code("a = 1; if (a == 1) goto 0 merge 2; m[0] = 1;");
-        assert!(analyse(&c).is_err());
+        let src = "values 4; workgroups 1; global m[2]; kernel { a = 1; if (a == 1) goto 0 merge 2; m[0] = 1; }";
+        let e = litmus::parse(src).unwrap_err();
+        assert!(
+            e.to_string().contains("must jump inside its selection"),
+            "{e}"
+        );
     }
 }

@@ -28,14 +28,20 @@ fn exec(d: Direct, i: &Instr) -> Exec {
     match *i {
         Instr::Assign { .. } | Instr::Barrier => Independent,
         Instr::Collective { .. } => Collective,
-        Instr::Branch { .. } | Instr::Goto { .. } | Instr::Atomic { branch: Some(_), .. } => {
+        Instr::Branch { .. }
+        | Instr::Goto { .. }
+        | Instr::Atomic {
+            branch: Some(_), ..
+        } => {
             if d == Direct::Sso {
                 Independent
             } else {
                 Collective
             }
         }
-        Instr::Atomic { op: AtomicOp::Load, .. } => match d {
+        Instr::Atomic {
+            op: AtomicOp::Load, ..
+        } => match d {
             Direct::Cm => Collective,
             Direct::Sm => Synchronous,
             _ => Independent,
@@ -72,13 +78,14 @@ pub(super) fn structures(p: &Program, d: Direct) -> Result<Vec<Structure>, Strin
     };
     let mut out = Vec::new();
     for (c, code) in p.codes.iter().enumerate() {
-        let st = structure::analyse(code).map_err(|(pc, m)| at(c, pc, m))?;
+        let flow = code.flow();
+        let st = structure::analyse(&flow, &code.constructs).map_err(|(pc, m)| at(c, pc, m))?;
         let collective = code
             .instrs
             .iter()
             .position(|i| matches!(i, Instr::Collective { .. }));
         if p.subgroup_size > 1 && (d != Direct::Sso || collective.is_some()) {
-            structure::require(code, &st, &who).map_err(|(pc, m)| at(c, pc, m))?;
+            structure::require(&flow, &st, &who).map_err(|(pc, m)| at(c, pc, m))?;
         }
         if let (Direct::Sso, Some(pc)) = (d, collective) {
             if let Some(l) = st.scopes.iter().find(|s| s.kind == Kind::Loop) {
@@ -223,7 +230,10 @@ impl Machine {
     /// One invocation's own step, then its arrival at the next pc.
     fn simt_single(&self, t: &mut [u64], i: usize, pc: usize) -> Result<StepInfo, Fault> {
         let info = self.interleaved_step(t, i)?;
-        let barrier = matches!(self.program.codes[self.invs[i].code].instrs[pc], Instr::Barrier);
+        let barrier = matches!(
+            self.program.codes[self.invs[i].code].instrs[pc],
+            Instr::Barrier
+        );
         if barrier {
             // A completed barrier moved its whole workgroup on.
             if get(t, self.invs[i].wait_off, 1) == 0 {
@@ -258,19 +268,31 @@ impl Machine {
         };
         let ls: Vec<usize> = lanes(group).collect();
         let len = self.lens[self.invs[i].code];
-        let info = StepInfo { pc: pc as u8, branch: 0, choice: 0 };
+        let info = StepInfo {
+            pc: pc as u8,
+            branch: 0,
+            choice: 0,
+        };
         let mut t = *s;
         let u = t.as_mut();
         match *ins {
             Instr::Collective { op, dst, src } => {
-                let vals: Vec<u16> = ls.iter().map(|&l| self.eval(s.as_ref(), first + l, src)).collect();
+                let vals: Vec<u16> = ls
+                    .iter()
+                    .map(|&l| self.eval(s.as_ref(), first + l, src))
+                    .collect();
                 let r = collective_result(op, &vals);
                 for &l in &ls {
                     self.set_reg(u, first + l, dst as usize, r);
                 }
                 self.arrive(u, i, group, pc, pc + 1, group);
             }
-            Instr::Atomic { op, addr, dst, branch: None } => {
+            Instr::Atomic {
+                op,
+                addr,
+                dst,
+                branch: None,
+            } => {
                 // A collective load: every lane reads in the same step.
                 for &l in &ls {
                     let old = self.atomic(u, first + l, pc, op, addr)?;
@@ -308,7 +330,13 @@ impl Machine {
         ins: &Instr,
         emit: &mut impl FnMut(StepInfo, S),
     ) -> Result<(), Fault> {
-        let Instr::Atomic { op, addr, branch: Some(b), .. } = *ins else {
+        let Instr::Atomic {
+            op,
+            addr,
+            branch: Some(b),
+            ..
+        } = *ins
+        else {
             unreachable!("a fused atomic branch")
         };
         let first = self.first_lane(i);
@@ -338,8 +366,20 @@ impl Machine {
 
     /// The lanes of `group` branch: `taken` ones to `target`, the others
     /// to `pc + 1`, each side a dynamic block of its own when they differ.
-    fn simt_branch(&self, t: &mut [u64], i: usize, group: u32, taken: u32, pc: usize, target: usize) -> StepInfo {
-        let mut info = StepInfo { pc: pc as u8, branch: 0, choice: 0 };
+    fn simt_branch(
+        &self,
+        t: &mut [u64],
+        i: usize,
+        group: u32,
+        taken: u32,
+        pc: usize,
+        target: usize,
+    ) -> StepInfo {
+        let mut info = StepInfo {
+            pc: pc as u8,
+            branch: 0,
+            choice: 0,
+        };
         let rest = group & !taken;
         if rest == 0 {
             info.branch = 1;

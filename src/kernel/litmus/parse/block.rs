@@ -8,9 +8,7 @@ use super::{err, too_many, Parser, Regs};
 use crate::axb::test::Target;
 use crate::error::ParseError;
 use crate::kernel::litmus::lex::{Tok, Token};
-use crate::kernel::program::{
-    is_name, Cmp, Code, Construct, Instr, MAX_CODE_LEN, MAX_REGS,
-};
+use crate::kernel::program::{is_name, Cmp, Code, Construct, Instr, MAX_CODE_LEN, MAX_REGS};
 use std::collections::HashMap;
 
 /// At most this many structured statements inside one another.
@@ -108,7 +106,11 @@ impl Parser<'_> {
     }
 
     /// Label targets and merges by name, then the code.
-    fn resolve(&mut self, regs: Regs, mut b: Body) -> Result<(Code, Vec<(usize, usize)>), ParseError> {
+    fn resolve(
+        &mut self,
+        regs: Regs,
+        mut b: Body,
+    ) -> Result<(Code, Vec<(usize, usize)>), ParseError> {
         let len = b.instrs.len();
         let find = |b: &Body, name: &str, t: &Token| {
             b.label_at
@@ -123,7 +125,9 @@ impl Parser<'_> {
         for (k, name, t) in std::mem::take(&mut b.merges) {
             let target = find(&b, &name, &t)?;
             match &mut b.constructs[k] {
-                Construct::Selection { merge, .. } | Construct::Loop { merge, .. } => *merge = target,
+                Construct::Selection { merge, .. } | Construct::Loop { merge, .. } => {
+                    *merge = target
+                }
             }
         }
         for k in &mut b.constructs {
@@ -135,7 +139,11 @@ impl Parser<'_> {
             }
         }
         b.constructs.sort_by_key(|k| {
-            (k.header(), matches!(k, Construct::Selection { .. }), std::cmp::Reverse(k.merge().pc(len)))
+            (
+                k.header(),
+                matches!(k, Construct::Selection { .. }),
+                std::cmp::Reverse(k.merge().pc(len)),
+            )
         });
         let code = Code {
             regs: regs.names,
@@ -147,7 +155,12 @@ impl Parser<'_> {
     }
 
     /// Statements up to and including the `}` that closes them.
-    fn statements(&mut self, regs: &mut Regs, b: &mut Body, depth: usize) -> Result<(), ParseError> {
+    fn statements(
+        &mut self,
+        regs: &mut Regs,
+        b: &mut Body,
+        depth: usize,
+    ) -> Result<(), ParseError> {
         loop {
             if self.is_punct("}") {
                 let close = self.next();
@@ -183,7 +196,10 @@ impl Parser<'_> {
                     if let Some((_, first)) = b.label_at.get(&w) {
                         return Err(err(
                             &t,
-                            format!("label `{w}` is defined twice (first at {}:{})", first.line, first.col),
+                            format!(
+                                "label `{w}` is defined twice (first at {}:{})",
+                                first.line, first.col
+                            ),
                         ));
                     }
                     b.label_at.insert(w.clone(), (pc, t));
@@ -212,14 +228,21 @@ impl Parser<'_> {
         };
         match word.as_str() {
             "if" => self.if_statement(regs, b, depth),
-            "loop" if matches!(self.peek2().tok, Tok::Punct("{")) => self.loop_statement(regs, b, depth),
+            "loop" if matches!(self.peek2().tok, Tok::Punct("{")) => {
+                self.loop_statement(regs, b, depth)
+            }
             "break" | "continue" if matches!(self.peek2().tok, Tok::Punct(";")) => {
                 self.next();
                 self.next();
                 let Some(l) = b.loops.len().checked_sub(1) else {
                     return Err(err(&at, format!("`{word}` outside a loop")));
                 };
-                let pc = b.emit(Instr::Goto { target: Target::End }, &at)?;
+                let pc = b.emit(
+                    Instr::Goto {
+                        target: Target::End,
+                    },
+                    &at,
+                )?;
                 let (breaks, continues) = &mut b.loops[l];
                 if word == "break" { breaks } else { continues }.push(pc);
                 Ok(())
@@ -235,7 +258,12 @@ impl Parser<'_> {
     }
 
     /// `if (c) goto L [merge M];` or `if (c) { ... } [else { ... }]`.
-    fn if_statement(&mut self, regs: &mut Regs, b: &mut Body, depth: usize) -> Result<(), ParseError> {
+    fn if_statement(
+        &mut self,
+        regs: &mut Regs,
+        b: &mut Body,
+        depth: usize,
+    ) -> Result<(), ParseError> {
         let at = self.next();
         let pc = b.pc();
         let mut ins = self.condition(regs, pc, &mut b.pending)?;
@@ -252,7 +280,12 @@ impl Parser<'_> {
         self.statements(regs, b, depth + 1)?;
         let merge = if self.is_ident("else") {
             let e = self.next();
-            let j = b.emit(Instr::Goto { target: Target::End }, &e)?;
+            let j = b.emit(
+                Instr::Goto {
+                    target: Target::End,
+                },
+                &e,
+            )?;
             b.patch(h, b.pc());
             if self.is_ident("if") {
                 self.prefixes(b)?;
@@ -275,7 +308,12 @@ impl Parser<'_> {
     }
 
     /// `loop { ... }`: the body, then its back edge.
-    fn loop_statement(&mut self, regs: &mut Regs, b: &mut Body, depth: usize) -> Result<(), ParseError> {
+    fn loop_statement(
+        &mut self,
+        regs: &mut Regs,
+        b: &mut Body,
+        depth: usize,
+    ) -> Result<(), ParseError> {
         let at = self.next();
         nesting(&at, depth)?;
         self.punct("{")?;
@@ -287,7 +325,12 @@ impl Parser<'_> {
         if b.pc() == h {
             return Err(err(&at, "`loop { }` has an empty body: it would never end"));
         }
-        let c = b.emit(Instr::Goto { target: Target::At(h as u8) }, &at)?;
+        let c = b.emit(
+            Instr::Goto {
+                target: Target::At(h as u8),
+            },
+            &at,
+        )?;
         let (breaks, continues) = b.loops.pop().expect("pushed above");
         for pc in breaks {
             b.patch(pc, c + 1);
@@ -320,7 +363,12 @@ impl Parser<'_> {
                     b.merges.push((b.constructs.len(), w.clone(), mt.clone()));
                     Target::End
                 }
-                _ => return Err(err(&mt, "expected the merge: a label, an instruction number or END")),
+                _ => {
+                    return Err(err(
+                        &mt,
+                        "expected the merge: a label, an instruction number or END",
+                    ))
+                }
             };
             let header = pc as u8;
             b.constructs.push(if is_loop {
@@ -335,7 +383,10 @@ impl Parser<'_> {
 
 fn nesting(at: &Token, depth: usize) -> Result<(), ParseError> {
     if depth == MAX_NESTING {
-        return Err(err(at, format!("more than {MAX_NESTING} levels of nested statements")));
+        return Err(err(
+            at,
+            format!("more than {MAX_NESTING} levels of nested statements"),
+        ));
     }
     Ok(())
 }
@@ -344,7 +395,9 @@ fn nesting(at: &Token, depth: usize) -> Result<(), ParseError> {
 fn negate_branch(ins: &mut Instr) {
     match ins {
         Instr::Branch { cmp, .. } => *cmp = negate(*cmp),
-        Instr::Atomic { branch: Some(b), .. } => b.cmp = negate(b.cmp),
+        Instr::Atomic {
+            branch: Some(b), ..
+        } => b.cmp = negate(b.cmp),
         _ => unreachable!("a condition is a conditional branch"),
     }
 }
