@@ -346,3 +346,34 @@ fn structured_statements_print_as_annotated_gotos_and_parse_back() {
     );
     assert_eq!(litmus::parse(&text).unwrap(), p, "{text}");
 }
+
+/// The tangle programs (suites/simt/tangles, after the TLA+ forward-progress
+/// project's shaders): every `expect` line holds.
+#[test]
+fn the_tangles_get_their_stated_verdicts() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../suites/simt/tangles");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let f = e.unwrap().path();
+        if f.extension().is_none_or(|e| e != "litmus") {
+            continue;
+        }
+        let p = litmus::parse(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        assert_eq!(p.expect.len(), 3, "{f:?}");
+        for x in &p.expect {
+            let opts = oracle::kernel::Options {
+                max_states: 1_000_000,
+                ..Default::default()
+            };
+            let d = oracle::kernel::decide(&p, &x.model, opts).unwrap();
+            assert_eq!(
+                oracle::kernel::outcome(&d),
+                x.outcome,
+                "{f:?} under {}",
+                x.model
+            );
+        }
+        n += 1;
+    }
+    assert_eq!(n, 4);
+}
