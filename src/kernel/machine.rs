@@ -786,18 +786,9 @@ impl Machine {
             choice: 0,
         };
         match instr {
-            Instr::Assign { dst, op, a, b } => {
+            Instr::Assign { .. } | Instr::Collective { .. } => {
                 let mut t = *s;
-                for &l in &lanes {
-                    let x = self.eval(t.as_ref(), inv(l), a);
-                    let r = match op {
-                        Some(op) => {
-                            op.eval(x, self.eval(t.as_ref(), inv(l), b), self.program.values)
-                        }
-                        None => x,
-                    };
-                    self.set_reg(t.as_mut(), inv(l), dst as usize, r);
-                }
+                self.lockstep_registers(t.as_mut(), g, &lanes, instr);
                 stack.last_mut().unwrap().pc = pc + 1;
                 self.finish_lockstep(t.as_mut(), g, stack);
                 push(t, info, out);
@@ -830,20 +821,6 @@ impl Machine {
                 dst,
                 branch,
             } => self.lockstep_atomic(s, g, &stack, (op, addr, dst, branch), out)?,
-            Instr::Collective { op, dst, src } => {
-                let mut t = *s;
-                let vals: Vec<u16> = lanes
-                    .iter()
-                    .map(|&l| self.eval(s.as_ref(), inv(l), src))
-                    .collect();
-                let r = collective_result(op, &vals);
-                for &l in &lanes {
-                    self.set_reg(t.as_mut(), inv(l), dst as usize, r);
-                }
-                stack.last_mut().unwrap().pc = pc + 1;
-                self.finish_lockstep(t.as_mut(), g, stack);
-                push(t, info, out);
-            }
             Instr::Barrier => {
                 let mut t = *s;
                 set(t.as_mut(), sg.wait_off, 1, 1);
@@ -852,6 +829,32 @@ impl Machine {
             }
         }
         Ok(())
+    }
+
+    /// The register writes of a lockstep assignment or collective, for
+    /// every active lane (a collective over the active lanes, §2.5).
+    fn lockstep_registers(&self, t: &mut [u64], g: usize, lanes: &[usize], instr: Instr) {
+        let inv = |l: usize| self.sgs[g].first_inv + l;
+        match instr {
+            Instr::Assign { dst, op, a, b } => {
+                for &l in lanes {
+                    let x = self.eval(t, inv(l), a);
+                    let r = match op {
+                        Some(op) => op.eval(x, self.eval(t, inv(l), b), self.program.values),
+                        None => x,
+                    };
+                    self.set_reg(t, inv(l), dst as usize, r);
+                }
+            }
+            Instr::Collective { op, dst, src } => {
+                let vals: Vec<u16> = lanes.iter().map(|&l| self.eval(t, inv(l), src)).collect();
+                let r = collective_result(op, &vals);
+                for &l in lanes {
+                    self.set_reg(t, inv(l), dst as usize, r);
+                }
+            }
+            _ => unreachable!("only assignments and collectives"),
+        }
     }
 
     /// A lockstep atomic: the active lanes' accesses one after the other,

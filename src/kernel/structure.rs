@@ -97,54 +97,7 @@ pub fn analyse(flow: &Flow, constructs: &[Construct]) -> Result<Structure, (usiz
     let len = flow.succ.len();
     let mut scopes = Vec::new();
     for k in constructs {
-        let (h, m) = (k.header(), k.merge().pc(len));
-        if h >= len || m <= h {
-            return Err((
-                h.min(len),
-                format!("a construct at {h} must merge after it (merge {m})"),
-            ));
-        }
-        match k {
-            Construct::Selection { .. } => {
-                let Some(t) = flow.cond[h] else {
-                    return Err((
-                        h,
-                        "a selection merge must be on a conditional branch".into(),
-                    ));
-                };
-                if t <= h || t > m {
-                    return Err((
-                        h,
-                        format!(
-                            "the branch at {h} must jump inside its selection (to {} ..= {m})",
-                            h + 1
-                        ),
-                    ));
-                }
-                scopes.push(Scope {
-                    start: h,
-                    end: m,
-                    kind: Kind::Selection,
-                });
-            }
-            Construct::Loop { .. } => {
-                let c = m - 1;
-                let back = flow.goto[c] == Some(h);
-                if c <= h || !back {
-                    return Err((h, format!("the loop at {h} must end with its back edge `goto {h};` at {c}, just before its merge")));
-                }
-                scopes.push(Scope {
-                    start: h,
-                    end: m,
-                    kind: Kind::Loop,
-                });
-                scopes.push(Scope {
-                    start: h,
-                    end: c,
-                    kind: Kind::Body,
-                });
-            }
-        }
+        scopes.extend(scopes_of(flow, k)?);
     }
     scopes.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end), s.kind));
     for (i, a) in scopes.iter().enumerate() {
@@ -193,6 +146,61 @@ pub fn analyse(flow: &Flow, constructs: &[Construct]) -> Result<Structure, (usiz
         max_depth,
         arm,
     })
+}
+
+/// The scopes of one construct, after checking its header and merge.
+fn scopes_of(flow: &Flow, k: &Construct) -> Result<Vec<Scope>, (usize, String)> {
+    let len = flow.succ.len();
+    let mut out = Vec::new();
+    let (h, m) = (k.header(), k.merge().pc(len));
+    if h >= len || m <= h || m > len {
+        return Err((
+            h.min(len),
+            format!("a construct at {h} must merge after it (merge {m})"),
+        ));
+    }
+    match k {
+        Construct::Selection { .. } => {
+            let Some(t) = flow.cond[h] else {
+                return Err((
+                    h,
+                    "a selection merge must be on a conditional branch".into(),
+                ));
+            };
+            if t <= h || t > m {
+                return Err((
+                    h,
+                    format!(
+                        "the branch at {h} must jump inside its selection (to {} ..= {m})",
+                        h + 1
+                    ),
+                ));
+            }
+            out.push(Scope {
+                start: h,
+                end: m,
+                kind: Kind::Selection,
+            });
+        }
+        Construct::Loop { .. } => {
+            let c = m - 1;
+            let back = flow.goto[c] == Some(h);
+            if c <= h || !back {
+                return Err((h, format!("the loop at {h} must end with its back edge `goto {h};` at {c}, just before its merge")));
+            }
+            out.push(Scope {
+                start: h,
+                end: m,
+                kind: Kind::Loop,
+            });
+            out.push(Scope {
+                start: h,
+                end: c,
+                kind: Kind::Body,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Which arm of a selection every pc of its region is on; the two arms
