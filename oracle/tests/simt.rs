@@ -377,3 +377,45 @@ fn the_tangles_get_their_stated_verdicts() {
     }
     assert_eq!(n, 4);
 }
+
+/// On the command line: one error line naming the file and the
+/// instruction, exit status 2, for unstructured control flow under a model
+/// that needs merges and for a misspelled model.
+#[test]
+fn the_command_line_gives_one_error_line_and_status_2() {
+    let dir = std::env::temp_dir().join(format!("simt-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("goto.litmus");
+    std::fs::write(
+        &f,
+        format!("{HEAD}kernel {{\n  if (lane_id == 0) goto 2;\n  m[0] = 1;\n  m[1] = 1;\n}}\n"),
+    )
+    .unwrap();
+    for (model, want) in [
+        (
+            "OBE, subgroup=scf",
+            "goto.litmus: test `goto`: instruction 0: unstructured control flow",
+        ),
+        ("OBE, subgroup=sfc", "unknown scheduler `sfc`"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_oracle"))
+            .args(["outcomes", f.to_str().unwrap(), "--model", model])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{model}: {err}");
+        assert!(err.contains(want), "{model}: {err}");
+        assert!(out.stdout.is_empty(), "{model}");
+    }
+    let ok = std::process::Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args([
+            "outcomes",
+            f.to_str().unwrap(),
+            "--model",
+            "OBE, subgroup=sso",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
