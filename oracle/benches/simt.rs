@@ -1,5 +1,6 @@
 //! Benchmark: the SIMT-Step base tests (suites/simt, issue 22) under the
-//! subgroup scopes, beside the TLA+ times of the paper's Table 3.
+//! four SIMT-Step direct models (subgroup=cm, sm, scf, sso) and two of our
+//! subgroup scopes (lockstep, fair), beside the TLA+ times of the paper's Table 3.
 //!
 //! `cargo bench -p oracle --bench simt` prints, per test and scope, the
 //! states of the product and the time to compute every reachable final
@@ -36,7 +37,7 @@ fn main() {
         .collect();
     files.sort();
     let runs = 9;
-    let scopes = ["lockstep", "fair"];
+    let scopes = ["cm", "sm", "scf", "sso", "lockstep", "fair"];
     println!(
         "{:<22} {:<10} {:>8} {:>7} {:>9}",
         "test", "subgroup", "states", "finals", "ms"

@@ -108,6 +108,7 @@ fn code(values: u16, ids: bool) -> impl Strategy<Value = Code> {
         prop::collection::vec(instr(len, values, ids), len).prop_map(move |instrs| Code {
             regs: vec!["a".into(), "b".into()],
             labels: vec![None; len],
+            constructs: Vec::new(),
             instrs,
         })
     })
@@ -354,6 +355,7 @@ fn sync_program() -> impl Strategy<Value = Program> {
                 codes: vec![Code {
                     regs: vec!["a".into()],
                     labels: vec![None; instrs.len()],
+                    constructs: Vec::new(),
                     instrs,
                 }],
                 wg_code: vec![0; w as usize],
@@ -506,6 +508,7 @@ fn local_heavy_program() -> impl Strategy<Value = Program> {
             prop::collection::vec(ins(len), len).prop_map(move |instrs| Code {
                 regs: vec!["a".into(), "b".into()],
                 labels: vec![None; len],
+                constructs: Vec::new(),
                 instrs,
             })
         })

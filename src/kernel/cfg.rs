@@ -105,6 +105,7 @@ mod tests {
         Code {
             regs: vec!["r".into()],
             labels: vec![None; instrs.len()],
+            constructs: Vec::new(),
             instrs,
         }
     }

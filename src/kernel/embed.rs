@@ -46,6 +46,7 @@ pub fn from_axb(test: &Test) -> Program {
             .map(|th| Code {
                 regs: Vec::new(),
                 labels: vec![None; th.len()],
+                constructs: Vec::new(),
                 instrs: th
                     .iter()
                     .enumerate()

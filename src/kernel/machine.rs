@@ -13,9 +13,13 @@
 //! an invocation that has reached END.
 
 use crate::kernel::cfg;
+use crate::kernel::model::Direct;
 use crate::kernel::program::{
-    Addr, AtomicOp, CollectiveOp, Instr, Operand, Program, MAX_LOCKSTEP_SUBGROUP,
+    Addr, AtomicOp, CollectiveOp, CondBranch, Instr, Operand, Program, MAX_LOCKSTEP_SUBGROUP,
 };
+use crate::kernel::structure::Structure;
+
+mod simt;
 use std::fmt;
 use std::hash::Hash;
 
@@ -116,6 +120,11 @@ struct Inv {
     regs_off: u32,
     term_off: u32,
     wait_off: u32,
+    /// SIMT-Step state (§2.9): the lanes of the invocation's dynamic block
+    /// (`cur`), then per scope depth the lanes of the scope's instance,
+    /// then the merge-wait and synchronised flags; `end` is one past them.
+    cur_off: u32,
+    end: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -156,6 +165,12 @@ pub struct Machine {
     entry_bits: u32,
     max_depth: usize,
     bits: u32,
+    /// The SIMT-Step direct model, if the lanes execute under one (§2.9).
+    direct: Option<Direct>,
+    /// The scopes of each code block (direct models only).
+    structs: Vec<Structure>,
+    /// The most scopes containing one pc, over the blocks.
+    scope_depth: usize,
 }
 
 impl Machine {
@@ -163,15 +178,31 @@ impl Machine {
     /// the lanes of each subgroup execute together (SIMT). Fails if the
     /// state does not fit the packed representation.
     pub fn new(program: &Program, lockstep: bool) -> Result<Machine, String> {
+        Machine::with_direct(program, lockstep, None)
+    }
+
+    /// [`Machine::new`], or with the lanes of each subgroup executing under
+    /// a SIMT-Step direct model (§2.9); fails if the program's control flow
+    /// is not structured as the model needs.
+    pub fn with_direct(
+        program: &Program,
+        lockstep: bool,
+        direct: Option<Direct>,
+    ) -> Result<Machine, String> {
         let p = program.clone();
         let n = p.workgroup_size as usize;
         let s = p.subgroup_size as usize;
-        let lockstep = lockstep && s > 1;
+        let lockstep = lockstep && s > 1 && direct.is_none();
         if lockstep && s > MAX_LOCKSTEP_SUBGROUP {
             return Err(format!(
                 "subgroups of {s} invocations: lockstep supports at most {MAX_LOCKSTEP_SUBGROUP} (each step tries every order of the lanes' atomics)"
             ));
         }
+        let structs = match direct {
+            Some(d) => simt::structures(&p, d)?,
+            None => Vec::new(),
+        };
+        let scope_depth = structs.iter().map(|st| st.max_depth).max().unwrap_or(0);
         let vb = p.value_bits();
         let lens: Vec<usize> = p.codes.iter().map(|c| c.instrs.len()).collect();
         let max_len = lens.iter().copied().max().unwrap_or(0);
@@ -187,67 +218,7 @@ impl Machine {
                 l.len()
             };
         }
-        let mut off = (cell as u32) * vb;
-        let mut invs = Vec::new();
-        let w = p.workgroups as usize;
-        for wg in 0..w {
-            let code = p.wg_code[wg] as usize;
-            let nregs = p.codes[code].regs.len() as u32;
-            for local in 0..n {
-                let pc_off = off;
-                if !lockstep {
-                    off += pcb;
-                }
-                let regs_off = off;
-                off += nregs * vb;
-                let term_off = off;
-                off += 1;
-                let wait_off = off;
-                if !lockstep {
-                    off += 1;
-                }
-                invs.push(Inv {
-                    wg,
-                    local,
-                    sg: wg * (n / s) + local / s,
-                    lane: local % s,
-                    code,
-                    pc_off,
-                    regs_off,
-                    term_off,
-                    wait_off,
-                });
-            }
-        }
-        let max_depth = 2 * s - 1;
-        let depth_bits = bits_for(max_depth);
-        let entry_bits = 2 * pcb + s as u32;
-        let mut sgs = Vec::new();
-        if lockstep {
-            for g in 0..w * (n / s) {
-                let wg = g / (n / s);
-                let depth_off = off;
-                off += depth_bits;
-                let entries_off = off;
-                off += entry_bits * max_depth as u32;
-                let wait_off = off;
-                off += 1;
-                sgs.push(Sg {
-                    wg,
-                    code: p.wg_code[wg] as usize,
-                    first_inv: g * s,
-                    depth_off,
-                    entries_off,
-                    wait_off,
-                });
-            }
-        }
-        if off as usize > MAX_STATE_BITS {
-            return Err(format!(
-                "the program's state takes {off} bits: at most {MAX_STATE_BITS} fit (fewer workgroups, invocations, registers, cells or a smaller value domain)",
-            ));
-        }
-        Ok(Machine {
+        let mut m = Machine {
             program: p,
             lockstep,
             vb,
@@ -257,13 +228,93 @@ impl Machine {
             lens,
             ipdom,
             loc_base,
-            invs,
-            sgs,
-            depth_bits,
-            entry_bits,
-            max_depth,
-            bits: off,
-        })
+            invs: Vec::new(),
+            sgs: Vec::new(),
+            depth_bits: bits_for(2 * s - 1),
+            entry_bits: 2 * pcb + s as u32,
+            max_depth: 2 * s - 1,
+            bits: 0,
+            direct,
+            structs,
+            scope_depth,
+        };
+        let off = m.lay_out_invocations((cell as u32) * vb);
+        let off = m.lay_out_subgroups(off);
+        if off as usize > MAX_STATE_BITS {
+            return Err(format!(
+                "the program's state takes {off} bits: at most {MAX_STATE_BITS} fit (fewer workgroups, invocations, registers, cells or a smaller value domain)",
+            ));
+        }
+        m.bits = off;
+        Ok(m)
+    }
+
+    /// Places every invocation's fields from bit `off`; returns the end.
+    fn lay_out_invocations(&mut self, mut off: u32) -> u32 {
+        let (n, s) = (self.n, self.s);
+        let direct = self.direct.is_some() && self.direct != Some(Direct::Sso);
+        for wg in 0..self.program.workgroups as usize {
+            let code = self.program.wg_code[wg] as usize;
+            let nregs = self.program.codes[code].regs.len() as u32;
+            for local in 0..n {
+                let pc_off = off;
+                if !self.lockstep {
+                    off += self.pcb;
+                }
+                let regs_off = off;
+                off += nregs * self.vb;
+                let term_off = off;
+                off += 1;
+                let wait_off = off;
+                if !self.lockstep {
+                    off += 1;
+                }
+                let cur_off = off;
+                if direct {
+                    off += (1 + self.scope_depth as u32) * s as u32 + 2;
+                }
+                self.invs.push(Inv {
+                    wg,
+                    local,
+                    sg: wg * (n / s) + local / s,
+                    lane: local % s,
+                    code,
+                    pc_off,
+                    regs_off,
+                    term_off,
+                    wait_off,
+                    cur_off,
+                    end: off,
+                });
+            }
+        }
+        off
+    }
+
+    /// Places every lockstep subgroup's stack from bit `off`; returns the end.
+    fn lay_out_subgroups(&mut self, mut off: u32) -> u32 {
+        if !self.lockstep {
+            return off;
+        }
+        let per = self.n / self.s;
+        for g in 0..self.program.workgroups as usize * per {
+            let wg = g / per;
+            let depth_off = off;
+            off += self.depth_bits;
+            let entries_off = off;
+            off += self.entry_bits * self.max_depth as u32;
+            let wait_off = off;
+            off += 1;
+            self.sgs.push(Sg {
+                wg,
+                code: self.program.wg_code[wg] as usize,
+                first_inv: g * self.s,
+                depth_off,
+                entries_off,
+                wait_off,
+            });
+        }
+        off
     }
 
     /// Bits of the program state; the oracle's fields come after.
@@ -274,6 +325,11 @@ impl Machine {
     /// Whether subgroups step in lockstep (the actors are subgroups).
     pub fn lockstep(&self) -> bool {
         self.lockstep
+    }
+
+    /// The SIMT-Step direct model the lanes execute under, if any (§2.9).
+    pub fn direct(&self) -> Option<Direct> {
+        self.direct
     }
 
     pub fn num_invocations(&self) -> usize {
@@ -339,6 +395,7 @@ impl Machine {
                 }
             }
         }
+        self.simt_init(s);
         if self.lockstep {
             for g in 0..self.sgs.len() {
                 let len = self.lens[self.sgs[g].code];
@@ -408,7 +465,7 @@ impl Machine {
                     .last()
                     .is_some_and(|e| e.mask & (1 << self.invs[i].lane) != 0)
         } else {
-            get(s, self.invs[i].wait_off, 1) != 0
+            get(s, self.invs[i].wait_off, 1) != 0 || self.merge_waiting(s, i)
         }
     }
 
@@ -456,6 +513,7 @@ impl Machine {
             get(s, v.term_off, 1) == 0
                 && get(s, v.wait_off, 1) == 0
                 && (get(s, v.pc_off, self.pcb) as usize) < self.lens[v.code]
+                && (self.direct.is_none() || self.simt_enabled(s, a))
         }
     }
 
@@ -594,6 +652,9 @@ impl Machine {
         if !self.can_step(s.as_ref(), a) {
             return Ok(());
         }
+        if self.direct.is_some() {
+            return self.simt_steps(s, a, emit);
+        }
         if self.lockstep {
             let mut out = Vec::new();
             self.lockstep_steps(s, a, &mut out)?;
@@ -725,18 +786,9 @@ impl Machine {
             choice: 0,
         };
         match instr {
-            Instr::Assign { dst, op, a, b } => {
+            Instr::Assign { .. } | Instr::Collective { .. } => {
                 let mut t = *s;
-                for &l in &lanes {
-                    let x = self.eval(t.as_ref(), inv(l), a);
-                    let r = match op {
-                        Some(op) => {
-                            op.eval(x, self.eval(t.as_ref(), inv(l), b), self.program.values)
-                        }
-                        None => x,
-                    };
-                    self.set_reg(t.as_mut(), inv(l), dst as usize, r);
-                }
+                self.lockstep_registers(t.as_mut(), g, &lanes, instr);
                 stack.last_mut().unwrap().pc = pc + 1;
                 self.finish_lockstep(t.as_mut(), g, stack);
                 push(t, info, out);
@@ -768,64 +820,103 @@ impl Machine {
                 addr,
                 dst,
                 branch,
-            } => {
-                // The lanes' atomics happen one after the other, in any order.
-                let mut order = lanes.clone();
-                loop {
-                    let mut t = *s;
-                    let mut taken = 0u32;
-                    for &l in &order {
-                        let old = self.atomic(t.as_mut(), inv(l), pc, op, addr)?;
-                        if let Some(d) = dst {
-                            self.set_reg(t.as_mut(), inv(l), d as usize, old);
-                        }
-                        if let Some(b) = branch {
-                            if b.cmp.eval(old, self.eval(t.as_ref(), inv(l), b.rhs)) {
-                                taken |= 1 << l;
-                            }
-                        }
-                    }
-                    match branch {
-                        Some(b) => {
-                            for (info, st) in
-                                self.branch_stacks(g, &stack, taken, b.target.pc(len), pc)
-                            {
-                                let mut u = t;
-                                self.finish_lockstep(u.as_mut(), g, st);
-                                push(u, info, out);
-                            }
-                        }
-                        None => {
-                            let mut st = stack.clone();
-                            st.last_mut().unwrap().pc = pc + 1;
-                            self.finish_lockstep(t.as_mut(), g, st);
-                            push(t, info, out);
-                        }
-                    }
-                    if !next_permutation(&mut order) {
-                        break;
-                    }
-                }
-            }
-            Instr::Collective { op, dst, src } => {
-                let mut t = *s;
-                let vals: Vec<u16> = lanes
-                    .iter()
-                    .map(|&l| self.eval(s.as_ref(), inv(l), src))
-                    .collect();
-                let r = collective_result(op, &vals);
-                for &l in &lanes {
-                    self.set_reg(t.as_mut(), inv(l), dst as usize, r);
-                }
-                stack.last_mut().unwrap().pc = pc + 1;
-                self.finish_lockstep(t.as_mut(), g, stack);
-                push(t, info, out);
-            }
+            } => self.lockstep_atomic(s, g, &stack, (op, addr, dst, branch), out)?,
             Instr::Barrier => {
                 let mut t = *s;
                 set(t.as_mut(), sg.wait_off, 1, 1);
                 self.lockstep_barrier_release(t.as_mut(), sg.wg, pc);
                 push(t, info, out);
+            }
+        }
+        Ok(())
+    }
+
+    /// The register writes of a lockstep assignment or collective, for
+    /// every active lane (a collective over the active lanes, §2.5).
+    fn lockstep_registers(&self, t: &mut [u64], g: usize, lanes: &[usize], instr: Instr) {
+        let inv = |l: usize| self.sgs[g].first_inv + l;
+        match instr {
+            Instr::Assign { dst, op, a, b } => {
+                for &l in lanes {
+                    let x = self.eval(t, inv(l), a);
+                    let r = match op {
+                        Some(op) => op.eval(x, self.eval(t, inv(l), b), self.program.values),
+                        None => x,
+                    };
+                    self.set_reg(t, inv(l), dst as usize, r);
+                }
+            }
+            Instr::Collective { op, dst, src } => {
+                let vals: Vec<u16> = lanes.iter().map(|&l| self.eval(t, inv(l), src)).collect();
+                let r = collective_result(op, &vals);
+                for &l in lanes {
+                    self.set_reg(t, inv(l), dst as usize, r);
+                }
+            }
+            _ => unreachable!("only assignments and collectives"),
+        }
+    }
+
+    /// A lockstep atomic: the active lanes' accesses one after the other,
+    /// in every order, each order a successor (then the fused branch).
+    fn lockstep_atomic<S: Packed>(
+        &self,
+        s: &S,
+        g: usize,
+        stack: &[Entry],
+        (op, addr, dst, branch): (AtomicOp, Addr, Option<u8>, Option<CondBranch>),
+        out: &mut Vec<(StepInfo, S)>,
+    ) -> Result<(), Fault> {
+        let sg = &self.sgs[g];
+        let len = self.lens[sg.code];
+        let top = *stack.last().expect("a subgroup that can step has a stack");
+        let pc = top.pc;
+        let lanes: Vec<usize> = (0..self.s).filter(|l| top.mask & (1 << l) != 0).collect();
+        let inv = |l: usize| sg.first_inv + l;
+        let first = out.len();
+        let push = |t: S, info: StepInfo, out: &mut Vec<(StepInfo, S)>| {
+            if !out[first..].iter().any(|(_, u)| *u == t) {
+                out.push((info, t));
+            }
+        };
+        let info = StepInfo {
+            pc: pc as u8,
+            branch: 0,
+            choice: 0,
+        };
+        // The lanes' atomics happen one after the other, in any order.
+        let mut order = lanes;
+        loop {
+            let mut t = *s;
+            let mut taken = 0u32;
+            for &l in &order {
+                let old = self.atomic(t.as_mut(), inv(l), pc, op, addr)?;
+                if let Some(d) = dst {
+                    self.set_reg(t.as_mut(), inv(l), d as usize, old);
+                }
+                if let Some(b) = branch {
+                    if b.cmp.eval(old, self.eval(t.as_ref(), inv(l), b.rhs)) {
+                        taken |= 1 << l;
+                    }
+                }
+            }
+            match branch {
+                Some(b) => {
+                    for (info, st) in self.branch_stacks(g, stack, taken, b.target.pc(len), pc) {
+                        let mut u = t;
+                        self.finish_lockstep(u.as_mut(), g, st);
+                        push(u, info, out);
+                    }
+                }
+                None => {
+                    let mut st = stack.to_vec();
+                    st.last_mut().unwrap().pc = pc + 1;
+                    self.finish_lockstep(t.as_mut(), g, st);
+                    push(t, info, out);
+                }
+            }
+            if !next_permutation(&mut order) {
+                break;
             }
         }
         Ok(())
@@ -957,11 +1048,7 @@ impl Machine {
     pub fn invocation_range(&self, i: usize) -> (u32, u32) {
         let v = &self.invs[i];
         let start = if self.lockstep { v.regs_off } else { v.pc_off };
-        let end = if self.lockstep {
-            v.term_off + 1
-        } else {
-            v.wait_off + 1
-        };
+        let end = if self.lockstep { v.term_off + 1 } else { v.end };
         (start, end - start)
     }
 

@@ -30,6 +30,7 @@ pub mod observe;
 pub mod program;
 pub mod ron;
 pub mod shader;
+pub mod structure;
 
 pub use model::{Sched, ScopedModel};
 pub use program::{Outcome, Program};

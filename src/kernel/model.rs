@@ -37,10 +37,28 @@ pub enum Sched {
     /// Subgroup scope only: the lanes execute in lockstep (SIMT), with
     /// divergence and reconvergence at immediate post-dominators.
     Lockstep,
+    /// Subgroup scope only: the SIMT-Step direct models (docs/KERNEL.md
+    /// §2.9), lanes scheduled fairly. Collective Memory,
+    Cm,
+    /// Synchronous Memory,
+    Sm,
+    /// Synchronous Control Flow,
+    Scf,
+    /// Synchronous Subgroup Operations.
+    Sso,
+}
+
+/// The SIMT-Step direct models, strongest first (the paper's Table 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Direct {
+    Cm,
+    Sm,
+    Scf,
+    Sso,
 }
 
 impl Sched {
-    pub const ALL: [Sched; 8] = [
+    pub const ALL: [Sched; 12] = [
         Sched::Unfair,
         Sched::Hsa,
         Sched::Obe,
@@ -49,7 +67,28 @@ impl Sched {
         Sched::Fair,
         Sched::Priority,
         Sched::Lockstep,
+        Sched::Cm,
+        Sched::Sm,
+        Sched::Scf,
+        Sched::Sso,
     ];
+
+    /// The SIMT-Step direct model a subgroup scope names, if it does.
+    pub fn direct(self) -> Option<Direct> {
+        Some(match self {
+            Sched::Cm => Direct::Cm,
+            Sched::Sm => Direct::Sm,
+            Sched::Scf => Direct::Scf,
+            Sched::Sso => Direct::Sso,
+            _ => return None,
+        })
+    }
+
+    /// Whether the scope is one of the subgroup-only execution models
+    /// (lockstep and the four direct models).
+    pub fn subgroup_only(self) -> bool {
+        self == Sched::Lockstep || self.direct().is_some()
+    }
 
     /// The lower-case name used after `workgroup=` and `subgroup=`.
     pub fn word(self) -> &'static str {
@@ -62,6 +101,10 @@ impl Sched {
             Sched::Fair => "fair",
             Sched::Priority => "priority",
             Sched::Lockstep => "lockstep",
+            Sched::Cm => "cm",
+            Sched::Sm => "sm",
+            Sched::Scf => "scf",
+            Sched::Sso => "sso",
         }
     }
 
@@ -86,6 +129,7 @@ impl Sched {
             Sched::Lobe => Base::Lobe,
             Sched::Fair => Base::Fair,
             Sched::Priority | Sched::Lockstep => return None,
+            Sched::Cm | Sched::Sm | Sched::Scf | Sched::Sso => return None,
         })
     }
 
@@ -100,6 +144,10 @@ impl Sched {
             "fair" => Sched::Fair,
             "priority" | "hsa+priority" => Sched::Priority,
             "lockstep" | "simt" => Sched::Lockstep,
+            "cm" => Sched::Cm,
+            "sm" => Sched::Sm,
+            "scf" => Sched::Scf,
+            "sso" => Sched::Sso,
             _ => return None,
         })
     }
@@ -163,8 +211,11 @@ impl ScopedModel {
     /// Lockstep only makes sense between the lanes of a subgroup; an
     /// occupancy bound needs at least one slot.
     pub fn validate(&self) -> Result<(), String> {
-        if self.device == Sched::Lockstep || self.workgroup == Sched::Lockstep {
-            return Err("lockstep is a subgroup-scope model (subgroup=lockstep)".into());
+        for s in [self.device, self.workgroup] {
+            if s.subgroup_only() {
+                let w = s.word();
+                return Err(format!("{w} is a subgroup-scope model (subgroup={w})"));
+            }
         }
         if self.occupancy == Some(0) {
             return Err("an occupancy bound must be at least 1".into());
@@ -280,7 +331,7 @@ impl ScopedModel {
 
 fn unknown_sched(v: &str) -> String {
     format!(
-        "unknown scheduler `{v}`; expected unfair, hsa, obe, hsa+obe, lobe, fair, priority or lockstep"
+        "unknown scheduler `{v}`; expected unfair, hsa, obe, hsa+obe, lobe, fair, priority, lockstep, or one of the SIMT-Step models cm, sm, scf, sso (subgroup scope)"
     )
 }
 
@@ -326,7 +377,7 @@ impl fmt::Display for ScopedModel {
             (Sched::Unfair, true) => "UNFAIR_STRONG".to_string(),
             (Sched::Priority, false) => "PRIORITY".to_string(),
             (Sched::Priority, true) => "PRIORITY_STRONG".to_string(),
-            (Sched::Lockstep, _) => "LOCKSTEP".to_string(),
+            (d, _) if d.subgroup_only() => d.word().to_ascii_uppercase(),
             (d, _) => Model::new(d.base().expect("a base"), self.fairness)
                 .name()
                 .to_string(),

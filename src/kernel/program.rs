@@ -14,6 +14,8 @@
 use crate::axb::test::Target;
 pub use crate::kernel::cmp::Cmp;
 use crate::kernel::model::ScopedModel;
+pub use crate::kernel::structure::Construct;
+use crate::kernel::structure::Flow;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -111,6 +113,50 @@ pub struct Code {
     /// A label name per instruction (same length as `instrs`), if any.
     #[serde(default, deserialize_with = "bounded::labels")]
     pub labels: Vec<Option<String>>,
+    /// The structured constructs of the block (selections and loops with
+    /// their merge points, docs/KERNEL.md §2.8), in order of their headers;
+    /// empty for plain goto code.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "bounded::constructs"
+    )]
+    pub constructs: Vec<Construct>,
+}
+
+impl Code {
+    /// The control flow the structure analysis reads (docs/KERNEL.md
+    /// §2.8): successors, conditional branch targets, goto targets.
+    pub fn flow(&self) -> Flow {
+        let len = self.instrs.len();
+        let cond = |i: &Instr| match *i {
+            Instr::Branch { target, .. } => Some(target.pc(len)),
+            Instr::Atomic {
+                branch: Some(b), ..
+            } => Some(b.target.pc(len)),
+            _ => None,
+        };
+        Flow {
+            succ: (0..len)
+                .map(|pc| match self.instrs[pc] {
+                    Instr::Goto { target } => vec![target.pc(len)],
+                    ref i => match cond(i) {
+                        Some(t) if t != pc + 1 => vec![pc + 1, t],
+                        _ => vec![pc + 1],
+                    },
+                })
+                .collect(),
+            cond: self.instrs.iter().map(cond).collect(),
+            goto: self
+                .instrs
+                .iter()
+                .map(|i| match *i {
+                    Instr::Goto { target } => Some(target.pc(len)),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Deserializers of the lists of a program that have a count bound: a
@@ -180,6 +226,7 @@ mod bounded {
         regs: String, super::MAX_REGS, "registers in a block";
         instrs: super::Instr, super::MAX_CODE_LEN, "instructions in a block";
         labels: Option<String>, super::MAX_CODE_LEN, "labels in a block";
+        constructs: super::Construct, 2 * super::MAX_CODE_LEN, "constructs in a block";
     }
 }
 
@@ -702,11 +749,28 @@ impl Program {
                     *t = Target::from_pc(t.pc(len), len);
                 }
             }
+            for k in &mut code.constructs {
+                k.set_merge(Target::from_pc(k.merge().pc(len), len));
+            }
         }
     }
 
     /// Checks every rule of docs/KERNEL.md §1.3 (bounds, names, operands).
     pub fn validate(&self) -> Result<(), InvalidProgram> {
+        self.validate_launch()?;
+        self.validate_locations()?;
+        self.validate_blocks()?;
+        if let Some(m) = &self.model {
+            m.validate().map_err(|e| err(Site::Model, e))?;
+        }
+        for (i, e) in self.expect.iter().enumerate() {
+            e.model.validate().map_err(|m| err(Site::Expect(i), m))?;
+        }
+        Ok(())
+    }
+
+    /// The value domain and the launch shape.
+    fn validate_launch(&self) -> Result<(), InvalidProgram> {
         let p = Site::Program;
         if !(2..=MAX_VALUES).contains(&self.values) || !self.values.is_power_of_two() {
             return Err(err(
@@ -746,6 +810,12 @@ impl Program {
                 format!("subgroup size {s} must divide the workgroup size {n}"),
             ));
         }
+        Ok(())
+    }
+
+    /// The locations: names, cells, initial values.
+    fn validate_locations(&self) -> Result<(), InvalidProgram> {
+        let p = Site::Program;
         if self.locations.len() > MAX_LOCATIONS {
             return Err(err(
                 p,
@@ -798,6 +868,12 @@ impl Program {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// The code blocks and which workgroup runs which.
+    fn validate_blocks(&self) -> Result<(), InvalidProgram> {
+        let (p, w) = (Site::Program, self.workgroups as usize);
         if self.codes.is_empty() || self.codes.len() > MAX_CODES {
             return Err(err(
                 p,
@@ -831,12 +907,6 @@ impl Program {
         }
         for (c, code) in self.codes.iter().enumerate() {
             self.validate_code(c, code)?;
-        }
-        if let Some(m) = &self.model {
-            m.validate().map_err(|e| err(Site::Model, e))?;
-        }
-        for (i, e) in self.expect.iter().enumerate() {
-            e.model.validate().map_err(|m| err(Site::Expect(i), m))?;
         }
         Ok(())
     }
@@ -895,6 +965,16 @@ impl Program {
                 }
             }
         }
+        if !code.constructs.is_empty() {
+            crate::kernel::structure::analyse(&code.flow(), &code.constructs)
+                .map_err(|(pc, msg)| err(Site::Instr { code: c, pc }, msg))?;
+        }
+        self.validate_instrs(c, code)
+    }
+
+    /// Every instruction's operands, registers, target and access.
+    fn validate_instrs(&self, c: usize, code: &Code) -> Result<(), InvalidProgram> {
+        let len = code.instrs.len();
         let nregs = code.regs.len();
         for (pc, ins) in code.instrs.iter().enumerate() {
             let site = Site::Instr { code: c, pc };

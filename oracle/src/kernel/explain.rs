@@ -64,6 +64,9 @@ pub fn move_text(k: &Kernel, m: Move) -> String {
     match m.branch() {
         1 => s.push_str("  (taken)"),
         2 => s.push_str("  (not taken)"),
+        // A SIMT-Step branch splits its dynamic block; the two sides then
+        // interleave (docs/KERNEL.md §2.9).
+        3 if k.machine.direct().is_some() => s.push_str("  (divergent)"),
         3 => s.push_str(if m.choice() == 0 {
             "  (divergent: taken lanes first)"
         } else {

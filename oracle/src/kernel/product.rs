@@ -113,8 +113,12 @@ impl Kernel {
     pub fn new(p: &Program, model: &ScopedModel, red: Reductions) -> Result<Kernel, KernelError> {
         model.validate().map_err(KernelError::Unsupported)?;
         let lockstep = model.subgroup == Sched::Lockstep;
-        let machine = Machine::new(p, lockstep).map_err(KernelError::Unsupported)?;
+        let machine = Machine::with_direct(p, lockstep, model.subgroup.direct())
+            .map_err(KernelError::Unsupported)?;
         let scopes = Scopes::new(&machine, model);
+        // Under a SIMT-Step model a step may move or release other lanes
+        // (merges, collective branches): no step is local (§8.2).
+        let machine_direct = machine.direct();
         let bits = scopes.end as usize;
         if bits > progress_litmus::kernel::machine::MAX_PRODUCT_BITS {
             return Err(KernelError::Unsupported(format!(
@@ -156,7 +160,7 @@ impl Kernel {
             words,
             actor_mask,
             inv_mask,
-            local_first: red.local_first && !priority,
+            local_first: red.local_first && !priority && machine_direct.is_none(),
             symmetry,
             live,
         })

@@ -37,7 +37,7 @@ pub fn inv_bit(i: usize) -> u64 {
 pub fn initial(s: Sched, n: usize) -> u16 {
     match s {
         Sched::Unfair | Sched::Obe | Sched::Lobe | Sched::Lockstep => 0,
-        Sched::Fair => ((1u32 << n) - 1) as u16,
+        Sched::Fair | Sched::Cm | Sched::Sm | Sched::Scf | Sched::Sso => ((1u32 << n) - 1) as u16,
         Sched::Hsa | Sched::HsaObe | Sched::Priority => 1,
     }
 }
@@ -52,6 +52,7 @@ fn smallest_live(n: usize, terminated: u16) -> u16 {
 pub fn after_step(s: Sched, f: u16, t: usize, terminated: u16) -> u16 {
     match s {
         Sched::Unfair | Sched::Fair | Sched::Hsa | Sched::Priority | Sched::Lockstep => f,
+        Sched::Cm | Sched::Sm | Sched::Scf | Sched::Sso => f,
         Sched::Obe | Sched::HsaObe => f | 1 << t,
         Sched::Lobe => f | (((1u32 << (t + 1)) - 1) as u16 & !terminated),
     }
@@ -62,6 +63,7 @@ pub fn after_terminate(s: Sched, f: u16, t: usize, n: usize, terminated: u16) ->
     match s {
         Sched::Unfair | Sched::Lockstep => f,
         Sched::Fair | Sched::Obe | Sched::Lobe => f & !(1 << t),
+        Sched::Cm | Sched::Sm | Sched::Scf | Sched::Sso => f & !(1 << t),
         Sched::Hsa | Sched::Priority => smallest_live(n, terminated),
         Sched::HsaObe => (f & !(1 << t)) | smallest_live(n, terminated),
     }

@@ -20,9 +20,12 @@ use crate::kernel::model::ScopedModel;
 use crate::kernel::program::{
     is_name, Addr, AtomicOp, BinOp, Cmp, Code, CollectiveOp, CondBranch, Expectation, IdKind,
     Instr, Location, Operand, Outcome, Program, RmwOp, Site, KEYWORDS, MAX_CELLS, MAX_CODES,
-    MAX_CODE_LEN, MAX_LOCATIONS, MAX_REGS,
+    MAX_LOCATIONS, MAX_REGS,
 };
 use std::collections::HashMap;
+
+mod block;
+pub use block::MAX_NESTING;
 
 /// Where each part of a parsed program is in its source.
 #[derive(Clone, Debug, Default)]
@@ -686,120 +689,6 @@ impl<'a> Parser<'a> {
         self.location_ids.get(name).copied()
     }
 
-    fn block(&mut self) -> Result<(Code, Vec<(usize, usize)>), ParseError> {
-        self.punct("{")?;
-        let mut regs = Regs {
-            names: Vec::new(),
-            declared: false,
-        };
-        if self.is_ident("reg") {
-            self.next();
-            regs.declared = true;
-            loop {
-                let (r, at) = self.name("register")?;
-                if self.location_index(&r).is_some() {
-                    return Err(err(&at, format!("`{r}` is a memory location")));
-                }
-                if regs.names.contains(&r) {
-                    return Err(err(&at, format!("register `{r}` is declared twice")));
-                }
-                if regs.names.len() == MAX_REGS {
-                    return Err(too_many(&at, MAX_REGS, "registers in a block"));
-                }
-                regs.names.push(r);
-                if !self.is_punct(",") {
-                    break;
-                }
-                self.next();
-            }
-            self.punct(";")?;
-        }
-        let mut instrs = Vec::new();
-        let mut labels: Vec<Option<String>> = Vec::new();
-        let mut spans = Vec::new();
-        // Targets named by label, resolved at the end of the block.
-        let mut pending: Vec<(usize, String, Token)> = Vec::new();
-        // Each label's instruction and where it is defined.
-        let mut label_at: HashMap<String, (usize, Token)> = HashMap::new();
-        loop {
-            if self.is_punct("}") {
-                let close = self.next();
-                if labels.len() > instrs.len() {
-                    return Err(err(&close, "a label must be followed by an instruction"));
-                }
-                break;
-            }
-            if self.peek().tok == Tok::Eof {
-                let t = self.peek();
-                return Err(err(t, "expected `}` to close the block"));
-            }
-            let pc = instrs.len();
-            let mut label: Option<String> = None;
-            // Labels `name:` and the optional instruction number `N:`.
-            loop {
-                let second_is_colon = matches!(self.peek2().tok, Tok::Punct(":"));
-                match self.peek().tok.clone() {
-                    Tok::Ident(w) if second_is_colon => {
-                        let t = self.next();
-                        self.next();
-                        if !is_name(&w) {
-                            return Err(err(&t, format!("`{w}` cannot be a label")));
-                        }
-                        if label.is_some() {
-                            return Err(err(&t, "an instruction has at most one label"));
-                        }
-                        if let Some((_, first)) = label_at.get(&w) {
-                            return Err(err(
-                                &t,
-                                format!(
-                                    "label `{w}` is defined twice (first at {}:{})",
-                                    first.line, first.col
-                                ),
-                            ));
-                        }
-                        label_at.insert(w.clone(), (pc, t));
-                        label = Some(w);
-                    }
-                    Tok::Num(n) if second_is_colon => {
-                        let t = self.next();
-                        self.next();
-                        if n != pc as u64 {
-                            return Err(err(
-                                &t,
-                                format!("instruction number {n} does not match its position {pc}"),
-                            ));
-                        }
-                    }
-                    _ => break,
-                }
-            }
-            labels.push(label);
-            let at = self.peek().clone();
-            if pc == MAX_CODE_LEN {
-                return Err(too_many(&at, MAX_CODE_LEN, "instructions in a block"));
-            }
-            let ins = self.instr(&mut regs, pc, &mut pending)?;
-            spans.push((at.line, at.col));
-            instrs.push(ins);
-        }
-        let len = instrs.len();
-        for (pc, name, t) in pending {
-            let target = label_at
-                .get(&name)
-                .map(|(target, _)| *target)
-                .ok_or_else(|| err(&t, format!("no label `{name}` in this block")))?;
-            set_target(&mut instrs[pc], Target::from_pc(target, len));
-        }
-        Ok((
-            Code {
-                regs: regs.names,
-                instrs,
-                labels,
-            },
-            spans,
-        ))
-    }
-
     fn reg(&mut self, regs: &mut Regs, name: &str, t: &Token) -> Result<u8, ParseError> {
         if let Some(r) = regs.names.iter().position(|n| n == name) {
             return Ok(r as u8);
@@ -988,57 +877,6 @@ impl<'a> Parser<'a> {
                     target: self.target(pc, pending)?,
                 }
             }
-            "if" => {
-                self.next();
-                self.punct("(")?;
-                let lhs = self.access(regs)?;
-                let a = match lhs {
-                    Some(_) => None,
-                    None => Some(self.operand(regs)?),
-                };
-                let ct = self.next();
-                let cmp = match &ct.tok {
-                    Tok::Punct(p) => cmp_of(p),
-                    _ => None,
-                }
-                .ok_or_else(|| {
-                    err(
-                        &ct,
-                        format!(
-                            "expected a comparison (==, !=, <, <=, >, >=), found {}",
-                            describe(&ct.tok)
-                        ),
-                    )
-                })?;
-                let rhs = self.operand(regs)?;
-                self.punct(")")?;
-                self.keyword("goto")?;
-                let target = self.target(pc, pending)?;
-                match (lhs, a) {
-                    (Some(acc), _) => {
-                        let (op, addr) = match acc {
-                            Access::Load(a) => (AtomicOp::Load, a),
-                            Access::Call(op, a) => (op, a),
-                        };
-                        if matches!(op, AtomicOp::Store(_)) {
-                            unreachable!("stores are not expressions");
-                        }
-                        Instr::Atomic {
-                            op,
-                            addr,
-                            dst: None,
-                            branch: Some(CondBranch { cmp, rhs, target }),
-                        }
-                    }
-                    (None, Some(a)) => Instr::Branch {
-                        a,
-                        cmp,
-                        b: rhs,
-                        target,
-                    },
-                    (None, None) => unreachable!(),
-                }
-            }
             "barrier" => {
                 self.next();
                 self.punct("(")?;
@@ -1089,8 +927,55 @@ impl<'a> Parser<'a> {
             }
             w => return Err(err(&t, format!("expected an instruction, found `{w}`"))),
         };
-        self.punct(";")?;
         Ok(ins)
+    }
+
+    /// `if (c) goto L` (the `if` read): the conditional branch, or, when a
+    /// `{` follows the condition, the branch with its target to be set.
+    fn condition(
+        &mut self,
+        regs: &mut Regs,
+        pc: usize,
+        pending: &mut Vec<(usize, String, Token)>,
+    ) -> Result<Instr, ParseError> {
+        self.punct("(")?;
+        let lhs = self.access(regs)?;
+        let a = match lhs {
+            Some(_) => None,
+            None => Some(self.operand(regs)?),
+        };
+        let ct = self.next();
+        let cmp = match &ct.tok {
+            Tok::Punct(p) => cmp_of(p),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            err(
+                &ct,
+                format!(
+                    "expected a comparison (==, !=, <, <=, >, >=), found {}",
+                    describe(&ct.tok)
+                ),
+            )
+        })?;
+        let rhs = self.operand(regs)?;
+        self.punct(")")?;
+        let target = if self.is_punct("{") {
+            Target::End
+        } else {
+            self.keyword("goto")?;
+            self.target(pc, pending)?
+        };
+        Ok(match (lhs, a) {
+            (Some(Access::Load(addr)), _) => fused(AtomicOp::Load, addr, cmp, rhs, target),
+            (Some(Access::Call(op, addr)), _) => fused(op, addr, cmp, rhs, target),
+            (None, a) => Instr::Branch {
+                a: a.expect("an operand"),
+                cmp,
+                b: rhs,
+                target,
+            },
+        })
     }
 
     fn rhs(&mut self, regs: &mut Regs, dst: u8) -> Result<Instr, ParseError> {
@@ -1139,6 +1024,15 @@ impl<'a> Parser<'a> {
                 b: Operand::Imm(0),
             }),
         }
+    }
+}
+
+fn fused(op: AtomicOp, addr: Addr, cmp: Cmp, rhs: Operand, target: Target) -> Instr {
+    Instr::Atomic {
+        op,
+        addr,
+        dst: None,
+        branch: Some(CondBranch { cmp, rhs, target }),
     }
 }
 

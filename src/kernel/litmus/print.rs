@@ -3,7 +3,7 @@
 //! `print(&parse(s)) == s` for every canonical text `s`.
 
 use crate::axb::test::Target;
-use crate::kernel::program::{Addr, AtomicOp, Code, Instr, Operand, Program};
+use crate::kernel::program::{Addr, AtomicOp, Code, Construct, Instr, Operand, Program};
 use std::fmt::Write;
 
 /// The program as canonical litmus text.
@@ -133,8 +133,23 @@ fn print_code(out: &mut String, p: &Program, code: &Code) {
         if let Some(l) = &code.labels[pc] {
             let _ = writeln!(out, "{l}:");
         }
-        let _ = writeln!(out, "  {pc}: {}", instr(p, code, i));
+        let _ = writeln!(out, "  {pc}: {}", annotated(p, code, pc, i));
     }
+}
+
+/// An instruction with the merges of the constructs it heads (§2.8):
+/// `if (a == 0) goto 4 merge 6;`, `m[0] = 1 loop_merge 5;`.
+fn annotated(p: &Program, code: &Code, pc: usize, i: &Instr) -> String {
+    let mut s = instr(p, code, i);
+    for k in code.constructs.iter().filter(|k| k.header() == pc) {
+        s.pop();
+        let word = match k {
+            Construct::Selection { .. } => "merge",
+            Construct::Loop { .. } => "loop_merge",
+        };
+        let _ = write!(s, " {word} {};", target(code, k.merge()));
+    }
+    s
 }
 
 /// An operand as written.

@@ -319,6 +319,7 @@ impl<'a> Lower<'a> {
                 regs: (0..nregs).map(|r| format!("r{r}")).collect(),
                 instrs: self.instrs.clone(),
                 labels: vec![None; len],
+                constructs: Vec::new(),
             }],
             wg_code: vec![0; self.launch.workgroups as usize],
             model: None,

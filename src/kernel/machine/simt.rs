@@ -1,0 +1,553 @@
+//! The SIMT-Step direct models on packed states (docs/KERNEL.md §2.9):
+//! which instructions execute independently, synchronously or
+//! collectively (the paper's Fig. 7), branches and merges (its Fig. 8), and
+//! the dynamic blocks they need, kept per invocation as lane masks: the
+//! lanes of its current dynamic block (`cur`) and, per scope containing
+//! its pc, the lanes of that scope's instance (the merge block's threads).
+//! SSO keeps no masks: its participants are computed from the pcs (§2.9).
+
+use super::{collective_result, get, next_permutation, set, Fault, Machine, Packed, StepInfo};
+use crate::kernel::model::Direct;
+use crate::kernel::program::{AtomicOp, Instr, Program};
+use crate::kernel::structure::{self, Kind, Structure};
+
+/// How an instruction executes under a direct model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Exec {
+    Independent,
+    Synchronous,
+    Collective,
+}
+
+/// The paper's Table 1 and Sec. 4: CM loads collectively and writes
+/// synchronously, SM accesses memory synchronously, SCF independently;
+/// these three branch collectively; SSO only runs subgroup operations
+/// collectively.
+fn exec(d: Direct, i: &Instr) -> Exec {
+    use Exec::*;
+    match *i {
+        Instr::Assign { .. } | Instr::Barrier => Independent,
+        Instr::Collective { .. } => Collective,
+        Instr::Branch { .. }
+        | Instr::Goto { .. }
+        | Instr::Atomic {
+            branch: Some(_), ..
+        } => {
+            if d == Direct::Sso {
+                Independent
+            } else {
+                Collective
+            }
+        }
+        Instr::Atomic {
+            op: AtomicOp::Load, ..
+        } => match d {
+            Direct::Cm => Collective,
+            Direct::Sm => Synchronous,
+            _ => Independent,
+        },
+        Instr::Atomic { .. } => match d {
+            Direct::Cm | Direct::Sm => Synchronous,
+            _ => Independent,
+        },
+    }
+}
+
+fn word(d: Direct) -> &'static str {
+    match d {
+        Direct::Cm => "cm",
+        Direct::Sm => "sm",
+        Direct::Scf => "scf",
+        Direct::Sso => "sso",
+    }
+}
+
+/// The scopes of every block, checked against what the model needs:
+/// structured control flow for CM, SM and SCF (with subgroups of more
+/// than one lane), and for SSO in blocks with subgroup operations, which
+/// must also be free of loops.
+pub(super) fn structures(p: &Program, d: Direct) -> Result<Vec<Structure>, String> {
+    let who = format!("subgroup={}", word(d));
+    let blocks = p.codes.len();
+    let at = |c: usize, pc: usize, m: String| {
+        if blocks > 1 {
+            format!("code block {c}, instruction {pc}: {m}")
+        } else {
+            format!("instruction {pc}: {m}")
+        }
+    };
+    let mut out = Vec::new();
+    for (c, code) in p.codes.iter().enumerate() {
+        let flow = code.flow();
+        let st = structure::analyse(&flow, &code.constructs).map_err(|(pc, m)| at(c, pc, m))?;
+        let collective = code
+            .instrs
+            .iter()
+            .position(|i| matches!(i, Instr::Collective { .. }));
+        if p.subgroup_size > 1 && (d != Direct::Sso || collective.is_some()) {
+            structure::require(&flow, &st, &who).map_err(|(pc, m)| at(c, pc, m))?;
+        }
+        if let (Direct::Sso, Some(pc)) = (d, collective) {
+            if let Some(l) = st.scopes.iter().find(|s| s.kind == Kind::Loop) {
+                return Err(at(c, pc, format!(
+                    "{who} with a subgroup operation in a block with a loop (at {}) is not supported: the dynamic blocks of different iterations would need unbounded counters to tell apart; use subgroup=scf, or a loop-free block",
+                    l.start
+                )));
+            }
+        }
+        out.push(st);
+    }
+    Ok(out)
+}
+
+/// Whether a lane may yet join a subgroup operation (SSO).
+#[derive(PartialEq, Eq)]
+enum Relation {
+    Participant,
+    Potential,
+    Not,
+}
+
+impl Machine {
+    fn first_lane(&self, i: usize) -> usize {
+        i - self.invs[i].lane
+    }
+
+    fn full(&self) -> u32 {
+        (1u32 << self.s) - 1
+    }
+
+    fn masks(&self) -> bool {
+        matches!(self.direct, Some(d) if d != Direct::Sso)
+    }
+
+    /// The lanes of invocation `i`'s dynamic block (itself included).
+    fn cur(&self, s: &[u64], i: usize) -> u32 {
+        get(s, self.invs[i].cur_off, self.s as u32) as u32 | 1 << self.invs[i].lane
+    }
+
+    fn set_cur(&self, s: &mut [u64], i: usize, m: u32) {
+        set(s, self.invs[i].cur_off, self.s as u32, m as u64)
+    }
+
+    fn frame_off(&self, i: usize, d: usize) -> u32 {
+        self.invs[i].cur_off + (1 + d as u32) * self.s as u32
+    }
+
+    fn frame(&self, s: &[u64], i: usize, d: usize) -> u32 {
+        get(s, self.frame_off(i, d), self.s as u32) as u32
+    }
+
+    fn set_frame(&self, s: &mut [u64], i: usize, d: usize, m: u32) {
+        set(s, self.frame_off(i, d), self.s as u32, m as u64)
+    }
+
+    fn flag_off(&self, i: usize, k: u32) -> u32 {
+        self.frame_off(i, self.scope_depth) + k
+    }
+
+    /// Whether invocation `i` waits at a merge for the lanes of its
+    /// construct (direct models; §2.9).
+    pub(super) fn merge_waiting(&self, s: &[u64], i: usize) -> bool {
+        self.masks() && get(s, self.flag_off(i, 0), 1) != 0
+    }
+
+    fn set_flag(&self, s: &mut [u64], i: usize, k: u32, v: bool) {
+        set(s, self.flag_off(i, k), 1, v as u64)
+    }
+
+    /// Every lane in its subgroup's one dynamic block, in every scope
+    /// containing pc 0.
+    pub(super) fn simt_init(&self, s: &mut [u64]) {
+        if !self.masks() {
+            return;
+        }
+        for i in 0..self.invs.len() {
+            self.set_cur(s, i, self.full());
+            let st = &self.structs[self.invs[i].code];
+            for &k in &st.enclosing[0] {
+                self.set_frame(s, i, st.depth[k], self.full());
+            }
+        }
+    }
+
+    /// Whether every lane of `i`'s dynamic block is at `pc` (Aligned).
+    fn aligned(&self, s: &[u64], i: usize, pc: usize) -> bool {
+        let first = self.first_lane(i);
+        lanes(self.cur(s, i))
+            .all(|l| self.pc(s, first + l) == pc && !self.merge_waiting(s, first + l))
+    }
+
+    /// Whether invocation `i` (not finished, not waiting at a barrier) can
+    /// execute its instruction now.
+    pub(super) fn simt_enabled(&self, s: &[u64], i: usize) -> bool {
+        let d = self.direct.expect("a direct model");
+        if self.merge_waiting(s, i) {
+            return false;
+        }
+        let pc = self.pc(s, i);
+        let ins = self.program.codes[self.invs[i].code].instrs[pc];
+        match exec(d, &ins) {
+            Exec::Independent => true,
+            Exec::Synchronous => get(s, self.flag_off(i, 1), 1) != 0 || self.aligned(s, i, pc),
+            Exec::Collective if d == Direct::Sso => self.sso_participants(s, i, pc).is_some(),
+            Exec::Collective => self.aligned(s, i, pc),
+        }
+    }
+
+    /// Every successor of a step of invocation `i` under the direct model.
+    pub(super) fn simt_steps<S: Packed>(
+        &self,
+        s: &S,
+        i: usize,
+        emit: &mut impl FnMut(StepInfo, S),
+    ) -> Result<(), Fault> {
+        let d = self.direct.expect("a direct model");
+        let pc = self.pc(s.as_ref(), i);
+        let ins = self.program.codes[self.invs[i].code].instrs[pc];
+        let mut t = *s;
+        match exec(d, &ins) {
+            Exec::Independent => {}
+            Exec::Synchronous => {
+                // The first lane of the block to execute it releases the
+                // others (Synchronous Arrive); each then goes on alone.
+                let u = t.as_mut();
+                if get(u, self.flag_off(i, 1), 1) == 0 {
+                    let first = self.first_lane(i);
+                    for l in lanes(self.cur(u, i) & !(1 << self.invs[i].lane)) {
+                        self.set_flag(u, first + l, 1, true);
+                    }
+                }
+                self.set_flag(u, i, 1, false);
+            }
+            Exec::Collective => return self.simt_collective(s, i, pc, &ins, emit),
+        }
+        let info = self.simt_single(t.as_mut(), i, pc)?;
+        emit(info, t);
+        Ok(())
+    }
+
+    /// One invocation's own step, then its arrival at the next pc.
+    fn simt_single(&self, t: &mut [u64], i: usize, pc: usize) -> Result<StepInfo, Fault> {
+        let info = self.interleaved_step(t, i)?;
+        let barrier = matches!(
+            self.program.codes[self.invs[i].code].instrs[pc],
+            Instr::Barrier
+        );
+        if barrier {
+            // A completed barrier moved its whole workgroup on.
+            if get(t, self.invs[i].wait_off, 1) == 0 {
+                let w = self.invs[i].wg;
+                for j in w * self.n..(w + 1) * self.n {
+                    let cur = self.cur(t, j);
+                    self.arrive(t, j, 1 << self.invs[j].lane, pc, pc + 1, cur);
+                }
+            }
+            return Ok(info);
+        }
+        let q = self.pc(t, i);
+        let cur = self.cur(t, i);
+        self.arrive(t, i, 1 << self.invs[i].lane, pc, q, cur);
+        Ok(info)
+    }
+
+    /// A collective step of the lanes of `i`'s dynamic block.
+    fn simt_collective<S: Packed>(
+        &self,
+        s: &S,
+        i: usize,
+        pc: usize,
+        ins: &Instr,
+        emit: &mut impl FnMut(StepInfo, S),
+    ) -> Result<(), Fault> {
+        let first = self.first_lane(i);
+        let group = if self.direct == Some(Direct::Sso) {
+            self.sso_participants(s.as_ref(), i, pc).expect("enabled")
+        } else {
+            self.cur(s.as_ref(), i)
+        };
+        let ls: Vec<usize> = lanes(group).collect();
+        let len = self.lens[self.invs[i].code];
+        let info = StepInfo {
+            pc: pc as u8,
+            branch: 0,
+            choice: 0,
+        };
+        let mut t = *s;
+        let u = t.as_mut();
+        match *ins {
+            Instr::Collective { op, dst, src } => {
+                let vals: Vec<u16> = ls
+                    .iter()
+                    .map(|&l| self.eval(s.as_ref(), first + l, src))
+                    .collect();
+                let r = collective_result(op, &vals);
+                for &l in &ls {
+                    self.set_reg(u, first + l, dst as usize, r);
+                }
+                self.arrive(u, i, group, pc, pc + 1, group);
+            }
+            Instr::Atomic {
+                op,
+                addr,
+                dst,
+                branch: None,
+            } => {
+                // A collective load: every lane reads in the same step.
+                for &l in &ls {
+                    let old = self.atomic(u, first + l, pc, op, addr)?;
+                    if let Some(d) = dst {
+                        self.set_reg(u, first + l, d as usize, old);
+                    }
+                }
+                self.arrive(u, i, group, pc, pc + 1, group);
+            }
+            Instr::Goto { target } => self.arrive(u, i, group, pc, target.pc(len), group),
+            Instr::Branch { a, cmp, b, target } => {
+                let taken = ls
+                    .iter()
+                    .filter(|&&l| cmp.eval(self.eval(u, first + l, a), self.eval(u, first + l, b)))
+                    .fold(0u32, |m, &l| m | 1 << l);
+                let info = self.simt_branch(u, i, group, taken, pc, target.pc(len));
+                emit(info, t);
+                return Ok(());
+            }
+            Instr::Atomic { .. } => return self.simt_fused(s, i, group, pc, ins, emit),
+            Instr::Assign { .. } | Instr::Barrier => unreachable!("independent instructions"),
+        }
+        emit(info, t);
+        Ok(())
+    }
+
+    /// A collective fused atomic branch: the lanes' atomics one after the
+    /// other, in every order (as in lockstep, §2.6), then the branch.
+    fn simt_fused<S: Packed>(
+        &self,
+        s: &S,
+        i: usize,
+        group: u32,
+        pc: usize,
+        ins: &Instr,
+        emit: &mut impl FnMut(StepInfo, S),
+    ) -> Result<(), Fault> {
+        let Instr::Atomic {
+            op,
+            addr,
+            branch: Some(b),
+            ..
+        } = *ins
+        else {
+            unreachable!("a fused atomic branch")
+        };
+        let first = self.first_lane(i);
+        let len = self.lens[self.invs[i].code];
+        let mut order: Vec<usize> = lanes(group).collect();
+        let mut seen: Vec<S> = Vec::new();
+        loop {
+            let mut t = *s;
+            let u = t.as_mut();
+            let mut taken = 0u32;
+            for &l in &order {
+                let old = self.atomic(u, first + l, pc, op, addr)?;
+                if b.cmp.eval(old, self.eval(u, first + l, b.rhs)) {
+                    taken |= 1 << l;
+                }
+            }
+            let info = self.simt_branch(u, i, group, taken, pc, b.target.pc(len));
+            if !seen.contains(&t) {
+                seen.push(t);
+                emit(info, t);
+            }
+            if !next_permutation(&mut order) {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The lanes of `group` branch: `taken` ones to `target`, the others
+    /// to `pc + 1`, each side a dynamic block of its own when they differ.
+    fn simt_branch(
+        &self,
+        t: &mut [u64],
+        i: usize,
+        group: u32,
+        taken: u32,
+        pc: usize,
+        target: usize,
+    ) -> StepInfo {
+        let mut info = StepInfo {
+            pc: pc as u8,
+            branch: 0,
+            choice: 0,
+        };
+        let rest = group & !taken;
+        if rest == 0 {
+            info.branch = 1;
+            self.arrive(t, i, group, pc, target, group);
+        } else if taken == 0 {
+            info.branch = 2;
+            self.arrive(t, i, group, pc, pc + 1, group);
+        } else {
+            info.branch = 3;
+            self.arrive(t, i, taken, pc, target, taken);
+            self.arrive(t, i, rest, pc, pc + 1, rest);
+        }
+        info
+    }
+
+    /// The lanes `movers` of `i`'s subgroup, of the dynamic block `db`, go
+    /// from `p` to `q`: they leave the scopes containing `p` but not `q`
+    /// (reconverging at the merge when `q` is the end of the outermost,
+    /// escaping the others), and enter those that start at `q`.
+    fn arrive(&self, t: &mut [u64], i: usize, movers: u32, p: usize, q: usize, db: u32) {
+        let first = self.first_lane(i);
+        for l in lanes(movers) {
+            self.set_pc(t, first + l, q);
+        }
+        if !self.masks() {
+            return;
+        }
+        let st = &self.structs[self.invs[i].code];
+        if q >= self.lens[self.invs[i].code] {
+            return self.leave(t, first, movers);
+        }
+        let (from, to) = (&st.enclosing[p], &st.enclosing[q]);
+        let exited: Vec<usize> = from.iter().copied().filter(|k| !to.contains(k)).collect();
+        let merge = exited.first().copied().filter(|&o| st.scopes[o].end == q);
+        for &k in exited.iter().filter(|&&k| st.scopes[k].end != q) {
+            self.escape(t, first, st, k, movers);
+        }
+        let any = first + movers.trailing_zeros() as usize;
+        let cur = merge.map_or(db, |o| self.frame(t, any, st.depth[o])) | movers;
+        for l in lanes(movers) {
+            let j = first + l;
+            self.set_cur(t, j, cur);
+            for d in to.len()..self.scope_depth {
+                self.set_frame(t, j, d, 0);
+            }
+            for &e in to.iter().filter(|k| !from.contains(k)) {
+                self.set_frame(t, j, st.depth[e], cur);
+            }
+            self.set_flag(t, j, 0, merge.is_some());
+        }
+        self.release(t, first);
+    }
+
+    /// Lanes that finished leave every dynamic block and scope instance.
+    fn leave(&self, t: &mut [u64], first: usize, movers: u32) {
+        for l in 0..self.s {
+            let j = first + l;
+            if movers & 1 << l != 0 {
+                self.set_cur(t, j, 0);
+                for d in 0..self.scope_depth {
+                    self.set_frame(t, j, d, 0);
+                }
+                self.set_flag(t, j, 0, false);
+                self.set_flag(t, j, 1, false);
+                continue;
+            }
+            let c = self.cur(t, j) & !movers;
+            self.set_cur(t, j, c);
+            for d in 0..self.scope_depth {
+                let f = self.frame(t, j, d) & !movers;
+                self.set_frame(t, j, d, f);
+            }
+        }
+        self.release(t, first);
+    }
+
+    /// Lanes that jump out of scope `k` past its merge (a `break`, a
+    /// `continue` out of a selection): the others stop waiting for them
+    /// there.
+    fn escape(&self, t: &mut [u64], first: usize, st: &Structure, k: usize, movers: u32) {
+        for l in (0..self.s).filter(|l| movers & 1 << l == 0) {
+            let j = first + l;
+            let pj = self.pc(t, j);
+            if pj >= self.lens[self.invs[j].code] {
+                continue;
+            }
+            let inside = st.enclosing[pj].contains(&k);
+            if inside {
+                let f = self.frame(t, j, st.depth[k]) & !movers;
+                self.set_frame(t, j, st.depth[k], f);
+            }
+            if inside || (self.merge_waiting(t, j) && pj == st.scopes[k].end) {
+                let c = self.cur(t, j) & !movers;
+                self.set_cur(t, j, c);
+            }
+        }
+    }
+
+    /// Reconvergence: lanes waiting at a merge go on once every lane of
+    /// their construct waits there (the collective label of Fig. 8).
+    fn release(&self, t: &mut [u64], first: usize) {
+        for l in 0..self.s {
+            let j = first + l;
+            if !self.merge_waiting(t, j) {
+                continue;
+            }
+            let (c, pc) = (self.cur(t, j), self.pc(t, j));
+            let all = lanes(c).all(|m| {
+                let k = first + m;
+                self.merge_waiting(t, k) && self.pc(t, k) == pc && self.cur(t, k) == c
+            });
+            if all {
+                for m in lanes(c) {
+                    self.set_flag(t, first + m, 0, false);
+                }
+            }
+        }
+    }
+
+    /// SSO: the lanes that execute `i`'s subgroup operation at `pc` with
+    /// it, or `None` while some lane may still join (its unknown lanes).
+    fn sso_participants(&self, s: &[u64], i: usize, pc: usize) -> Option<u32> {
+        let first = self.first_lane(i);
+        let st = &self.structs[self.invs[i].code];
+        let len = self.lens[self.invs[i].code];
+        let mut group = 1u32 << self.invs[i].lane;
+        for l in 0..self.s {
+            let j = first + l;
+            if j == i || self.terminated(s, j) || self.pc(s, j) >= len {
+                continue;
+            }
+            match relation(st, pc, self.pc(s, j)) {
+                Relation::Potential => return None,
+                Relation::Participant => group |= 1 << l,
+                Relation::Not => {}
+            }
+        }
+        Some(group)
+    }
+}
+
+/// How a lane at `pj` stands to the dynamic block of a subgroup operation
+/// at `pc`, in a loop-free structured block (§2.9): on its path and there,
+/// on its path and behind, or gone another way.
+fn relation(st: &Structure, pc: usize, pj: usize) -> Relation {
+    for &k in &st.enclosing[pc] {
+        let sc = st.scopes[k];
+        if (sc.start..sc.end).contains(&pj) {
+            if pj == sc.start {
+                return Relation::Potential;
+            }
+            if st.arm[k][pj - sc.start] != st.arm[k][pc - sc.start] {
+                return Relation::Not;
+            }
+        } else if pj < sc.start {
+            return Relation::Potential;
+        } else {
+            return Relation::Not;
+        }
+    }
+    match pj.cmp(&pc) {
+        std::cmp::Ordering::Equal => Relation::Participant,
+        std::cmp::Ordering::Less => Relation::Potential,
+        std::cmp::Ordering::Greater => Relation::Not,
+    }
+}
+
+/// The lanes of a mask, lowest first.
+fn lanes(m: u32) -> impl Iterator<Item = usize> {
+    (0..32).filter(move |l| m & 1 << l != 0)
+}
