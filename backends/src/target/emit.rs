@@ -81,6 +81,11 @@ pub struct EmitOptions {
     pub deadline_ms: u64,
     /// Programs only: the file stem of the program.
     pub program_name: String,
+    /// GLSL and WGSL only: the bare (verification) form, the program a
+    /// verifier should see: no stop flag, no iteration budget, no counters,
+    /// fixed-size memory and the launch in comment lines the oracle reads
+    /// (docs/KERNEL.md §10.1). Not for running.
+    pub bare: bool,
 }
 
 /// Why the tests cannot be emitted as asked.
@@ -273,6 +278,8 @@ fn shader(t: &NamedTest, mapping: Mapping, opts: &EmitOptions) -> Result<String,
         msg,
     };
     Ok(match opts.target {
+        Target::Glsl if opts.bare => glsl::bare_shader(t, &layout, opts.shape).map_err(layout_err)?,
+        Target::Wgsl if opts.bare => wgsl::bare_shader(t, &layout, opts.shape).map_err(layout_err)?,
         Target::Glsl => glsl::shader(t, &layout, opts.shape, "glsl").map_err(layout_err)?,
         Target::Vulkan => glsl::shader(t, &layout, opts.shape, "vulkan").map_err(layout_err)?,
         Target::Amber => amber::script(t, &layout, opts.shape).map_err(layout_err)?,
@@ -320,6 +327,7 @@ fn vulkan_files(
 pub fn kernel_files(
     programs: &[NamedProgram],
     target: Target,
+    bare: bool,
 ) -> Result<(Vec<File>, Vec<EmitError>), EmitError> {
     let lang = match target {
         Target::Cuda => kernel::Lang::Cuda,
@@ -346,7 +354,12 @@ pub fn kernel_files(
                 second: p.name.clone(),
             });
         }
-        match kernel::emit(p, lang) {
+        let emitted = if bare {
+            kernel::emit_bare(p, lang)
+        } else {
+            kernel::emit(p, lang)
+        };
+        match emitted {
             Ok(contents) => out.push(File { path, contents }),
             Err(e) => refused.push(EmitError::Kernel(e)),
         }

@@ -108,8 +108,17 @@ fn segments(instrs: &[Instr]) -> Segments {
     Segments { ranges }
 }
 
+mod bare;
+pub use bare::emit_bare;
+
 /// Why a program cannot be emitted for a target.
 pub fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {
+    refusal_in(p, lang, false)
+}
+
+/// [`refusal`] for the run form, or for the bare form (`bare`), whose
+/// collectives are the language's own subgroup operations.
+fn refusal_in(p: &NamedProgram, lang: Lang, bare: bool) -> Option<String> {
     let prog = &p.program;
     for (c, code) in prog.codes.iter().enumerate() {
         for (pc, i) in code.instrs.iter().enumerate() {
@@ -128,6 +137,7 @@ pub fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {
                         at()
                     ));
                 }
+                Instr::Collective { .. } if bare => {}
                 Instr::Collective { .. } if lang == Lang::Wgsl => {
                     return Some(format!(
                         "{}: subgroup collectives need WGSL's `subgroups` extension, which WebGPU's core lacks; emit it for cuda or glsl",
@@ -309,6 +319,8 @@ struct Spell {
     lang: Lang,
     mask: u32,
     bits: u32,
+    /// The bare (verification) form ([`emit_bare`]).
+    bare: bool,
 }
 
 impl Spell {
@@ -346,6 +358,12 @@ impl Spell {
             BinOp::Shl | BinOp::Shr => {
                 let sym = op.symbol();
                 match self.lang {
+                    // The bare form has no `min` (outside the oracle's
+                    // language); its registers hold values below 2^bits.
+                    Lang::Wgsl if self.bare => format!(
+                        "select(({a} {sym} {b}) & {m}, 0u, {b} >= {})",
+                        self.u(self.bits)
+                    ),
                     Lang::Wgsl => format!(
                         "select(({a} {sym} min({b}, 31u)) & {m}, 0u, {b} >= {})",
                         self.u(self.bits)
@@ -448,6 +466,9 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
             let e = collective(p, op, src, sp, &mut out);
             let _ = writeln!(out, "r{dst} = {e};\npc = {next};");
         }
+        Instr::Atomic { .. } if sp.bare => {
+            out = bare::atomic(p, c, pc, sp);
+        }
         Instr::Atomic {
             op,
             addr,
@@ -490,7 +511,11 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
 /// The statement of a conditional jump: `pc` is `target` if `cond`, else
 /// `next` (WGSL has no `?:`, only `select`).
 fn branch_pc(sp: &Spell, cond: &str, target: &str, next: &str) -> String {
-    if sp.lang == Lang::Wgsl {
+    if sp.bare {
+        // A branch, as a verifier reads it best (no selection through a
+        // temporary), the same in both languages.
+        format!("if ({cond}) {{\n    pc = {target};\n}} else {{\n    pc = {next};\n}}")
+    } else if sp.lang == Lang::Wgsl {
         format!("pc = select({next}, {target}, {cond});")
     } else {
         format!("pc = ({cond}) ? {target} : {next};")
@@ -507,6 +532,21 @@ fn collective(p: &Program, op: CollectiveOp, src: Operand, sp: &Spell, out: &mut
     // GLSL takes clusters of `subgroup_size` invocations.
     let s = sp.u(p.subgroup_size.max(1));
     match (sp.lang, op) {
+        // The bare form: the language's own collectives, over the subgroups
+        // of its `subgroup_size` line.
+        (Lang::Wgsl, CollectiveOp::All) if sp.bare => {
+            format!("select(0u, 1u, subgroupAll({v} != 0u))")
+        }
+        (Lang::Wgsl, CollectiveOp::Any) if sp.bare => {
+            format!("select(0u, 1u, subgroupAny({v} != 0u))")
+        }
+        (Lang::Glsl, CollectiveOp::All) if sp.bare => {
+            format!("(subgroupAll({v} != 0u) ? 1u : 0u)")
+        }
+        (Lang::Glsl, CollectiveOp::Any) if sp.bare => {
+            format!("(subgroupAny({v} != 0u) ? 1u : 0u)")
+        }
+        (_, CollectiveOp::BroadcastFirst) if sp.bare => format!("subgroupBroadcastFirst({v})"),
         (Lang::Cuda, CollectiveOp::All) => {
             format!("__all_sync(sg_mask, {v} != 0u) ? 1u : 0u")
         }
@@ -535,6 +575,21 @@ fn collective(p: &Program, op: CollectiveOp, src: Operand, sp: &Spell, out: &mut
 /// global array plus the index.
 fn atomic_cell(p: &Program, addr: Addr, lay: &Layout, sp: &Spell) -> String {
     let loc = &p.locations[addr.loc as usize];
+    if sp.bare {
+        // The location's own variable; `emit_bare` refuses a program whose
+        // index may leave it, as `emit` does.
+        let name = bare::var_name(loc);
+        let cell = if loc.array {
+            format!("{name}[{}]", sp.operand(addr.index))
+        } else {
+            name
+        };
+        return if sp.lang == Lang::Wgsl {
+            format!("&{cell}")
+        } else {
+            cell
+        };
+    }
     let (off, shared) = if loc.shared {
         (lay.shared_off[addr.loc as usize], true)
     } else {
@@ -572,7 +627,7 @@ fn atomic_old(op: AtomicOp, cell: &str, exact: bool, sp: &Spell, out: &mut Strin
                 sp.atomic("cas", cell, &[&e, &n])
             }
         }
-        AtomicOp::Fetch(rmw @ (RmwOp::Add | RmwOp::Sub), v) if exact => {
+        AtomicOp::Fetch(rmw @ (RmwOp::Add | RmwOp::Sub), v) if exact && !sp.bare => {
             // A compare-exchange loop keeps the exact value: the
             // location also takes compare-exchange, min or max.
             let v = sp.operand(v);
@@ -627,13 +682,19 @@ fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
     let segs = segments(&code.instrs);
     let mut out = String::new();
     let stop = match sp.lang {
-        Lang::Cuda => "if (*stop != 0u) { left = true; break; }".to_string(),
-        Lang::Glsl => "if (stop_flag != 0u) { left = true; break; }".to_string(),
-        Lang::Wgsl => "if (axb_leave(&budget)) { left = true; break; }".to_string(),
+        _ if sp.bare => "",
+        Lang::Cuda => "if (*stop != 0u) { left = true; break; }\n",
+        Lang::Glsl => "if (stop_flag != 0u) { left = true; break; }\n",
+        Lang::Wgsl => "if (axb_leave(&budget)) { left = true; break; }\n",
     };
+    let left = if sp.bare { "" } else { "!left && " };
     for (k, &(start, end)) in segs.ranges.iter().enumerate() {
         let _ = writeln!(out, "// pcs {start}..{end}");
-        let cond = format!("!left && pc >= {} && pc < {}", sp.u(start), sp.u(end));
+        let cond = if start == 0 && sp.bare {
+            format!("{left}pc < {}", sp.u(end))
+        } else {
+            format!("{left}pc >= {} && pc < {}", sp.u(start), sp.u(end))
+        };
         let mut cases = String::new();
         for pc in start..end {
             let body = lower(p, c, pc, lay, sp);
@@ -662,7 +723,7 @@ fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
             _ => "default: break;\n",
         };
         let body = format!(
-            "{stop}\nswitch (pc) {{\n{}{}}}\n",
+            "{stop}switch (pc) {{\n{}{}}}\n",
             indent(&cases, 1),
             indent(default, 1)
         );
@@ -684,11 +745,15 @@ fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
                 Lang::Glsl => "barrier();",
                 Lang::Wgsl => "workgroupBarrier();",
             };
+            let next = if sp.bare {
+                format!("pc = {};", sp.u(end + 1))
+            } else {
+                format!("if (!left) {{ pc = {}; }}", sp.u(end + 1))
+            };
             let _ = writeln!(
                 out,
-                "// {} (top-level: every invocation reaches it once)\n{b}\nif (!left) {{ pc = {}; }}",
-                litmus::print::at(p, c, end),
-                sp.u(end + 1)
+                "// {} (top-level: every invocation reaches it once)\n{b}\n{next}",
+                litmus::print::at(p, c, end)
             );
         }
     }
@@ -868,6 +933,7 @@ pub fn emit(p: &NamedProgram, lang: Lang) -> Result<String, String> {
         lang,
         mask: prog.values as u32 - 1,
         bits: prog.values.trailing_zeros(),
+        bare: false,
     };
     let body = kernel_body(prog, &lay, &sp);
     Ok(match lang {
