@@ -692,6 +692,9 @@ fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
         let _ = writeln!(out, "// pcs {start}..{end}");
         let cond = if start == 0 && sp.bare {
             format!("{left}pc < {}", sp.u(end))
+        } else if sp.bare {
+            // Two tests, not `&&` (which a verifier reads as arithmetic).
+            format!("pc >= {}", sp.u(start))
         } else {
             format!("{left}pc >= {} && pc < {}", sp.u(start), sp.u(end))
         };
@@ -727,6 +730,11 @@ fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
             indent(&cases, 1),
             indent(default, 1)
         );
+        let body = if sp.bare && start > 0 {
+            format!("if (pc >= {}) {{ break; }}\n{body}", sp.u(end))
+        } else {
+            body
+        };
         match sp.lang {
             Lang::Wgsl => {
                 let _ = write!(

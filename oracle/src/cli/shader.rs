@@ -52,6 +52,7 @@ pub fn set_launch(a: &LaunchArgs, max_states: usize) {
         entry: a.entry.clone(),
         values: a.values,
         max_states,
+        simplify: true,
     });
 }
 

@@ -369,3 +369,4 @@ mod emit;
 mod finish;
 pub mod glsl_atomics;
 mod stmt;
+mod thread;

@@ -45,6 +45,10 @@ pub struct Launch {
     pub values: Option<u16>,
     /// The state bound of the value check (the command's `--max-states`).
     pub max_states: usize,
+    /// Simplify the translation (jump threading, unreachable code, dead
+    /// registers: `lower/thread.rs`, §10.5); off only to check that the
+    /// simplification keeps every verdict.
+    pub simplify: bool,
 }
 
 impl Default for Launch {
@@ -56,6 +60,7 @@ impl Default for Launch {
             entry: None,
             values: None,
             max_states: 2_000_000,
+            simplify: true,
         }
     }
 }

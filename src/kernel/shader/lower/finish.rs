@@ -283,7 +283,11 @@ impl<'a> Lower<'a> {
     pub(super) fn finish(mut self) -> Res<Translation> {
         let end = self.end;
         self.bind(end);
-        self.drop_fallthrough_jumps();
+        if self.launch.simplify {
+            self.simplify();
+        } else {
+            self.drop_fallthrough_jumps();
+        }
         let len = self.instrs.len();
         if len > crate::kernel::program::MAX_CODE_LEN {
             let span = self.spans[crate::kernel::program::MAX_CODE_LEN];
@@ -354,7 +358,7 @@ impl<'a> Lower<'a> {
 
     /// Removes every `goto` to the next instruction (structured control
     /// flow leaves many), renumbering labels and jumps.
-    fn drop_fallthrough_jumps(&mut self) {
+    pub(super) fn drop_fallthrough_jumps(&mut self) {
         let jumps: HashMap<usize, usize> = self.fixups.iter().copied().collect();
         let keep: Vec<bool> = (0..self.instrs.len())
             .map(|pc| {
@@ -362,26 +366,7 @@ impl<'a> Lower<'a> {
                     || self.labels[jumps[&pc]] != Some(pc + 1)
             })
             .collect();
-        let mut new_pc = Vec::with_capacity(keep.len() + 1);
-        let mut n = 0;
-        for &k in &keep {
-            new_pc.push(n);
-            n += k as usize;
-        }
-        new_pc.push(n);
-        for l in self.labels.iter_mut().flatten() {
-            *l = new_pc[*l];
-        }
-        self.fixups = self
-            .fixups
-            .iter()
-            .filter(|(pc, _)| keep[*pc])
-            .map(|&(pc, l)| (new_pc[pc], l))
-            .collect();
-        let mut k = keep.iter();
-        self.instrs.retain(|_| *k.next().unwrap_or(&true));
-        let mut k = keep.iter();
-        self.spans.retain(|_| *k.next().unwrap_or(&true));
+        self.remove(&keep);
     }
 
     /// `--values`, or the least power of two above every constant and
