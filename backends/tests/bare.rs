@@ -61,7 +61,11 @@ fn every_published_test_read_back_from_bare_wgsl_and_glsl_gets_its_published_ver
         let files = emit::files(&tests, &options(target)).unwrap();
         assert_eq!(files.len(), tests.len());
         for (t, f) in tests.iter().zip(&files) {
-            let want = t.entry.verdicts.clone().expect("the published suite is labelled");
+            let want = t
+                .entry
+                .verdicts
+                .clone()
+                .expect("the published suite is labelled");
             for simplify in [true, false] {
                 let launch = Launch {
                     simplify,
@@ -135,7 +139,10 @@ fn round_trip(p: &NamedProgram, lang: Lang, wrong: &mut Vec<String>) -> Fate {
     );
     assert_eq!(q.expect, p.program.expect, "{}", path.display());
     let inits = |x: &progress_litmus::kernel::program::Program| {
-        x.locations.iter().map(|l| l.init.clone()).collect::<Vec<_>>()
+        x.locations
+            .iter()
+            .map(|l| l.init.clone())
+            .collect::<Vec<_>>()
     };
     let used: Vec<Vec<u8>> = inits(q);
     assert!(

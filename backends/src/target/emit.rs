@@ -278,8 +278,12 @@ fn shader(t: &NamedTest, mapping: Mapping, opts: &EmitOptions) -> Result<String,
         msg,
     };
     Ok(match opts.target {
-        Target::Glsl if opts.bare => glsl::bare_shader(t, &layout, opts.shape).map_err(layout_err)?,
-        Target::Wgsl if opts.bare => wgsl::bare_shader(t, &layout, opts.shape).map_err(layout_err)?,
+        Target::Glsl if opts.bare => {
+            glsl::bare_shader(t, &layout, opts.shape).map_err(layout_err)?
+        }
+        Target::Wgsl if opts.bare => {
+            wgsl::bare_shader(t, &layout, opts.shape).map_err(layout_err)?
+        }
         Target::Glsl => glsl::shader(t, &layout, opts.shape, "glsl").map_err(layout_err)?,
         Target::Vulkan => glsl::shader(t, &layout, opts.shape, "vulkan").map_err(layout_err)?,
         Target::Amber => amber::script(t, &layout, opts.shape).map_err(layout_err)?,

@@ -146,7 +146,8 @@ pub fn parse(path: &Path, src: &str, prepared: &Prepared) -> Result<naga::Module
                 col,
                 msg: format!(
                     "GLSL: {}",
-                    msg.replace("Atomic", "atomic").replace("Subgroup", "subgroup")
+                    msg.replace("Atomic", "atomic")
+                        .replace("Subgroup", "subgroup")
                 ),
             }
         })

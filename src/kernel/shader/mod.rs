@@ -402,7 +402,11 @@ impl Annotations {
             if vs.len() != loc.init.len() {
                 return Err((
                     *line,
-                    format!("init `{name}`: {} values for {} cells", vs.len(), loc.init.len()),
+                    format!(
+                        "init `{name}`: {} values for {} cells",
+                        vs.len(),
+                        loc.init.len()
+                    ),
                 ));
             }
             if let Some(v) = vs.iter().find(|&&v| v >= values) {

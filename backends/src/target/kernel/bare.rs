@@ -19,7 +19,9 @@
 //! `GL_KHR_shader_subgroup_vote` and `_ballot`), over the subgroups of the
 //! `subgroup_size` line.
 
-use super::{atomic_cell, branch_pc, header, index_refusal, indent, layout, refusal_in, Lang, Spell};
+use super::{
+    atomic_cell, branch_pc, header, indent, index_refusal, layout, refusal_in, Lang, Spell,
+};
 use progress_litmus::axb::test::Target as Jump;
 use progress_litmus::kernel::load::NamedProgram;
 use progress_litmus::kernel::program::{
@@ -308,9 +310,7 @@ fn old(op: AtomicOp, cell: &str, sp: &Spell) -> String {
     match op {
         AtomicOp::Load if wgsl => format!("atomicLoad({cell})"),
         AtomicOp::Load => format!("atomicOr({cell}, 0u)"),
-        AtomicOp::Store(v) | AtomicOp::Exchange(v) => {
-            sp.atomic("exch", cell, &[&sp.operand(v)])
-        }
+        AtomicOp::Store(v) | AtomicOp::Exchange(v) => sp.atomic("exch", cell, &[&sp.operand(v)]),
         AtomicOp::CompareExchange(e, n) => {
             let cas = sp.atomic("cas", cell, &[&sp.operand(e), &sp.operand(n)]);
             if wgsl {

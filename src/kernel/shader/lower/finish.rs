@@ -48,7 +48,8 @@ impl<'a> Lower<'a> {
                 // after its variable.
                 if members.len() == 1 && !anonymous {
                     let l = self.declare_location(&name, members[0].ty, shared)?;
-                    self.names.push((stmt::name_of(&members[0].name).to_string(), l));
+                    self.names
+                        .push((stmt::name_of(&members[0].name).to_string(), l));
                     return Ok(Global::Struct(vec![l]));
                 }
                 for m in members {

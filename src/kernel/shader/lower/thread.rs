@@ -135,10 +135,30 @@ impl<'a> Lower<'a> {
     }
 
     /// Jump threading (rewrite 1) over every jump; whether one changed.
+    /// A branch on two constants (`while (true)`) is first a `goto` or
+    /// nothing.
     fn thread_jumps(&mut self) -> bool {
+        let mut changed = false;
+        let mut keep = vec![true; self.instrs.len()];
+        for (pc, i) in self.instrs.iter_mut().enumerate() {
+            if let Instr::Branch {
+                a: Operand::Imm(x),
+                cmp,
+                b: Operand::Imm(y),
+                target,
+            } = *i
+            {
+                if cmp.eval(x, y) {
+                    *i = Instr::Goto { target };
+                } else {
+                    keep[pc] = false;
+                }
+                changed = true;
+            }
+        }
+        self.remove(&keep);
         let targets = self.jump_targets();
         let jumps: HashMap<usize, usize> = self.fixups.iter().copied().collect();
-        let mut changed = false;
         for k in 0..self.fixups.len() {
             let (pc, label) = self.fixups[k];
             let env = self.known_before(pc, &targets);
