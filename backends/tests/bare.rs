@@ -14,7 +14,8 @@
 
 use backends::mapping::Mapping;
 use backends::target::emit::{self, EmitOptions, Target};
-use backends::target::kernel::{emit_bare, Lang};
+use backends::target::kernel::bare::emit_bare;
+use backends::target::kernel::Lang;
 use backends::Shape;
 use oracle::kernel::product::Reductions;
 use oracle::kernel::{check_expectations, flat_verdicts, Options};

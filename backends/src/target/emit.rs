@@ -359,7 +359,7 @@ pub fn kernel_files(
             });
         }
         let emitted = if bare {
-            kernel::emit_bare(p, lang)
+            kernel::bare::emit_bare(p, lang)
         } else {
             kernel::emit(p, lang)
         };

@@ -108,8 +108,7 @@ fn segments(instrs: &[Instr]) -> Segments {
     Segments { ranges }
 }
 
-mod bare;
-pub use bare::emit_bare;
+pub mod bare;
 
 /// Why a program cannot be emitted for a target.
 pub fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {
@@ -118,7 +117,7 @@ pub fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {
 
 /// [`refusal`] for the run form, or for the bare form (`bare`), whose
 /// collectives are the language's own subgroup operations.
-fn refusal_in(p: &NamedProgram, lang: Lang, bare: bool) -> Option<String> {
+pub(crate) fn refusal_in(p: &NamedProgram, lang: Lang, bare: bool) -> Option<String> {
     let prog = &p.program;
     for (c, code) in prog.codes.iter().enumerate() {
         for (pc, i) in code.instrs.iter().enumerate() {
@@ -207,7 +206,7 @@ fn index_may_fault(p: &Program) -> bool {
 /// nothing about the program the oracle decided. Only programs whose
 /// indexes are not all in range by their operands' ranges are explored
 /// (the oracle's own product, unfair: every reachable state).
-fn index_refusal(p: &NamedProgram) -> Option<String> {
+pub(crate) fn index_refusal(p: &NamedProgram) -> Option<String> {
     use oracle::kernel::product::{build, Kernel, Reductions};
     use oracle::kernel::{KernelError, DEFAULT_MAX_STATES};
     let prog = &p.program;
@@ -268,7 +267,7 @@ fn has_collectives(p: &Program) -> bool {
 
 /// Where each location starts in global memory (`None` for shared ones)
 /// and in shared memory.
-struct Layout {
+pub(crate) struct Layout {
     global_off: Vec<usize>,
     shared_off: Vec<usize>,
     global_words: usize,
@@ -277,7 +276,7 @@ struct Layout {
     exact: Vec<bool>,
 }
 
-fn layout(p: &Program) -> Layout {
+pub(crate) fn layout(p: &Program) -> Layout {
     let (mut g, mut s) = (0, 0);
     let mut global_off = Vec::new();
     let mut shared_off = Vec::new();
@@ -315,16 +314,16 @@ fn layout(p: &Program) -> Layout {
 }
 
 /// Spellings that differ between the languages.
-struct Spell {
-    lang: Lang,
-    mask: u32,
-    bits: u32,
-    /// The bare (verification) form ([`emit_bare`]).
-    bare: bool,
+pub(crate) struct Spell {
+    pub(crate) lang: Lang,
+    pub(crate) mask: u32,
+    pub(crate) bits: u32,
+    /// The bare (verification) form ([`bare::emit_bare`]).
+    pub(crate) bare: bool,
 }
 
 impl Spell {
-    fn u(&self, v: impl std::fmt::Display) -> String {
+    pub(crate) fn u(&self, v: impl std::fmt::Display) -> String {
         format!("{v}u")
     }
 
@@ -467,7 +466,7 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
             let _ = writeln!(out, "r{dst} = {e};\npc = {next};");
         }
         Instr::Atomic { .. } if sp.bare => {
-            out = bare::atomic(p, c, pc, sp);
+            out = bare_atomic(p, c, pc, sp);
         }
         Instr::Atomic {
             op,
@@ -578,7 +577,7 @@ fn atomic_cell(p: &Program, addr: Addr, lay: &Layout, sp: &Spell) -> String {
     if sp.bare {
         // The location's own variable; `emit_bare` refuses a program whose
         // index may leave it, as `emit` does.
-        let name = bare::var_name(loc);
+        let name = bare_var_name(loc);
         let cell = if loc.array {
             format!("{name}[{}]", sp.operand(addr.index))
         } else {
@@ -662,7 +661,7 @@ fn atomic_old(op: AtomicOp, cell: &str, exact: bool, sp: &Spell, out: &mut Strin
     }
 }
 
-fn indent(s: &str, n: usize) -> String {
+pub(crate) fn indent(s: &str, n: usize) -> String {
     let pad = "    ".repeat(n);
     s.lines()
         .map(|l| {
@@ -794,7 +793,7 @@ fn run_line(p: &NamedProgram, lay: &Layout, comment: &str) -> String {
 
 /// The comment block after the first line: the program as written, its
 /// stated verdicts and how to run it.
-fn header(p: &NamedProgram, lang: Lang, comment: &str) -> String {
+pub(crate) fn header(p: &NamedProgram, lang: Lang, comment: &str) -> String {
     let prog = &p.program;
     let mut s = format!(
         "{comment} Kernel program `{}` for {} (backends emit; docs/KERNEL.md).\n\
@@ -834,7 +833,7 @@ fn header(p: &NamedProgram, lang: Lang, comment: &str) -> String {
 /// The code block of each workgroup, as a condition on `wg_id` per block
 /// (uniform: the workgroup id is the same for the whole workgroup); no
 /// condition when every workgroup runs the same block.
-fn dispatch(p: &Program, lay: &Layout, sp: &Spell) -> String {
+pub(crate) fn dispatch(p: &Program, lay: &Layout, sp: &Spell) -> String {
     if p.codes.len() == 1 {
         return block(p, 0, lay, sp);
     }
@@ -859,7 +858,7 @@ fn dispatch(p: &Program, lay: &Layout, sp: &Spell) -> String {
     out
 }
 
-fn registers(p: &Program, lang: Lang) -> String {
+pub(crate) fn registers(p: &Program, lang: Lang) -> String {
     let n = p.codes.iter().map(|c| c.regs.len()).max().unwrap_or(0);
     (0..n)
         .map(|r| match lang {
@@ -1199,6 +1198,113 @@ fn uniform_barriers(
         }
     }
     Ok(())
+}
+
+// ---- the bare (verification) form's own lowering ([`bare`]) ----
+
+/// The variable a location becomes.
+pub(crate) fn bare_var_name(l: &progress_litmus::kernel::program::Location) -> String {
+    format!("{}_{}", if l.shared { "s" } else { "g" }, l.name)
+}
+
+/// Whether location `loc` takes a `fetch_add` or `fetch_sub`: only there
+/// may a cell's 32-bit value leave the domain (the device's own wrapping
+/// add), so only its reads are masked.
+fn bare_wraps(p: &Program, loc: u8) -> bool {
+    p.codes.iter().flat_map(|c| &c.instrs).any(|i| {
+        matches!(i, Instr::Atomic { op: AtomicOp::Fetch(RmwOp::Add | RmwOp::Sub, _), addr, .. } if addr.loc == loc)
+    })
+}
+
+/// The statements of atomic instruction `pc` of block `c` in the bare
+/// form: one atomic call (a load is WGSL's `atomicLoad`, GLSL's
+/// `atomicOr` of 0, which changes nothing; a store whose old value is
+/// unused is WGSL's `atomicStore`), the old value masked only where the
+/// cell may leave the domain, then the register, the branch and `pc`.
+fn bare_atomic(p: &Program, c: usize, pc: usize, sp: &Spell) -> String {
+    let Instr::Atomic {
+        op,
+        addr,
+        dst,
+        branch,
+    } = p.codes[c].instrs[pc]
+    else {
+        unreachable!("an atomic instruction")
+    };
+    let len = p.codes[c].instrs.len();
+    let wgsl = sp.lang == Lang::Wgsl;
+    let cell = atomic_cell(p, addr, &layout(p), sp);
+    let next = sp.u(pc + 1);
+    let mut out = String::new();
+    if dst.is_none() && branch.is_none() {
+        let call = match op {
+            AtomicOp::Store(v) if wgsl => format!("atomicStore({cell}, {})", sp.operand(v)),
+            AtomicOp::Load if wgsl => format!("_ = atomicLoad({cell})"),
+            _ => format!(
+                "{}{}",
+                if wgsl { "_ = " } else { "" },
+                bare_old(op, &cell, sp)
+            ),
+        };
+        let _ = writeln!(out, "{call};\npc = {next};");
+        return out;
+    }
+    let v = bare_old(op, &cell, sp);
+    let v = if bare_wraps(p, addr.loc) {
+        format!("{v} & {}", sp.u(sp.mask))
+    } else {
+        v
+    };
+    // GLSL: `v` is declared once at the top (naga gives every declaration
+    // a variable of its own, the oracle a register each).
+    let _ = writeln!(out, "{}v = {v};", if wgsl { "let " } else { "" });
+    if let Some(d) = dst {
+        let _ = writeln!(out, "r{d} = v;");
+    }
+    match branch {
+        Some(b) => {
+            let target = match b.target {
+                Jump::At(t) => sp.u(t),
+                Jump::End => sp.u(len),
+            };
+            let cond = sp.cmp("v", b.cmp, &sp.operand(b.rhs));
+            let _ = writeln!(out, "{}", branch_pc(sp, &cond, &target, &next));
+        }
+        None => {
+            let _ = writeln!(out, "pc = {next};");
+        }
+    }
+    out
+}
+
+/// The value an atomic reads, as one call.
+fn bare_old(op: AtomicOp, cell: &str, sp: &Spell) -> String {
+    let wgsl = sp.lang == Lang::Wgsl;
+    match op {
+        AtomicOp::Load if wgsl => format!("atomicLoad({cell})"),
+        AtomicOp::Load => format!("atomicOr({cell}, 0u)"),
+        AtomicOp::Store(v) | AtomicOp::Exchange(v) => sp.atomic("exch", cell, &[&sp.operand(v)]),
+        AtomicOp::CompareExchange(e, n) => {
+            let cas = sp.atomic("cas", cell, &[&sp.operand(e), &sp.operand(n)]);
+            if wgsl {
+                format!("{cas}.old_value")
+            } else {
+                cas
+            }
+        }
+        AtomicOp::Fetch(rmw, v) => {
+            let f = match rmw {
+                RmwOp::Add => "add",
+                RmwOp::Sub => "sub",
+                RmwOp::And => "and",
+                RmwOp::Or => "or",
+                RmwOp::Xor => "xor",
+                RmwOp::Min => "min",
+                RmwOp::Max => "max",
+            };
+            sp.atomic(f, cell, &[&sp.operand(v)])
+        }
+    }
 }
 
 #[cfg(test)]

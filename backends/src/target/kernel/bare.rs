@@ -19,20 +19,13 @@
 //! `GL_KHR_shader_subgroup_vote` and `_ballot`), over the subgroups of the
 //! `subgroup_size` line.
 
-use super::{
-    atomic_cell, branch_pc, header, indent, index_refusal, layout, refusal_in, Lang, Spell,
+use crate::target::kernel::{
+    bare_var_name, dispatch, header, indent, index_refusal, layout, refusal_in, registers, Lang,
+    Spell,
 };
-use progress_litmus::axb::test::Target as Jump;
 use progress_litmus::kernel::load::NamedProgram;
-use progress_litmus::kernel::program::{
-    AtomicOp, IdKind, Instr, Location, Operand, Program, RmwOp,
-};
+use progress_litmus::kernel::program::{IdKind, Instr, Operand, Program};
 use std::fmt::Write;
-
-/// The variable a location becomes.
-pub(super) fn var_name(l: &Location) -> String {
-    format!("{}_{}", if l.shared { "s" } else { "g" }, l.name)
-}
 
 /// The bare form of `p` in `lang` (GLSL or WGSL), or why it cannot be.
 pub fn emit_bare(p: &NamedProgram, lang: Lang) -> Result<String, String> {
@@ -118,7 +111,7 @@ fn annotations(p: &NamedProgram, lang: Lang) -> String {
     for l in &prog.locations {
         if l.init.iter().any(|&v| v != 0) {
             let vs: Vec<String> = l.init.iter().map(|v| v.to_string()).collect();
-            let _ = writeln!(s, "// init {} = {};", var_name(l), vs.join(", "));
+            let _ = writeln!(s, "// init {} = {};", bare_var_name(l), vs.join(", "));
         }
     }
     if let Some(m) = &prog.model {
@@ -136,7 +129,7 @@ fn declarations(p: &Program, lang: Lang) -> String {
     let mut s = String::new();
     let mut binding = 0;
     for l in &p.locations {
-        let name = var_name(l);
+        let name = bare_var_name(l);
         let len = l.init.len();
         match (lang, l.shared) {
             (Lang::Wgsl, false) => {
@@ -233,103 +226,7 @@ fn body(p: &Program, sp: &Spell) -> String {
     } else {
         "uint pc = 0u;\nuint v;\n"
     });
-    out.push_str(&super::registers(p, sp.lang));
-    out.push_str(&super::dispatch(p, &layout(p), sp));
+    out.push_str(&registers(p, sp.lang));
+    out.push_str(&dispatch(p, &layout(p), sp));
     out
-}
-
-/// Whether location `loc` takes a `fetch_add` or `fetch_sub`: only there
-/// may a cell's 32-bit value leave the domain (the device's own wrapping
-/// add), so only its reads are masked.
-fn wraps(p: &Program, loc: u8) -> bool {
-    p.codes.iter().flat_map(|c| &c.instrs).any(|i| {
-        matches!(i, Instr::Atomic { op: AtomicOp::Fetch(RmwOp::Add | RmwOp::Sub, _), addr, .. } if addr.loc == loc)
-    })
-}
-
-/// The statements of atomic instruction `pc` of block `c` in the bare
-/// form: one atomic call (a load is WGSL's `atomicLoad`, GLSL's
-/// `atomicOr` of 0, which changes nothing; a store whose old value is
-/// unused is WGSL's `atomicStore`), the old value masked only where the
-/// cell may leave the domain, then the register, the branch and `pc`.
-pub(super) fn atomic(p: &Program, c: usize, pc: usize, sp: &Spell) -> String {
-    let Instr::Atomic {
-        op,
-        addr,
-        dst,
-        branch,
-    } = p.codes[c].instrs[pc]
-    else {
-        unreachable!("an atomic instruction")
-    };
-    let len = p.codes[c].instrs.len();
-    let wgsl = sp.lang == Lang::Wgsl;
-    let cell = atomic_cell(p, addr, &layout(p), sp);
-    let next = sp.u(pc + 1);
-    let mut out = String::new();
-    if dst.is_none() && branch.is_none() {
-        let call = match op {
-            AtomicOp::Store(v) if wgsl => format!("atomicStore({cell}, {})", sp.operand(v)),
-            AtomicOp::Load if wgsl => format!("_ = atomicLoad({cell})"),
-            _ => format!("{}{}", if wgsl { "_ = " } else { "" }, old(op, &cell, sp)),
-        };
-        let _ = writeln!(out, "{call};\npc = {next};");
-        return out;
-    }
-    let v = old(op, &cell, sp);
-    let v = if wraps(p, addr.loc) {
-        format!("{v} & {}", sp.u(sp.mask))
-    } else {
-        v
-    };
-    // GLSL: `v` is declared once at the top (naga gives every declaration
-    // a variable of its own, the oracle a register each).
-    let _ = writeln!(out, "{}v = {v};", if wgsl { "let " } else { "" });
-    if let Some(d) = dst {
-        let _ = writeln!(out, "r{d} = v;");
-    }
-    match branch {
-        Some(b) => {
-            let target = match b.target {
-                Jump::At(t) => sp.u(t),
-                Jump::End => sp.u(len),
-            };
-            let cond = sp.cmp("v", b.cmp, &sp.operand(b.rhs));
-            let _ = writeln!(out, "{}", branch_pc(sp, &cond, &target, &next));
-        }
-        None => {
-            let _ = writeln!(out, "pc = {next};");
-        }
-    }
-    out
-}
-
-/// The value an atomic reads, as one call.
-fn old(op: AtomicOp, cell: &str, sp: &Spell) -> String {
-    let wgsl = sp.lang == Lang::Wgsl;
-    match op {
-        AtomicOp::Load if wgsl => format!("atomicLoad({cell})"),
-        AtomicOp::Load => format!("atomicOr({cell}, 0u)"),
-        AtomicOp::Store(v) | AtomicOp::Exchange(v) => sp.atomic("exch", cell, &[&sp.operand(v)]),
-        AtomicOp::CompareExchange(e, n) => {
-            let cas = sp.atomic("cas", cell, &[&sp.operand(e), &sp.operand(n)]);
-            if wgsl {
-                format!("{cas}.old_value")
-            } else {
-                cas
-            }
-        }
-        AtomicOp::Fetch(rmw, v) => {
-            let f = match rmw {
-                RmwOp::Add => "add",
-                RmwOp::Sub => "sub",
-                RmwOp::And => "and",
-                RmwOp::Or => "or",
-                RmwOp::Xor => "xor",
-                RmwOp::Min => "min",
-                RmwOp::Max => "max",
-            };
-            sp.atomic(f, cell, &[&sp.operand(v)])
-        }
-    }
 }
