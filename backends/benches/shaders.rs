@@ -26,8 +26,11 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-/// The bare shaders: (file name, text).
-fn shaders() -> (Vec<(PathBuf, String)>, Vec<(PathBuf, String)>) {
+/// Shaders as (file name, text).
+type Shaders = Vec<(PathBuf, String)>;
+
+/// The bare shaders of the published tests and of the idioms.
+fn shaders() -> (Shaders, Shaders) {
     let tests = published::tests().expect("the published tests");
     let mut axb = Vec::new();
     for target in [Target::Wgsl, Target::Glsl] {

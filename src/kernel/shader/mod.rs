@@ -257,7 +257,7 @@ fn translate_unguarded(
     for s in &mut t.spans {
         *s = user_span(prepared.as_ref(), *s);
     }
-    t.program.model = notes.model.clone();
+    t.program.model = notes.model;
     t.program.expect = notes.expect.clone();
     notes.initialise(&mut t).map_err(at_line)?;
     values::check(&t, launch.max_states).map_err(|e| file_error(path, &src, &e))?;

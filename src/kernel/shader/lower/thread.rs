@@ -262,16 +262,19 @@ impl<'a> Lower<'a> {
                 break;
             }
         }
+        let outs: Vec<u16> = (0..len)
+            .map(|pc| {
+                self.successors(pc, &jumps)
+                    .into_iter()
+                    .fold(0u16, |m, s| m | live[s])
+            })
+            .collect();
         let mut keep = vec![true; len];
         let mut changed = false;
-        for pc in 0..len {
-            let out = self
-                .successors(pc, &jumps)
-                .into_iter()
-                .fold(0u16, |m, s| m | live[s]);
-            match &mut self.instrs[pc] {
+        for ((i, &out), k) in self.instrs.iter_mut().zip(&outs).zip(&mut keep) {
+            match i {
                 Instr::Assign { dst, .. } if out & (1 << *dst) == 0 => {
-                    keep[pc] = false;
+                    *k = false;
                     changed = true;
                 }
                 Instr::Atomic { dst, .. } if dst.is_some_and(|d| out & (1 << d) == 0) => {
