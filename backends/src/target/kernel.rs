@@ -465,9 +465,7 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
             let e = collective(p, op, src, sp, &mut out);
             let _ = writeln!(out, "r{dst} = {e};\npc = {next};");
         }
-        Instr::Atomic { .. } if sp.bare => {
-            out = bare_atomic(p, c, pc, sp);
-        }
+        Instr::Atomic { .. } if sp.bare => out = bare_atomic(p, c, pc, sp),
         Instr::Atomic {
             op,
             addr,
@@ -674,6 +672,28 @@ pub(crate) fn indent(s: &str, n: usize) -> String {
         .collect()
 }
 
+/// The `case` arms of pcs `range` of block `c`, each with its instruction
+/// as a comment.
+fn cases(p: &Program, c: usize, range: std::ops::Range<usize>, lay: &Layout, sp: &Spell) -> String {
+    let mut cases = String::new();
+    for pc in range {
+        let body = lower(p, c, pc, lay, sp);
+        let text = litmus::print::at(p, c, pc).replace('\n', " ");
+        let brk = if sp.lang == Lang::Wgsl {
+            ""
+        } else {
+            "    break;\n"
+        };
+        let _ = write!(
+            cases,
+            "case {}: {{ // {text}\n{}{brk}}}\n",
+            sp.u(pc),
+            indent(&body, 1)
+        );
+    }
+    cases
+}
+
 /// The body of one code block: its segments' dispatch loops and the
 /// top-level barriers between them.
 fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
@@ -697,29 +717,7 @@ fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
         } else {
             format!("{left}pc >= {} && pc < {}", sp.u(start), sp.u(end))
         };
-        let mut cases = String::new();
-        for pc in start..end {
-            let body = lower(p, c, pc, lay, sp);
-            let text = litmus::print::at(p, c, pc).replace('\n', " ");
-            match sp.lang {
-                Lang::Wgsl => {
-                    let _ = write!(
-                        cases,
-                        "case {}: {{ // {text}\n{}}}\n",
-                        sp.u(pc),
-                        indent(&body, 1)
-                    );
-                }
-                _ => {
-                    let _ = write!(
-                        cases,
-                        "case {}: {{ // {text}\n{}    break;\n}}\n",
-                        sp.u(pc),
-                        indent(&body, 1)
-                    );
-                }
-            }
-        }
+        let cases = cases(p, c, start..end, lay, sp);
         let default = match sp.lang {
             Lang::Wgsl => "default: { }\n",
             _ => "default: break;\n",
