@@ -6,7 +6,11 @@
 //! the GLSL shaders plus the generic host and its build script; WGSL gives
 //! one shader per test and mapping, and WebGPU one page holding the WGSL
 //! shaders of every test. The bytes depend only on the tests and the
-//! options, never on time or machine.
+//! options, never on time or machine. With `bare` (GLSL and WGSL), every
+//! file is the verification form instead: the test or kernel program
+//! alone, without stop flag, iteration budget or counters, for a verifier
+//! (`oracle` reads it back: [`crate::target::glsl::bare_shader`],
+//! [`crate::target::wgsl::bare_shader`], [`crate::target::kernel::bare`]).
 
 use crate::mapping::{Layout, Mapping};
 use crate::target::codegen::{self, Shape};
