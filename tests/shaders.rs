@@ -147,7 +147,7 @@ fn value_rule_refuses_wrapping_only() {
     assert_eq!(t.program.values, 8);
     // Three workgroups add 9 > 7: refused again at V = 8, decided at 16.
     let three = Launch {
-        workgroups: 3,
+        workgroups: Some(3),
         values: Some(8),
         ..Launch::default()
     };
@@ -166,7 +166,7 @@ fn launch_overrides() {
     let (p, b) = read("suites/shaders/spinlock.wgsl");
     let l = Launch {
         workgroup_size: Some(2),
-        workgroups: 1,
+        workgroups: Some(1),
         ..Launch::default()
     };
     let t = translate(&p, &b, &l).unwrap();

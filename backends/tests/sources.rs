@@ -28,6 +28,7 @@ fn sources_are_the_emitted_texts() {
                 shape,
                 deadline_ms: 20_000,
                 program_name: "tests".into(),
+                bare: false,
             };
             let emitted = files(&tests, &opts).unwrap();
             for s in sources.iter().filter(|s| s.target == target) {

@@ -50,6 +50,7 @@ fn opts(target: Target, shape: Shape) -> EmitOptions {
         shape,
         deadline_ms: 20_000,
         program_name: "tests".to_string(),
+        bare: false,
     }
 }
 

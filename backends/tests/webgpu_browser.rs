@@ -89,6 +89,7 @@ fn sample_and_page(dir: &Path) -> (PathBuf, PathBuf) {
         shape: Shape::Switch,
         deadline_ms: 20_000,
         program_name: "sample".into(),
+        bare: false,
     };
     let page_dir = dir.join("page");
     write(&page_dir, &files(&tests, &opts).unwrap()).unwrap();

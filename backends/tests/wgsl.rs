@@ -28,6 +28,7 @@ fn opts(target: Target, shape: Shape) -> EmitOptions {
         shape,
         deadline_ms: 20_000,
         program_name: "oopsla21".into(),
+        bare: false,
     }
 }
 

@@ -88,6 +88,7 @@ pub(crate) fn source(
                 shape: opts.shape,
                 deadline_ms: args.deadline_ms,
                 program_name: "tests".to_string(),
+                bare: false,
             };
             Source::Shaders(emit::files(tests, &emit_opts).map_err(|e| suite_err(&e))?)
         }

@@ -49,6 +49,13 @@ pub struct EmitArgs {
     /// cpp, cuda and webgpu: the program's (or page's) file stem and suite name (default: the input's stem).
     #[arg(long)]
     name: Option<String>,
+    /// glsl and wgsl: the bare (verification) form, the program a verifier
+    /// should see: the test or kernel program alone, without the stop flag,
+    /// the iteration budget and the counters a run needs, with its launch in
+    /// comment lines `oracle` reads (`oracle classify FILE` decides it).
+    /// Not for running: nothing would end a spinning run.
+    #[arg(long)]
+    bare: bool,
     /// Compile or validate what was written (g++, nvcc, glslangValidator, clang++; vulkan: also builds `vkrun`; wgsl and webgpu: naga, in-process).
     #[arg(long)]
     check: bool,
@@ -150,6 +157,13 @@ fn check_usage(args: &EmitArgs, to_stdout: bool) -> Result<(), ExitCode> {
         );
         return Err(ExitCode::from(2));
     }
+    if args.bare && !matches!(args.target, Target::Glsl | Target::Wgsl) {
+        eprintln!(
+            "error: --bare: the bare (verification) form is written for glsl and wgsl, not {}",
+            args.target.name()
+        );
+        return Err(ExitCode::from(2));
+    }
     if to_stdout && args.check {
         eprintln!("error: --check compiles what was written: give a directory, not --out -");
         return Err(ExitCode::from(2));
@@ -179,6 +193,7 @@ fn options(args: &EmitArgs) -> EmitOptions {
             .name
             .clone()
             .unwrap_or_else(|| default_name(&args.inputs)),
+        bare: args.bare,
     }
 }
 
@@ -201,7 +216,7 @@ fn files(
     let kernel_files = if programs.is_empty() {
         Ok((Vec::new(), Vec::new()))
     } else {
-        emit::kernel_files(programs, opts.target)
+        emit::kernel_files(programs, opts.target, opts.bare)
     };
     match (axb_files, kernel_files) {
         (Ok(mut a), Ok((k, errors))) => {

@@ -6,7 +6,11 @@
 //! the GLSL shaders plus the generic host and its build script; WGSL gives
 //! one shader per test and mapping, and WebGPU one page holding the WGSL
 //! shaders of every test. The bytes depend only on the tests and the
-//! options, never on time or machine.
+//! options, never on time or machine. With `bare` (GLSL and WGSL), every
+//! file is the verification form instead: the test or kernel program
+//! alone, without stop flag, iteration budget or counters, for a verifier
+//! (`oracle` reads it back: [`crate::target::glsl::bare_shader`],
+//! [`crate::target::wgsl::bare_shader`], [`crate::target::kernel::bare`]).
 
 use crate::mapping::{Layout, Mapping};
 use crate::target::codegen::{self, Shape};
@@ -81,6 +85,11 @@ pub struct EmitOptions {
     pub deadline_ms: u64,
     /// Programs only: the file stem of the program.
     pub program_name: String,
+    /// GLSL and WGSL only: the bare (verification) form, the program a
+    /// verifier should see: no stop flag, no iteration budget, no counters,
+    /// fixed-size memory and the launch in comment lines the oracle reads
+    /// (docs/KERNEL.md §10.1). Not for running.
+    pub bare: bool,
 }
 
 /// Why the tests cannot be emitted as asked.
@@ -273,6 +282,12 @@ fn shader(t: &NamedTest, mapping: Mapping, opts: &EmitOptions) -> Result<String,
         msg,
     };
     Ok(match opts.target {
+        Target::Glsl if opts.bare => {
+            glsl::bare_shader(t, &layout, opts.shape).map_err(layout_err)?
+        }
+        Target::Wgsl if opts.bare => {
+            wgsl::bare_shader(t, &layout, opts.shape).map_err(layout_err)?
+        }
         Target::Glsl => glsl::shader(t, &layout, opts.shape, "glsl").map_err(layout_err)?,
         Target::Vulkan => glsl::shader(t, &layout, opts.shape, "vulkan").map_err(layout_err)?,
         Target::Amber => amber::script(t, &layout, opts.shape).map_err(layout_err)?,
@@ -320,6 +335,7 @@ fn vulkan_files(
 pub fn kernel_files(
     programs: &[NamedProgram],
     target: Target,
+    bare: bool,
 ) -> Result<(Vec<File>, Vec<EmitError>), EmitError> {
     let lang = match target {
         Target::Cuda => kernel::Lang::Cuda,
@@ -346,7 +362,12 @@ pub fn kernel_files(
                 second: p.name.clone(),
             });
         }
-        match kernel::emit(p, lang) {
+        let emitted = if bare {
+            kernel::bare::emit_bare(p, lang)
+        } else {
+            kernel::emit(p, lang)
+        };
+        match emitted {
             Ok(contents) => out.push(File { path, contents }),
             Err(e) => refused.push(EmitError::Kernel(e)),
         }

@@ -14,12 +14,12 @@ use crate::mapping::Layout;
 use crate::target::codegen::{self, Dialect, Shape, Syntax};
 use progress_litmus::axb::load::NamedTest;
 
-fn dialect() -> Dialect {
+fn dialect(bare: bool) -> Dialect {
     Dialect {
         syntax: Syntax::C,
         exch: |i, v| format!("atomicExchange(mem[{i}], {v})"),
         add0: |i| format!("atomicAdd(mem[{i}], 0u)"),
-        leave: "stop_flag != 0u".to_string(),
+        leave: if bare { "" } else { "stop_flag != 0u" }.to_string(),
         discard: "",
     }
 }
@@ -40,7 +40,7 @@ pub fn shader(
 ) -> Result<String, String> {
     check_layout(layout)?;
     let test = &t.entry.test;
-    let body = codegen::shader_body(test, layout, &dialect(), shape);
+    let body = codegen::shader_body(test, layout, &dialect(false), shape);
     Ok(format!(
         "#version 450\n{}\
          // Dispatch the workgroups in x; binding 0: memory, binding 1: stop flag.\n\
@@ -51,6 +51,28 @@ pub fn shader(
          layout(std430, set = 0, binding = 1) coherent volatile buffer Stop {{\n    uint stop_flag;\n}};\n\n\
          void main() {{\n    uint w = gl_WorkGroupID.x;\n{}}}\n",
         codegen::shader_preamble(t, layout, shape, target, "//"),
+        codegen::indent(&body, 1),
+        stride = codegen::stride(test),
+    ))
+}
+
+/// The bare (verification) form of [`shader`]: the test's code alone, no
+/// stop flag, the memory a fixed-size array (the oracle's shader frontend
+/// reads fixed-size arrays only), and the launch in a `workgroups W;`
+/// comment line. For a verifier (`oracle classify`), not for running:
+/// nothing ends a spinning run.
+pub fn bare_shader(t: &NamedTest, layout: &Layout, shape: Shape) -> Result<String, String> {
+    check_layout(layout)?;
+    let test = &t.entry.test;
+    let body = codegen::shader_body(test, layout, &dialect(true), shape);
+    let words = codegen::stride(test) as u64 * layout.instances as u64;
+    Ok(format!(
+        "#version 450\n{}\
+         layout(local_size_x = 1, local_size_y = 1, local_size_z = 1) in;\n\n\
+         // The test's memory, all 0 at the start: instance i owns words [i * {stride}, (i + 1) * {stride}).\n\
+         layout(std430, set = 0, binding = 0) buffer Memory {{\n    uint mem[{words}];\n}};\n\n\
+         void main() {{\n    uint w = gl_WorkGroupID.x;\n{}}}\n",
+        codegen::bare_preamble(t, layout, shape, "glsl", "//"),
         codegen::indent(&body, 1),
         stride = codegen::stride(test),
     ))

@@ -108,8 +108,16 @@ fn segments(instrs: &[Instr]) -> Segments {
     Segments { ranges }
 }
 
+pub mod bare;
+
 /// Why a program cannot be emitted for a target.
 pub fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {
+    refusal_in(p, lang, false)
+}
+
+/// [`refusal`] for the run form, or for the bare form (`bare`), whose
+/// collectives are the language's own subgroup operations.
+pub(crate) fn refusal_in(p: &NamedProgram, lang: Lang, bare: bool) -> Option<String> {
     let prog = &p.program;
     for (c, code) in prog.codes.iter().enumerate() {
         for (pc, i) in code.instrs.iter().enumerate() {
@@ -128,6 +136,7 @@ pub fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {
                         at()
                     ));
                 }
+                Instr::Collective { .. } if bare => {}
                 Instr::Collective { .. } if lang == Lang::Wgsl => {
                     return Some(format!(
                         "{}: subgroup collectives need WGSL's `subgroups` extension, which WebGPU's core lacks; emit it for cuda or glsl",
@@ -197,7 +206,7 @@ fn index_may_fault(p: &Program) -> bool {
 /// nothing about the program the oracle decided. Only programs whose
 /// indexes are not all in range by their operands' ranges are explored
 /// (the oracle's own product, unfair: every reachable state).
-fn index_refusal(p: &NamedProgram) -> Option<String> {
+pub(crate) fn index_refusal(p: &NamedProgram) -> Option<String> {
     use oracle::kernel::product::{build, Kernel, Reductions};
     use oracle::kernel::{KernelError, DEFAULT_MAX_STATES};
     let prog = &p.program;
@@ -258,7 +267,7 @@ fn has_collectives(p: &Program) -> bool {
 
 /// Where each location starts in global memory (`None` for shared ones)
 /// and in shared memory.
-struct Layout {
+pub(crate) struct Layout {
     global_off: Vec<usize>,
     shared_off: Vec<usize>,
     global_words: usize,
@@ -267,7 +276,7 @@ struct Layout {
     exact: Vec<bool>,
 }
 
-fn layout(p: &Program) -> Layout {
+pub(crate) fn layout(p: &Program) -> Layout {
     let (mut g, mut s) = (0, 0);
     let mut global_off = Vec::new();
     let mut shared_off = Vec::new();
@@ -305,14 +314,16 @@ fn layout(p: &Program) -> Layout {
 }
 
 /// Spellings that differ between the languages.
-struct Spell {
-    lang: Lang,
-    mask: u32,
-    bits: u32,
+pub(crate) struct Spell {
+    pub(crate) lang: Lang,
+    pub(crate) mask: u32,
+    pub(crate) bits: u32,
+    /// The bare (verification) form ([`bare::emit_bare`]).
+    pub(crate) bare: bool,
 }
 
 impl Spell {
-    fn u(&self, v: impl std::fmt::Display) -> String {
+    pub(crate) fn u(&self, v: impl std::fmt::Display) -> String {
         format!("{v}u")
     }
 
@@ -346,6 +357,12 @@ impl Spell {
             BinOp::Shl | BinOp::Shr => {
                 let sym = op.symbol();
                 match self.lang {
+                    // The bare form has no `min` (outside the oracle's
+                    // language); its registers hold values below 2^bits.
+                    Lang::Wgsl if self.bare => format!(
+                        "select(({a} {sym} {b}) & {m}, 0u, {b} >= {})",
+                        self.u(self.bits)
+                    ),
                     Lang::Wgsl => format!(
                         "select(({a} {sym} min({b}, 31u)) & {m}, 0u, {b} >= {})",
                         self.u(self.bits)
@@ -448,6 +465,7 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
             let e = collective(p, op, src, sp, &mut out);
             let _ = writeln!(out, "r{dst} = {e};\npc = {next};");
         }
+        Instr::Atomic { .. } if sp.bare => out = bare_atomic(p, c, pc, sp),
         Instr::Atomic {
             op,
             addr,
@@ -490,7 +508,11 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
 /// The statement of a conditional jump: `pc` is `target` if `cond`, else
 /// `next` (WGSL has no `?:`, only `select`).
 fn branch_pc(sp: &Spell, cond: &str, target: &str, next: &str) -> String {
-    if sp.lang == Lang::Wgsl {
+    if sp.bare {
+        // A branch, as a verifier reads it best (no selection through a
+        // temporary), the same in both languages.
+        format!("if ({cond}) {{\n    pc = {target};\n}} else {{\n    pc = {next};\n}}")
+    } else if sp.lang == Lang::Wgsl {
         format!("pc = select({next}, {target}, {cond});")
     } else {
         format!("pc = ({cond}) ? {target} : {next};")
@@ -507,6 +529,21 @@ fn collective(p: &Program, op: CollectiveOp, src: Operand, sp: &Spell, out: &mut
     // GLSL takes clusters of `subgroup_size` invocations.
     let s = sp.u(p.subgroup_size.max(1));
     match (sp.lang, op) {
+        // The bare form: the language's own collectives, over the subgroups
+        // of its `subgroup_size` line.
+        (Lang::Wgsl, CollectiveOp::All) if sp.bare => {
+            format!("select(0u, 1u, subgroupAll({v} != 0u))")
+        }
+        (Lang::Wgsl, CollectiveOp::Any) if sp.bare => {
+            format!("select(0u, 1u, subgroupAny({v} != 0u))")
+        }
+        (Lang::Glsl, CollectiveOp::All) if sp.bare => {
+            format!("(subgroupAll({v} != 0u) ? 1u : 0u)")
+        }
+        (Lang::Glsl, CollectiveOp::Any) if sp.bare => {
+            format!("(subgroupAny({v} != 0u) ? 1u : 0u)")
+        }
+        (_, CollectiveOp::BroadcastFirst) if sp.bare => format!("subgroupBroadcastFirst({v})"),
         (Lang::Cuda, CollectiveOp::All) => {
             format!("__all_sync(sg_mask, {v} != 0u) ? 1u : 0u")
         }
@@ -535,6 +572,21 @@ fn collective(p: &Program, op: CollectiveOp, src: Operand, sp: &Spell, out: &mut
 /// global array plus the index.
 fn atomic_cell(p: &Program, addr: Addr, lay: &Layout, sp: &Spell) -> String {
     let loc = &p.locations[addr.loc as usize];
+    if sp.bare {
+        // The location's own variable; `emit_bare` refuses a program whose
+        // index may leave it, as `emit` does.
+        let name = bare_var_name(loc);
+        let cell = if loc.array {
+            format!("{name}[{}]", sp.operand(addr.index))
+        } else {
+            name
+        };
+        return if sp.lang == Lang::Wgsl {
+            format!("&{cell}")
+        } else {
+            cell
+        };
+    }
     let (off, shared) = if loc.shared {
         (lay.shared_off[addr.loc as usize], true)
     } else {
@@ -572,7 +624,7 @@ fn atomic_old(op: AtomicOp, cell: &str, exact: bool, sp: &Spell, out: &mut Strin
                 sp.atomic("cas", cell, &[&e, &n])
             }
         }
-        AtomicOp::Fetch(rmw @ (RmwOp::Add | RmwOp::Sub), v) if exact => {
+        AtomicOp::Fetch(rmw @ (RmwOp::Add | RmwOp::Sub), v) if exact && !sp.bare => {
             // A compare-exchange loop keeps the exact value: the
             // location also takes compare-exchange, min or max.
             let v = sp.operand(v);
@@ -607,7 +659,7 @@ fn atomic_old(op: AtomicOp, cell: &str, exact: bool, sp: &Spell, out: &mut Strin
     }
 }
 
-fn indent(s: &str, n: usize) -> String {
+pub(crate) fn indent(s: &str, n: usize) -> String {
     let pad = "    ".repeat(n);
     s.lines()
         .map(|l| {
@@ -620,6 +672,28 @@ fn indent(s: &str, n: usize) -> String {
         .collect()
 }
 
+/// The `case` arms of pcs `range` of block `c`, each with its instruction
+/// as a comment.
+fn cases(p: &Program, c: usize, range: std::ops::Range<usize>, lay: &Layout, sp: &Spell) -> String {
+    let mut cases = String::new();
+    for pc in range {
+        let body = lower(p, c, pc, lay, sp);
+        let text = litmus::print::at(p, c, pc).replace('\n', " ");
+        let brk = if sp.lang == Lang::Wgsl {
+            ""
+        } else {
+            "    break;\n"
+        };
+        let _ = write!(
+            cases,
+            "case {}: {{ // {text}\n{}{brk}}}\n",
+            sp.u(pc),
+            indent(&body, 1)
+        );
+    }
+    cases
+}
+
 /// The body of one code block: its segments' dispatch loops and the
 /// top-level barriers between them.
 fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
@@ -627,45 +701,37 @@ fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
     let segs = segments(&code.instrs);
     let mut out = String::new();
     let stop = match sp.lang {
-        Lang::Cuda => "if (*stop != 0u) { left = true; break; }".to_string(),
-        Lang::Glsl => "if (stop_flag != 0u) { left = true; break; }".to_string(),
-        Lang::Wgsl => "if (axb_leave(&budget)) { left = true; break; }".to_string(),
+        _ if sp.bare => "",
+        Lang::Cuda => "if (*stop != 0u) { left = true; break; }\n",
+        Lang::Glsl => "if (stop_flag != 0u) { left = true; break; }\n",
+        Lang::Wgsl => "if (axb_leave(&budget)) { left = true; break; }\n",
     };
+    let left = if sp.bare { "" } else { "!left && " };
     for (k, &(start, end)) in segs.ranges.iter().enumerate() {
         let _ = writeln!(out, "// pcs {start}..{end}");
-        let cond = format!("!left && pc >= {} && pc < {}", sp.u(start), sp.u(end));
-        let mut cases = String::new();
-        for pc in start..end {
-            let body = lower(p, c, pc, lay, sp);
-            let text = litmus::print::at(p, c, pc).replace('\n', " ");
-            match sp.lang {
-                Lang::Wgsl => {
-                    let _ = write!(
-                        cases,
-                        "case {}: {{ // {text}\n{}}}\n",
-                        sp.u(pc),
-                        indent(&body, 1)
-                    );
-                }
-                _ => {
-                    let _ = write!(
-                        cases,
-                        "case {}: {{ // {text}\n{}    break;\n}}\n",
-                        sp.u(pc),
-                        indent(&body, 1)
-                    );
-                }
-            }
-        }
+        let cond = if start == 0 && sp.bare {
+            format!("{left}pc < {}", sp.u(end))
+        } else if sp.bare {
+            // Two tests, not `&&` (which a verifier reads as arithmetic).
+            format!("pc >= {}", sp.u(start))
+        } else {
+            format!("{left}pc >= {} && pc < {}", sp.u(start), sp.u(end))
+        };
+        let cases = cases(p, c, start..end, lay, sp);
         let default = match sp.lang {
             Lang::Wgsl => "default: { }\n",
             _ => "default: break;\n",
         };
         let body = format!(
-            "{stop}\nswitch (pc) {{\n{}{}}}\n",
+            "{stop}switch (pc) {{\n{}{}}}\n",
             indent(&cases, 1),
             indent(default, 1)
         );
+        let body = if sp.bare && start > 0 {
+            format!("if (pc >= {}) {{ break; }}\n{body}", sp.u(end))
+        } else {
+            body
+        };
         match sp.lang {
             Lang::Wgsl => {
                 let _ = write!(
@@ -684,11 +750,15 @@ fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
                 Lang::Glsl => "barrier();",
                 Lang::Wgsl => "workgroupBarrier();",
             };
+            let next = if sp.bare {
+                format!("pc = {};", sp.u(end + 1))
+            } else {
+                format!("if (!left) {{ pc = {}; }}", sp.u(end + 1))
+            };
             let _ = writeln!(
                 out,
-                "// {} (top-level: every invocation reaches it once)\n{b}\nif (!left) {{ pc = {}; }}",
-                litmus::print::at(p, c, end),
-                sp.u(end + 1)
+                "// {} (top-level: every invocation reaches it once)\n{b}\n{next}",
+                litmus::print::at(p, c, end)
             );
         }
     }
@@ -721,7 +791,7 @@ fn run_line(p: &NamedProgram, lay: &Layout, comment: &str) -> String {
 
 /// The comment block after the first line: the program as written, its
 /// stated verdicts and how to run it.
-fn header(p: &NamedProgram, lang: Lang, comment: &str) -> String {
+pub(crate) fn header(p: &NamedProgram, lang: Lang, comment: &str) -> String {
     let prog = &p.program;
     let mut s = format!(
         "{comment} Kernel program `{}` for {} (backends emit; docs/KERNEL.md).\n\
@@ -761,7 +831,7 @@ fn header(p: &NamedProgram, lang: Lang, comment: &str) -> String {
 /// The code block of each workgroup, as a condition on `wg_id` per block
 /// (uniform: the workgroup id is the same for the whole workgroup); no
 /// condition when every workgroup runs the same block.
-fn dispatch(p: &Program, lay: &Layout, sp: &Spell) -> String {
+pub(crate) fn dispatch(p: &Program, lay: &Layout, sp: &Spell) -> String {
     if p.codes.len() == 1 {
         return block(p, 0, lay, sp);
     }
@@ -786,7 +856,7 @@ fn dispatch(p: &Program, lay: &Layout, sp: &Spell) -> String {
     out
 }
 
-fn registers(p: &Program, lang: Lang) -> String {
+pub(crate) fn registers(p: &Program, lang: Lang) -> String {
     let n = p.codes.iter().map(|c| c.regs.len()).max().unwrap_or(0);
     (0..n)
         .map(|r| match lang {
@@ -868,6 +938,7 @@ pub fn emit(p: &NamedProgram, lang: Lang) -> Result<String, String> {
         lang,
         mask: prog.values as u32 - 1,
         bits: prog.values.trailing_zeros(),
+        bare: false,
     };
     let body = kernel_body(prog, &lay, &sp);
     Ok(match lang {
@@ -1125,6 +1196,113 @@ fn uniform_barriers(
         }
     }
     Ok(())
+}
+
+// ---- the bare (verification) form's own lowering ([`bare`]) ----
+
+/// The variable a location becomes.
+pub(crate) fn bare_var_name(l: &progress_litmus::kernel::program::Location) -> String {
+    format!("{}_{}", if l.shared { "s" } else { "g" }, l.name)
+}
+
+/// Whether location `loc` takes a `fetch_add` or `fetch_sub`: only there
+/// may a cell's 32-bit value leave the domain (the device's own wrapping
+/// add), so only its reads are masked.
+fn bare_wraps(p: &Program, loc: u8) -> bool {
+    p.codes.iter().flat_map(|c| &c.instrs).any(|i| {
+        matches!(i, Instr::Atomic { op: AtomicOp::Fetch(RmwOp::Add | RmwOp::Sub, _), addr, .. } if addr.loc == loc)
+    })
+}
+
+/// The statements of atomic instruction `pc` of block `c` in the bare
+/// form: one atomic call (a load is WGSL's `atomicLoad`, GLSL's
+/// `atomicOr` of 0, which changes nothing; a store whose old value is
+/// unused is WGSL's `atomicStore`), the old value masked only where the
+/// cell may leave the domain, then the register, the branch and `pc`.
+fn bare_atomic(p: &Program, c: usize, pc: usize, sp: &Spell) -> String {
+    let Instr::Atomic {
+        op,
+        addr,
+        dst,
+        branch,
+    } = p.codes[c].instrs[pc]
+    else {
+        unreachable!("an atomic instruction")
+    };
+    let len = p.codes[c].instrs.len();
+    let wgsl = sp.lang == Lang::Wgsl;
+    let cell = atomic_cell(p, addr, &layout(p), sp);
+    let next = sp.u(pc + 1);
+    let mut out = String::new();
+    if dst.is_none() && branch.is_none() {
+        let call = match op {
+            AtomicOp::Store(v) if wgsl => format!("atomicStore({cell}, {})", sp.operand(v)),
+            AtomicOp::Load if wgsl => format!("_ = atomicLoad({cell})"),
+            _ => format!(
+                "{}{}",
+                if wgsl { "_ = " } else { "" },
+                bare_old(op, &cell, sp)
+            ),
+        };
+        let _ = writeln!(out, "{call};\npc = {next};");
+        return out;
+    }
+    let v = bare_old(op, &cell, sp);
+    let v = if bare_wraps(p, addr.loc) {
+        format!("{v} & {}", sp.u(sp.mask))
+    } else {
+        v
+    };
+    // GLSL: `v` is declared once at the top (naga gives every declaration
+    // a variable of its own, the oracle a register each).
+    let _ = writeln!(out, "{}v = {v};", if wgsl { "let " } else { "" });
+    if let Some(d) = dst {
+        let _ = writeln!(out, "r{d} = v;");
+    }
+    match branch {
+        Some(b) => {
+            let target = match b.target {
+                Jump::At(t) => sp.u(t),
+                Jump::End => sp.u(len),
+            };
+            let cond = sp.cmp("v", b.cmp, &sp.operand(b.rhs));
+            let _ = writeln!(out, "{}", branch_pc(sp, &cond, &target, &next));
+        }
+        None => {
+            let _ = writeln!(out, "pc = {next};");
+        }
+    }
+    out
+}
+
+/// The value an atomic reads, as one call.
+fn bare_old(op: AtomicOp, cell: &str, sp: &Spell) -> String {
+    let wgsl = sp.lang == Lang::Wgsl;
+    match op {
+        AtomicOp::Load if wgsl => format!("atomicLoad({cell})"),
+        AtomicOp::Load => format!("atomicOr({cell}, 0u)"),
+        AtomicOp::Store(v) | AtomicOp::Exchange(v) => sp.atomic("exch", cell, &[&sp.operand(v)]),
+        AtomicOp::CompareExchange(e, n) => {
+            let cas = sp.atomic("cas", cell, &[&sp.operand(e), &sp.operand(n)]);
+            if wgsl {
+                format!("{cas}.old_value")
+            } else {
+                cas
+            }
+        }
+        AtomicOp::Fetch(rmw, v) => {
+            let f = match rmw {
+                RmwOp::Add => "add",
+                RmwOp::Sub => "sub",
+                RmwOp::And => "and",
+                RmwOp::Or => "or",
+                RmwOp::Xor => "xor",
+                RmwOp::Min => "min",
+                RmwOp::Max => "max",
+            };
+            sp.atomic(f, cell, &[&sp.operand(v)])
+        }
+    }
 }
 
 #[cfg(test)]

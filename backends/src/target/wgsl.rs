@@ -46,12 +46,12 @@ pub const BINDING_ENDS: u32 = 1;
 /// A uniform buffer whose first `u32` is the iteration budget (16 bytes).
 pub const BINDING_PARAMS: u32 = 2;
 
-fn dialect() -> Dialect {
+fn dialect(bare: bool) -> Dialect {
     Dialect {
         syntax: Syntax::Wgsl,
         exch: |i, v| format!("atomicExchange(&mem[{i}], {v})"),
         add0: |i| format!("atomicAdd(&mem[{i}], 0u)"),
-        leave: "axb_leave(&left, &why)".to_string(),
+        leave: if bare { "" } else { "axb_leave(&left, &why)" }.to_string(),
         discard: "_ = ",
     }
 }
@@ -133,7 +133,7 @@ pub fn shader(
         lens.join(", ")
     );
     body.push_str("var pc: u32 = 0u;\nvar left: u32 = params.budget;\nvar why: u32 = 0u;\n");
-    body.push_str(&codegen::dispatch(test, "tid", &dialect(), shape));
+    body.push_str(&codegen::dispatch(test, "tid", &dialect(false), shape));
     body.push_str(
         "if (why == 2u) {\n    atomicAdd(&ends.stopped, 1u);\n} else if (why == 0u) {\n    \
          if (pc == lens[tid]) {\n        atomicAdd(&ends.finished, 1u);\n    } else {\n        \
@@ -150,6 +150,34 @@ pub fn shader(
         codegen::shader_preamble(t, layout, shape, target, "//"),
         codegen::indent(&body, 1),
         stride = codegen::stride(test),
+    ))
+}
+
+/// The bare (verification) form of [`shader`]: the test's code alone, no
+/// iteration budget and no counters of how threads ended, the memory a
+/// fixed-size array (the oracle's shader frontend reads fixed-size arrays
+/// only), and the launch in a `workgroups W;` comment line. For a
+/// verifier (`oracle classify`), not for running: nothing bounds a
+/// spinning run.
+pub fn bare_shader(t: &NamedTest, layout: &Layout, shape: Shape) -> Result<String, String> {
+    check_layout(layout)?;
+    let test = &t.entry.test;
+    let (thread, instance) = layout.locate_exprs("w");
+    let stride = codegen::stride(test);
+    let words = stride as u64 * layout.instances as u64;
+    let mut body = String::new();
+    let _ = writeln!(body, "let w = wg.x;\nlet tid = {thread};");
+    let _ = writeln!(body, "let base = ({instance}) * {};", codegen::uint(stride));
+    body.push_str("var pc: u32 = 0u;\n");
+    body.push_str(&codegen::dispatch(test, "tid", &dialect(true), shape));
+    Ok(format!(
+        "{}\n\
+         // The test's memory, all 0 at the start: instance i owns words [i * {stride}, (i + 1) * {stride}).\n\
+         @group(0) @binding(0) var<storage, read_write> mem: array<atomic<u32>, {words}>;\n\n\
+         @compute @workgroup_size(1)\n\
+         fn main(@builtin(workgroup_id) wg: vec3<u32>) {{\n{}}}\n",
+        codegen::bare_preamble(t, layout, shape, "wgsl", "//"),
+        codegen::indent(&body, 1),
     ))
 }
 

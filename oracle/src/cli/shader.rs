@@ -11,20 +11,23 @@ use std::sync::OnceLock;
 /// other inputs.
 #[derive(Args, Clone, Debug)]
 pub struct LaunchArgs {
-    /// Shaders: the number of workgroups.
-    #[arg(long, global = true, value_name = "W", default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=8))]
-    pub workgroups: u8,
+    /// Shaders: the number of workgroups (default: the shader's
+    /// `// workgroups W;` line, else 2).
+    #[arg(long, global = true, value_name = "W", value_parser = clap::value_parser!(u8).range(1..=8))]
+    pub workgroups: Option<u8>,
     /// Shaders: invocations per workgroup (default: the shader's attribute).
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=8))]
     pub workgroup_size: Option<u8>,
-    /// Shaders: invocations per subgroup.
-    #[arg(long, global = true, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=8))]
-    pub subgroup_size: u8,
+    /// Shaders: invocations per subgroup (default: the shader's
+    /// `// subgroup_size S;` line, else 1).
+    #[arg(long, global = true, value_name = "S", value_parser = clap::value_parser!(u8).range(1..=8))]
+    pub subgroup_size: Option<u8>,
     /// Shaders: the compute entry point, where a module has several.
     #[arg(long, global = true, value_name = "NAME")]
     pub entry: Option<String>,
-    /// Shaders: the value domain 2^b (default: the least power of two above
-    /// the shader's constants and W x N). A step whose 32-bit result
+    /// Shaders: the value domain 2^b (default: the shader's `// values V;`
+    /// line, else the least power of two above the shader's constants and
+    /// W x N). A step whose 32-bit result
     /// differs from its b-bit one refuses the shader, never a verdict.
     #[arg(long, global = true, value_name = "V", value_parser = parse_values)]
     pub values: Option<u16>,
@@ -49,6 +52,7 @@ pub fn set_launch(a: &LaunchArgs, max_states: usize) {
         entry: a.entry.clone(),
         values: a.values,
         max_states,
+        simplify: true,
     });
 }
 

@@ -31,7 +31,10 @@ impl Prepared {
     }
 }
 
-const ATOMICS: [&str; 8] = [
+/// The functions renamed: the atomics, then the subgroup collectives of
+/// the kernel language (`GL_KHR_shader_subgroup_vote` and `_ballot`),
+/// which naga's GLSL frontend does not know either.
+const ATOMICS: [&str; 11] = [
     "atomicAdd",
     "atomicMin",
     "atomicMax",
@@ -40,16 +43,22 @@ const ATOMICS: [&str; 8] = [
     "atomicXor",
     "atomicExchange",
     "atomicCompSwap",
+    "subgroupAll",
+    "subgroupAny",
+    "subgroupBroadcastFirst",
 ];
 
 /// The prelude: every renamed atomic for uint and int (bodies are never
 /// translated: the calls are).
 fn prelude() -> String {
-    let mut p = String::new();
+    let mut p = String::from(
+        "bool SubgroupAll(bool v) { return v; } bool SubgroupAny(bool v) { return v; } \
+         uint SubgroupBroadcastFirst(uint v) { return v; } ",
+    );
     for t in ["uint", "int"] {
-        for a in ATOMICS {
+        for a in ATOMICS.iter().filter(|a| a.starts_with("atomic")) {
             let name = capital(a);
-            if a == "atomicCompSwap" {
+            if *a == "atomicCompSwap" {
                 p.push_str(&format!(
                     "{t} {name}(inout {t} m, {t} c, {t} v) {{ return m; }} "
                 ));
@@ -135,7 +144,11 @@ pub fn parse(path: &Path, src: &str, prepared: &Prepared) -> Result<naga::Module
                 path: path.to_path_buf(),
                 line,
                 col,
-                msg: format!("GLSL: {}", msg.replace("Atomic", "atomic")),
+                msg: format!(
+                    "GLSL: {}",
+                    msg.replace("Atomic", "atomic")
+                        .replace("Subgroup", "subgroup")
+                ),
             }
         })
 }

@@ -104,6 +104,8 @@ pub struct Lower<'a> {
     launch: &'a Launch,
     wg_size: u8,
     locations: Vec<Location>,
+    /// The shader's names of each location (see [`Translation::names`]).
+    names: Vec<(String, u8)>,
     atomic_loc: Vec<bool>,
     globals: HashMap<Handle<naga::GlobalVariable>, Global>,
     instrs: Vec<Instr>,
@@ -158,6 +160,7 @@ pub fn lower(
         launch,
         wg_size,
         locations: Vec::new(),
+        names: Vec::new(),
         atomic_loc: Vec::new(),
         globals: HashMap::new(),
         instrs: Vec::new(),
@@ -366,3 +369,4 @@ mod emit;
 mod finish;
 pub mod glsl_atomics;
 mod stmt;
+mod thread;

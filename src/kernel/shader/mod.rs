@@ -30,29 +30,59 @@ use std::path::Path;
 /// not say (or that the command line overrides).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
-    /// Number of workgroups (`--workgroups`, default 2).
-    pub workgroups: u8,
+    /// Number of workgroups (`--workgroups`); `None`: the shader's
+    /// `workgroups W;` line, else 2.
+    pub workgroups: Option<u8>,
     /// Invocations per workgroup; `None`: the shader's attribute.
     pub workgroup_size: Option<u8>,
-    /// Invocations per subgroup (`--subgroup-size`, default 1).
-    pub subgroup_size: u8,
+    /// Invocations per subgroup (`--subgroup-size`); `None`: the shader's
+    /// `subgroup_size S;` line, else 1.
+    pub subgroup_size: Option<u8>,
     /// The entry point, where a module has several (`--entry`).
     pub entry: Option<String>,
-    /// The value domain; `None`: chosen from the constants and ids.
+    /// The value domain; `None`: the shader's `values V;` line, else
+    /// chosen from the constants and ids.
     pub values: Option<u16>,
     /// The state bound of the value check (the command's `--max-states`).
     pub max_states: usize,
+    /// Simplify the translation (jump threading, unreachable code, dead
+    /// registers: `lower/thread.rs`, §10.5); off only to check that the
+    /// simplification keeps every verdict.
+    pub simplify: bool,
 }
 
 impl Default for Launch {
     fn default() -> Launch {
         Launch {
-            workgroups: 2,
+            workgroups: None,
             workgroup_size: None,
-            subgroup_size: 1,
+            subgroup_size: None,
             entry: None,
             values: None,
             max_states: 2_000_000,
+            simplify: true,
+        }
+    }
+}
+
+impl Launch {
+    /// The number of workgroups (2 unless given).
+    pub fn workgroups(&self) -> u8 {
+        self.workgroups.unwrap_or(2)
+    }
+
+    /// Invocations per subgroup (1 unless given).
+    pub fn subgroup_size(&self) -> u8 {
+        self.subgroup_size.unwrap_or(1)
+    }
+
+    /// This launch where it is given, else the shader's annotations.
+    fn or_annotated(&self, a: &Annotations) -> Launch {
+        Launch {
+            workgroups: self.workgroups.or(a.workgroups),
+            subgroup_size: self.subgroup_size.or(a.subgroup_size),
+            values: self.values.or(a.values),
+            ..self.clone()
         }
     }
 }
@@ -94,6 +124,12 @@ pub struct Translation {
     pub warnings: Vec<String>,
     /// The source text (empty for SPIR-V).
     pub source: String,
+    /// The shader's names of each location: its variable's, and for a
+    /// struct member also the member's (`init` lines name either).
+    pub names: Vec<(String, u8)>,
+    /// The names of the storage and workgroup variables (and members) the
+    /// entry point does not use, which became no location.
+    pub unused: Vec<String>,
 }
 
 /// Line and column (both from 1) of byte `offset` of `src`; `(0, 0)` when
@@ -208,18 +244,22 @@ fn translate_unguarded(
         e.span = user_span(prepared.as_ref(), e.span);
         file_error(path, &src, &e)
     };
-    let info = validate(&module).map_err(fail)?;
-    let mut t = lower::lower(&module, &info, &src, launch).map_err(fail)?;
-    for s in &mut t.spans {
-        *s = user_span(prepared.as_ref(), *s);
-    }
-    t.program.model = None;
-    read_annotations(&src, &mut t.program).map_err(|(line, msg)| FileError {
+    let at_line = |(line, msg)| FileError {
         path: path.to_path_buf(),
         line,
         col: 1,
         msg,
-    })?;
+    };
+    let notes = read_annotations(&src).map_err(at_line)?;
+    let launch = launch.or_annotated(&notes);
+    let info = validate(&module).map_err(fail)?;
+    let mut t = lower::lower(&module, &info, &src, &launch).map_err(fail)?;
+    for s in &mut t.spans {
+        *s = user_span(prepared.as_ref(), *s);
+    }
+    t.program.model = notes.model;
+    t.program.expect = notes.expect.clone();
+    notes.initialise(&mut t).map_err(at_line)?;
     values::check(&t, launch.max_states).map_err(|e| file_error(path, &src, &e))?;
     Ok(t)
 }
@@ -254,37 +294,129 @@ fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, ShaderErro
     })
 }
 
-/// `// model M;` and `// expect M: P|F|deadlock;` comment lines of a
-/// shader, as in a litmus file (KERNEL.md §5.2), so that `classify` checks
-/// a shader's stated verdicts too.
-fn read_annotations(src: &str, p: &mut Program) -> Result<(), (usize, String)> {
+/// What a shader's annotation lines say (docs/KERNEL.md §10.1): comment
+/// lines `// KEYWORD ...;` in the litmus format's words, so that a shader
+/// can carry its stated verdicts, and its launch, domain and initial
+/// values (as the bare form `backends emit --bare` writes). The command
+/// line's flags win over the launch lines.
+#[derive(Clone, Debug, Default)]
+pub struct Annotations {
+    pub model: Option<crate::kernel::model::ScopedModel>,
+    pub expect: Vec<crate::kernel::program::Expectation>,
+    pub workgroups: Option<u8>,
+    pub subgroup_size: Option<u8>,
+    pub values: Option<u16>,
+    /// `init NAME = v, ...;`: (line, variable, values).
+    pub init: Vec<(usize, String, Vec<u32>)>,
+}
+
+/// Reads the annotation lines of `src`: `model M;`, `expect M:
+/// P|F|deadlock;` (as in a litmus file, KERNEL.md §5.2), `workgroups W;`,
+/// `subgroup_size S;`, `values V;` and `init NAME = v, v, ...;`, each a
+/// `//` comment line of its own that ends with `;` (a comment that merely
+/// starts with one of these words is prose, not an annotation). Errors are
+/// (line, message).
+pub fn read_annotations(src: &str) -> Result<Annotations, (usize, String)> {
     use crate::kernel::model::ScopedModel;
     use crate::kernel::program::{Expectation, Outcome};
+    let mut a = Annotations::default();
     for (n, line) in src.lines().enumerate() {
         let Some(rest) = line.trim_start().strip_prefix("//") else {
             continue;
         };
-        let rest = rest.trim();
-        let body = |kw: &str| {
-            rest.strip_prefix(kw)
-                .filter(|r| r.starts_with(' '))
-                .map(|r| r.trim().trim_end_matches(';').trim())
+        let Some(rest) = rest.trim().strip_suffix(';') else {
+            continue;
         };
-        if let Some(m) = body("model") {
-            p.model = Some(ScopedModel::parse(m).map_err(|e| (n + 1, e))?);
-        } else if let Some(e) = body("expect") {
-            let (m, o) = e
-                .rsplit_once(':')
-                .ok_or_else(|| (n + 1, "expected `expect MODEL: P|F|deadlock;`".to_string()))?;
-            let outcome = match o.trim() {
-                "P" => Outcome::P,
-                "F" => Outcome::F,
-                "deadlock" => Outcome::Deadlock,
-                w => return Err((n + 1, format!("`{w}`: expected P, F or deadlock"))),
-            };
-            let model = ScopedModel::parse(m.trim()).map_err(|e| (n + 1, e))?;
-            p.expect.push(Expectation { model, outcome });
+        let Some((kw, body)) = rest.split_once(' ') else {
+            continue;
+        };
+        let body = body.trim();
+        let err = |m: String| (n + 1, m);
+        match kw {
+            "model" => a.model = Some(ScopedModel::parse(body).map_err(err)?),
+            "expect" => {
+                let (m, o) = body
+                    .rsplit_once(':')
+                    .ok_or_else(|| err("expected `expect MODEL: P|F|deadlock;`".to_string()))?;
+                let outcome = match o.trim() {
+                    "P" => Outcome::P,
+                    "F" => Outcome::F,
+                    "deadlock" => Outcome::Deadlock,
+                    w => return Err(err(format!("`{w}`: expected P, F or deadlock"))),
+                };
+                let model = ScopedModel::parse(m.trim()).map_err(err)?;
+                a.expect.push(Expectation { model, outcome });
+            }
+            "workgroups" => a.workgroups = Some(number(body, 1, 8).map_err(err)? as u8),
+            "subgroup_size" => a.subgroup_size = Some(number(body, 1, 8).map_err(err)? as u8),
+            "values" => {
+                let v = number(body, 2, 256).map_err(err)?;
+                if !v.is_power_of_two() {
+                    return Err(err(format!("values {v}: a power of two from 2 to 256")));
+                }
+                a.values = Some(v as u16);
+            }
+            "init" => {
+                let (name, vs) = body
+                    .split_once('=')
+                    .ok_or_else(|| err("expected `init NAME = v, v, ...;`".to_string()))?;
+                let vs = vs
+                    .split(',')
+                    .map(|v| number(v.trim(), 0, 255))
+                    .collect::<Result<Vec<u32>, String>>()
+                    .map_err(err)?;
+                a.init.push((n + 1, name.trim().to_string(), vs));
+            }
+            _ => {}
         }
     }
-    Ok(())
+    Ok(a)
+}
+
+/// A decimal number in `lo..=hi`.
+fn number(s: &str, lo: u32, hi: u32) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(v) if (lo..=hi).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}`: expected a number from {lo} to {hi}")),
+    }
+}
+
+impl Annotations {
+    /// Sets the initial values of the `init` lines: each names a storage
+    /// or workgroup variable of the shader (one the entry point uses: an
+    /// unused one has no location, and its line is ignored) and gives one
+    /// value per cell, each below the domain.
+    fn initialise(&self, t: &mut Translation) -> Result<(), (usize, String)> {
+        let values = u32::from(t.program.values);
+        for (line, name, vs) in &self.init {
+            let Some(&(_, k)) = t.names.iter().find(|(n, _)| n == name) else {
+                if t.unused.contains(name) {
+                    continue;
+                }
+                return Err((
+                    *line,
+                    format!("init `{name}`: no storage or workgroup variable of that name"),
+                ));
+            };
+            let loc = &mut t.program.locations[k as usize];
+            if vs.len() != loc.init.len() {
+                return Err((
+                    *line,
+                    format!(
+                        "init `{name}`: {} values for {} cells",
+                        vs.len(),
+                        loc.init.len()
+                    ),
+                ));
+            }
+            if let Some(v) = vs.iter().find(|&&v| v >= values) {
+                return Err((
+                    *line,
+                    format!("init `{name}`: value {v}: value bound exceeded: raise --values (the domain is {values})"),
+                ));
+            }
+            loc.init = vs.iter().map(|&v| v as u8).collect();
+        }
+        Ok(())
+    }
 }

@@ -524,6 +524,14 @@ impl<'a> Lower<'a> {
         };
         let a = self.take(left)?;
         let b = self.take(right)?;
+        if let (Operand::Imm(x), Operand::Imm(y)) = (a, b) {
+            // Two constants: folded with the shader's 32-bit arithmetic
+            // (a result outside the domain is refused as any constant).
+            self.release(left);
+            self.release(right);
+            let v = self.constant(fold(bop, x, y))?;
+            return Ok((Val::Op(v), vec![], vec![]));
+        }
         // A comparison used once, unnamed, waits to become a branch.
         if let BinOp::Cmp(c) = bop {
             if self.refs(h) == 1 && !self.frame().fun.named_expressions.contains_key(&h) {
@@ -745,4 +753,23 @@ fn expr_name(e: &naga::Expression) -> String {
         E::ZeroValue(_) => "a zero value of a vector, array or struct".into(),
         _ => "this expression".into(),
     }
+}
+
+/// `x op y` on 32-bit unsigned values, as the shader computes it (shift
+/// amounts modulo 32, as WGSL and SPIR-V shift at run time), as a signed
+/// number so that a wrapped subtraction shows as what it is in 32 bits.
+fn fold(op: BinOp, a: u16, b: u16) -> i128 {
+    let (x, y) = (u32::from(a), u32::from(b));
+    let v = match op {
+        BinOp::Add => x.wrapping_add(y),
+        BinOp::Sub => x.wrapping_sub(y),
+        BinOp::Mul => x.wrapping_mul(y),
+        BinOp::And => x & y,
+        BinOp::Or => x | y,
+        BinOp::Xor => x ^ y,
+        BinOp::Shl => x.wrapping_shl(y),
+        BinOp::Shr => x.wrapping_shr(y),
+        BinOp::Cmp(c) => u32::from(c.eval(a, b)),
+    };
+    v.into()
 }

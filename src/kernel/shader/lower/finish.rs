@@ -47,11 +47,10 @@ impl<'a> Lower<'a> {
                 // A struct of one member (SPIR-V's buffer blocks) is named
                 // after its variable.
                 if members.len() == 1 && !anonymous {
-                    return Ok(Global::Struct(vec![self.declare_location(
-                        &name,
-                        members[0].ty,
-                        shared,
-                    )?]));
+                    let l = self.declare_location(&name, members[0].ty, shared)?;
+                    self.names
+                        .push((stmt::name_of(&members[0].name).to_string(), l));
+                    return Ok(Global::Struct(vec![l]));
                 }
                 for m in members {
                     let member = stmt::name_of(&m.name);
@@ -60,7 +59,11 @@ impl<'a> Lower<'a> {
                     } else {
                         format!("{name}_{member}")
                     };
-                    locs.push(self.declare_location(&mname, m.ty, shared)?);
+                    let l = self.declare_location(&mname, m.ty, shared)?;
+                    if !anonymous {
+                        self.names.push((member.to_string(), l));
+                    }
+                    locs.push(l);
                 }
                 Ok(Global::Struct(locs))
             }
@@ -70,6 +73,7 @@ impl<'a> Lower<'a> {
 
     /// One location: a scalar, an atomic, or a fixed-size array of them.
     fn declare_location(&mut self, name: &str, ty: Handle<naga::Type>, shared: bool) -> Res<u8> {
+        let want_name = name;
         let inner = &self.module.types[ty].inner;
         let (len, array, atomic) = match inner {
             t if emit::scalar_kind_ok(t) => (1, false, matches!(t, T::Atomic(_))),
@@ -115,7 +119,9 @@ impl<'a> Lower<'a> {
             init: vec![0; len],
         });
         self.atomic_loc.push(atomic);
-        Ok((self.locations.len() - 1) as u8)
+        let l = (self.locations.len() - 1) as u8;
+        self.names.push((want_name.to_string(), l));
+        Ok(l)
     }
 
     /// A location name the litmus text can carry: an identifier, not a
@@ -231,9 +237,9 @@ impl<'a> Lower<'a> {
             }
         };
         let (w, n, s) = (
-            self.launch.workgroups,
+            self.launch.workgroups(),
             self.wg_size,
-            self.launch.subgroup_size,
+            self.launch.subgroup_size(),
         );
         let vec3 = |x: Operand| Val::Vec(vec![x, Operand::Imm(0), Operand::Imm(0)]);
         Ok(match b {
@@ -278,7 +284,11 @@ impl<'a> Lower<'a> {
     pub(super) fn finish(mut self) -> Res<Translation> {
         let end = self.end;
         self.bind(end);
-        self.drop_fallthrough_jumps();
+        if self.launch.simplify {
+            self.simplify();
+        } else {
+            self.drop_fallthrough_jumps();
+        }
         let len = self.instrs.len();
         if len > crate::kernel::program::MAX_CODE_LEN {
             let span = self.spans[crate::kernel::program::MAX_CODE_LEN];
@@ -311,9 +321,9 @@ impl<'a> Lower<'a> {
             .map_or(0, |r| r as usize + 1);
         let mut program = Program {
             values,
-            workgroups: self.launch.workgroups,
+            workgroups: self.launch.workgroups(),
             workgroup_size: self.wg_size,
-            subgroup_size: self.launch.subgroup_size,
+            subgroup_size: self.launch.subgroup_size(),
             locations: self.locations.clone(),
             codes: vec![Code {
                 regs: (0..nregs).map(|r| format!("r{r}")).collect(),
@@ -321,7 +331,7 @@ impl<'a> Lower<'a> {
                 labels: vec![None; len],
                 constructs: Vec::new(),
             }],
-            wg_code: vec![0; self.launch.workgroups as usize],
+            wg_code: vec![0; self.launch.workgroups() as usize],
             model: None,
             expect: Vec::new(),
             asserts: Vec::new(),
@@ -337,17 +347,20 @@ impl<'a> Lower<'a> {
             ShaderError::new(span, format!("the translated program is not valid: {e}"))
         })?;
         let warnings = self.warnings();
+        let unused = self.unused_globals();
         Ok(Translation {
             program,
             spans: self.spans,
             warnings,
             source: self.src.to_string(),
+            names: self.names,
+            unused,
         })
     }
 
     /// Removes every `goto` to the next instruction (structured control
     /// flow leaves many), renumbering labels and jumps.
-    fn drop_fallthrough_jumps(&mut self) {
+    pub(super) fn drop_fallthrough_jumps(&mut self) {
         let jumps: HashMap<usize, usize> = self.fixups.iter().copied().collect();
         let keep: Vec<bool> = (0..self.instrs.len())
             .map(|pc| {
@@ -355,32 +368,13 @@ impl<'a> Lower<'a> {
                     || self.labels[jumps[&pc]] != Some(pc + 1)
             })
             .collect();
-        let mut new_pc = Vec::with_capacity(keep.len() + 1);
-        let mut n = 0;
-        for &k in &keep {
-            new_pc.push(n);
-            n += k as usize;
-        }
-        new_pc.push(n);
-        for l in self.labels.iter_mut().flatten() {
-            *l = new_pc[*l];
-        }
-        self.fixups = self
-            .fixups
-            .iter()
-            .filter(|(pc, _)| keep[*pc])
-            .map(|&(pc, l)| (new_pc[pc], l))
-            .collect();
-        let mut k = keep.iter();
-        self.instrs.retain(|_| *k.next().unwrap_or(&true));
-        let mut k = keep.iter();
-        self.spans.retain(|_| *k.next().unwrap_or(&true));
+        self.remove(&keep);
     }
 
     /// `--values`, or the least power of two above every constant and
     /// above W x N (so ids, and counts of invocations, fit).
     fn domain(&self) -> Res<u16> {
-        let w = self.launch.workgroups as u32;
+        let w = self.launch.workgroups() as u32;
         let n = self.wg_size as u32;
         if let Some(v) = self.launch.values {
             if self.max_const >= v as u32 {
@@ -394,6 +388,26 @@ impl<'a> Lower<'a> {
             return refuse(Span::UNDEFINED, format!("the shader's constants and ids need values up to {}: value bound exceeded (the kernel language's values are below {MAX_VALUES})", need - 1));
         }
         Ok(v as u16)
+    }
+
+    /// The names of the storage and workgroup variables (and their
+    /// members) that became no location: the entry point does not use them.
+    fn unused_globals(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (g, gv) in self.module.global_variables.iter() {
+            let memory = matches!(
+                gv.space,
+                naga::AddressSpace::Storage { .. } | naga::AddressSpace::WorkGroup
+            );
+            if !memory || self.globals.contains_key(&g) {
+                continue;
+            }
+            out.push(stmt::name_of(&gv.name).to_string());
+            if let T::Struct { members, .. } = &self.module.types[gv.ty].inner {
+                out.extend(members.iter().map(|m| stmt::name_of(&m.name).to_string()));
+            }
+        }
+        out
     }
 
     fn warnings(&self) -> Vec<String> {

@@ -96,6 +96,12 @@ impl<'a> Lower<'a> {
                     self.glsl_atomic_call(st, name, arguments, *result)?;
                     continue;
                 }
+                if let (Some(op), [a], Some(r)) =
+                    (self.glsl_collective(*function), &arguments[..], result)
+                {
+                    self.collective(op, *a, *r)?;
+                    continue;
+                }
             }
             self.statement(st)?;
         }
@@ -464,6 +470,17 @@ impl<'a> Lower<'a> {
         self.release_operand(value);
         self.put(r, val, temps, deps);
         Ok(())
+    }
+
+    /// The collective a renamed GLSL subgroup function stands for (only in
+    /// GLSL modules; [`crate::kernel::shader::glsl`]).
+    fn glsl_collective(&self, f: Handle<naga::Function>) -> Option<CollectiveOp> {
+        match self.module.functions[f].name.as_deref()? {
+            "SubgroupAll" if self.glsl => Some(CollectiveOp::All),
+            "SubgroupAny" if self.glsl => Some(CollectiveOp::Any),
+            "SubgroupBroadcastFirst" if self.glsl => Some(CollectiveOp::BroadcastFirst),
+            _ => None,
+        }
     }
 
     fn collective(&mut self, op: CollectiveOp, argument: Handle<E>, result: Handle<E>) -> Res<()> {
