@@ -47,6 +47,9 @@ impl RunTarget {
     }
 }
 
+/// Why `run` does not run webgpu, and what to do instead.
+pub(crate) const WEBGPU_IS_IMPORTED: &str = "webgpu runs in a browser, not from here: write its page with `backends emit --target webgpu SUITE --out DIR`, open it, and bring its result file back with `backends import --target webgpu SUITE --lines FILE`";
+
 /// The targets `backends run` runs: every [`RunTarget`] but webgpu.
 const RUN_TARGETS: [&str; 4] = ["cpp", "cuda", "vulkan", "wgpu"];
 
@@ -68,7 +71,7 @@ impl clap::builder::TypedValueParser for RunTargetParser {
         if value == "webgpu" {
             let msg = format!(
                 "invalid value 'webgpu' for '--target': {}\n",
-                crate::campaign::build::WEBGPU_IS_IMPORTED
+                WEBGPU_IS_IMPORTED
             );
             return Err(clap::Error::raw(clap::error::ErrorKind::InvalidValue, msg).with_cmd(cmd));
         }
