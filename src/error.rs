@@ -193,6 +193,17 @@ pub fn html_escape(s: &str) -> String {
     out
 }
 
+/// The exit-status paragraph of every `--help` of the three tools, in one
+/// form: `Exit status: 0 success; 2 bad input or usage (BAD); 1 anything
+/// else (OTHER).` Each tool fills in what counts as what for it; the words
+/// and their order are the same everywhere (checked by
+/// `synth/tests/interface.rs`, which walks every command of the three).
+pub fn exit_status_help(bad_input: &str, other: &str) -> String {
+    format!(
+        "Exit status: 0 success; 2 bad input or usage ({bad_input}); 1 anything else ({other})."
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

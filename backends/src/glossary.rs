@@ -52,3 +52,18 @@ pub fn model_words(name: &str) -> String {
         if strong { "strong" } else { "weak" }
     )
 }
+
+/// The exit statuses, as every `--help` of `backends` shows them (in the
+/// form of every tool's, [`progress_litmus::error::exit_status_help`]),
+/// and where messages and data go. Here, in the shared ground, so that
+/// the subcommands defined in the library parts (`db`, `site`) show it
+/// too.
+pub fn exit_status() -> String {
+    format!(
+        "{} Errors are one `error:` line per problem on stderr, naming the file and line where there is one; progress and status go to stderr, data (`--format json`, `report`, `emit -o -`) to stdout.",
+        progress_litmus::error::exit_status_help(
+            "arguments, test files, suites, journals, result files",
+            "a missing or failing compiler, device or program, a file that cannot be written",
+        )
+    )
+}

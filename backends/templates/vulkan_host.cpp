@@ -559,8 +559,9 @@ int main(int argc, char** argv) {
                 fail(std::string(props.deviceName) + " ended the canary (" + shaders[(size_t)canary_index].comp.string() +
                      ", one thread waiting for a write nobody makes) after " + took +
                      " ms: the device leaves loops by itself (llvmpipe/lavapipe does after 65535 iterations), so "
-                     "no run on it can show non-termination. Use another device (--device), or --no-canary to "
-                     "test the host only");
+                     "no run on it can show non-termination. Use another device (--device N; through `backends run`, "
+                     "--program-arg=--device=N), or --no-canary (also a flag of `backends run`) to test the host "
+                     "only");
             }
         });
     } else if (canary && !shader_dir.empty()) {

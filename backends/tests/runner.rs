@@ -507,6 +507,18 @@ fn the_vulkan_runner_checks_the_canary_then_journals_and_reports() {
         // lavapipe: the canary ends after 65535 loop iterations.
         assert_clean_failure(&checked, 1, &["ended the canary", "--no-canary"]);
         assert!(!out.exists(), "no journal for a refused device");
+        // Every flag the message names is one `run` takes (issue 23 item
+        // 7: it named `--device`, a flag of the program only): the device
+        // through --program-arg, and --no-canary.
+        let e = stderr(&checked);
+        assert!(e.contains("--program-arg=--device=N"), "{e}");
+        let other = run(&["--program-arg=--device=0", "--name", "dev0"]);
+        assert!(
+            !stderr(&other).contains("unexpected argument"),
+            "{}",
+            stderr(&other)
+        );
+        let _ = std::fs::remove_dir_all(&out);
     }
     let _ = std::fs::remove_dir_all(&out);
     // The canary's message says `--no-canary`: `run` takes it as it says.

@@ -544,3 +544,65 @@ fn a_stopped_run_resumes_from_the_browsers_storage() {
     assert_eq!(sessions, 2);
     assert_eq!(json(&second.file[0])["settings"]["iterations"], 1);
 }
+
+/// Issue 23 item 6: long entries of the page's list of tests with
+/// non-terminating runs wrap inside their column instead of running into
+/// the next one. The list is filled as the page fills it (`name: mapping
+/// k/n, ...`, with names of the longest kind, 64 characters) by a script
+/// appended to the page, which measures what a reader sees; no GPU needed.
+#[test]
+fn long_entries_of_the_non_terminating_list_do_not_overlap() {
+    let Some(chromium) = chromium() else { return };
+    let dir = scratch("nonterm");
+    let (_, page) = sample_and_page(&dir);
+    let probe = r##"<script>
+(function () {
+  const ul = document.getElementById("nonterm");
+  ul.textContent = "";
+  for (let k = 0; k < 24; k++) {
+    const li = document.createElement("li");
+    li.textContent = ("t" + k + "_a_long_test_name_of_sixty_four_characters_").padEnd(64, "x") + ": plain 20/20, round-robin 19/20, chunked 20/20";
+    ul.appendChild(li);
+  }
+  const bad = [];
+  for (const li of ul.children) if (li.scrollWidth > li.clientWidth + 1) { bad.push("an entry runs out of its column"); break; }
+  const r = [...ul.children].map((li) => li.getBoundingClientRect());
+  for (let i = 0; i < r.length; i++) for (let j = i + 1; j < r.length; j++) {
+    const a = r[i], b = r[j];
+    if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) bad.push("entries " + i + " and " + j + " overlap");
+  }
+  if (ul.getBoundingClientRect().right > document.documentElement.clientWidth + 1) bad.push("the list runs off the page");
+  document.body.setAttribute("data-fits", bad.length ? bad.join("; ") : "yes");
+})();
+</script>
+</body>"##;
+    let html = std::fs::read_to_string(&page).unwrap();
+    let probed = dir.join("probed.html");
+    std::fs::write(&probed, html.replacen("</body>", probe, 1)).unwrap();
+    for width in [800, 1400] {
+        let out = Command::new("timeout")
+            .arg("60")
+            .arg(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--virtual-time-budget=3000",
+                "--dump-dom",
+            ])
+            .arg(format!("--window-size={width},1200"))
+            .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+            .arg(format!("file://{}", probed.display()))
+            .stdin(Stdio::null())
+            .output()
+            .expect("chromium starts");
+        assert!(out.status.success(), "chromium failed: {}", out.status);
+        let dom = String::from_utf8_lossy(&out.stdout);
+        let i = dom.find("data-fits=\"").expect("the probe ran") + "data-fits=\"".len();
+        let fits = &dom[i..i + dom[i..].find('"').unwrap()];
+        assert_eq!(fits, "yes", "{width} px");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

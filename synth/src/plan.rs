@@ -102,7 +102,7 @@ pub(crate) fn path_text(flag: &str, p: &Path) -> Result<String, String> {
 pub(crate) fn check_slurm_path(dir: &str) -> Result<(), String> {
     if dir.contains('\\') {
         return Err(format!(
-            "--out {dir:?}: a backslash cannot be passed to Slurm's --output pattern (it turns off %a); give another folder or --emit jobs"
+            "--dir {dir:?}: a backslash cannot be passed to Slurm's --output pattern (it turns off %a); give another folder or --emit jobs"
         ));
     }
     Ok(())

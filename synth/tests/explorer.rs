@@ -87,6 +87,11 @@ fn chromium() -> Option<PathBuf> {
 /// The DOM of `page#fragment` after the page's script ran, killing the
 /// browser after 60 s.
 fn dump_dom(chromium: &Path, page: &Path, fragment: &str) -> String {
+    dump_dom_with(chromium, page, fragment, &[])
+}
+
+/// [`dump_dom`] with more browser flags (a window size).
+fn dump_dom_with(chromium: &Path, page: &Path, fragment: &str, flags: &[&str]) -> String {
     let profile = scratch("profile");
     let url = format!("file://{}#{fragment}", page.display());
     let mut child = Command::new(chromium)
@@ -101,6 +106,7 @@ fn dump_dom(chromium: &Path, page: &Path, fragment: &str) -> String {
             "--disable-sync",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
+        .args(flags)
         // Let the page's asynchronous work (decompressing code) finish.
         .arg("--virtual-time-budget=10000")
         .arg("--dump-dom")
@@ -305,8 +311,12 @@ fn the_filters_select_what_they_say() {
     let count = |dom: &str| -> usize { text_of(dom, "count").parse().unwrap() };
     let dom = dump_dom(&chromium, &page, "");
     assert_eq!(count(&dom), 483);
+    assert_eq!(text_of(&dom, "count-word"), "tests");
     // No fragment: the first test is shown.
     assert_eq!(text_of(&dom, "title"), "2t2i_0");
+    // A page of AXB tests has their filters, not those of kernel programs.
+    assert_eq!(hidden_filters(&dom), ["Launch", "Literature"]);
+    assert!(dom.contains("placeholder=\"e.g. 2t2i_0\""));
 
     let hsa = Model::parse("HSA").unwrap();
     let dom = dump_dom(&chromium, &page, "config=2t3i&vm=HSA&vv=P");
@@ -334,6 +344,23 @@ fn the_filters_select_what_they_say() {
         .iter()
         .any(|e| e.name == *n && e.idioms.contains(&"prodcons-increasing".to_string()))));
     let _ = std::fs::remove_dir_all(page.parent().unwrap());
+}
+
+/// The labels of the filters the page hides, in page order.
+fn hidden_filters(dom: &str) -> Vec<&str> {
+    let i = dom.find("id=\"filters\"").expect("the filters");
+    let j = i + dom[i..].find("</div>").unwrap();
+    let mut out = Vec::new();
+    let mut rest = &dom[i..j];
+    while let Some(k) = rest.find("<label") {
+        let tag_end = k + rest[k..].find('>').unwrap();
+        let text_end = tag_end + rest[tag_end..].find('<').unwrap();
+        if rest[k..tag_end].contains(" hidden") {
+            out.push(rest[tag_end + 1..text_end].trim());
+        }
+        rest = &rest[text_end..];
+    }
+    out
 }
 
 /// Text of a `<pre>` as the DOM dump escapes it, unescaped.
@@ -1000,4 +1027,168 @@ fn the_explorer_explains_its_words() {
     assert!(
         html.contains("<dt>conformance test</dt>") && html.contains("<dt>distinguishing test</dt>")
     );
+}
+
+/// `page#fragment` in a window `width` pixels wide, with a script run after
+/// the page's that measures what a reader would see: the attribute
+/// `data-fits` is `yes`, or says which element sticks out of the window
+/// on the right (so that part of it cannot be read without scrolling the
+/// whole page), which two boxes of the view or entries of the list overlap.
+fn measured(chromium: &Path, page: &Path, fragment: &str, width: u32) -> String {
+    let html = std::fs::read_to_string(page).unwrap();
+    let probe = r##"<script>
+(function () {
+  const W = document.documentElement.clientWidth, bad = [];
+  for (const id of ["test-head", "code-box", "lit-box", "verdict-box", "witness-box", "k-witness", "emitted-box"]) {
+    const e = document.getElementById(id);
+    if (!e || !e.getClientRects().length) continue;
+    const r = e.getBoundingClientRect();
+    if (r.right > W + 1) bad.push(id + " ends at " + Math.round(r.right) + " of " + W);
+  }
+  const boxes = [...document.querySelectorAll("#view > section")].filter((e) => e.getClientRects().length);
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i].getBoundingClientRect(), b = boxes[j].getBoundingClientRect();
+    const aw = Math.max(a.width, boxes[i].scrollWidth), bw = Math.max(b.width, boxes[j].scrollWidth);
+    if (a.left < b.left + bw - 1 && b.left < a.left + aw - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) bad.push("#" + boxes[i].id + " and #" + boxes[j].id + " overlap");
+  }
+  if (document.getElementById("view").scrollWidth > document.getElementById("view").clientWidth + 1) bad.push("the view scrolls sideways");
+  const items = [...document.querySelectorAll("#list li span")].map((e) => e.getBoundingClientRect());
+  for (let i = 0; i < items.length; i++) for (let j = i + 1; j < items.length; j++) {
+    const a = items[i], b = items[j];
+    if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) bad.push("list entries " + i + " and " + j + " overlap");
+  }
+  document.body.setAttribute("data-fits", bad.length ? bad.join("; ") : "yes");
+})();
+</script>
+</body>"##;
+    let dir = scratch("measured");
+    let copy = dir.join("page.html");
+    std::fs::write(&copy, html.replacen("</body>", probe, 1)).unwrap();
+    let dom = dump_dom_with(
+        chromium,
+        &copy,
+        fragment,
+        &[&format!("--window-size={width},1200")],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let i = dom.find("data-fits=\"").expect("the probe ran") + "data-fits=\"".len();
+    dom[i..i + dom[i..].find('"').unwrap()].to_string()
+}
+
+/// Issue 23 item 6: the explorer fits kernel programs. A page of them has
+/// filters that select among them (launch, the literature's verdicts; not
+/// AXB configurations, Table 4 buckets or idioms, which would select none),
+/// counts "kernel programs", suggests a kernel name, says so when a link
+/// names a program it does not hold, and shows long explanations and the
+/// literature's comment inside the window, narrow or wide.
+#[test]
+fn the_explorer_fits_kernel_programs() {
+    let Some(chromium) = chromium() else { return };
+    let (loaded, html) = idioms_page();
+    let data = page_data(&html);
+    let kernels = data["kernels"].as_array().unwrap().clone();
+    let dir = scratch("kernel-fit");
+    let page = dir.join("idioms.html");
+    std::fs::write(&page, &html).unwrap();
+    let count = |dom: &str| -> usize { text_of(dom, "count").parse().unwrap() };
+
+    let dom = dump_dom(&chromium, &page, "");
+    assert_eq!(count(&dom), loaded.programs.len());
+    assert_eq!(text_of(&dom, "count-word"), "kernel programs");
+    assert_eq!(hidden_filters(&dom), ["Configuration", "Bucket", "Idiom"]);
+    let first = &loaded.programs[0].name;
+    assert!(
+        dom.contains(&format!("placeholder=\"e.g. {first}\"")),
+        "placeholder"
+    );
+    assert!(
+        dom.contains("id=\"notice\" hidden"),
+        "no notice without a link"
+    );
+
+    // The launch filter: the programs of one launch.
+    let launch = kernels[0]["launch"].as_str().unwrap();
+    let want = kernels.iter().filter(|k| k["launch"] == launch).count();
+    let dom = dump_dom(
+        &chromium,
+        &page,
+        &format!("launch={}", launch.replace(' ', "%20")),
+    );
+    assert_eq!(count(&dom), want);
+    assert!(want >= 1 && want < kernels.len(), "{launch}: {want}");
+
+    // The literature filter: every stated verdict agrees / none stated.
+    let agrees = |k: &serde_json::Value| {
+        let stated: Vec<&str> = k["r"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["a"].as_str().filter(|a| !a.is_empty()))
+            .collect();
+        (
+            !stated.is_empty() && stated.iter().all(|a| *a == "yes"),
+            stated.is_empty(),
+        )
+    };
+    let all_agree = kernels.iter().filter(|k| agrees(k).0).count();
+    let none = kernels.iter().filter(|k| agrees(k).1).count();
+    assert!(all_agree > 0);
+    assert_eq!(count(&dump_dom(&chromium, &page, "lit=agrees")), all_agree);
+    assert_eq!(count(&dump_dom(&chromium, &page, "lit=none")), none);
+    assert_eq!(count(&dump_dom(&chromium, &page, "lit=disagrees")), 0);
+    let one = dump_dom(&chromium, &page, "q=mutex-simplified");
+    assert_eq!(
+        (count(&one), text_of(&one, "count-word")),
+        (1, "kernel program")
+    );
+
+    // A link to a program the page does not hold says so.
+    let dom = dump_dom(&chromium, &page, "test=no-such-idiom");
+    assert!(dom.contains("data-missing=\"no-such-idiom\""));
+    let notice = text_of(&dom, "notice");
+    assert!(
+        notice.contains("no-such-idiom") && notice.contains(first.as_str()),
+        "{notice}"
+    );
+    assert_eq!(text_of(&dom, "title"), first);
+
+    // The literature's comment is reflowed: a paragraph is one line.
+    let lit = unescape(text_of(
+        &dump_dom(&chromium, &page, "test=decoupled-lookback"),
+        "k-lit",
+    ));
+    assert!(lit.starts_with("Decoupled look-back, single invocation per workgroup: each workgroup takes its partition"), "{lit}");
+
+    // Nothing sticks out of the window, narrow or wide, with the longest
+    // explanation shown.
+    let longest = kernels
+        .iter()
+        .flat_map(|k| k["r"].as_array().unwrap().iter().map(move |r| (k, r)))
+        .max_by_key(|(_, r)| {
+            r["w"]
+                .as_str()
+                .unwrap()
+                .lines()
+                .map(str::len)
+                .max()
+                .unwrap_or(0)
+        })
+        .unwrap();
+    let fragment = format!(
+        "test={}&model={}",
+        longest.0["n"].as_str().unwrap(),
+        longest.1["m"]
+            .as_str()
+            .unwrap()
+            .replace(' ', "%20")
+            .replace(',', "%2C")
+    );
+    for width in [900, 1400] {
+        assert_eq!(
+            measured(&chromium, &page, &fragment, width),
+            "yes",
+            "{width} px, #{fragment}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

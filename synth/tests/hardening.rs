@@ -416,7 +416,7 @@ fn plan_runs_four_shards_through_gnu_parallel() {
         let o = ok(synth(
             &dir,
             &[
-                "plan", "-t", "3", "-i", "4", "--shards", "4", "--out", "shards", "--emit", emit,
+                "plan", "-t", "3", "-i", "4", "--shards", "4", "--dir", "shards", "--emit", emit,
             ],
         ));
         String::from_utf8(o.stdout).unwrap()

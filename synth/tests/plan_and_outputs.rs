@@ -1,5 +1,5 @@
 //! The reproducers of issue 20 (hardening, round 2) for `synth`, each as a
-//! regression test: a hostile `--out` in `synth plan` runs nothing in any
+//! regression test: a hostile `--dir` in `synth plan` runs nothing in any
 //! context (item 1); `-o` never destroys a FIFO, a symbolic link or a device
 //! (item 2); numeric flags are bounded before any work and standard output
 //! ends quietly on a closed pipe, with one error line on a full disk
@@ -61,7 +61,7 @@ fn plan_with_a_hostile_out_runs_nothing_in_any_context() {
         let o = ok(synth(
             &dir,
             &[
-                "plan", "-t", "2", "-i", "2", "--shards", "2", "--out", HOSTILE, "--emit", emit,
+                "plan", "-t", "2", "-i", "2", "--shards", "2", "--dir", HOSTILE, "--emit", emit,
             ],
         ));
         String::from_utf8(o.stdout).unwrap()
@@ -115,7 +115,7 @@ fn plan_refuses_control_characters_bad_times_and_too_many_shards() {
     let dir = scratch("plan-bad");
     let plan = |extra: &[&str]| {
         let mut a = vec!["plan", "-t", "2", "-i", "3"];
-        for (flag, default) in [("--shards", "2"), ("--out", "r")] {
+        for (flag, default) in [("--shards", "2"), ("--dir", "r")] {
             if !extra.iter().any(|a| a.starts_with(flag)) {
                 a.extend([flag, default]);
             }
@@ -124,10 +124,10 @@ fn plan_refuses_control_characters_bad_times_and_too_many_shards() {
         synth(&dir, &a)
     };
     // A newline would split a job of the list and end an #SBATCH line.
-    refused(&plan(&["--out", "runs/x\ny"]), "control character");
+    refused(&plan(&["--dir", "runs/x\ny"]), "control character");
     refused(&plan(&["--synth", "/bin/synth\r"]), "control character");
     refused(
-        &plan(&["--out", "r\u{1b}]0;title\u{7}"]),
+        &plan(&["--dir", "r\u{1b}]0;title\u{7}"]),
         "control character",
     );
     refused(
@@ -135,11 +135,11 @@ fn plan_refuses_control_characters_bad_times_and_too_many_shards() {
         "not a Slurm time limit",
     );
     refused(&plan(&["--time", "1h"]), "not a Slurm time limit");
-    refused(&plan(&["--out=-rf"]), "starting with `-`");
+    refused(&plan(&["--dir=-rf"]), "starting with `-`");
     // An empty folder would put the shards in `/` (clap refuses it).
-    assert_eq!(plan(&["--out", ""]).status.code(), Some(2));
-    refused(&plan(&["--out", r"a\b", "--emit", "slurm"]), "backslash");
-    assert!(plan(&["--out", r"a\b", "--emit", "jobs"]).status.success());
+    assert_eq!(plan(&["--dir", ""]).status.code(), Some(2));
+    refused(&plan(&["--dir", r"a\b", "--emit", "slurm"]), "backslash");
+    assert!(plan(&["--dir", r"a\b", "--emit", "jobs"]).status.success());
     for t in ["30", "2-12:30:00", "UNLIMITED"] {
         let o = ok(plan(&["--time", t, "--emit", "slurm"]));
         let text = String::from_utf8(o.stdout).unwrap();
@@ -161,7 +161,7 @@ fn stdout_ends_quietly_on_a_closed_pipe_and_fails_once_on_a_full_disk() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_synth"))
         .current_dir(&dir)
         .args([
-            "plan", "-t", "3", "-i", "4", "--shards", "10000", "--out", "r",
+            "plan", "-t", "3", "-i", "4", "--shards", "10000", "--dir", "r",
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -208,7 +208,7 @@ fn stdout_ends_quietly_on_a_closed_pipe_and_fails_once_on_a_full_disk() {
         return;
     }
     for args in [
-        &["plan", "-t", "2", "-i", "3", "--shards", "2", "--out", "r"][..],
+        &["plan", "-t", "2", "-i", "3", "--shards", "2", "--dir", "r"][..],
         &["-t", "2", "-i", "2", "-o", "-"],
         &["find", "-t", "2", "-i", "2", "--fails", "HSA", "-o", "-"],
     ] {
@@ -427,4 +427,29 @@ fn a_large_explorer_page_is_announced() {
     assert!(w.contains("671 MB") && w.contains("--no-code"), "{w}");
     let w = size_warning(LARGE_PAGE_BYTES + 1, true).unwrap();
     assert!(!w.contains("--no-code"), "{w}");
+}
+
+/// Issue 23 item 7: `synth plan` writes its plan as every command writes
+/// its output: `-o FILE` (replaced whole), `-o -` and no `-o` on standard
+/// output, the same bytes; the shards' folder is `--dir`, and the old
+/// spelling `--out DIR` without `--dir` is refused, not taken for the file.
+#[test]
+fn plan_writes_to_o_like_every_command() {
+    let dir = scratch("plan-o");
+    let args = ["plan", "-t", "2", "-i", "3", "--shards", "2", "--dir", "r"];
+    let stdout = ok(synth(&dir, &args)).stdout;
+    assert!(!stdout.is_empty());
+    let dash = ok(synth(&dir, &[&args[..], &["-o", "-"]].concat())).stdout;
+    assert_eq!(dash, stdout);
+    let o = ok(synth(&dir, &[&args[..], &["-o", "plan.txt"]].concat()));
+    assert!(o.stdout.is_empty());
+    assert_eq!(std::fs::read(dir.join("plan.txt")).unwrap(), stdout);
+    let old = synth(
+        &dir,
+        &["plan", "-t", "2", "-i", "3", "--shards", "2", "--out", "r"],
+    );
+    assert_eq!(old.status.code(), Some(2));
+    assert!(stderr(&old).contains("--dir"), "{}", stderr(&old));
+    assert!(!dir.join("r").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -6,7 +6,7 @@
 //! campaign, reuses it), and the device the program reports.
 
 use crate::campaign::cache;
-use crate::campaign::options::{hardware_threads, RunArgs, RunTarget};
+use crate::campaign::options::{hardware_threads, RunArgs, RunTarget, WEBGPU_IS_IMPORTED};
 use crate::campaign::suite::show_paths;
 use crate::campaign::{env, input, Failure};
 use crate::mapping::Mapping;
@@ -94,9 +94,6 @@ pub(crate) fn source(
         }
     })
 }
-
-/// Why `backends run --target webgpu` is refused.
-pub(crate) const WEBGPU_IS_IMPORTED: &str = "webgpu runs in a browser, not from here: write its page with `backends emit --target webgpu SUITE --out DIR`, open it, and bring its result file back with `backends import --target webgpu SUITE --lines FILE`";
 
 impl Source {
     /// The key of its build in the cache: the target, how it is compiled

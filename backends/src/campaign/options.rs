@@ -47,6 +47,50 @@ impl RunTarget {
     }
 }
 
+/// Why `run` does not run webgpu, and what to do instead.
+pub(crate) const WEBGPU_IS_IMPORTED: &str = "webgpu runs in a browser, not from here: write its page with `backends emit --target webgpu SUITE --out DIR`, open it, and bring its result file back with `backends import --target webgpu SUITE --lines FILE`";
+
+/// The targets `backends run` runs: every [`RunTarget`] but webgpu.
+const RUN_TARGETS: [&str; 4] = ["cpp", "cuda", "vulkan", "wgpu"];
+
+/// `run --target`: the targets that run from here, listed as the possible
+/// values; `webgpu` (a target of `import`) is refused with where its
+/// results come from instead.
+#[derive(Clone)]
+struct RunTargetParser;
+
+impl clap::builder::TypedValueParser for RunTargetParser {
+    type Value = RunTarget;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<RunTarget, clap::Error> {
+        if value == "webgpu" {
+            let msg = format!(
+                "invalid value 'webgpu' for '--target': {}\n",
+                WEBGPU_IS_IMPORTED
+            );
+            return Err(clap::Error::raw(clap::error::ErrorKind::InvalidValue, msg).with_cmd(cmd));
+        }
+        let name =
+            clap::builder::PossibleValuesParser::new(RUN_TARGETS).parse_ref(cmd, arg, value)?;
+        Ok(RunTarget::from_str(&name, false).expect("a run target is a RunTarget"))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            RUN_TARGETS
+                .into_iter()
+                .map(clap::builder::PossibleValue::new),
+        ))
+    }
+}
+
 /// The most OS threads `--os-threads` may ask of the cpp program: a pool
 /// of 4294967295 threads aborted it on allocation (std::bad_alloc) after
 /// the compile; 100x the cores of a large machine stays below this.
@@ -59,8 +103,9 @@ pub struct RunArgs {
     /// a device that ends loops by itself, like Mesa's CPU device lavapipe,
     /// is refused by the canary, see `backends::target::vulkan`), or `wgpu`
     /// (the WGSL shaders on Vulkan, Metal or D3D12 with `backends-wgpu`,
-    /// built with `--features wgpu`).
-    #[arg(long, value_enum)]
+    /// built with `--features wgpu`). The webgpu page runs in a browser:
+    /// its results come in with `import`.
+    #[arg(long, value_parser = RunTargetParser)]
     pub target: RunTarget,
     /// The suite: RON suites, artifact `.txt` tests, or directories of them
     /// (several paths make one campaign; test names must be unique).

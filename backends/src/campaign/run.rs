@@ -35,7 +35,7 @@ pub struct Summary {
 /// each named once.
 fn check_args(args: &RunArgs) -> Result<Vec<Mapping>, Failure> {
     if args.target == RunTarget::Webgpu {
-        return Err(input(crate::campaign::build::WEBGPU_IS_IMPORTED));
+        return Err(input(crate::campaign::options::WEBGPU_IS_IMPORTED));
     }
     if args.os_threads.is_some() && args.target != RunTarget::Cpp {
         return Err(input("--os-threads is for the cpp target"));

@@ -7,7 +7,7 @@
 //! clap's view of it. Exit status 2 means bad input or usage (arguments,
 //! test files, tests that cannot be emitted, journals, results), 1
 //! everything else (writing files, a missing or failing compiler, device
-//! or program); see [`EXIT_STATUS`].
+//! or program); see [`exit_status`].
 
 pub mod emit;
 pub mod import;
@@ -15,21 +15,17 @@ pub mod report;
 pub mod run;
 
 use crate::excerpt::printable;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
-/// The exit statuses, as every `--help` shows them.
-pub const EXIT_STATUS: &str =
-    "Exit status: 0 success; 2 bad input or usage (arguments, test files, \
-suites, journals, result files); 1 anything else (a missing or failing compiler, device or \
-program, a file that cannot be written). Errors are one `error:` line per problem on stderr, \
-naming the file and line where there is one; progress and status go to stderr, data \
-(`--format json`, `report`, `emit -o -`) to stdout.";
+/// The exit statuses, as every `--help` shows them
+/// ([`crate::glossary::exit_status`]).
+pub use crate::glossary::exit_status;
 
 /// `--help` of the commands that print verdicts: the words, then the
 /// exit statuses (`-h` shows the exit statuses only).
 fn words_and_exit_status() -> String {
-    format!("Words:\n{}\n\n{EXIT_STATUS}", crate::glossary::text())
+    format!("Words:\n{}\n\n{}", crate::glossary::text(), exit_status())
 }
 
 #[derive(Parser)]
@@ -37,7 +33,7 @@ fn words_and_exit_status() -> String {
     name = "backends",
     version,
     about = "Turn progress litmus tests into GLSL/Amber, Vulkan, Metal, CUDA, C++ and WGSL programs and a WebGPU page, run them on devices, and report which progress models the devices are consistent with",
-    after_help = EXIT_STATUS
+    after_help = exit_status()
 )]
 struct Cli {
     #[command(subcommand)]
@@ -47,23 +43,29 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Write the programs of a target for tests or suites.
-    #[command(after_help = EXIT_STATUS)]
+    #[command(after_help = exit_status())]
     Emit(emit::EmitArgs),
     /// Run a suite on this CPU (cpp), an NVIDIA GPU (cuda), a Vulkan device (vulkan) or, with backends-wgpu, a Vulkan, Metal or D3D12 GPU (wgpu): journaled, resumable, artifact-format results.
-    #[command(after_help = EXIT_STATUS)]
+    #[command(after_help = exit_status())]
     Run(crate::campaign::options::RunArgs),
     /// Results of a generated program run on another machine (or of the webgpu page), journaled and written as `run` would.
-    #[command(after_help = EXIT_STATUS)]
+    #[command(after_help = exit_status())]
     Import(crate::campaign::import::ImportArgs),
     /// Which progress models each device's observations are consistent with, and the violations.
-    #[command(after_help = EXIT_STATUS, after_long_help = words_and_exit_status())]
+    #[command(after_help = exit_status(), after_long_help = words_and_exit_status())]
     Report(report::ReportArgs),
     /// The results database (SQLite): import result files, export CSVs.
-    #[command(after_help = EXIT_STATUS)]
+    #[command(after_help = exit_status())]
     Db(crate::report::db_cli::DbArgs),
     /// A static results site from the database: the device x model matrix and a page per device.
-    #[command(after_help = EXIT_STATUS, after_long_help = words_and_exit_status())]
+    #[command(after_help = exit_status(), after_long_help = words_and_exit_status())]
     Site(crate::report::site::SiteArgs),
+}
+
+/// The whole command line as clap sees it (for tests that walk every
+/// command and argument).
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// `backends`: parses the command line (clap exits 2 on bad usage) and

@@ -26,7 +26,7 @@ pub struct ReportArgs {
     /// or `import` wrote record the fingerprint of their tests in
     /// `<name>.device.json`: they are judged only against those tests,
     /// and same-named tests of another suite are refused.
-    #[arg(long, visible_alias = "test", value_name = "TESTS")]
+    #[arg(long, value_name = "TESTS")]
     pub tests: Vec<PathBuf>,
     /// `json`: a list of {device, model, consistent, violations} objects.
     #[arg(long, value_enum, default_value_t = Format::Text)]

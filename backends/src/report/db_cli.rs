@@ -17,9 +17,11 @@ pub enum DbCommand {
     /// Import result CSV files (or directories of them) into the database,
     /// one transaction per file. A file whose observations are already in
     /// it (in any formatting) is counted once.
+    #[command(after_help = crate::glossary::exit_status())]
     Import(ImportDbArgs),
     /// Write every device of the database as result CSVs in the artifact
     /// layout (`<N>_thread_<M>_instruction/db/<device>.csv`).
+    #[command(after_help = crate::glossary::exit_status())]
     Export(ExportDbArgs),
 }
 

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// `.ron` tests or suites, artifact `.txt` tests, `.litmus` kernel programs, or directories of them.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// The suite's name (the test name rule applies).

@@ -21,7 +21,7 @@ pub mod stats;
 pub mod table;
 
 use crate::kernel::KernelError;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use progress_litmus::axb::load::NamedTest;
 use progress_litmus::error::{excerpt, printable};
 use progress_litmus::kernel::load::{self, Item};
@@ -31,15 +31,22 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The end of `oracle --help`: exit statuses, where output goes, limits.
-const AFTER_HELP: &str = "\
-Exit status:
-  0  every input was read and every result written
-  2  bad input or usage: a test file that cannot be read or parsed (reported
-     as FILE:LINE:COL: message on standard error), an unknown model or test
-     name, a bad flag; the tests that could be read are still reported
-  1  anything else: an output that cannot be written, an internal error
+/// The exit statuses, in the form of every tool's `--help`
+/// ([`progress_litmus::error::exit_status_help`]).
+pub fn exit_status() -> String {
+    progress_litmus::error::exit_status_help(
+        "a test file that cannot be read or parsed, reported as FILE:LINE:COL: message on standard error, an unknown model or test name, a bad flag; the tests that could be read are still reported",
+        "an output that cannot be written, an internal error",
+    )
+}
 
+/// The end of `oracle --help`: exit statuses, where output goes, limits.
+fn after_help() -> String {
+    format!("{}\n\n{AFTER_HELP_REST}", exit_status())
+}
+
+/// The end of `oracle --help` after the exit statuses.
+const AFTER_HELP_REST: &str = "\
 Output goes to standard output, or with -o FILE to FILE, which is replaced
 only once the output is complete (a symbolic link is followed and its target
 replaced; a character device such as /dev/null or a FIFO is written to, never
@@ -61,16 +68,12 @@ Environment:
   AXB_MAX_INPUT_BYTES  the largest input file read (default 1G; K, M and G
                        suffixes)";
 
-/// The end of each command's `--help`.
-const COMMAND_AFTER_HELP: &str =
-    "Exit status: 0 success, 2 bad input or usage, 1 anything else (see `oracle --help`).";
-
 #[derive(Parser)]
 #[command(
     name = "oracle",
     version,
     about = "Is a progress litmus test guaranteed to terminate under a progress model?",
-    after_help = AFTER_HELP
+    after_help = after_help()
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -95,32 +98,39 @@ pub struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Verdicts under all 11 models for each test (files, suites, directories), in input order.
-    #[command(after_help = COMMAND_AFTER_HELP)]
+    #[command(after_help = exit_status())]
     Classify(classify::Args),
     /// Why a test passes or fails under one model, with a witness schedule.
-    #[command(after_help = COMMAND_AFTER_HELP)]
+    #[command(after_help = exit_status())]
     Explain(explain::Args),
     /// Every reachable final state under one model, with a witness schedule each, and the program's assertions answered.
-    #[command(after_help = COMMAND_AFTER_HELP)]
+    #[command(after_help = exit_status())]
     Outcomes(outcomes::Args),
     /// The state space, as Graphviz DOT or JSON.
-    #[command(after_help = COMMAND_AFTER_HELP)]
+    #[command(after_help = exit_status())]
     Lts(lts::Args),
     /// Table 4 of the paper (distinguishing and conformance tests) for the given tests.
-    #[command(after_help = COMMAND_AFTER_HELP)]
+    #[command(after_help = exit_status())]
     Table(table::Args),
     /// Write the tests as a RON suite with their verdicts under all 11 models
     /// (a `KernelSuite` when some input is a kernel program).
-    #[command(after_help = COMMAND_AFTER_HELP)]
+    #[command(after_help = exit_status())]
     Label(label::Args),
     /// The kernel program a shader (.wgsl, .comp, .spv) is decided as, in
     /// the litmus format with the shader's lines as comments.
-    #[command(after_help = COMMAND_AFTER_HELP)]
+    #[command(after_help = exit_status())]
     Translate {
+        /// The shader: a WGSL `.wgsl`, GLSL `.comp` or SPIR-V `.spv` compute shader.
         path: shader::ShaderPath,
         #[command(flatten)]
         out: Out,
     },
+}
+
+/// The whole command line as clap sees it (for tests that walk every
+/// command and argument).
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// Where a command's output goes.

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// `.ron` tests or suites, artifact `.txt` tests, `.litmus` kernel programs, or directories of them.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// `table` in the paper's layout; `csv` (RFC 4180); `json`.

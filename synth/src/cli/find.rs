@@ -46,6 +46,8 @@ pub struct FindArgs {
     /// Output: a file (`-`: standard output) or, for `--format txt`, a directory.
     #[arg(long, short = 'o')]
     out: PathBuf,
+    /// The output format: `ron` (a RON suite with verdicts) or `txt` (a
+    /// directory of artifact-format `.txt` files).
     #[arg(long, value_enum, default_value_t = FindFormat::Ron)]
     format: FindFormat,
     /// Continue an interrupted run from its journal (`<out>.journal`).

@@ -4,11 +4,13 @@
 //!
 //! `synth --threads N --instrs M --out PATH` (or `synth gen ...`) enumerates
 //! every test of a configuration; `synth merge` joins shard outputs; `synth
-//! plan` prints the shard/merge split for GNU parallel or Slurm. Errors are
+//! plan` writes the shard/merge split for GNU parallel or Slurm (`-o`,
+//! standard output by default); bare `synth` prints the commands. Errors are
 //! one line on stderr, `error: ...` as in `oracle` and `backends`, with exit
 //! status 2 for bad input or usage (options, input files, the output path,
-//! a journal that is locked or does not check) and 1 for anything else.
-//! Status and progress go to stderr; stdout is for data (`-o -`).
+//! a journal that is locked or does not check) and 1 for anything else, as
+//! every `--help` says ([`exit_status`]). Status and progress go to stderr;
+//! stdout is for data (`-o -`).
 //!
 //! This file holds what the commands share: the clap types, [`Fail`] (a
 //! message and its exit status) and the writing of outputs.
@@ -21,7 +23,7 @@ pub mod plan;
 pub mod suites;
 
 use crate::enumerate::output::{self, Format};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -31,7 +33,10 @@ use std::process::ExitCode;
     version,
     about = "Enumerate every progress litmus test of a configuration (SPEC §4)",
     args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true
+    subcommand_negates_reqs = true,
+    // Bare `synth` prints its commands, as `oracle` and `backends` do.
+    arg_required_else_help = true,
+    after_help = exit_status()
 )]
 struct Cli {
     #[command(subcommand)]
@@ -43,18 +48,42 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Enumerate every test of a configuration (also the default command).
+    #[command(after_help = exit_status())]
     Gen(gen::GenArgs),
     /// Merge the RON suites of shards 1/N..N/N into the unsharded run's output.
+    #[command(after_help = exit_status())]
     Merge(merge::MergeArgs),
     /// Regenerate the committed suites directory from scratch (labels, lists, README).
+    #[command(after_help = exit_status())]
     Suites(suites::SuitesArgs),
     /// Write a suite as one self-contained HTML test explorer.
+    #[command(after_help = exit_status())]
     Explorer(explorer::ExplorerArgs),
     /// Print the shard/merge split of a run as a GNU parallel job list, a
     /// merge command and a Slurm array script.
+    #[command(after_help = exit_status())]
     Plan(plan::PlanArgs),
     /// Find tests with a required verdict vector (targeted SAT search).
+    #[command(after_help = exit_status())]
     Find(find::FindArgs),
+}
+
+/// The exit statuses, as every `--help` shows them (in the form of every
+/// tool's, [`progress_litmus::error::exit_status_help`]).
+pub fn exit_status() -> String {
+    format!(
+        "{} Errors are one `error:` line on stderr; status and progress go to stderr, data (`-o -`) to stdout.",
+        progress_litmus::error::exit_status_help(
+            "options, input files, the output path, a journal that is locked or does not check",
+            "an output that cannot be written, an internal error",
+        )
+    )
+}
+
+/// The whole command line as clap sees it (for tests that walk every
+/// command and argument).
+pub fn command() -> clap::Command {
+    Cli::command()
 }
 
 /// The `--format` of `synth gen` and `synth merge`.

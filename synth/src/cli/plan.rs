@@ -29,7 +29,7 @@ pub struct PlanArgs {
     /// The folder the shard outputs, the journals and the merged suite go
     /// to (made by the jobs).
     #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    pub dir: PathBuf,
     /// The shards' format: `packed` (default; `.axb.gz`) or `ron`.
     #[arg(long, value_enum, default_value_t = ShardFormat::Packed)]
     pub shard_format: ShardFormat,
@@ -47,6 +47,10 @@ pub struct PlanArgs {
     /// Slurm: cores per array task (each shard uses them all).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=MAX_CPUS))]
     pub cpus: u32,
+    /// Write the plan to FILE, replaced only once complete; `-` (the
+    /// default) is standard output.
+    #[arg(short = 'o', long = "out", value_name = "FILE", default_value = "-")]
+    pub out: PathBuf,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -68,12 +72,12 @@ pub enum Emit {
 /// take, the time limit.
 fn check_pasted(args: &PlanArgs, synth: &Path) -> Result<(), String> {
     path_text("--synth", synth)?;
-    let dir = path_text("--out", &args.out)?;
+    let dir = path_text("--dir", &args.dir)?;
     if dir.starts_with('-') {
         // `test -e -x/...`, `mkdir -p -x/logs` and `--out -x/...` would
         // read it as an option.
         return Err(format!(
-            "--out {dir}: a folder starting with `-` reads as an option in the jobs; write ./{dir}"
+            "--dir {dir}: a folder starting with `-` reads as an option in the jobs; write ./{dir}"
         ));
     }
     if matches!(args.emit, Emit::Slurm | Emit::All) {
@@ -113,7 +117,8 @@ fn config_of(args: &PlanArgs) -> Result<Config, Fail> {
     Ok(cfg)
 }
 
-/// `synth plan`: prints the plan on stdout.
+/// `synth plan`: writes the plan to `-o` (standard output by default),
+/// as every command writes its output ([`super::write_text`]).
 pub fn run(args: PlanArgs) -> Result<(), Fail> {
     let cfg = config_of(&args)?;
     let synth = match args.synth.clone() {
@@ -125,7 +130,7 @@ pub fn run(args: PlanArgs) -> Result<(), Fail> {
     let plan = Plan {
         cfg,
         shards: args.shards,
-        dir: args.out,
+        dir: args.dir.clone(),
         format: match args.shard_format {
             ShardFormat::Packed => Format::Packed,
             ShardFormat::Ron => Format::Ron,
@@ -138,6 +143,5 @@ pub fn run(args: PlanArgs) -> Result<(), Fail> {
         Emit::Slurm => plan.slurm(&args.time, args.cpus),
         Emit::All => plan.all(&args.time, args.cpus),
     };
-    crate::enumerate::output::write_stdout(text.as_bytes())
-        .map_err(|e| Fail(1, format!("cannot write to standard output: {e}")))
+    super::write_text(&args.out, text.as_bytes())
 }

@@ -1,5 +1,5 @@
 // synth explorer: renders the embedded suite data (see synth/src/explorer/mod.rs).
-// State lives in the URL fragment: #test=NAME&model=MODEL&config=..&vm=..&vv=..&bucket=..&idiom=..&q=..
+// State lives in the URL fragment: #test=NAME&model=MODEL&config=..&vm=..&vv=..&bucket=..&idiom=..&launch=..&lit=..&q=..
 // Kernel programs (DATA.kernels) follow the tests in the list; their key is
 // "k:" + name (a plain name finds one too when no test has that name).
 "use strict";
@@ -34,6 +34,11 @@
     k.d = "";
     k.cf = [];
     k.i = [];
+    // What the literature filter matches: how the oracle's verdicts meet
+    // the verdicts the file states.
+    const said = k.r.filter((r) => r.a);
+    k.litv = !said.length ? "none" : said.some((r) => r.a === "no") ? "disagrees"
+      : said.some((r) => r.a === "undecided") ? "undecided" : "agrees";
   }
   const ITEMS = DATA.tests.concat(KERNELS);
   const byKey = new Map(ITEMS.map((t, i) => [t.key, i]));
@@ -86,7 +91,7 @@
   let state = readHash();
   function writeHash() {
     const parts = [];
-    for (const k of ["test", "model", "config", "vm", "vv", "bucket", "idiom", "q", "target", "mapping"]) {
+    for (const k of ["test", "model", "config", "vm", "vv", "bucket", "idiom", "launch", "lit", "q", "target", "mapping"]) {
       if (state[k]) parts.push(k + "=" + encodeURIComponent(state[k]));
     }
     history.replaceState(null, "", "#" + parts.join("&"));
@@ -106,6 +111,14 @@
     buckets.push(["none", "in no bucket"]);
     setOptions($("f-bucket"), buckets);
     setOptions($("f-idiom"), [["", "any"], ["*", "some idiom"], ...DATA.idioms.map(([t, title]) => [t, title])]);
+    const launches = [...new Set(KERNELS.map((k) => k.launch))].sort();
+    setOptions($("f-launch"), [["", "any"], ...launches.map((l) => [l, l])]);
+    // The filters that fit what the page holds: configuration, Table 4
+    // bucket and idiom are AXB tests' (on a page of kernel programs alone
+    // they would select none); launch and literature are kernel programs'.
+    for (const e of document.querySelectorAll(".axb-filter")) e.hidden = !DATA.tests.length;
+    for (const e of document.querySelectorAll(".kernel-filter")) e.hidden = !KERNELS.length;
+    if (ITEMS.length) $("f-name").placeholder = "e.g. " + ITEMS[0].n;
     const bind = (id, key) => {
       const e = $(id);
       e.value = state[key] || "";
@@ -120,6 +133,8 @@
     bind("f-verdict", "vv");
     bind("f-bucket", "bucket");
     bind("f-idiom", "idiom");
+    bind("f-launch", "launch");
+    bind("f-lit", "lit");
     bind("f-name", "q");
   }
 
@@ -136,6 +151,8 @@
     if (state.idiom) {
       if (state.idiom === "*" ? t.i.length === 0 : !t.i.includes(state.idiom)) return false;
     }
+    if (state.launch && t.launch !== state.launch) return false;
+    if (state.lit && t.litv !== state.lit) return false;
     if (state.q && !t.n.toLowerCase().includes(state.q.toLowerCase())) return false;
     return true;
   }
@@ -143,11 +160,12 @@
   function renderList() {
     const list = $("list");
     list.textContent = "";
-    let n = 0;
+    let n = 0, nk = 0;
     const frag = document.createDocumentFragment();
     for (const t of ITEMS) {
       if (!matches(t)) continue;
       n++;
+      if (t.kernel) nk++;
       const li = el("li", { "data-name": t.key });
       li.appendChild(el("span", {}, t.n + (t.kernel ? " ◆" : t.i.length ? " ★" : "")));
       li.appendChild(el("span", { class: "v", title: "verdicts: " + ORDER.join(" ") }, ORDER.map((m) => t.v[M.indexOf(m)]).join("")));
@@ -156,6 +174,15 @@
     }
     list.appendChild(frag);
     $("count").textContent = String(n);
+    $("count-word").textContent = countWords(n, nk);
+  }
+
+  // What the count counts: "tests", "kernel programs", or both.
+  function countWords(n, nk) {
+    const plural = (k, one, many) => (k === 1 ? one : many);
+    if (!KERNELS.length) return plural(n, "test", "tests");
+    if (!DATA.tests.length) return plural(n, "kernel program", "kernel programs");
+    return `shown: ${n - nk} ${plural(n - nk, "test", "tests")}, ${nk} ${plural(nk, "kernel program", "kernel programs")}`;
   }
 
   // ---- layout ------------------------------------------------------------
@@ -615,8 +642,18 @@
 
   function renderTest() {
     let i = indexOf(state.test);
+    // A link to a name the page does not hold says so, and shows the first.
+    const missing = i === undefined && state.test ? state.test : null;
     if (i === undefined) i = 0;
     const t = ITEMS[i];
+    $("notice").hidden = !missing;
+    if (missing) {
+      $("notice").textContent = `This page has no test or kernel program named “${missing}”` +
+        (t ? `; showing ${t.n} instead.` : ".");
+      document.body.setAttribute("data-missing", missing);
+    } else {
+      document.body.removeAttribute("data-missing");
+    }
     if (!t) { $("title").textContent = "empty suite"; return; }
     state.test = t.key;
     for (const li of $("list").children) {
@@ -662,7 +699,7 @@
   });
   window.addEventListener("hashchange", () => {
     state = readHash();
-    for (const [id, key] of [["f-config", "config"], ["f-vmodel", "vm"], ["f-verdict", "vv"], ["f-bucket", "bucket"], ["f-idiom", "idiom"], ["f-name", "q"]]) $(id).value = state[key] || "";
+    for (const [id, key] of [["f-config", "config"], ["f-vmodel", "vm"], ["f-verdict", "vv"], ["f-bucket", "bucket"], ["f-idiom", "idiom"], ["f-launch", "launch"], ["f-lit", "lit"], ["f-name", "q"]]) $(id).value = state[key] || "";
     renderList();
     renderTest();
   });

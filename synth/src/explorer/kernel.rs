@@ -6,7 +6,8 @@
 //! so the page shows the text instead of the picture. Per program it embeds
 //!
 //! - the program as the kernel printer writes it (`litmus::print`), and the
-//!   leading comment of its file, where the idioms name their sources;
+//!   leading comment of its file, where the idioms name their sources,
+//!   reflowed into paragraphs ([`reflow`]);
 //! - one verdict row per model: the eleven device-scope models, then the
 //!   program's own `model` line and every model its `expect` lines name
 //!   (scoped and occupancy-bound ones included), each with the oracle's
@@ -92,6 +93,9 @@ pub struct KernelData {
     pub c: &'static str,
     /// The launch, for people.
     pub shape: String,
+    /// The launch without the values (`2 workgroups of 2 invocations,
+    /// subgroups of 2`): the page's launch filter.
+    pub launch: String,
     /// The file it came from, as given.
     pub file: String,
     /// Verdicts under the eleven device-scope models, one letter each in
@@ -101,7 +105,7 @@ pub struct KernelData {
     /// The program as the kernel printer writes it.
     pub src: String,
     /// The leading comment of its `.litmus` file (where the idioms cite
-    /// their sources), without the `//`.
+    /// their sources), without the `//`, reflowed ([`reflow`]).
     pub lit: String,
     /// The verdict rows: the eleven models in display order, then the
     /// scoped ones.
@@ -128,6 +132,44 @@ fn leading_comment(path: &Path) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The comment reflowed for a page that wraps text to its width: the lines
+/// of a paragraph (up to a blank line) joined by spaces, so that the
+/// file's hard breaks at 80 columns do not break lines in mid-sentence in
+/// a narrower or wider box. A line starting a list item (`- `, `* `, `1. `)
+/// or indented (code, a quoted listing) keeps its own line; blank lines
+/// stay as paragraph breaks.
+pub fn reflow(comment: &str) -> String {
+    let mut out = String::new();
+    let mut joinable = false;
+    for line in comment.lines() {
+        let t = line.trim_end();
+        let starts_item = t.starts_with("- ")
+            || t.starts_with("* ")
+            || t.split_once(". ").is_some_and(|(n, _)| {
+                !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit())
+            });
+        let indented = t.starts_with(' ') || t.starts_with('\t');
+        if t.is_empty() {
+            out.push_str("\n\n");
+            joinable = false;
+        } else if joinable && !starts_item && !indented {
+            out.push(' ');
+            out.push_str(t);
+        } else {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(t);
+            joinable = !indented;
+        }
+    }
+    // At most one blank line between paragraphs, none at the ends.
+    while out.contains("\n\n\n") {
+        out = out.replace("\n\n\n", "\n\n");
+    }
+    out.trim_matches('\n').to_string()
 }
 
 /// Whether `got` meets the stated `want` (as `check_expectations` rules:
@@ -233,15 +275,17 @@ pub fn data(p: &NamedProgram, code: bool) -> KernelData {
     if prog.subgroup_size > 1 {
         shape.push_str(&format!(", subgroups of {}", prog.subgroup_size));
     }
+    let launch = shape.clone();
     shape.push_str(&format!(", values mod {}", prog.values));
     KernelData {
         n: p.name.clone(),
         c: "kernel",
         shape,
+        launch,
         file: p.source.display().to_string(),
         v,
         src: litmus::print(prog),
-        lit: leading_comment(&p.source),
+        lit: reflow(&leading_comment(&p.source)),
         r: rows,
         code: if code {
             TARGETS
@@ -268,6 +312,41 @@ pub fn all(programs: &[NamedProgram], code: bool) -> Vec<KernelData> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 23 item 6: the file's 80-column breaks are not the page's; a
+    /// paragraph is one line, list items and indented lines keep theirs.
+    #[test]
+    fn the_literature_comment_is_reflowed_into_paragraphs() {
+        let c = "Message passing between\nworkgroups.\n\nSource: Dat3M,\nbenchmarks/x.slang:\n- PASS under fair,\n  and more\n- FAIL with HSA\n    indented code\n1. first\n\n\n";
+        assert_eq!(
+            reflow(c),
+            "Message passing between workgroups.\n\nSource: Dat3M, benchmarks/x.slang:\n- PASS under fair,\n  and more\n- FAIL with HSA\n    indented code\n1. first"
+        );
+        assert_eq!(reflow(""), "");
+        // Every idiom's comment: no line break inside a sentence of a
+        // paragraph, nothing lost but line ends.
+        for e in
+            std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../suites/idioms")).unwrap()
+        {
+            let path = e.unwrap().path();
+            let raw = leading_comment(&path);
+            let r = reflow(&raw);
+            let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert_eq!(words(&r), words(&raw), "{}", path.display());
+            for para in r.split("\n\n") {
+                for line in para.lines().skip(1) {
+                    assert!(
+                        line.starts_with("- ")
+                            || line.starts_with("* ")
+                            || line.starts_with(' ')
+                            || line.chars().next().is_some_and(|c| c.is_ascii_digit()),
+                        "{}: a hard break inside a paragraph before {line:?}",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
 
     /// Issue 20 item 11: a stated verdict the oracle cannot decide is
     /// "undecided" on the page, not "no".

@@ -1,7 +1,10 @@
 //! `synth explorer`: a suite as one self-contained, offline HTML page.
 //!
 //! In the spirit of the artifact's test explorer: a list of tests filterable
-//! by configuration, verdict under any model, Table 4 bucket and idiom; for
+//! by configuration, verdict under any model, Table 4 bucket and idiom (a
+//! page of kernel programs has the filters that fit them instead: launch,
+//! verdict, and how the oracle meets the literature's verdicts; a link to a
+//! name the page does not hold says so); for
 //! the chosen test its pseudo-code, its program state space drawn as SVG
 //! (with the states and transitions of a failing model's witness
 //! highlighted), its verdict under each of the eleven models, and the
@@ -414,6 +417,30 @@ pub fn render_all(
             None => test_data(e, oracle::verdicts(&e.test), recogniser.tags(&e.test)),
         })
         .collect();
+    let (lines, tests) = intern_lines(labelled);
+    let data = PageData {
+        suite: suite.to_string(),
+        note: note.to_string(),
+        models: Model::ALL.iter().map(|m| m.name()).collect(),
+        pretty: Model::ALL.iter().map(|m| m.pretty()).collect(),
+        table4: table4_models().into_iter().map(Model::name).collect(),
+        idioms: idiom_titles(&recogniser),
+        lines,
+        tests,
+        chunk: CODE_CHUNK,
+        code: if opts.code {
+            code_chunks(entries, opts.shape)
+        } else {
+            Vec::new()
+        },
+        kernels: kernel::all(programs, opts.code),
+    };
+    page_html(suite, &data, opts.shape)
+}
+
+/// The tests with their pseudo-code as indices into one list of the
+/// distinct lines (the page's `lines`), in first-use order.
+fn intern_lines(labelled: Vec<(TestData, Vec<Vec<String>>)>) -> (Vec<String>, Vec<TestData>) {
     let mut lines: Vec<String> = Vec::new();
     let mut line_ids: HashMap<String, u32> = HashMap::new();
     let mut tests = Vec::with_capacity(labelled.len());
@@ -433,37 +460,30 @@ pub fn render_all(
             .collect();
         tests.push(t);
     }
-    let data = PageData {
-        suite: suite.to_string(),
-        note: note.to_string(),
-        models: Model::ALL.iter().map(|m| m.name()).collect(),
-        pretty: Model::ALL.iter().map(|m| m.pretty()).collect(),
-        table4: table4_models().into_iter().map(Model::name).collect(),
-        idioms: recogniser
-            .all_tags()
-            .into_iter()
-            .map(|t| {
-                let (idiom, swapped) = recogniser.idiom_of(&t).expect("a catalogue tag");
-                let title = if swapped {
-                    format!("{} (threads swapped)", idiom.title)
-                } else {
-                    idiom.title.to_string()
-                };
-                (t, title)
-            })
-            .collect(),
-        lines,
-        tests,
-        chunk: CODE_CHUNK,
-        code: if opts.code {
-            code_chunks(entries, opts.shape)
-        } else {
-            Vec::new()
-        },
-        kernels: kernel::all(programs, opts.code),
-    };
+    (lines, tests)
+}
+
+/// Every idiom tag of the catalogue with its title, catalogue order.
+fn idiom_titles(recogniser: &Recogniser) -> Vec<(String, String)> {
+    recogniser
+        .all_tags()
+        .into_iter()
+        .map(|t| {
+            let (idiom, swapped) = recogniser.idiom_of(&t).expect("a catalogue tag");
+            let title = if swapped {
+                format!("{} (threads swapped)", idiom.title)
+            } else {
+                idiom.title.to_string()
+            };
+            (t, title)
+        })
+        .collect()
+}
+
+/// The HTML of the page around its data.
+fn page_html(suite: &str, data: &PageData, shape: Shape) -> String {
     // `<` is escaped so that no string in the data can close the script.
-    let json = serde_json::to_string(&data)
+    let json = serde_json::to_string(data)
         .expect("page data serializes")
         .replace('<', "\\u003c");
     let title = html_escape(&format!("{suite}: progress litmus test explorer"));
@@ -479,7 +499,7 @@ pub fn render_all(
     );
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{body}<script id=\"data\" type=\"application/json\">{json}</script>\n<script>\n{runner}</script>\n<script>\n{JS}</script>\n</body>\n</html>\n",
-        runner = runner_script(opts.shape),
+        runner = runner_script(shape),
     )
 }
 
@@ -488,17 +508,19 @@ const BODY: &str = r#"<header><h1 id="suite"></h1><span id="note"></span></heade
 <div id="main">
 <nav id="side">
 <div id="filters">
-<label>Configuration <select id="f-config"></select></label>
+<label class="axb-filter">Configuration <select id="f-config"></select></label>
+<label class="kernel-filter">Launch <select id="f-launch"></select></label>
 <label>Verdict <select id="f-vmodel"></select> <select id="f-verdict"><option value="">any</option><option value="P">P (passes)</option><option value="F">F (fails)</option></select></label>
-<label>Bucket <select id="f-bucket"></select></label>
-<label>Idiom <select id="f-idiom"></select></label>
-<label>Name <input id="f-name" type="search" placeholder="e.g. 2t3i_1"></label>
+<label class="axb-filter">Bucket <select id="f-bucket"></select></label>
+<label class="axb-filter">Idiom <select id="f-idiom"></select></label>
+<label class="kernel-filter">Literature <select id="f-lit"><option value="">any</option><option value="agrees">the oracle agrees with every stated verdict</option><option value="disagrees">the oracle disagrees with one</option><option value="undecided">a stated verdict has no oracle verdict</option><option value="none">the file states no verdict</option></select></label>
+<label>Name <input id="f-name" type="search"></label>
 </div>
-<div id="count-line"><span id="count"></span> tests</div>
+<div id="count-line"><span id="count"></span> <span id="count-word">tests</span></div>
 <ul id="list"></ul>
 </nav>
 <main id="view">
-<section id="test-head"><h2 id="title"></h2><div id="facts"></div></section>
+<section id="test-head"><p id="notice" hidden></p><h2 id="title"></h2><div id="facts"></div></section>
 <section id="code-box"><h3 id="code-title">Pseudo-code</h3><pre id="code"></pre></section>
 <section id="lit-box" class="kernel-only"><h3>From the literature (the file's comment)</h3><pre id="k-lit"></pre></section>
 <section id="verdict-box"><h3>Verdicts</h3><table id="verdicts"></table></section>
