@@ -21,21 +21,6 @@ use std::path::{Path, PathBuf};
 /// The most lines a function may take.
 const LIMIT: usize = 80;
 
-/// The functions still over [`LIMIT`], each with its length when this test
-/// was written as a cap: this list is being worked off (their files belong
-/// to other pieces of work of issue 19), so an entry may only shrink; a
-/// function that grows past its cap fails, and an entry may be deleted as
-/// soon as its function is split. Nothing may be added.
-const ALLOWED: [(&str, &str, usize); 7] = [
-    ("src/kernel/machine.rs", "new", 103),
-    ("src/kernel/machine.rs", "lockstep_steps", 131),
-    ("src/kernel/program.rs", "validate", 134),
-    ("src/kernel/program.rs", "validate_code", 117),
-    ("src/kernel/litmus/parse.rs", "block", 113),
-    ("src/kernel/litmus/parse.rs", "instr", 124),
-    ("synth/src/explorer/mod.rs", "render_all", 83),
-];
-
 /// The source folders of the crates, from the workspace root.
 const SOURCES: [&str; 4] = ["src", "oracle/src", "backends/src", "synth/src"];
 
@@ -377,8 +362,7 @@ fn children_dir(file: &Path) -> PathBuf {
     }
 }
 
-/// The functions over [`LIMIT`] that [`ALLOWED`] does not let stand, one
-/// message each (`FILE:LINE: fn NAME is N lines ...`), in file order.
+/// The functions over [`LIMIT`], one message each (`FILE:LINE: fn NAME is N lines ...`), in file order.
 /// `files` are (path from the root, text).
 fn violations(files: &[(String, String)]) -> Vec<String> {
     let scans: Vec<Scan> = files.iter().map(|(_, text)| scan(text)).collect();
@@ -396,18 +380,10 @@ fn violations(files: &[(String, String)]) -> Vec<String> {
             continue;
         }
         for f in s.functions.iter().filter(|f| f.lines > LIMIT) {
-            let allowed = ALLOWED.iter().find(|(p, n, _)| p == path && *n == f.name);
-            match allowed {
-                Some(&(_, _, cap)) if f.lines <= cap => {}
-                Some(&(_, _, cap)) => out.push(format!(
-                    "{path}:{}: fn {} is {} lines, over its cap of {cap} in ALLOWED (a listed function may only shrink)",
-                    f.line, f.name, f.lines
-                )),
-                None => out.push(format!(
-                    "{path}:{}: fn {} is {} lines, over {LIMIT}: split it into named helpers",
-                    f.line, f.name, f.lines
-                )),
-            }
+            out.push(format!(
+                "{path}:{}: fn {} is {} lines, over {LIMIT}: split it into named helpers",
+                f.line, f.name, f.lines
+            ));
         }
     }
     out
@@ -469,23 +445,6 @@ fn a_function_over_the_limit_fails_naming_file_line_and_function() {
         violations(&files),
         ["src/a.rs:82: fn long is 81 lines, over 80: split it into named helpers"]
     );
-}
-
-#[test]
-fn an_allowed_function_fails_only_past_its_cap() {
-    let at_cap = function("", "", "render_all", "()", 83);
-    let files = vec![("synth/src/explorer/mod.rs".to_string(), at_cap)];
-    assert!(violations(&files).is_empty());
-    let grown = function("", "", "render_all", "()", 84);
-    let files = vec![("synth/src/explorer/mod.rs".to_string(), grown)];
-    assert_eq!(
-        violations(&files),
-        ["synth/src/explorer/mod.rs:1: fn render_all is 84 lines, over its cap of 83 in ALLOWED (a listed function may only shrink)"]
-    );
-    // The allowance is for that file only.
-    let elsewhere = function("", "", "render_all", "()", 83);
-    let files = vec![("synth/src/other.rs".to_string(), elsewhere)];
-    assert_eq!(violations(&files).len(), 1);
 }
 
 #[test]

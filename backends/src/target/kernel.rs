@@ -40,7 +40,7 @@ use progress_litmus::axb::test::Target as Jump;
 use progress_litmus::kernel::litmus;
 use progress_litmus::kernel::load::NamedProgram;
 use progress_litmus::kernel::program::{
-    Addr, AtomicOp, BinOp, Cmp, CollectiveOp, IdKind, Instr, Operand, Program, RmwOp,
+    Addr, AtomicOp, BinOp, Cmp, CollectiveOp, CondBranch, IdKind, Instr, Operand, Program, RmwOp,
 };
 use std::fmt::Write;
 
@@ -426,13 +426,11 @@ impl Spell {
 fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
     let code = &p.codes[c];
     let len = code.instrs.len();
-    let m = sp.u(sp.mask);
     let jump = |t: Jump| match t {
         Jump::At(t) => sp.u(t),
         Jump::End => sp.u(len),
     };
     let next = sp.u(pc + 1);
-    let wgsl = sp.lang == Lang::Wgsl;
     let mut out = String::new();
     match code.instrs[pc] {
         Instr::Assign { dst, op, a, b } => {
@@ -472,37 +470,59 @@ fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
             dst,
             branch,
         } => {
-            let cell = atomic_cell(p, addr, lay, sp);
-            let exact = lay.exact[addr.loc as usize];
-            let old = atomic_old(op, &cell, exact, sp, &mut out);
-            let decl = if wgsl { "let" } else { "uint" };
-            if old == "old" {
-                let _ = writeln!(out, "{decl} v = old & {m};");
-            } else {
-                let _ = writeln!(out, "{decl} v = {old} & {m};");
-            }
-            if let Some(d) = dst {
-                let _ = writeln!(out, "r{d} = v;");
-            }
-            let v_unused = dst.is_none() && branch.is_none();
-            match branch {
-                Some(b) => {
-                    let cond = sp.cmp("v", b.cmp, &sp.operand(b.rhs));
-                    let _ = writeln!(out, "{}", branch_pc(sp, &cond, &jump(b.target), &next));
-                }
-                None => {
-                    if v_unused {
-                        let _ = writeln!(out, "{}", if wgsl { "_ = v;" } else { "(void)v;" });
-                    }
-                    let _ = writeln!(out, "pc = {next};");
-                }
-            }
+            let parts = (op, addr, dst, branch);
+            atomic_statements(p, parts, lay, sp, &next, &jump, &mut out);
         }
     }
     if sp.lang == Lang::Glsl {
         out = out.replace("(void)v;\n", "");
     }
     out
+}
+
+/// The fields of an [`Instr::Atomic`]: operation, address, destination
+/// register and conditional jump.
+type AtomicParts = (AtomicOp, Addr, Option<u8>, Option<CondBranch>);
+
+/// The statements of a running (not bare) atomic: the read-modify-write on
+/// its cell, the old value masked to the program's values into `v`, then
+/// the register write and the conditional jump that `pc` takes.
+fn atomic_statements(
+    p: &Program,
+    (op, addr, dst, branch): AtomicParts,
+    lay: &Layout,
+    sp: &Spell,
+    next: &str,
+    jump: &dyn Fn(Jump) -> String,
+    out: &mut String,
+) {
+    let m = sp.u(sp.mask);
+    let wgsl = sp.lang == Lang::Wgsl;
+    let cell = atomic_cell(p, addr, lay, sp);
+    let exact = lay.exact[addr.loc as usize];
+    let old = atomic_old(op, &cell, exact, sp, out);
+    let decl = if wgsl { "let" } else { "uint" };
+    if old == "old" {
+        let _ = writeln!(out, "{decl} v = old & {m};");
+    } else {
+        let _ = writeln!(out, "{decl} v = {old} & {m};");
+    }
+    if let Some(d) = dst {
+        let _ = writeln!(out, "r{d} = v;");
+    }
+    let v_unused = dst.is_none() && branch.is_none();
+    match branch {
+        Some(b) => {
+            let cond = sp.cmp("v", b.cmp, &sp.operand(b.rhs));
+            let _ = writeln!(out, "{}", branch_pc(sp, &cond, &jump(b.target), next));
+        }
+        None => {
+            if v_unused {
+                let _ = writeln!(out, "{}", if wgsl { "_ = v;" } else { "(void)v;" });
+            }
+            let _ = writeln!(out, "pc = {next};");
+        }
+    }
 }
 
 /// The statement of a conditional jump: `pc` is `target` if `cond`, else
