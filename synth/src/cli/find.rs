@@ -286,12 +286,17 @@ pub fn run(args: FindArgs) -> Result<(), Fail> {
     let count = found.tests.len();
     let suite = to_suite(&args.name, note, found.tests);
     write(&suite, &args).map_err(|e| Fail(1, e))?;
-    // "1 test", and the search's pieces in words (issue 23 item 5).
+    // "1 test", "1 candidate", and the search's pieces in words (issue 23 item 5).
     let what = format!(
-        "synth find: {}: {count} {}, {} candidates checked in {} {} of the search, {secs:.2} s -> {}",
+        "synth find: {}: {count} {}, {} {} checked in {} {} of the search, {secs:.2} s -> {}",
         query.describe(),
         if count == 1 { "test" } else { "tests" },
         found.candidates,
+        if found.candidates == 1 {
+            "candidate"
+        } else {
+            "candidates"
+        },
         found.pieces,
         if found.pieces == 1 { "part" } else { "parts" },
         args.out.display()
