@@ -208,3 +208,48 @@ fn every_idiom_read_back_from_bare_wgsl_and_glsl_gets_its_stated_verdicts() {
     }
     assert!(held >= 200, "{held} stated verdicts held");
 }
+
+/// The bare form is the program alone: `emit --bare` writes the plain
+/// mapping only by default, and refuses a mapping of many copies (the
+/// adversarial pass's reproducer: `--mapping all` wrote round-robin and
+/// chunked files of 65,534 workgroups that the oracle refuses to read).
+#[test]
+fn bare_emits_the_plain_mapping_and_refuses_the_others() {
+    let dir = std::env::temp_dir().join(format!("bare-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let suite = root().join("suites/2t2i/2t2i.ron");
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_backends"))
+            .args(["emit", "--target", "wgsl", "--bare", "--out"])
+            .arg(&dir)
+            .args(extra)
+            .arg(&suite)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.is_empty());
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("round-robin") && !n.contains("chunked")),
+        "{names:?}"
+    );
+    for m in ["all", "chunked", "plain,round-robin"] {
+        let out = run(&["--mapping", m]);
+        assert_eq!(out.status.code(), Some(2), "--mapping {m}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("the bare form is the program alone"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -5,7 +5,7 @@
 use crate::campaign::Failure;
 use crate::cli::error;
 use crate::excerpt::printable;
-use crate::mapping::MappingList;
+use crate::mapping::{Mapping, MappingList};
 use crate::report::format::{print, Format};
 use crate::target::emit::{self, EmitOptions, Target};
 use crate::target::File;
@@ -28,14 +28,11 @@ pub struct EmitArgs {
     #[arg(long, value_enum)]
     target: Target,
     /// Mappings of test threads to workgroups: plain, round-robin,
-    /// chunked, comma-separated, or all (for cpp and cuda: the default of
-    /// the program). `--mappings` is the same flag, as in `run`.
-    #[arg(
-        long,
-        visible_alias = "mappings",
-        value_name = "LIST",
-        default_value = "all"
-    )]
+    /// chunked, comma-separated, or all (the default; for cpp and cuda: the
+    /// default of the program). With --bare the default is plain, the one
+    /// mapping the bare form is written for. `--mappings` is the same flag,
+    /// as in `run`.
+    #[arg(long, visible_alias = "mappings", value_name = "LIST")]
     mapping: Vec<MappingList>,
     /// Instances for round-robin and chunked (default floor(65535 / threads)).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -164,6 +161,18 @@ fn check_usage(args: &EmitArgs, to_stdout: bool) -> Result<(), ExitCode> {
         );
         return Err(ExitCode::from(2));
     }
+    let copies = args
+        .mapping
+        .iter()
+        .flat_map(|l| l.0.iter())
+        .find(|m| **m != Mapping::Plain);
+    if let (true, Some(m)) = (args.bare, copies) {
+        eprintln!(
+            "error: --bare --mapping {}: the bare form is the program alone, under the plain mapping (a launch of many copies of a test is a device run's layout, not the program a verifier reads)",
+            m.name()
+        );
+        return Err(ExitCode::from(2));
+    }
     if to_stdout && args.check {
         eprintln!("error: --check compiles what was written: give a directory, not --out -");
         return Err(ExitCode::from(2));
@@ -175,7 +184,15 @@ fn check_usage(args: &EmitArgs, to_stdout: bool) -> Result<(), ExitCode> {
 /// `--mapping` list once each, in the order first given.
 fn options(args: &EmitArgs) -> EmitOptions {
     let mut mappings = Vec::new();
-    for m in args.mapping.iter().flat_map(|l| l.0.iter()) {
+    let default = match args.bare {
+        true => MappingList(vec![Mapping::Plain]),
+        false => MappingList(Mapping::ALL.to_vec()),
+    };
+    let given = match args.mapping.is_empty() {
+        true => std::slice::from_ref(&default),
+        false => &args.mapping[..],
+    };
+    for m in given.iter().flat_map(|l| l.0.iter()) {
         if !mappings.contains(m) {
             mappings.push(*m);
         }

@@ -320,6 +320,10 @@ pub fn read_annotations(src: &str) -> Result<Annotations, (usize, String)> {
     use crate::kernel::model::ScopedModel;
     use crate::kernel::program::{Expectation, Outcome};
     let mut a = Annotations::default();
+    // The line each once-only keyword (and each `init` variable) was
+    // given on: a second one is an error, as in a litmus file, never a
+    // silent override.
+    let mut seen: Vec<(String, usize)> = Vec::new();
     for (n, line) in src.lines().enumerate() {
         let Some(rest) = line.trim_start().strip_prefix("//") else {
             continue;
@@ -332,6 +336,21 @@ pub fn read_annotations(src: &str) -> Result<Annotations, (usize, String)> {
         };
         let body = body.trim();
         let err = |m: String| (n + 1, m);
+        let once = match kw {
+            "model" | "workgroups" | "subgroup_size" | "values" => Some(kw.to_string()),
+            "init" => body
+                .split_once('=')
+                .map(|(v, _)| format!("init {}", v.trim())),
+            _ => None,
+        };
+        if let Some(key) = once {
+            if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
+                return Err(err(format!(
+                    "`{key}` is given twice (first on line {first})"
+                )));
+            }
+            seen.push((key, n + 1));
+        }
         match kw {
             "model" => a.model = Some(ScopedModel::parse(body).map_err(err)?),
             "expect" => {
