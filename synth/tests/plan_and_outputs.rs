@@ -453,3 +453,47 @@ fn plan_writes_to_o_like_every_command() {
     assert!(!dir.join("r").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A bad output path is bad usage (exit 2, as `gen` and every help text
+/// say), found before any work: the adversarial pass's reproducers gave 1
+/// for `plan -o DIR`, `find -o DIR` and `find --format txt -o FILE`.
+#[test]
+fn a_bad_output_path_is_exit_2_for_plan_and_find() {
+    let dir = scratch("badout");
+    std::fs::create_dir_all(dir.join("adir")).unwrap();
+    std::fs::write(dir.join("afile.txt"), "keep").unwrap();
+    for args in [
+        &[
+            "plan", "-t", "2", "-i", "3", "--shards", "2", "--dir", "d", "-o", "adir",
+        ][..],
+        &[
+            "find", "-t", "2", "-i", "3", "--passes", "OBE", "--fails", "HSA", "-o", "adir",
+        ],
+        &[
+            "find",
+            "-t",
+            "2",
+            "-i",
+            "3",
+            "--passes",
+            "OBE",
+            "--fails",
+            "HSA",
+            "--format",
+            "txt",
+            "-o",
+            "afile.txt",
+        ],
+    ] {
+        let o = synth(&dir, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("adir") || stderr(&o).contains("afile.txt"));
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("afile.txt")).unwrap(),
+        "keep"
+    );
+    assert!(!dir.join("d").exists(), "plan wrote nothing");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -267,6 +267,12 @@ fn note_of(args: &FindArgs, cfg: &Config, query: &Query, limit: Option<usize>) -
 pub fn run(args: FindArgs) -> Result<(), Fail> {
     let (cfg, query, limit) = query_of(&args)?;
     let timeout = args.timeout.map(timeout).transpose().map_err(usage)?;
+    // A bad output path is bad usage, found before the search (as `gen`).
+    let format = match args.format {
+        FindFormat::Txt => crate::enumerate::output::Format::Txt,
+        _ => crate::enumerate::output::Format::Ron,
+    };
+    crate::enumerate::output::prepare(&args.out, format).map_err(|e| Fail(2, e))?;
     let journal = if without_journal(&args)? {
         None
     } else {

@@ -127,6 +127,9 @@ pub fn run(args: PlanArgs) -> Result<(), Fail> {
             .map_err(|e| Fail(1, format!("cannot find this program's path: {e}")))?,
     };
     check_pasted(&args, &synth).map_err(|e| Fail(2, e))?;
+    // A bad output path (a directory, an unwritable folder) is bad usage,
+    // found before anything is written, as for `gen` and `find`.
+    crate::enumerate::output::prepare(&args.out, Format::Ron).map_err(|e| Fail(2, e))?;
     let plan = Plan {
         cfg,
         shards: args.shards,
