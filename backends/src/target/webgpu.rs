@@ -172,23 +172,41 @@ fn conformance(tests: &[NamedTest]) -> Vec<Value> {
         .collect()
 }
 
+/// The most test files a suggested `import` command names one by one.
+const MAX_NAMED_FILES: usize = 16;
+
 /// The `backends import` command for this page's result file: the suite
-/// path is where the tests were read (one suite file, or the directory of
-/// the test files), as given when the page was made.
+/// paths are where the tests were read, so that `import` loads exactly the
+/// page's tests (its fingerprint check refuses any other set): one suite
+/// file; or the directory of the test files when the page holds every test
+/// of it; else the files themselves (up to [`MAX_NAMED_FILES`]; past that,
+/// `SUITE` for the user to fill in). A directory of which the page ran only
+/// some files would be refused on the fingerprint.
 fn import_command(name: &str, tests: &[NamedTest]) -> String {
     let sources: std::collections::BTreeSet<&std::path::Path> =
         tests.iter().map(|t| t.source.as_path()).collect();
     let parents: std::collections::BTreeSet<Option<&std::path::Path>> =
         sources.iter().map(|s| s.parent()).collect();
-    let suite = match (sources.len(), parents.into_iter().next()) {
-        (1, _) => sources.first().map(|s| s.display().to_string()),
-        (_, Some(Some(dir))) if tests.iter().all(|t| t.source.parent() == Some(dir)) => {
-            Some(dir.display().to_string())
+    let whole = |dir: &std::path::Path| {
+        let (all, errors) = progress_litmus::axb::load::load_all(&[dir.to_path_buf()]);
+        errors.is_empty()
+            && all.len() == tests.len()
+            && all.iter().all(|t| sources.contains(t.source.as_path()))
+    };
+    let suite: Vec<String> = match (sources.len(), parents.into_iter().next()) {
+        (1, _) => sources.iter().map(|s| s.display().to_string()).collect(),
+        (_, Some(Some(dir)))
+            if tests.iter().all(|t| t.source.parent() == Some(dir)) && whole(dir) =>
+        {
+            vec![dir.display().to_string()]
         }
-        _ => None,
-    }
-    .filter(|s| !s.is_empty())
-    .unwrap_or_else(|| "SUITE".into());
+        (n, _) if n <= MAX_NAMED_FILES => sources.iter().map(|s| s.display().to_string()).collect(),
+        _ => vec![],
+    };
+    let suite = match suite.iter().any(|s| s.is_empty()) || suite.is_empty() {
+        true => vec!["SUITE".to_string()],
+        false => suite,
+    };
     let quote = |s: &str| {
         if s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"/._-+".contains(&b))
@@ -198,9 +216,10 @@ fn import_command(name: &str, tests: &[NamedTest]) -> String {
             format!("'{}'", s.replace('\'', "'\\''"))
         }
     };
+    let suite: Vec<String> = suite.iter().map(|s| quote(s)).collect();
     format!(
         "backends import --target webgpu {} --lines {} --out results/my-gpu --name my-gpu",
-        quote(&suite),
+        suite.join(" "),
         quote(&format!("{name}.webgpu.jsonl"))
     )
 }
@@ -390,11 +409,42 @@ mod tests {
         let c = conformance(&[a.clone(), b.clone()]);
         assert_eq!(c[0], json!((0..Model::ALL.len()).collect::<Vec<_>>()));
         assert_eq!(c[1], json!([]));
+        // Not a directory the page holds whole (here: none on disk): the
+        // files themselves.
         assert_eq!(
-            import_command("s", &[a.clone(), b]),
-            "backends import --target webgpu 'my suite' --lines s.webgpu.jsonl --out results/my-gpu --name my-gpu"
+            import_command("s", &[a.clone(), b.clone()]),
+            "backends import --target webgpu 'my suite/a.txt' 'my suite/b.txt' --lines s.webgpu.jsonl --out results/my-gpu --name my-gpu"
         );
         a.source = "suites/x.ron".into();
         assert!(import_command("s", &[a]).contains(" suites/x.ron "));
+    }
+
+    /// The reproducer: a page made from 2 of a directory's 3 test files
+    /// suggested the directory, whose import is refused on the suite
+    /// fingerprint. A page of the whole directory names the directory.
+    #[test]
+    fn the_import_command_names_the_directory_only_when_the_page_holds_all_of_it() {
+        let dir = std::env::temp_dir().join(format!("webgpu-import-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (n, body) in [
+            ("a", "atomic_store(0,1)"),
+            ("b", "atomic_store(0,2)"),
+            ("c", "atomic_store(1,1)"),
+        ] {
+            std::fs::write(dir.join(format!("{n}.txt")), format!("THREAD0\n{body}\n")).unwrap();
+        }
+        let (all, errors) = progress_litmus::axb::load::load_all(std::slice::from_ref(&dir));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(all.len(), 3);
+        let shown = dir.display().to_string();
+        let whole = import_command("s", &all);
+        assert!(whole.contains(&format!(" {shown} --lines")), "{whole}");
+        let some = import_command("s", &all[..2]);
+        assert!(
+            some.contains(&format!(" {shown}/a.txt {shown}/b.txt --lines")),
+            "{some}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

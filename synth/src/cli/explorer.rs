@@ -58,10 +58,9 @@ pub fn run(args: ExplorerArgs) -> Result<(), Fail> {
     write_text(&args.out, html.as_bytes())?;
     // Status on stderr: stdout is for data (`-o -` writes the page there).
     let status = format!(
-        "{}: {} tests, {} kernel programs, {} bytes in {:.2} s -> {}",
+        "{}: {}, {} bytes in {:.2} s -> {}",
         name,
-        entries.len(),
-        programs.len(),
+        what_is_shown(entries.len(), programs.len()),
         html.len(),
         start.elapsed().as_secs_f64(),
         args.out.display()
@@ -69,4 +68,33 @@ pub fn run(args: ExplorerArgs) -> Result<(), Fail> {
     // The suite's name is the file's text: escaped, as every status line.
     eprintln!("{}", progress_litmus::error::printable(&status));
     Ok(())
+}
+
+/// The page's contents in words: "483 tests", "23 kernel programs", "2
+/// tests and 1 kernel program" (a kind the page does not hold is not
+/// named: "0 tests, 23 kernel programs" read as if tests were missing).
+fn what_is_shown(tests: usize, programs: usize) -> String {
+    let tests_text = format!("{tests} test{}", if tests == 1 { "" } else { "s" });
+    let programs_text = format!(
+        "{programs} kernel program{}",
+        if programs == 1 { "" } else { "s" }
+    );
+    match (tests, programs) {
+        (_, 0) => tests_text,
+        (0, _) => programs_text,
+        _ => format!("{tests_text} and {programs_text}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::what_is_shown;
+
+    #[test]
+    fn the_status_names_only_what_the_page_holds() {
+        assert_eq!(what_is_shown(483, 0), "483 tests");
+        assert_eq!(what_is_shown(0, 23), "23 kernel programs");
+        assert_eq!(what_is_shown(1, 1), "1 test and 1 kernel program");
+        assert_eq!(what_is_shown(0, 0), "0 tests");
+    }
 }
