@@ -497,3 +497,30 @@ fn a_bad_output_path_is_exit_2_for_plan_and_find() {
     assert!(!dir.join("d").exists(), "plan wrote nothing");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `-o` a dangling symbolic link into a folder that does not exist is
+/// refused (exit 2) and the folder is not created (the adversarial pass's
+/// reproducer: `synth plan ... -o dangl` with `dangl -> /nonexist/x` made
+/// `/nonexist`).
+#[test]
+fn a_dangling_link_into_a_missing_folder_is_refused_not_made_real() {
+    let dir = scratch("dangling");
+    let missing = dir.join("nowhere");
+    std::os::unix::fs::symlink(missing.join("x"), dir.join("dangl")).unwrap();
+    for args in [
+        &[
+            "plan", "-t", "2", "-i", "3", "--shards", "2", "--dir", "d", "-o", "dangl",
+        ][..],
+        &["-t", "2", "-i", "2", "-o", "dangl"],
+    ] {
+        let o = synth(&dir, args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("whose folder does not exist"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!missing.exists(), "{args:?} created the link's folder");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

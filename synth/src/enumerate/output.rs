@@ -117,10 +117,20 @@ pub fn prepare(path: &Path, format: Format) -> Result<(), String> {
             // The file written is the one a symbolic link points to.
             let target = progress_litmus::axb::load::output_target(path)
                 .map_err(|e| format!("--out {shown}: {e}"))?;
-            match target.parent() {
+            let dir = match target.parent() {
                 Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
                 _ => std::path::PathBuf::from("."),
+            };
+            // A link's folders are the link's owner's business: a link
+            // into a folder that does not exist is refused, not made real
+            // (`-o` a dangling link to /nonexist/x created /nonexist).
+            if target.as_path() != path && !dir.is_dir() {
+                return Err(format!(
+                    "--out {shown}: a symbolic link to {}, whose folder does not exist",
+                    target.display()
+                ));
             }
+            dir
         }
     };
     std::fs::create_dir_all(&dir)
