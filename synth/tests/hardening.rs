@@ -5,33 +5,12 @@
 //! through GNU parallel.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use synth::enumerate::checkpoint::{journal_path, Journal};
 use synth::{Config, Engine};
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("synth-hard-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn synth(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_synth"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn ok(o: Output) -> Output {
-    assert!(o.status.success(), "{}", stderr(&o));
-    o
-}
+mod common;
+use common::{ok, scratch, stderr, synth};
 
 /// FNV-1a 64 of a line body, as the journal writes it: what someone
 /// editing the journal by hand would recompute to get past the checksum.

@@ -6,28 +6,12 @@
 //! the record (a forgery), which only the checks of the tests can catch.
 
 use progress_litmus::axb::suite::Suite;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 use synth::{Config, Shard};
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("synth-merge-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn synth(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_synth"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{scratch, stderr, synth};
 
 /// Writes shards 1/2 and 2/2 of `-t t -i i` (plus `extra` options) as
 /// `p1.ron`, `p2.ron` and returns them.

@@ -6,32 +6,11 @@
 //! (item 7).
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("synth-r2-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn synth(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_synth"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn ok(o: Output) -> Output {
-    assert!(o.status.success(), "{}", stderr(&o));
-    o
-}
+mod common;
+use common::{ok, scratch, stderr, synth};
 
 /// Exit status 2, one `error:` line, nothing on stdout.
 fn refused(o: &Output, says: &str) {

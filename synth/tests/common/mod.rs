@@ -30,3 +30,36 @@ pub fn published(config: &str) -> Vec<(String, Test)> {
     out.sort_by_key(|(id, _, _)| *id);
     out.into_iter().map(|(_, n, t)| (n, t)).collect()
 }
+
+/// A fresh, empty scratch folder for one test, named after the test
+/// binary (`CARGO_CRATE_NAME`), the process and `name`.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "synth-{}-{}-{name}",
+        env!("CARGO_CRATE_NAME"),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs the `synth` binary in `dir` with `args`.
+pub fn synth(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_synth"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A run's standard error as text.
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `o`, asserting that the run succeeded (its standard error otherwise).
+pub fn ok(o: std::process::Output) -> std::process::Output {
+    assert!(o.status.success(), "{}", stderr(&o));
+    o
+}
