@@ -5,13 +5,16 @@
 //! (first-use order, so each test up to location renaming is generated once)
 //! and only instructions allowed by the meaningful-comparisons rule. Each
 //! complete program goes through [`crate::enumerate::constraints::check`]: the cheap
-//! syntactic clauses first, then the state space from axb's builder.
+//! syntactic clauses first, then the state-space clauses on buffers reused
+//! from program to program ([`crate::enumerate::space_check`], the same
+//! answer as the definition, which builds axb's general state space).
 //! Units are independent and run in parallel (see [`crate::enumerate`]).
 
 use crate::enumerate::config::Config;
 use crate::enumerate::constraints;
 use crate::enumerate::program::{positions, shapes, Unit};
 use crate::enumerate::progress::Progress;
+use crate::enumerate::space_check::SpaceCheck;
 use progress_litmus::axb::test::{Instr, Test};
 
 /// Every test of the configuration in `unit`, in generation order.
@@ -38,6 +41,7 @@ pub fn enumerate_unit(unit: &Unit, cfg: &Config, progress: &Progress) -> Vec<Tes
         found: Vec::new(),
         pending: 0,
         progress,
+        space: SpaceCheck::new(),
     };
     // The first instructions are the unit's prefix (in first-use order).
     search.go(&mut test, unit.prefix.len(), unit.used_locs());
@@ -53,6 +57,7 @@ struct Search<'a> {
     /// Programs examined since the last report to `progress`.
     pending: u64,
     progress: &'a Progress,
+    space: SpaceCheck,
 }
 
 impl Search<'_> {
@@ -60,7 +65,9 @@ impl Search<'_> {
     fn go(&mut self, test: &mut Test, p: usize, used: usize) {
         if p == self.pos.len() {
             self.pending += 1;
-            if constraints::satisfies(test, self.cfg) {
+            if constraints::check_program(test, self.cfg).is_ok()
+                && self.space.satisfies(test, self.cfg)
+            {
                 self.found.push(test.clone());
                 self.progress.add(0, 1);
             }

@@ -18,6 +18,7 @@ pub mod program;
 pub mod progress;
 pub mod sat;
 pub mod shard;
+pub mod space_check;
 
 pub use config::{Config, ConfigError};
 pub use constraints::{check, satisfies, Violation};
