@@ -29,6 +29,7 @@ pub mod find;
 pub mod idioms;
 pub mod plan;
 pub mod suites;
+pub mod table;
 
 pub use enumerate::{
     check, default_engine, enumerate, enumerate_resumable, enumerate_with, new_progress, satisfies,

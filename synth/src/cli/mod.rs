@@ -21,6 +21,7 @@ pub mod gen;
 pub mod merge;
 pub mod plan;
 pub mod suites;
+pub mod table;
 
 use crate::enumerate::output::{self, Format};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -66,6 +67,10 @@ enum Command {
     /// Find tests with a required verdict vector (targeted SAT search).
     #[command(after_help = exit_status())]
     Find(find::FindArgs),
+    /// Table 4 and each row's distinguishing tests of a packed suite of any
+    /// size, streaming: `table4.json`, `table4.txt`, `distinguishing/*.axb.gz`.
+    #[command(after_help = exit_status())]
+    Table(table::TableArgs),
 }
 
 /// The exit statuses, as every `--help` shows them (in the form of every
@@ -147,6 +152,7 @@ pub fn main() -> ExitCode {
         Some(Command::Suites(a)) => suites::run(a),
         Some(Command::Explorer(a)) => explorer::run(a),
         Some(Command::Plan(a)) => plan::run(a),
+        Some(Command::Table(a)) => table::run(a),
         Some(Command::Find(a)) => find::run(a),
         None => gen::run(cli.gen),
     };

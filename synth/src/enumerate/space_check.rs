@@ -14,7 +14,11 @@
 //! from program to program: states in breadth-first order with their
 //! edges grouped by source (so the forward graph needs no adjacency
 //! lists), the reversed edges by counting sort, Kahn's algorithm on the
-//! in-degrees. The step is the one of `machine.rs` (SPEC §1).
+//! in-degrees. The step is the one of `machine.rs` (SPEC §1). States are
+//! numbered through a dense table indexed by a mixed-radix number (each
+//! used location's value, each thread's pc), updated by a difference per
+//! step and reset by a round stamp, not cleared; only a test whose radix
+//! product passes [`DENSE_MAX`] falls back to hashing.
 //!
 //! Only the yes/no answer is computed, never which clause failed: the
 //! journal check and the SAT engine keep the definition, and
@@ -33,11 +37,16 @@ struct Op {
     /// The value written, if any.
     exch: Option<u64>,
     jump: u64,
+    /// The dense index's stride of the location and of the thread's pc.
+    loc_stride: i64,
+    pc_stride: i64,
 }
 
 const PC_SHIFT: u32 = 32;
 /// Slots per thread in `ops`: pcs 0..15.
 const SLOTS: usize = 16;
+/// The largest dense state index: past it, states are hashed.
+const DENSE_MAX: usize = 1 << 16;
 
 /// Reusable buffers for deciding the state-space clauses of many programs.
 #[derive(Default)]
@@ -47,6 +56,17 @@ pub struct SpaceCheck {
     /// Reachable states, breadth-first order (index 0: the initial one).
     states: Vec<u64>,
     index: FxHashMap<u64, u32>,
+    /// The dense index of each state in `states` (when `dense_size > 0`).
+    dense_of: Vec<u32>,
+    /// Number of dense indexes (mixed radix over memory values and pcs),
+    /// 0 when too many: then `index` is used.
+    dense_size: usize,
+    /// Per dense index: the state's number, valid where `stamp == round`.
+    slot: Vec<u32>,
+    stamp: Vec<u32>,
+    round: u32,
+    /// The largest dense table to use ([`DENSE_MAX`]; 0: always hash).
+    dense_max: usize,
     /// Edge targets, grouped by source in `states` order.
     dst: Vec<u32>,
     /// `first[k]..first[k + 1]`: the edges out of state `k`.
@@ -63,7 +83,10 @@ pub struct SpaceCheck {
 
 impl SpaceCheck {
     pub fn new() -> SpaceCheck {
-        SpaceCheck::default()
+        SpaceCheck {
+            dense_max: DENSE_MAX,
+            ..SpaceCheck::default()
+        }
     }
 
     /// Whether `test`'s state space satisfies the clauses of
@@ -100,6 +123,20 @@ impl SpaceCheck {
         self.ops.resize(n * SLOTS, Op::default());
         self.seen.clear();
         self.seen.resize(n * SLOTS, 0);
+        // Memory holds 0 or a value written; locations 0..locs are used.
+        let values = 1 + test
+            .instrs()
+            .filter_map(|(_, _, i)| i.exch)
+            .max()
+            .unwrap_or(0) as usize;
+        let locs = 1 + test.instrs().map(|(_, _, i)| i.loc).max().unwrap_or(0) as usize;
+        let mut size = values.saturating_pow(locs as u32);
+        let mut pc_strides = [0i64; MAX_THREADS];
+        for (t, th) in test.threads.iter().enumerate() {
+            pc_strides[t] = size as i64;
+            size = size.saturating_mul(th.len() + 1);
+        }
+        self.dense_size = if size <= self.dense_max { size } else { 0 };
         for (t, th) in test.threads.iter().enumerate() {
             self.lens[t] = th.len() as u8;
             for (pc, i) in th.iter().enumerate() {
@@ -108,9 +145,39 @@ impl SpaceCheck {
                     check: i.check as u64,
                     exch: i.exch.map(u64::from),
                     jump: i.jump.pc(th.len()) as u64,
+                    loc_stride: (values as i64).pow(i.loc as u32),
+                    pc_stride: pc_strides[t],
                 };
             }
         }
+    }
+
+    /// Starts a new exploration's dense table (no clearing: a new round).
+    fn new_round(&mut self) {
+        if self.slot.len() < self.dense_size {
+            self.slot.resize(self.dense_size, 0);
+            self.stamp.resize(self.dense_size, 0);
+        }
+        self.round = self.round.wrapping_add(1);
+        if self.round == 0 {
+            self.stamp.fill(0);
+            self.round = 1;
+        }
+    }
+
+    /// The number of state `next` (dense index `di` when dense), `fresh`
+    /// if it is new (then recorded as that).
+    #[inline]
+    fn lookup(&mut self, next: u64, di: usize, fresh: u32) -> u32 {
+        if self.dense_size == 0 {
+            return *self.index.entry(next).or_insert(fresh);
+        }
+        if self.stamp[di] == self.round {
+            return self.slot[di];
+        }
+        self.stamp[di] = self.round;
+        self.slot[di] = fresh;
+        fresh
     }
 
     /// Builds the reachable states and edges from memory 0, pcs 0; false
@@ -120,11 +187,19 @@ impl SpaceCheck {
         self.index.clear();
         self.dst.clear();
         self.first.clear();
+        self.dense_of.clear();
         self.states.push(0);
-        self.index.insert(0, 0);
+        self.dense_of.push(0);
+        if self.dense_size == 0 {
+            self.index.insert(0, 0);
+        } else {
+            self.new_round();
+            self.lookup(0, 0, 0);
+        }
         let mut k = 0;
         while k < self.states.len() {
             let s = self.states[k];
+            let ds = self.dense_of[k] as i64;
             self.first.push(self.dst.len() as u32);
             for t in 0..n {
                 let pc_shift = PC_SHIFT + 4 * t as u32;
@@ -146,13 +221,20 @@ impl SpaceCheck {
                 self.seen[slot] |= if taken { 1 } else { 2 };
                 let new_pc = if taken { op.jump } else { pc + 1 };
                 next = (next & !(0xf << pc_shift)) | (new_pc << pc_shift);
+                let di = if self.dense_size > 0 {
+                    let written = op.exch.map_or(0, |x| x as i64 - old as i64);
+                    ds + written * op.loc_stride + (new_pc as i64 - pc as i64) * op.pc_stride
+                } else {
+                    0
+                };
                 let fresh = self.states.len() as u32;
-                let m = *self.index.entry(next).or_insert(fresh);
+                let m = self.lookup(next, di as usize, fresh);
                 if m == fresh {
                     if self.states.len() >= max_states {
                         return false;
                     }
                     self.states.push(next);
+                    self.dense_of.push(di as u32);
                 }
                 self.dst.push(m);
             }
@@ -290,7 +372,8 @@ mod tests {
 
     /// The fast check answers as the definition on every program that
     /// passes the syntactic clauses, with and without bounds and
-    /// store-must-change; it is not vacuous (both answers occur).
+    /// store-must-change, with the dense table and with hashing; it is not
+    /// vacuous (both answers occur).
     #[test]
     fn agrees_with_the_definition_on_every_program() {
         let mut cfgs = vec![Config::new(2, 3), Config::new(3, 3), Config::new(2, 4)];
@@ -305,7 +388,8 @@ mod tests {
         let mut l3 = Config::new(3, 3);
         l3.locs = 3;
         cfgs.push(l3);
-        let mut sc = SpaceCheck::new();
+        let mut dense = SpaceCheck::new();
+        let mut hashed = SpaceCheck::default();
         for cfg in &cfgs {
             let (mut yes, mut no) = (0, 0);
             each_program(cfg, &mut |t| {
@@ -313,7 +397,8 @@ mod tests {
                     return;
                 }
                 let want = check(t, cfg).is_ok();
-                assert_eq!(sc.satisfies(t, cfg), want, "{} {t:?}", cfg.name());
+                assert_eq!(dense.satisfies(t, cfg), want, "{} {t:?}", cfg.name());
+                assert_eq!(hashed.satisfies(t, cfg), want, "{} {t:?}", cfg.name());
                 if want {
                     yes += 1
                 } else {

@@ -1,0 +1,56 @@
+//! `synth table`: Table 4 and the distinguishing tests of a packed suite,
+//! streaming (the work: [`crate::table`]).
+
+use super::{bad_input, Fail};
+use crate::table::{self, Error};
+use std::path::PathBuf;
+
+/// The arguments of `synth table`.
+#[derive(clap::Args, Debug)]
+pub struct TableArgs {
+    /// A packed suite (`.axb.gz`, e.g. the merged output of `synth plan`'s
+    /// jobs), read test by test in bounded memory, whatever its size.
+    pub suite: PathBuf,
+    /// The folder to write `table4.json`, `table4.txt` and
+    /// `distinguishing/<MODEL>.axb.gz` into (made if missing).
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Refuse a test whose state space has more than this many states.
+    #[arg(long, default_value_t = oracle::axb::shared_space::MAX_STATES_LIMIT)]
+    pub max_states: usize,
+}
+
+/// Runs `synth table`, then one status line on stderr.
+pub fn run(a: TableArgs) -> Result<(), Fail> {
+    let shown = a.suite.display().to_string();
+    if !progress_litmus::axb::packed::is_packed(&a.suite) {
+        return Err(bad_input(format!(
+            "{shown}: not a packed suite (`.axb.gz`); write one with `synth gen -o X.axb.gz` or `synth merge -o X.axb.gz`"
+        )));
+    }
+    if a.dir.exists() && !a.dir.is_dir() {
+        return Err(bad_input(format!(
+            "--dir {}: not a folder",
+            a.dir.display()
+        )));
+    }
+    let file =
+        progress_litmus::axb::load::open_input(&a.suite).map_err(|e| bad_input(e.to_string()))?;
+    let gz = progress_litmus::axb::packed::decoder(std::io::BufReader::new(file));
+    let mut reader = progress_litmus::axb::packed::Reader::new(std::io::BufReader::new(gz))
+        .map_err(|e| bad_input(format!("{shown}:{e}")))?;
+    let s = table::run(&mut reader, &shown, &a.dir, a.max_states).map_err(|e| match e {
+        Error::Input(m) => bad_input(m),
+        Error::Output(m) => Fail(1, m),
+    })?;
+    eprintln!(
+        "{}",
+        progress_litmus::error::printable(&format!(
+            "synth: {} tests of {}: Table 4 and distinguishing lists -> {}",
+            s.tests,
+            s.suite,
+            a.dir.display()
+        ))
+    );
+    Ok(())
+}
