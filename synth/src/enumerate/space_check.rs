@@ -94,6 +94,9 @@ impl SpaceCheck {
     /// states of [`crate::enumerate::constraints::check`]). `test` must be
     /// valid (at most [`MAX_THREADS`] threads, pcs and values under 16).
     pub fn satisfies(&mut self, test: &Test, cfg: &Config) -> bool {
+        if !branches_can_go_both_ways(test) {
+            return false;
+        }
         self.compile(test);
         let max_states = cfg.max_states.unwrap_or(usize::MAX);
         if !self.explore(test.threads.len(), max_states, cfg.store_must_change) {
@@ -327,6 +330,29 @@ impl SpaceCheck {
         }
         removed < ns
     }
+}
+
+/// A necessary condition of §4.4 read off the program text: a location
+/// only ever holds 0 or a value some exchange writes there, so a branching
+/// instruction on it can be taken only if its check value is one of those,
+/// and not taken only if one of those differs from it. False means some
+/// branch is impossible whatever the schedule (the state space would say
+/// `BranchImpossible`), so no state space need be built.
+fn branches_can_go_both_ways(test: &Test) -> bool {
+    // Bit v of `held[l]`: location l can hold value v.
+    let mut held = [1u32; 8];
+    for (_, _, i) in test.instrs() {
+        if let Some(x) = i.exch {
+            held[i.loc as usize & 7] |= 1 << (x & 31);
+        }
+    }
+    test.threads.iter().all(|th| {
+        th.iter().enumerate().all(|(pc, i)| {
+            let h = held[i.loc as usize & 7];
+            let c = 1u32 << (i.check & 31);
+            i.is_store_like(pc, th.len()) || (h & c != 0 && h & !c != 0)
+        })
+    })
 }
 
 #[cfg(test)]
