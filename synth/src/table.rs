@@ -19,6 +19,10 @@
 //!
 //! `<MODEL>` is the CSV name of a Table 4 row (`HSA`, `OBE`, `LOBE`,
 //! `WEAK_FAIR`, `HSA_STRONG`, `OBE_STRONG`, `LOBE_STRONG`, `STRONG_FAIR`).
+//! The lists are written as `.part` files and renamed once complete, and
+//! `table4.json` last: a run that fails leaves no `.part` file and no new
+//! `table4.json`.
+//!
 //! Every bucketed test is distinguishing for exactly one row, so the eight
 //! lists partition the suite (less the tests in no bucket, which a
 //! synthesized suite has none of); the conformance counts follow from the
@@ -174,21 +178,31 @@ pub fn run<R: BufRead>(
 ) -> Result<Summary, Error> {
     let suite = reader.name.clone();
     let mut lists = Lists::create(dir, &suite)?;
+    let parts = lists.tmp.clone();
     let mut table = Table4::default();
-    let mut batch = Vec::with_capacity(BATCH);
     let mut tests = 0usize;
-    while let Some(entry) = reader
-        .next_test()
-        .map_err(|e| Error::Input(format!("{shown}:{e}")))?
-    {
-        batch.push(entry);
-        tests += 1;
-        if batch.len() == BATCH {
-            flush(&mut batch, &mut table, &mut lists, max_states)?;
+    let mut stream = || -> Result<(), Error> {
+        let mut batch = Vec::with_capacity(BATCH);
+        while let Some(entry) = reader
+            .next_test()
+            .map_err(|e| Error::Input(format!("{shown}:{e}")))?
+        {
+            batch.push(entry);
+            tests += 1;
+            if batch.len() == BATCH {
+                flush(&mut batch, &mut table, &mut lists, max_states)?;
+            }
         }
+        flush(&mut batch, &mut table, &mut lists, max_states)
+    };
+    let streamed = stream();
+    if let Err(e) = streamed.and_then(|()| lists.finish()) {
+        // No half-written list is left behind (finished ones are whole).
+        for p in &parts {
+            let _ = std::fs::remove_file(p);
+        }
+        return Err(e);
     }
-    flush(&mut batch, &mut table, &mut lists, max_states)?;
-    lists.finish()?;
     let summary = Summary {
         suite,
         tests,

@@ -199,6 +199,13 @@ fn synth_table_is_deterministic_and_checks_its_input() {
     let o = synth(&dir, &["table", "bad.axb.gz", "--dir", "c"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("bad.axb.gz:5:"), "{}", stderr(&o));
+    // A failed run leaves no half-written list and no table.
+    let left: Vec<_> = std::fs::read_dir(dir.join("c/distinguishing"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    assert!(!dir.join("c/table4.json").exists());
     std::fs::write(dir.join("f"), "").unwrap();
     let o = synth(&dir, &["table", "s.axb.gz", "--dir", "f"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
