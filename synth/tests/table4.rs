@@ -20,7 +20,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// Lists up to this many compressed bytes are read whole.
-const FULL_READ: u64 = 8 << 20;
+const FULL_READ: u64 = 2 << 20;
 /// Tests read from a larger list.
 const HEAD: usize = 20_000;
 /// At most this many tests of a list are decided again.
