@@ -332,6 +332,28 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+    /// The SPIR-V rewrite before naga (`spirv::prepare`) never panics on a
+    /// mutated module: word counts, opcodes and operands at random (a
+    /// panic there would be caught as naga's, so it is checked alone).
+    #[test]
+    fn spirv_prepare_never_panics(edits in prop::collection::vec((0usize..4096, any::<u32>()), 1..6)) {
+        let p = root().join("suites/shaders/spinlock.wgsl");
+        let mut words: Vec<u32> = spirv_of(&p)
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        for (at, w) in edits {
+            let n = words.len();
+            // Small values hit opcodes, word counts and ids alike.
+            words[5 + at % (n - 5)] = if w % 2 == 0 { w % 0x0010_0080 } else { w };
+        }
+        let _ = progress_litmus::kernel::shader::spirv::prepare(&words, Some(2));
+    }
+}
+
 /// A corrupt SPIR-V binary on which naga's reader panics (found by the
 /// property test): one error line, exit 2 in the commands, no backtrace.
 #[test]
@@ -343,4 +365,19 @@ fn a_naga_panic_is_one_error() {
             .starts_with("internal error: the shader frontend (naga) panicked"),
         "{e}"
     );
+}
+
+/// A runtime-sized array (every buffer of clspv's and Slang's SPIR-V)
+/// indexed by constants only gets the cells they reach; a run-time index
+/// into one is refused (`bad/runtime_array.wgsl`).
+#[test]
+fn runtime_sized_array_gets_the_cells_its_constant_indices_reach() {
+    let src = "@group(0) @binding(0) var<storage, read_write> a: array<atomic<u32>>;\n\
+               @compute @workgroup_size(1)\n\
+               fn main() {\n    atomicStore(&a[2], 1u);\n    atomicAdd(&a[0], 1u);\n}\n";
+    let t = translate(Path::new("rt.wgsl"), src.as_bytes(), &Launch::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = litmus::print(&t.program);
+    assert!(text.contains("global a[3];"), "{text}");
+    assert!(text.contains("a[2] = 1;"), "{text}");
 }

@@ -365,6 +365,7 @@ impl<'a> Lower<'a> {
     }
 }
 
+mod arrays;
 mod emit;
 mod finish;
 pub mod glsl_atomics;

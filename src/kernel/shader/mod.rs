@@ -171,10 +171,15 @@ pub fn file_error(path: &Path, src: &str, e: &ShaderError) -> FileError {
 fn parse_module(
     path: &Path,
     bytes: &[u8],
+    workgroup_size: Option<u8>,
 ) -> Result<(naga::Module, String, Option<glsl::Prepared>), FileError> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if ext == "spv" {
-        return Ok((spirv::parse(path, bytes)?, String::new(), None));
+        return Ok((
+            spirv::parse(path, bytes, workgroup_size)?,
+            String::new(),
+            None,
+        ));
     }
     let src = std::str::from_utf8(bytes)
         .map_err(|e| FileError::whole(path, format!("not UTF-8 text: {e}")))?
@@ -239,7 +244,7 @@ fn translate_unguarded(
     bytes: &[u8],
     launch: &Launch,
 ) -> Result<Translation, FileError> {
-    let (module, src, prepared) = parse_module(path, bytes)?;
+    let (module, src, prepared) = parse_module(path, bytes, launch.workgroup_size)?;
     let fail = |mut e: ShaderError| {
         e.span = user_span(prepared.as_ref(), e.span);
         file_error(path, &src, &e)

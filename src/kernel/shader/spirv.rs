@@ -1,23 +1,348 @@
 //! SPIR-V in: naga's `spv-in` frontend (binary modules, `.spv`). SPIR-V has
 //! no source text, so its errors name the file only.
+//!
+//! Before naga reads a module, [`prepare`] rewrites the few things
+//! producers such as clspv and Slang emit that naga's reader does not take
+//! and that carry no meaning under sequential consistency (docs/KERNEL.md
+//! §10.2): non-semantic instructions (`NonSemantic.*` extended instruction
+//! sets, such as clspv's reflection) are removed, the memory operands of
+//! `OpLoad` and `OpStore` (alignment, and the Vulkan memory model's
+//! availability and visibility) are dropped, specialization constants take
+//! their default values (those of the `WorkgroupSize` built-in the
+//! launch's workgroup size), a compute entry point without a `LocalSize`
+//! gets the one its `WorkgroupSize` built-in states, and where clspv's
+//! reflection says the push constants hold only the region group offset
+//! (0 for one dispatch of the whole grid), loads of them are 0.
 
 use crate::error::FileError;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// Parses a SPIR-V binary into naga's IR (structured control flow is
-/// recovered by naga).
-pub fn parse(path: &Path, bytes: &[u8]) -> Result<naga::Module, FileError> {
+/// recovered by naga). `workgroup_size` is the launch's, which a
+/// specialization-constant workgroup size takes.
+pub fn parse(
+    path: &Path,
+    bytes: &[u8],
+    workgroup_size: Option<u8>,
+) -> Result<naga::Module, FileError> {
     if !bytes.len().is_multiple_of(4) || bytes.len() < 20 {
         return Err(FileError::whole(
             path,
             "SPIR-V: not a SPIR-V binary (its length is not a multiple of 4 words of header)",
         ));
     }
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // A module in the other byte order, or not SPIR-V at all, goes to naga
+    // as it is (its error names it).
+    let prepared = if words[0] == MAGIC {
+        prepare(&words, workgroup_size)
+    } else {
+        None
+    };
+    let bytes: Vec<u8> = match prepared {
+        Some(w) => w.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        None => bytes.to_vec(),
+    };
     let options = naga::front::spv::Options::default();
     // naga's message may quote the module's own strings (an extension's
     // name), which may hold any byte: escaped, so that it stays one line.
-    naga::front::spv::parse_u8_slice(bytes, &options).map_err(|e| {
+    naga::front::spv::parse_u8_slice(&bytes, &options).map_err(|e| {
         let msg = crate::error::printable(&e.to_string());
         FileError::whole(path, format!("SPIR-V: {msg}"))
     })
+}
+
+const MAGIC: u32 = 0x0723_0203;
+
+// Opcodes and operands of the SPIR-V specification used here.
+const OP_EXT_INST_IMPORT: u16 = 11;
+const OP_EXT_INST: u16 = 12;
+const OP_ENTRY_POINT: u16 = 15;
+const OP_EXECUTION_MODE: u16 = 16;
+const OP_CONSTANT_TRUE: u16 = 41;
+const OP_CONSTANT_FALSE: u16 = 42;
+const OP_CONSTANT: u16 = 43;
+const OP_CONSTANT_COMPOSITE: u16 = 44;
+const OP_SPEC_CONSTANT_TRUE: u16 = 48;
+const OP_SPEC_CONSTANT_FALSE: u16 = 49;
+const OP_SPEC_CONSTANT: u16 = 50;
+const OP_SPEC_CONSTANT_COMPOSITE: u16 = 51;
+const OP_LOAD: u16 = 61;
+const OP_STORE: u16 = 62;
+const OP_DECORATE: u16 = 71;
+const OP_CONSTANT_NULL: u16 = 46;
+const OP_FUNCTION: u16 = 54;
+const OP_VARIABLE: u16 = 59;
+const OP_ACCESS_CHAIN: u16 = 65;
+const OP_IN_BOUNDS_ACCESS_CHAIN: u16 = 66;
+const OP_COPY_OBJECT: u16 = 83;
+const STORAGE_CLASS_PUSH_CONSTANT: u32 = 9;
+/// clspv's `PushConstantRegionGroupOffset` (NonSemantic.ClspvReflection).
+const CLSPV_PUSH_CONSTANT_REGION_GROUP_OFFSET: u32 = 20;
+const DECORATION_SPEC_ID: u32 = 1;
+const DECORATION_BUILT_IN: u32 = 11;
+const BUILT_IN_WORKGROUP_SIZE: u32 = 25;
+const EXECUTION_MODE_LOCAL_SIZE: u32 = 17;
+const EXECUTION_MODE_LOCAL_SIZE_ID: u32 = 38;
+const EXECUTION_MODEL_GL_COMPUTE: u32 = 5;
+
+/// The instructions of a module: (start, word count, opcode) after the
+/// five header words; `None` where a word count is 0 or runs past the end
+/// (naga then reports the module as it is).
+fn instructions(words: &[u32]) -> Option<Vec<(usize, usize, u16)>> {
+    let mut out = Vec::new();
+    let mut i = 5;
+    while i < words.len() {
+        let n = (words[i] >> 16) as usize;
+        if n == 0 || i + n > words.len() {
+            return None;
+        }
+        out.push((i, n, (words[i] & 0xffff) as u16));
+        i += n;
+    }
+    Some(out)
+}
+
+/// What the rewrite needs to know of the whole module.
+#[derive(Default)]
+struct Facts {
+    /// Result ids of `NonSemantic.*` extended instruction sets.
+    non_semantic: HashSet<u32>,
+    /// Targets of `SpecId` decorations.
+    spec_ids: HashSet<u32>,
+    /// The constant composites decorated `BuiltIn WorkgroupSize`.
+    workgroup_size: HashSet<u32>,
+    /// Constituents of those composites: x, y, z by id.
+    size_parts: HashMap<u32, usize>,
+    /// Compute entry points, and those with a local size mode.
+    compute: Vec<u32>,
+    sized: HashSet<u32>,
+    /// Push-constant variables and the access chains into them, where
+    /// clspv's reflection says they hold only zero offsets.
+    zero_push: HashSet<u32>,
+}
+
+/// The string of a literal-string operand.
+fn string_at(words: &[u32]) -> String {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
+}
+
+fn facts(words: &[u32], ins: &[(usize, usize, u16)]) -> Facts {
+    let mut f = Facts::default();
+    for &(at, n, op) in ins {
+        let w = &words[at..at + n];
+        match op {
+            OP_EXT_INST_IMPORT if n >= 3 && string_at(&w[2..]).starts_with("NonSemantic.") => {
+                f.non_semantic.insert(w[1]);
+            }
+            OP_DECORATE if n >= 3 && w[2] == DECORATION_SPEC_ID => {
+                f.spec_ids.insert(w[1]);
+            }
+            OP_DECORATE
+                if n >= 4 && w[2] == DECORATION_BUILT_IN && w[3] == BUILT_IN_WORKGROUP_SIZE =>
+            {
+                f.workgroup_size.insert(w[1]);
+            }
+            OP_ENTRY_POINT if n >= 3 && w[1] == EXECUTION_MODEL_GL_COMPUTE => f.compute.push(w[2]),
+            OP_EXECUTION_MODE
+                if n >= 3
+                    && (w[2] == EXECUTION_MODE_LOCAL_SIZE
+                        || w[2] == EXECUTION_MODE_LOCAL_SIZE_ID) =>
+            {
+                f.sized.insert(w[1]);
+            }
+            _ => {}
+        }
+    }
+    zero_pushes(words, ins, &mut f);
+    for &(at, n, op) in ins {
+        let w = &words[at..at + n];
+        let composite = op == OP_SPEC_CONSTANT_COMPOSITE || op == OP_CONSTANT_COMPOSITE;
+        if composite && n >= 3 && f.workgroup_size.contains(&w[2]) {
+            for (k, &part) in w[3..].iter().enumerate() {
+                f.size_parts.insert(part, k);
+            }
+        }
+    }
+    f
+}
+
+/// The push constants that are 0: where clspv's reflection (the module's
+/// own account of its push constants) names only the region group offset,
+/// which one dispatch of the whole grid sets to 0, every push-constant
+/// variable and access chain into one.
+fn zero_pushes(words: &[u32], ins: &[(usize, usize, u16)], f: &mut Facts) {
+    let mut clspv = HashSet::new();
+    let mut only_offsets = false;
+    for &(at, n, op) in ins {
+        let w = &words[at..at + n];
+        if op == OP_EXT_INST_IMPORT
+            && n >= 3
+            && string_at(&w[2..]).starts_with("NonSemantic.ClspvReflection.")
+        {
+            clspv.insert(w[1]);
+        }
+        // Instructions 7 (a kernel argument in push constants) and 15 to
+        // 20 (PushConstant*) describe push constants.
+        if op == OP_EXT_INST && n >= 5 && clspv.contains(&w[3]) {
+            match w[4] {
+                CLSPV_PUSH_CONSTANT_REGION_GROUP_OFFSET => only_offsets = true,
+                7 | 15..=19 => return,
+                _ => {}
+            }
+        }
+    }
+    if !only_offsets {
+        return;
+    }
+    for &(at, n, op) in ins {
+        let w = &words[at..at + n];
+        let push_var = op == OP_VARIABLE && n >= 4 && w[3] == STORAGE_CLASS_PUSH_CONSTANT;
+        let chain = (op == OP_ACCESS_CHAIN || op == OP_IN_BOUNDS_ACCESS_CHAIN)
+            && n >= 4
+            && f.zero_push.contains(&w[3]);
+        if push_var || chain {
+            f.zero_push.insert(w[2]);
+        }
+    }
+}
+
+/// The rewritten module, or `None` where nothing needed rewriting (or the
+/// instruction stream is malformed: naga reports it).
+pub fn prepare(words: &[u32], workgroup_size: Option<u8>) -> Option<Vec<u32>> {
+    let ins = instructions(words)?;
+    let f = facts(words, &ins);
+    let mut out: Vec<u32> = words[..5].to_vec();
+    let mut changed = false;
+    let last_entry = ins.iter().rposition(|i| i.2 == OP_ENTRY_POINT);
+    let first_function = ins.iter().position(|i| i.2 == OP_FUNCTION);
+    let nulls = null_constants(words, &ins, &f, &mut out);
+    for (k, &(at, n, op)) in ins.iter().enumerate() {
+        let w = &words[at..at + n];
+        if Some(k) == first_function {
+            for (&ty, &id) in &nulls {
+                out.extend_from_slice(&[(3 << 16) | OP_CONSTANT_NULL as u32, ty, id]);
+            }
+        }
+        let zero = op == OP_LOAD && n >= 4 && f.zero_push.contains(&w[3]);
+        // An access chain into zero push constants is dropped: its loads
+        // become the null constant (any other use is left undefined, which
+        // naga reports).
+        let chain = op == OP_ACCESS_CHAIN || op == OP_IN_BOUNDS_ACCESS_CHAIN;
+        if chain && n >= 4 && f.zero_push.contains(&w[2]) {
+            changed = true;
+            continue;
+        }
+        let kept = match zero.then(|| nulls.get(&w[1])).flatten() {
+            Some(&null) => Some(vec![(4 << 16) | OP_COPY_OBJECT as u32, w[1], w[2], null]),
+            None => rewrite(w, op, &f, workgroup_size),
+        };
+        changed |= kept.as_deref() != Some(w);
+        if let Some(k) = kept {
+            out.extend_from_slice(&k);
+        }
+        if Some(k) == last_entry {
+            changed |= add_local_sizes(&mut out, &f, words, &ins, workgroup_size);
+        }
+    }
+    changed.then_some(out)
+}
+
+/// A fresh `OpConstantNull` id for the type of every load of a zero push
+/// constant (the module's id bound in `out`'s header is raised).
+fn null_constants(
+    words: &[u32],
+    ins: &[(usize, usize, u16)],
+    f: &Facts,
+    out: &mut [u32],
+) -> std::collections::BTreeMap<u32, u32> {
+    let mut nulls = std::collections::BTreeMap::new();
+    for &(at, n, op) in ins {
+        let w = &words[at..at + n];
+        if op == OP_LOAD && n >= 4 && f.zero_push.contains(&w[3]) && !nulls.contains_key(&w[1]) {
+            nulls.insert(w[1], out[3]);
+            out[3] = out[3].wrapping_add(1);
+        }
+    }
+    nulls
+}
+
+/// One instruction as it is kept (`None`: removed).
+fn rewrite(w: &[u32], op: u16, f: &Facts, wg: Option<u8>) -> Option<Vec<u32>> {
+    let n = w.len();
+    let with = |op: u16, body: &[u32]| {
+        let mut v = vec![((body.len() as u32 + 1) << 16) | op as u32];
+        v.extend_from_slice(body);
+        v
+    };
+    if n < 2 {
+        return Some(w.to_vec());
+    }
+    match op {
+        OP_EXT_INST_IMPORT if f.non_semantic.contains(&w[1]) => None,
+        OP_EXT_INST if n >= 4 && f.non_semantic.contains(&w[3]) => None,
+        OP_DECORATE if n >= 3 && w[2] == DECORATION_SPEC_ID => None,
+        OP_LOAD if n > 4 => Some(with(OP_LOAD, &w[1..4])),
+        OP_STORE if n > 3 => Some(with(OP_STORE, &w[1..3])),
+        OP_SPEC_CONSTANT_TRUE => Some(with(OP_CONSTANT_TRUE, &w[1..])),
+        OP_SPEC_CONSTANT_FALSE => Some(with(OP_CONSTANT_FALSE, &w[1..])),
+        OP_SPEC_CONSTANT_COMPOSITE => Some(with(OP_CONSTANT_COMPOSITE, &w[1..])),
+        OP_SPEC_CONSTANT if n == 4 => {
+            let mut body = w[1..].to_vec();
+            // The launch's size in x; y and z are 1 (one-dimensional
+            // workgroups, §10.1).
+            match (f.size_parts.get(&w[2]), wg) {
+                (Some(0), Some(s)) => body[2] = s as u32,
+                (Some(1 | 2), Some(_)) => body[2] = 1,
+                _ => {}
+            }
+            Some(with(OP_CONSTANT, &body))
+        }
+        OP_SPEC_CONSTANT => Some(with(OP_CONSTANT, &w[1..])),
+        _ => Some(w.to_vec()),
+    }
+}
+
+/// `OpExecutionMode E LocalSize x y z` for each compute entry point that
+/// has none, from its `WorkgroupSize` built-in (else the launch's size, else
+/// 1): appended after the last entry point, where execution modes begin.
+fn add_local_sizes(
+    out: &mut Vec<u32>,
+    f: &Facts,
+    words: &[u32],
+    ins: &[(usize, usize, u16)],
+    wg: Option<u8>,
+) -> bool {
+    // The built-in's constituents are declared after the entry points:
+    // their values are read from the module itself.
+    let mut size = [wg.map_or(1, u32::from), 1, 1];
+    for &(at, n, op) in ins {
+        let w = &words[at..at + n];
+        if (op == OP_CONSTANT || op == OP_SPEC_CONSTANT) && n == 4 {
+            if let Some(&k) = f.size_parts.get(&w[2]) {
+                if wg.is_none() || op == OP_CONSTANT {
+                    size[k] = w[3];
+                }
+            }
+        }
+    }
+    let mut changed = false;
+    for &e in f.compute.iter().filter(|e| !f.sized.contains(e)) {
+        out.extend_from_slice(&[
+            (6 << 16) | OP_EXECUTION_MODE as u32,
+            e,
+            EXECUTION_MODE_LOCAL_SIZE,
+            size[0],
+            size[1],
+            size[2],
+        ]);
+        changed = true;
+    }
+    changed
 }

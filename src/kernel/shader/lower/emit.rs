@@ -322,6 +322,11 @@ impl<'a> Lower<'a> {
         base: Handle<E>,
         index: Handle<E>,
     ) -> Res<(Val, Vec<u8>, Vec<Handle<E>>)> {
+        // An index SPIR-V gives as a constant id: a member or component.
+        if let Some(i) = self.const_index(self.frame().fun, index) {
+            let v = self.access_const(base, i)?;
+            return Ok((v, vec![], vec![base]));
+        }
         match self.get(base)? {
             Val::Ptr(Ptr::Array(loc)) => {
                 let i = self.take(index)?;

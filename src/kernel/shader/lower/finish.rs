@@ -38,6 +38,9 @@ impl<'a> Lower<'a> {
             naga::AddressSpace::Handle => {
                 return refuse(self.span, format!("`{name}`: textures, images and samplers are outside the kernel language"))
             }
+            naga::AddressSpace::Immediate => {
+                return refuse(self.span, format!("push constant `{name}`: its values come from the host; use a constant or a storage buffer"))
+            }
             s => return refuse(self.span, format!("`{name}` in address space {s:?}: outside the kernel language")),
         };
         match &self.module.types[gv.ty].inner {
@@ -47,19 +50,19 @@ impl<'a> Lower<'a> {
                 // A struct of one member (SPIR-V's buffer blocks) is named
                 // after its variable.
                 if members.len() == 1 && !anonymous {
-                    let l = self.declare_location(&name, members[0].ty, shared)?;
+                    let l = self.declare_location(&name, members[0].ty, shared, (g, Some(0)))?;
                     self.names
                         .push((stmt::name_of(&members[0].name).to_string(), l));
                     return Ok(Global::Struct(vec![l]));
                 }
-                for m in members {
+                for (k, m) in members.iter().enumerate() {
                     let member = stmt::name_of(&m.name);
                     let mname = if anonymous {
                         member.to_string()
                     } else {
                         format!("{name}_{member}")
                     };
-                    let l = self.declare_location(&mname, m.ty, shared)?;
+                    let l = self.declare_location(&mname, m.ty, shared, (g, Some(k as u32)))?;
                     if !anonymous {
                         self.names.push((member.to_string(), l));
                     }
@@ -67,12 +70,24 @@ impl<'a> Lower<'a> {
                 }
                 Ok(Global::Struct(locs))
             }
-            _ => Ok(Global::Loc(self.declare_location(&name, gv.ty, shared)?)),
+            _ => Ok(Global::Loc(self.declare_location(
+                &name,
+                gv.ty,
+                shared,
+                (g, None),
+            )?)),
         }
     }
 
-    /// One location: a scalar, an atomic, or a fixed-size array of them.
-    fn declare_location(&mut self, name: &str, ty: Handle<naga::Type>, shared: bool) -> Res<u8> {
+    /// One location: a scalar, an atomic, or a fixed-size array of them (a
+    /// runtime-sized one indexed by constants only: `arrays.rs`).
+    fn declare_location(
+        &mut self,
+        name: &str,
+        ty: Handle<naga::Type>,
+        shared: bool,
+        origin: arrays::Origin,
+    ) -> Res<u8> {
         let want_name = name;
         let inner = &self.module.types[ty].inner;
         let (len, array, atomic) = match inner {
@@ -80,8 +95,9 @@ impl<'a> Lower<'a> {
             T::Array { base, size, .. } if emit::scalar_kind_ok(&self.module.types[*base].inner) => {
                 let n = match size {
                     naga::ArraySize::Constant(n) => n.get() as usize,
-                    _ => {
-                        return refuse(self.span, format!("`{name}`: a runtime-sized array; declare a fixed size (array<u32, N>)"))
+                    naga::ArraySize::Dynamic => self.runtime_len(origin, name)?,
+                    naga::ArraySize::Pending(_) => {
+                        return refuse(self.span, format!("`{name}`: an array sized by a pipeline-overridable constant; declare a fixed size (array<u32, N>)"))
                     }
                 };
                 (n, true, matches!(self.module.types[*base].inner, T::Atomic(_)))

@@ -1,6 +1,6 @@
-// error: runtime-sized array
+// error: a runtime-sized array indexed by a run-time value
 @group(0) @binding(0) var<storage, read_write> a: array<u32>;
-@compute @workgroup_size(1)
-fn main() {
-    a[0] = 1u;
+@compute @workgroup_size(2)
+fn main(@builtin(local_invocation_index) i: u32) {
+    a[i] = 1u;
 }
