@@ -123,6 +123,8 @@ struct Inv {
     /// SIMT-Step state (§2.9): the lanes of the invocation's dynamic block
     /// (`cur`), then per scope depth the lanes of the scope's instance,
     /// then the merge-wait and synchronised flags; `end` is one past them.
+    /// Under SSO, which keeps no masks, the iteration counts of the counted
+    /// loops containing its pc start here instead.
     cur_off: u32,
     end: u32,
 }
@@ -171,6 +173,14 @@ pub struct Machine {
     structs: Vec<Structure>,
     /// The most scopes containing one pc, over the blocks.
     scope_depth: usize,
+    /// SSO (§2.9): per code block, per pc `0..=len`, the loop scopes
+    /// containing the pc that contain a subgroup operation, outermost
+    /// first; an invocation keeps an iteration count for each.
+    counted: Vec<Vec<Vec<usize>>>,
+    /// SSO: the most counted loops containing one pc, and the bits of one
+    /// iteration count.
+    iter_slots: usize,
+    iter_bits: u32,
 }
 
 impl Machine {
@@ -203,6 +213,11 @@ impl Machine {
             None => Vec::new(),
         };
         let scope_depth = structs.iter().map(|st| st.max_depth).max().unwrap_or(0);
+        let counted = match direct {
+            Some(Direct::Sso) => simt::counted_loops(&p, &structs),
+            _ => Vec::new(),
+        };
+        let iter_slots = counted.iter().flatten().map(Vec::len).max().unwrap_or(0);
         let vb = p.value_bits();
         let lens: Vec<usize> = p.codes.iter().map(|c| c.instrs.len()).collect();
         let max_len = lens.iter().copied().max().unwrap_or(0);
@@ -237,6 +252,9 @@ impl Machine {
             direct,
             structs,
             scope_depth,
+            counted,
+            iter_slots,
+            iter_bits: simt::iter_bits(vb),
         };
         let off = m.lay_out_invocations((cell as u32) * vb);
         let off = m.lay_out_subgroups(off);
@@ -273,6 +291,7 @@ impl Machine {
                 if direct {
                     off += (1 + self.scope_depth as u32) * s as u32 + 2;
                 }
+                off += self.iter_slots as u32 * self.iter_bits;
                 self.invs.push(Inv {
                     wg,
                     local,
