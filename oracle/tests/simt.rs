@@ -266,7 +266,7 @@ fn unstructured_control_flow_is_one_clear_error_where_a_model_needs_merges() {
     let goto = format!("{HEAD}kernel {{ if (lane_id == 0) goto 2; m[0] = 1; m[1] = 1; }}");
     for model in ["cm", "sm", "scf"] {
         let e = error(&goto, &format!("OBE, subgroup={model}"));
-        assert!(e.contains("instruction 0: unstructured control flow: the conditional branch at instruction 0 declares no merge"), "{e}");
+        assert!(e.contains("At { line: 2, col: 10, msg: \"unstructured control flow: the conditional branch at 2:10 declares no merge"), "{e}");
         assert!(e.contains(&format!("subgroup={model}")), "{e}");
     }
     // SSO needs merges only for subgroup operations; the interleaved
@@ -280,9 +280,21 @@ fn unstructured_control_flow_is_one_clear_error_where_a_model_needs_merges() {
     }
     let sg = format!("{HEAD}kernel {{ if (lane_id == 0) goto 3; c = subgroupAll(1); goto END; c = subgroupAll(1); }}");
     assert!(error(&sg, "OBE, subgroup=sso").contains("declares no merge"));
+    // A program from a source without positions (RON, a shader) names the
+    // instruction.
+    let mut p = litmus::parse(&goto).unwrap();
+    p.codes[0].at = Default::default();
+    let e = outcomes(
+        &p,
+        &ScopedModel::parse("OBE, subgroup=scf").unwrap(),
+        1_000_000,
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("instruction 0: unstructured control flow: the conditional branch at instruction 0 declares no merge"), "{e}");
     // A backward jump that is not a loop's back edge.
     let back = format!("{HEAD}kernel {{ r = m[0]; if (r == 0) {{ goto 0; }} }}");
-    assert!(error(&back, "OBE, subgroup=scf").contains("leaves the construct at 1"));
+    assert!(error(&back, "OBE, subgroup=scf")
+        .contains("leaves the selection at 2:20 for another point than its merge END"));
     let spin = format!("{HEAD}kernel {{ r = m[0]; goto 0; }}");
     assert!(error(&spin, "OBE, subgroup=scf").contains("is not a loop's back edge"));
 }
@@ -309,11 +321,11 @@ fn misspelled_models_and_bad_structure_are_one_clear_error_each() {
         ),
         (
             "kernel { if (r == 0) goto 2 merge 1; r = 2; r = 3; }",
-            "2:10: the branch at 0 must jump inside its selection",
+            "2:10: the branch at 2:10 must jump inside its selection",
         ),
         (
             "kernel { r = 1 loop_merge 2; r = 2; }",
-            "2:10: the loop at 0 must end with its back edge",
+            "2:10: the loop at 2:10 must end with its back edge",
         ),
     ];
     for (body, want) in bad {
@@ -394,7 +406,7 @@ fn the_command_line_gives_one_error_line_and_status_2() {
     for (model, want) in [
         (
             "OBE, subgroup=scf",
-            "goto.litmus: test `goto`: instruction 0: unstructured control flow",
+            "goto.litmus:3:3: test `goto`: unstructured control flow: the conditional branch at 3:3 declares no merge",
         ),
         ("OBE, subgroup=sfc", "unknown scheduler `sfc`"),
     ] {
@@ -553,5 +565,47 @@ fn lanes_drifting_apart_without_bound_in_a_loop_are_one_error_under_sso() {
     for model in MODELS {
         let m = format!("WEAK_FAIR, subgroup={}", model.to_ascii_lowercase());
         assert_eq!(memory(&p, &m), vec![[1, 1]], "{model}");
+    }
+}
+
+/// The corpus of bad structure (`oracle/tests/data/simt_bad/`): each file
+/// states on its first line `// error: [subgroup=M] LINE:COL: message`.
+/// `oracle outcomes FILE --model "OBE, subgroup=M"` (scf when none is
+/// named: the parser refuses those files under any model) gives exit
+/// status 2 and one error line `FILE:LINE:COL: ...message`, naming the
+/// construct by its place in the source.
+#[test]
+fn every_structure_error_names_file_line_and_column() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/simt_bad");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 11, "{files:?}");
+    for f in files {
+        let src = std::fs::read_to_string(&f).unwrap();
+        let first = src.lines().next().unwrap();
+        let want = first.strip_prefix("// error: ").unwrap();
+        let (model, want) = match want.strip_prefix("subgroup=") {
+            Some(r) => {
+                let (m, rest) = r.split_once(' ').unwrap();
+                (format!("OBE, subgroup={m}"), rest)
+            }
+            None => ("OBE, subgroup=scf".to_string(), want),
+        };
+        let (pos, msg) = want.split_once(": ").unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_oracle"))
+            .args(["outcomes", f.to_str().unwrap(), "--model", &model])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{f:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{f:?}: {err}");
+        let at = format!("{}:{pos}: ", f.display());
+        assert!(
+            err.contains(&at) && err.contains(msg),
+            "{f:?}\nwant {at}{msg}\ngot {err}"
+        );
     }
 }

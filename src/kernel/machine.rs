@@ -98,6 +98,30 @@ impl fmt::Display for Fault {
     }
 }
 
+/// Why a program cannot be compiled for stepping (under a model): the
+/// message, and the line and column in the source it is about, when known
+/// (structure errors of the SIMT-Step models in a parsed litmus program).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildError {
+    pub at: Option<(usize, usize)>,
+    pub msg: String,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.at {
+            Some((l, c)) => write!(f, "{l}:{c}: {}", self.msg),
+            None => f.write_str(&self.msg),
+        }
+    }
+}
+
+impl From<String> for BuildError {
+    fn from(msg: String) -> BuildError {
+        BuildError { at: None, msg }
+    }
+}
+
 /// What one step did, for labels and witnesses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct StepInfo {
@@ -188,7 +212,7 @@ impl Machine {
     /// the lanes of each subgroup execute together (SIMT). Fails if the
     /// state does not fit the packed representation.
     pub fn new(program: &Program, lockstep: bool) -> Result<Machine, String> {
-        Machine::with_direct(program, lockstep, None)
+        Machine::with_direct(program, lockstep, None).map_err(|e| e.to_string())
     }
 
     /// [`Machine::new`], or with the lanes of each subgroup executing under
@@ -198,7 +222,7 @@ impl Machine {
         program: &Program,
         lockstep: bool,
         direct: Option<Direct>,
-    ) -> Result<Machine, String> {
+    ) -> Result<Machine, BuildError> {
         let p = program.clone();
         let n = p.workgroup_size as usize;
         let s = p.subgroup_size as usize;
@@ -206,7 +230,8 @@ impl Machine {
         if lockstep && s > MAX_LOCKSTEP_SUBGROUP {
             return Err(format!(
                 "subgroups of {s} invocations: lockstep supports at most {MAX_LOCKSTEP_SUBGROUP} (each step tries every order of the lanes' atomics)"
-            ));
+            )
+            .into());
         }
         let structs = match direct {
             Some(d) => simt::structures(&p, d)?,
@@ -261,7 +286,8 @@ impl Machine {
         if off as usize > MAX_STATE_BITS {
             return Err(format!(
                 "the program's state takes {off} bits: at most {MAX_STATE_BITS} fit (fewer workgroups, invocations, registers, cells or a smaller value domain)",
-            ));
+            )
+            .into());
         }
         m.bits = off;
         Ok(m)

@@ -6,7 +6,9 @@
 //! its pc, the lanes of that scope's instance (the merge block's threads).
 //! SSO keeps no masks: its participants are computed from the pcs (§2.9).
 
-use super::{collective_result, get, next_permutation, set, Fault, Machine, Packed, StepInfo};
+use super::{
+    collective_result, get, next_permutation, set, BuildError, Fault, Machine, Packed, StepInfo,
+};
 use crate::kernel::model::Direct;
 use crate::kernel::program::{AtomicOp, Instr, Program};
 use crate::kernel::structure::{self, Kind, Structure};
@@ -66,26 +68,31 @@ fn word(d: Direct) -> &'static str {
 /// The scopes of every block, checked against what the model needs:
 /// structured control flow for CM, SM and SCF (with subgroups of more
 /// than one lane), and for SSO in blocks with subgroup operations.
-pub(super) fn structures(p: &Program, d: Direct) -> Result<Vec<Structure>, String> {
+pub(super) fn structures(p: &Program, d: Direct) -> Result<Vec<Structure>, BuildError> {
     let who = format!("subgroup={}", word(d));
     let blocks = p.codes.len();
-    let at = |c: usize, pc: usize, m: String| {
-        if blocks > 1 {
-            format!("code block {c}, instruction {pc}: {m}")
-        } else {
-            format!("instruction {pc}: {m}")
-        }
-    };
     let mut out = Vec::new();
     for (c, code) in p.codes.iter().enumerate() {
+        // Where the source is known the error is at the construct's line
+        // and column; else it names the block and instruction.
+        let at = |(pc, msg): (usize, String)| match code
+            .at
+            .0
+            .get(pc.min(code.instrs.len().saturating_sub(1)))
+        {
+            Some(&pos) => BuildError { at: Some(pos), msg },
+            None if blocks > 1 => format!("code block {c}, instruction {pc}: {msg}").into(),
+            None => format!("instruction {pc}: {msg}").into(),
+        };
         let flow = code.flow();
-        let st = structure::analyse(&flow, &code.constructs).map_err(|(pc, m)| at(c, pc, m))?;
+        let place = |pc: usize| code.place(pc);
+        let st = structure::analyse(&flow, &code.constructs, &place).map_err(at)?;
         let collective = code
             .instrs
             .iter()
             .any(|i| matches!(i, Instr::Collective { .. }));
         if p.subgroup_size > 1 && (d != Direct::Sso || collective) {
-            structure::require(&flow, &st, &who).map_err(|(pc, m)| at(c, pc, m))?;
+            structure::require(&flow, &st, &who, &place).map_err(at)?;
         }
         out.push(st);
     }
