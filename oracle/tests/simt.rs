@@ -551,7 +551,7 @@ fn lanes_drifting_apart_without_bound_in_a_loop_are_one_error_under_sso() {
     );
     let e = error(&src, "OBE, subgroup=sso");
     assert!(
-        e.contains("grow more than 7 iterations apart in the loop at instruction 1"),
+        e.contains("grow more than 7 iterations apart in the loop at 5:5"),
         "{e}"
     );
     let p = litmus::parse(&src).unwrap();

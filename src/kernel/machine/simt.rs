@@ -285,9 +285,10 @@ impl Machine {
                 local: v.local,
                 pc,
                 msg: format!(
-                    "under subgroup=sso the lanes of subgroup {} grow more than {} iterations apart in the loop at instruction {h}: SSO tells the dynamic blocks of its iterations apart, and the checker counts {} bits of iterations (docs/KERNEL.md §2.9)",
+                    "under subgroup=sso the lanes of subgroup {} grow more than {} iterations apart in the loop at {}: SSO tells the dynamic blocks of its iterations apart, and the checker counts {} bits of iterations (docs/KERNEL.md §2.9)",
                     v.sg,
                     (1u32 << self.iter_bits) - 1,
+                    self.program.codes[v.code].place(h),
                     self.iter_bits
                 ),
             });
