@@ -109,6 +109,7 @@ fn code(values: u16, ids: bool) -> impl Strategy<Value = Code> {
             regs: vec!["a".into(), "b".into()],
             labels: vec![None; len],
             constructs: Vec::new(),
+            at: Default::default(),
             instrs,
         })
     })
@@ -220,7 +221,7 @@ proptest! {
         // Past the state bound or the memory budget (both `is_bound`) there
         // is no verdict to compare.
         let full = match both(&p, &m, Reductions::NONE) {
-            Err(e) if e.is_bound() || matches!(e, KernelError::Unsupported(_)) => return Ok(()),
+            Err(e) if e.is_bound() || matches!(e, KernelError::Unsupported(_) | KernelError::At { .. }) => return Ok(()),
             r => r,
         };
         for red in [
@@ -356,6 +357,7 @@ fn sync_program() -> impl Strategy<Value = Program> {
                     regs: vec!["a".into()],
                     labels: vec![None; instrs.len()],
                     constructs: Vec::new(),
+                    at: Default::default(),
                     instrs,
                 }],
                 wg_code: vec![0; w as usize],
@@ -375,7 +377,7 @@ proptest! {
     #[test]
     fn reductions_keep_deadlocks_and_verdicts_of_synchronising_programs(p in sync_program(), m in model()) {
         let full = match both(&p, &m, Reductions::NONE) {
-            Err(KernelError::TooLarge(_)) | Err(KernelError::Unsupported(_)) => return Ok(()),
+            Err(KernelError::TooLarge(_) | KernelError::Unsupported(_) | KernelError::At { .. }) => return Ok(()),
             r => r,
         };
         let got = both(&p, &m, Reductions::ALL);
@@ -509,6 +511,7 @@ fn local_heavy_program() -> impl Strategy<Value = Program> {
                 regs: vec!["a".into(), "b".into()],
                 labels: vec![None; len],
                 constructs: Vec::new(),
+                at: Default::default(),
                 instrs,
             })
         })
@@ -546,7 +549,7 @@ proptest! {
     #[test]
     fn reductions_keep_verdicts_when_local_steps_meet_finished_invocations(p in local_heavy_program(), m in model()) {
         let full = match both(&p, &m, Reductions::NONE) {
-            Err(KernelError::TooLarge(_)) | Err(KernelError::Unsupported(_)) => return Ok(()),
+            Err(KernelError::TooLarge(_) | KernelError::Unsupported(_) | KernelError::At { .. }) => return Ok(()),
             r => r,
         };
         for red in [
@@ -586,7 +589,7 @@ proptest! {
     #[test]
     fn early_termination_keeps_the_eleven_verdicts(p in program()) {
         let opts = |reductions| Options { max_states: 20_000, reductions };
-        let skip = |e: &KernelError| e.is_bound() || matches!(e, KernelError::Unsupported(_));
+        let skip = |e: &KernelError| e.is_bound() || matches!(e, KernelError::Unsupported(_) | KernelError::At { .. });
         let full = match flat_verdicts_all(&p, opts(Reductions::NONE)) {
             Err(e) if skip(&e) => return Ok(()),
             Err(e) => return Err(TestCaseError::fail(e.to_string())),

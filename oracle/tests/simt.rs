@@ -144,8 +144,8 @@ fn lockstep_gives_collective_memory_and_interleaving_gives_sso_but_for_tangles()
 /// A random structured program of one workgroup (one or two subgroups of
 /// two lanes) read off a tape of bytes: stores, loads, subgroup operations,
 /// selections on the lane or on a loaded value, and loops that leave on a
-/// loaded value (in programs without subgroup operations: SSO refuses
-/// those in a block with a loop).
+/// loaded value, with subgroup operations in them too (SSO then tells the
+/// lanes' iterations apart).
 fn program(tape: &[u8]) -> String {
     struct Gen<'a> {
         tape: &'a [u8],
@@ -177,7 +177,7 @@ fn program(tape: &[u8]) -> String {
                         )
                     }
                     2 | 3 => self.out += &format!("r = m[{k}];\n"),
-                    4 if !self.loops => {
+                    4 => {
                         self.out += if k == 0 {
                             "c = subgroupAll(r);\n"
                         } else {
@@ -219,7 +219,7 @@ fn program(tape: &[u8]) -> String {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
     /// The paper's hierarchy on random structured programs: an outcome
     /// allowed under a stronger model is allowed under every weaker one
@@ -266,7 +266,7 @@ fn unstructured_control_flow_is_one_clear_error_where_a_model_needs_merges() {
     let goto = format!("{HEAD}kernel {{ if (lane_id == 0) goto 2; m[0] = 1; m[1] = 1; }}");
     for model in ["cm", "sm", "scf"] {
         let e = error(&goto, &format!("OBE, subgroup={model}"));
-        assert!(e.contains("instruction 0: unstructured control flow: the conditional branch at instruction 0 declares no merge"), "{e}");
+        assert!(e.contains("At { line: 2, col: 10, msg: \"unstructured control flow: the conditional branch at 2:10 declares no merge"), "{e}");
         assert!(e.contains(&format!("subgroup={model}")), "{e}");
     }
     // SSO needs merges only for subgroup operations; the interleaved
@@ -280,22 +280,23 @@ fn unstructured_control_flow_is_one_clear_error_where_a_model_needs_merges() {
     }
     let sg = format!("{HEAD}kernel {{ if (lane_id == 0) goto 3; c = subgroupAll(1); goto END; c = subgroupAll(1); }}");
     assert!(error(&sg, "OBE, subgroup=sso").contains("declares no merge"));
+    // A program from a source without positions (RON, a shader) names the
+    // instruction.
+    let mut p = litmus::parse(&goto).unwrap();
+    p.codes[0].at = Default::default();
+    let e = outcomes(
+        &p,
+        &ScopedModel::parse("OBE, subgroup=scf").unwrap(),
+        1_000_000,
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("instruction 0: unstructured control flow: the conditional branch at instruction 0 declares no merge"), "{e}");
     // A backward jump that is not a loop's back edge.
     let back = format!("{HEAD}kernel {{ r = m[0]; if (r == 0) {{ goto 0; }} }}");
-    assert!(error(&back, "OBE, subgroup=scf").contains("leaves the construct at 1"));
+    assert!(error(&back, "OBE, subgroup=scf")
+        .contains("leaves the selection at 2:20 for another point than its merge END"));
     let spin = format!("{HEAD}kernel {{ r = m[0]; goto 0; }}");
     assert!(error(&spin, "OBE, subgroup=scf").contains("is not a loop's back edge"));
-    // SSO with a subgroup operation in a block with a loop.
-    let lp = format!(
-        "{HEAD}kernel {{ loop {{ r = m[0]; if (r == 1) {{ break; }} }} c = subgroupAll(r); }}"
-    );
-    assert!(error(&lp, "OBE, subgroup=sso").contains("is not supported"));
-    assert!(outcomes(
-        &litmus::parse(&lp).unwrap(),
-        &ScopedModel::parse("OBE, subgroup=scf").unwrap(),
-        1_000_000
-    )
-    .is_ok());
 }
 
 #[test]
@@ -320,11 +321,11 @@ fn misspelled_models_and_bad_structure_are_one_clear_error_each() {
         ),
         (
             "kernel { if (r == 0) goto 2 merge 1; r = 2; r = 3; }",
-            "2:10: the branch at 0 must jump inside its selection",
+            "2:10: the branch at 2:10 must jump inside its selection",
         ),
         (
             "kernel { r = 1 loop_merge 2; r = 2; }",
-            "2:10: the loop at 0 must end with its back edge",
+            "2:10: the loop at 2:10 must end with its back edge",
         ),
     ];
     for (body, want) in bad {
@@ -360,11 +361,11 @@ fn the_tangles_get_their_stated_verdicts() {
         }
         let p = litmus::parse(&std::fs::read_to_string(&f).unwrap()).unwrap();
         assert_eq!(p.expect.len(), 3, "{f:?}");
+        let opts = oracle::kernel::Options {
+            max_states: 1_000_000,
+            ..Default::default()
+        };
         for x in &p.expect {
-            let opts = oracle::kernel::Options {
-                max_states: 1_000_000,
-                ..Default::default()
-            };
             let d = oracle::kernel::decide(&p, &x.model, opts).unwrap();
             assert_eq!(
                 oracle::kernel::outcome(&d),
@@ -373,6 +374,17 @@ fn the_tangles_get_their_stated_verdicts() {
                 x.model
             );
         }
+        // SSO, which tells the iterations of their loops apart, runs each
+        // subgroup operation with the lanes of its dynamic block, as SCF
+        // does: the same verdict.
+        let scf = p
+            .expect
+            .iter()
+            .find(|x| x.model.to_string() == "OBE, subgroup=scf")
+            .unwrap();
+        let sso = ScopedModel::parse("OBE, subgroup=sso").unwrap();
+        let d = oracle::kernel::decide(&p, &sso, opts).unwrap();
+        assert_eq!(oracle::kernel::outcome(&d), scf.outcome, "{f:?} under SSO");
         n += 1;
     }
     assert_eq!(n, 4);
@@ -394,7 +406,7 @@ fn the_command_line_gives_one_error_line_and_status_2() {
     for (model, want) in [
         (
             "OBE, subgroup=scf",
-            "goto.litmus: test `goto`: instruction 0: unstructured control flow",
+            "goto.litmus:3:3: test `goto`: unstructured control flow: the conditional branch at 3:3 declares no merge",
         ),
         ("OBE, subgroup=sfc", "unknown scheduler `sfc`"),
     ] {
@@ -418,4 +430,182 @@ fn the_command_line_gives_one_error_line_and_status_2() {
         .unwrap();
     assert_eq!(ok.status.code(), Some(0));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The final contents of `m[0..2]` of a program under a model.
+fn memory(p: &progress_litmus::kernel::Program, model: &str) -> Vec<[u16; 2]> {
+    let m = ScopedModel::parse(model).unwrap();
+    let o = outcomes(p, &m, 1_000_000).unwrap();
+    let mut v: Vec<[u16; 2]> = o
+        .finals
+        .iter()
+        .map(|f| [f.values[0], f.values[1]])
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// The final memory of a program under each direct model, strongest first.
+fn finals_of_each(src: &str) -> Vec<Vec<[u16; 2]>> {
+    let p = litmus::parse(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    MODELS
+        .iter()
+        .map(|m| {
+            memory(
+                &p,
+                &format!("WEAK_FAIR, subgroup={}", m.to_ascii_lowercase()),
+            )
+        })
+        .collect()
+}
+
+/// The paper's Fig. 4: a subgroup operation in a loop, on a branch each
+/// lane takes in a different iteration. Every iteration is a dynamic block
+/// of its own (non-repeating), so lane 0 runs the operation alone in
+/// iteration 0 (`subgroupAny(0)` = 0, m[0] = 1) and lane 1 alone in
+/// iteration 1 (`subgroupAny(1)` = 1, m[1] = 2), under all four models.
+/// Under SSO lane 1 may reach the operation of iteration 1 while lane 0
+/// is at that of iteration 0: the same instruction, but a later iteration,
+/// so not a participant (were it one, `subgroupAny` would give lane 0 1 and
+/// m[0] = 2); and lane 1 waits while lane 0 is in an earlier iteration,
+/// which may still bring it there. The interleaved scopes, whose
+/// collectives are a rendezvous of every lane at one instruction, join
+/// the two iterations' operations: m = [2, 2] (§2.9).
+#[test]
+fn every_loop_iteration_is_a_dynamic_block_of_its_own_under_all_four_models() {
+    let src = format!(
+        "{HEAD}kernel {{\n  a = lane_id;\n  loop {{\n    if (i == a) {{\n      c = subgroupAny(a);\n      d = c + 1;\n      m[a] = d;\n    }}\n    i = i + 1;\n    if (i == 2) {{\n      break;\n    }}\n  }}\n}}\n"
+    );
+    for (k, set) in finals_of_each(&src).iter().enumerate() {
+        assert_eq!(set, &vec![[1, 2]], "{}", MODELS[k]);
+    }
+    let p = litmus::parse(&src).unwrap();
+    assert_eq!(memory(&p, "WEAK_FAIR, subgroup=fair"), vec![[2, 2]]);
+}
+
+/// A lane in an earlier iteration is a potential participant of a later
+/// iteration's operation (SSO's unknown threads, §4.4 of the paper): both
+/// lanes run `subgroupBroadcastFirst(a)` in every iteration, lane 0 stores
+/// its iteration (i + 1) before it, lane 1 loads it after it and stores
+/// what it read plus the broadcast value. Under every model both lanes
+/// take part in both iterations' operations (the broadcast is lane 0's
+/// a = 0), and lane 1's load of iteration 1 follows lane 0's store of
+/// iteration 1: m = [2, 2] only. Were lane 1, still in iteration 0 after
+/// its operation, no participant of lane 0's operation of iteration 1,
+/// lane 0 would run it alone, then lane 1 alone (broadcasting its own 1):
+/// m[1] = 3.
+#[test]
+fn sso_waits_for_a_lane_in_an_earlier_iteration_of_the_loop() {
+    let src = format!(
+        "{HEAD}kernel {{\n  a = lane_id;\n  loop {{\n    if (a == 0) {{\n      j = i + 1;\n      m[0] = j;\n    }}\n    c = subgroupBroadcastFirst(a);\n    if (a == 1) {{\n      r = m[0];\n      s = r + c;\n      m[1] = s;\n    }}\n    i = i + 1;\n    if (i == 2) {{\n      break;\n    }}\n  }}\n}}\n"
+    );
+    for (k, set) in finals_of_each(&src).iter().enumerate() {
+        assert_eq!(set, &vec![[2, 2]], "{}", MODELS[k]);
+    }
+}
+
+/// The ten base tests with their kernel in a loop of one iteration
+/// (`loop { BODY n = n + 1; if (n == 1) { break; } }`): the loop changes
+/// nothing the paper's tests observe, so each gives the paper's answers
+/// under the four models, SSO counting the iterations of a loop with a
+/// subgroup operation (Subgroup Sync).
+#[test]
+fn the_base_tests_in_a_loop_give_the_papers_answers() {
+    for (name, p) in suite() {
+        let text = litmus::print(&p);
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../suites/simt");
+        let src = std::fs::read_to_string(dir.join(format!("{name}.litmus"))).unwrap();
+        let open = src.find("kernel {").unwrap() + "kernel {".len();
+        let close = src.rfind('}').unwrap();
+        let looped = format!(
+            "{}\n  loop {{{}\n  n = n + 1;\n  if (n == 1) {{\n    break;\n  }}\n  }}\n}}\n",
+            &src[..open],
+            &src[open..close]
+        );
+        let q = litmus::parse(&looped).unwrap_or_else(|e| panic!("{name}: {e}\n{looped}\n{text}"));
+        let (_, paper) = PAPER.iter().find(|(k, _)| name.starts_with(k)).unwrap();
+        for (k, model) in MODELS.iter().enumerate() {
+            let got = answers(
+                &q,
+                &format!("WEAK_FAIR, subgroup={}", model.to_ascii_lowercase()),
+            );
+            assert_eq!(
+                got,
+                (paper[k], true, true),
+                "{name} in a loop under {model}"
+            );
+        }
+    }
+}
+
+/// Under SSO a lane may run ahead of another in a loop with a subgroup
+/// operation for as long as it does not run that operation: in a spin
+/// loop, without bound. The checker counts each lane's iterations in
+/// bits of its state, and a schedule that needs more is one error naming
+/// the loop (no verdict), not a wrong answer; SCF keeps the lanes in step.
+#[test]
+fn lanes_drifting_apart_without_bound_in_a_loop_are_one_error_under_sso() {
+    let src = format!(
+        "{HEAD}kernel {{\n  a = lane_id;\n  loop {{\n    if (a == 0) {{\n      c = subgroupAll(1);\n      m[0] = 1;\n    }}\n    r = m[0];\n    if (r == 1) {{\n      break;\n    }}\n  }}\n}}\n"
+    );
+    let e = error(&src, "OBE, subgroup=sso");
+    assert!(
+        e.contains("grow more than 7 iterations apart in the loop at 5:5"),
+        "{e}"
+    );
+    let p = litmus::parse(&src).unwrap();
+    assert_eq!(memory(&p, "OBE, subgroup=scf"), vec![[1, 0]]);
+    // A spin loop whose every iteration runs the subgroup operation keeps
+    // the lanes within one iteration of each other: the counts, lowered
+    // together, stay small however long the loop spins (subgroup 0 waits
+    // for subgroup 1's store).
+    let spin = "values 4; workgroups 1; workgroup_size 4; subgroup_size 2; global m[2];\nkernel {\n  if (local_id >= 2) {\n    m[0] = 1;\n  } else {\n    loop {\n      r = m[0];\n      c = subgroupAny(r);\n      if (c != 0) {\n        break;\n      }\n    }\n    m[1] = c;\n  }\n}\n";
+    let p = litmus::parse(spin).unwrap();
+    for model in MODELS {
+        let m = format!("WEAK_FAIR, subgroup={}", model.to_ascii_lowercase());
+        assert_eq!(memory(&p, &m), vec![[1, 1]], "{model}");
+    }
+}
+
+/// The corpus of bad structure (`oracle/tests/data/simt_bad/`): each file
+/// states on its first line `// error: [subgroup=M] LINE:COL: message`.
+/// `oracle outcomes FILE --model "OBE, subgroup=M"` (scf when none is
+/// named: the parser refuses those files under any model) gives exit
+/// status 2 and one error line `FILE:LINE:COL: ...message`, naming the
+/// construct by its place in the source.
+#[test]
+fn every_structure_error_names_file_line_and_column() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/simt_bad");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 11, "{files:?}");
+    for f in files {
+        let src = std::fs::read_to_string(&f).unwrap();
+        let first = src.lines().next().unwrap();
+        let want = first.strip_prefix("// error: ").unwrap();
+        let (model, want) = match want.strip_prefix("subgroup=") {
+            Some(r) => {
+                let (m, rest) = r.split_once(' ').unwrap();
+                (format!("OBE, subgroup={m}"), rest)
+            }
+            None => ("OBE, subgroup=scf".to_string(), want),
+        };
+        let (pos, msg) = want.split_once(": ").unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_oracle"))
+            .args(["outcomes", f.to_str().unwrap(), "--model", &model])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{f:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{f:?}: {err}");
+        let at = format!("{}:{pos}: ", f.display());
+        assert!(
+            err.contains(&at) && err.contains(msg),
+            "{f:?}\nwant {at}{msg}\ngot {err}"
+        );
+    }
 }

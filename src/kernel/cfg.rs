@@ -107,6 +107,7 @@ mod tests {
             labels: vec![None; instrs.len()],
             constructs: Vec::new(),
             instrs,
+            at: Default::default(),
         }
     }
 

@@ -47,6 +47,7 @@ pub fn from_axb(test: &Test) -> Program {
                 regs: Vec::new(),
                 labels: vec![None; th.len()],
                 constructs: Vec::new(),
+                at: Default::default(),
                 instrs: th
                     .iter()
                     .enumerate()

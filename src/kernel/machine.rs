@@ -98,6 +98,30 @@ impl fmt::Display for Fault {
     }
 }
 
+/// Why a program cannot be compiled for stepping (under a model): the
+/// message, and the line and column in the source it is about, when known
+/// (structure errors of the SIMT-Step models in a parsed litmus program).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildError {
+    pub at: Option<(usize, usize)>,
+    pub msg: String,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.at {
+            Some((l, c)) => write!(f, "{l}:{c}: {}", self.msg),
+            None => f.write_str(&self.msg),
+        }
+    }
+}
+
+impl From<String> for BuildError {
+    fn from(msg: String) -> BuildError {
+        BuildError { at: None, msg }
+    }
+}
+
 /// What one step did, for labels and witnesses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct StepInfo {
@@ -123,6 +147,8 @@ struct Inv {
     /// SIMT-Step state (§2.9): the lanes of the invocation's dynamic block
     /// (`cur`), then per scope depth the lanes of the scope's instance,
     /// then the merge-wait and synchronised flags; `end` is one past them.
+    /// Under SSO, which keeps no masks, the iteration counts of the counted
+    /// loops containing its pc start here instead.
     cur_off: u32,
     end: u32,
 }
@@ -171,6 +197,14 @@ pub struct Machine {
     structs: Vec<Structure>,
     /// The most scopes containing one pc, over the blocks.
     scope_depth: usize,
+    /// SSO (§2.9): per code block, per pc `0..=len`, the loop scopes
+    /// containing the pc that contain a subgroup operation, outermost
+    /// first; an invocation keeps an iteration count for each.
+    counted: Vec<Vec<Vec<usize>>>,
+    /// SSO: the most counted loops containing one pc, and the bits of one
+    /// iteration count.
+    iter_slots: usize,
+    iter_bits: u32,
 }
 
 impl Machine {
@@ -178,7 +212,7 @@ impl Machine {
     /// the lanes of each subgroup execute together (SIMT). Fails if the
     /// state does not fit the packed representation.
     pub fn new(program: &Program, lockstep: bool) -> Result<Machine, String> {
-        Machine::with_direct(program, lockstep, None)
+        Machine::with_direct(program, lockstep, None).map_err(|e| e.to_string())
     }
 
     /// [`Machine::new`], or with the lanes of each subgroup executing under
@@ -188,7 +222,7 @@ impl Machine {
         program: &Program,
         lockstep: bool,
         direct: Option<Direct>,
-    ) -> Result<Machine, String> {
+    ) -> Result<Machine, BuildError> {
         let p = program.clone();
         let n = p.workgroup_size as usize;
         let s = p.subgroup_size as usize;
@@ -196,13 +230,19 @@ impl Machine {
         if lockstep && s > MAX_LOCKSTEP_SUBGROUP {
             return Err(format!(
                 "subgroups of {s} invocations: lockstep supports at most {MAX_LOCKSTEP_SUBGROUP} (each step tries every order of the lanes' atomics)"
-            ));
+            )
+            .into());
         }
         let structs = match direct {
             Some(d) => simt::structures(&p, d)?,
             None => Vec::new(),
         };
         let scope_depth = structs.iter().map(|st| st.max_depth).max().unwrap_or(0);
+        let counted = match direct {
+            Some(Direct::Sso) => simt::counted_loops(&p, &structs),
+            _ => Vec::new(),
+        };
+        let iter_slots = counted.iter().flatten().map(Vec::len).max().unwrap_or(0);
         let vb = p.value_bits();
         let lens: Vec<usize> = p.codes.iter().map(|c| c.instrs.len()).collect();
         let max_len = lens.iter().copied().max().unwrap_or(0);
@@ -237,13 +277,17 @@ impl Machine {
             direct,
             structs,
             scope_depth,
+            counted,
+            iter_slots,
+            iter_bits: simt::iter_bits(vb),
         };
         let off = m.lay_out_invocations((cell as u32) * vb);
         let off = m.lay_out_subgroups(off);
         if off as usize > MAX_STATE_BITS {
             return Err(format!(
                 "the program's state takes {off} bits: at most {MAX_STATE_BITS} fit (fewer workgroups, invocations, registers, cells or a smaller value domain)",
-            ));
+            )
+            .into());
         }
         m.bits = off;
         Ok(m)
@@ -273,6 +317,7 @@ impl Machine {
                 if direct {
                     off += (1 + self.scope_depth as u32) * s as u32 + 2;
                 }
+                off += self.iter_slots as u32 * self.iter_bits;
                 self.invs.push(Inv {
                     wg,
                     local,

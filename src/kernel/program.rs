@@ -122,9 +122,42 @@ pub struct Code {
         deserialize_with = "bounded::constructs"
     )]
     pub constructs: Vec<Construct>,
+    /// Where each instruction is in its source, for error messages (the
+    /// litmus parser fills it; empty for other sources). Not part of the
+    /// program: never serialised, ignored by `==` and hashing.
+    #[serde(skip)]
+    pub at: Positions,
+}
+
+/// The line and column of each instruction of a code block in its source
+/// (empty when unknown). Any two compare equal, so that a program read
+/// from different texts is still the same program.
+#[derive(Clone, Debug, Default)]
+pub struct Positions(pub Vec<(usize, usize)>);
+
+impl PartialEq for Positions {
+    fn eq(&self, _: &Positions) -> bool {
+        true
+    }
+}
+
+impl Eq for Positions {}
+
+impl std::hash::Hash for Positions {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
 }
 
 impl Code {
+    /// How a message names the instruction at `pc`: its `line:col` when the
+    /// source is known, `END` past the last, else `instruction N`.
+    pub fn place(&self, pc: usize) -> String {
+        match self.at.0.get(pc) {
+            _ if pc >= self.instrs.len() => "END".into(),
+            Some((l, c)) => format!("{l}:{c}"),
+            None => format!("instruction {pc}"),
+        }
+    }
+
     /// The control flow the structure analysis reads (docs/KERNEL.md
     /// §2.8): successors, conditional branch targets, goto targets.
     pub fn flow(&self) -> Flow {
@@ -966,7 +999,8 @@ impl Program {
             }
         }
         if !code.constructs.is_empty() {
-            crate::kernel::structure::analyse(&code.flow(), &code.constructs)
+            let at = |pc: usize| code.place(pc);
+            crate::kernel::structure::analyse(&code.flow(), &code.constructs, &at)
                 .map_err(|(pc, msg)| err(Site::Instr { code: c, pc }, msg))?;
         }
         self.validate_instrs(c, code)

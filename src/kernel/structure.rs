@@ -91,13 +91,29 @@ pub struct Structure {
     pub arm: Vec<Vec<u8>>,
 }
 
+/// How a message names the instruction at a pc (`Code::place`).
+pub type Place<'a> = &'a dyn Fn(usize) -> String;
+
+/// What a message calls a scope of this kind.
+fn what(k: Kind) -> &'static str {
+    match k {
+        Kind::Selection => "selection",
+        Kind::Loop | Kind::Body => "loop",
+    }
+}
+
 /// Checks the constructs a block declares and computes its scopes; an
-/// error names the pc of the construct at fault.
-pub fn analyse(flow: &Flow, constructs: &[Construct]) -> Result<Structure, (usize, String)> {
+/// error names the pc of the construct at fault, and the message names
+/// instructions as `at` does (`Code::place`: by their place in the source).
+pub fn analyse(
+    flow: &Flow,
+    constructs: &[Construct],
+    at: Place,
+) -> Result<Structure, (usize, String)> {
     let len = flow.succ.len();
     let mut scopes = Vec::new();
     for k in constructs {
-        scopes.extend(scopes_of(flow, k)?);
+        scopes.extend(scopes_of(flow, k, at)?);
     }
     scopes.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end), s.kind));
     for (i, a) in scopes.iter().enumerate() {
@@ -105,15 +121,22 @@ pub fn analyse(flow: &Flow, constructs: &[Construct]) -> Result<Structure, (usiz
             if a == b {
                 return Err((
                     a.start,
-                    format!("two constructs at {} merge at the same point", a.start),
+                    format!(
+                        "two constructs at {} merge at the same point {}",
+                        at(a.start),
+                        at(a.end)
+                    ),
                 ));
             }
             if b.start < a.end && b.end > a.end {
                 return Err((
                     b.start,
                     format!(
-                        "the construct at {} overlaps the one at {} without nesting in it",
-                        b.start, a.start
+                        "the {} at {} overlaps the {} at {} without nesting in it",
+                        what(b.kind),
+                        at(b.start),
+                        what(a.kind),
+                        at(a.start)
                     ),
                 ));
             }
@@ -137,7 +160,7 @@ pub fn analyse(flow: &Flow, constructs: &[Construct]) -> Result<Structure, (usiz
     let max_depth = enclosing.iter().map(Vec::len).max().unwrap_or(0);
     let arm = scopes
         .iter()
-        .map(|s| arms(flow, s))
+        .map(|s| arms(flow, s, at))
         .collect::<Result<_, _>>()?;
     Ok(Structure {
         scopes,
@@ -149,14 +172,26 @@ pub fn analyse(flow: &Flow, constructs: &[Construct]) -> Result<Structure, (usiz
 }
 
 /// The scopes of one construct, after checking its header and merge.
-fn scopes_of(flow: &Flow, k: &Construct) -> Result<Vec<Scope>, (usize, String)> {
+fn scopes_of(flow: &Flow, k: &Construct, at: Place) -> Result<Vec<Scope>, (usize, String)> {
     let len = flow.succ.len();
     let mut out = Vec::new();
     let (h, m) = (k.header(), k.merge().pc(len));
+    let kind = match k {
+        Construct::Selection { .. } => "selection",
+        Construct::Loop { .. } => "loop",
+    };
     if h >= len || m <= h || m > len {
         return Err((
             h.min(len),
-            format!("a construct at {h} must merge after it (merge {m})"),
+            format!(
+                "the {kind} at {} must merge after its header (its merge is {})",
+                at(h),
+                if m > len {
+                    format!("instruction {m}")
+                } else {
+                    at(m)
+                }
+            ),
         ));
     }
     match k {
@@ -171,8 +206,10 @@ fn scopes_of(flow: &Flow, k: &Construct) -> Result<Vec<Scope>, (usize, String)> 
                 return Err((
                     h,
                     format!(
-                        "the branch at {h} must jump inside its selection (to {} ..= {m})",
-                        h + 1
+                        "the branch at {} must jump inside its selection (forward, at most to its merge {}); it jumps to {}",
+                        at(h),
+                        at(m),
+                        at(t)
                     ),
                 ));
             }
@@ -186,7 +223,7 @@ fn scopes_of(flow: &Flow, k: &Construct) -> Result<Vec<Scope>, (usize, String)> 
             let c = m - 1;
             let back = flow.goto[c] == Some(h);
             if c <= h || !back {
-                return Err((h, format!("the loop at {h} must end with its back edge `goto {h};` at {c}, just before its merge")));
+                return Err((h, format!("the loop at {} must end with its back edge, a `goto` to its header, at {}, just before its merge", at(h), at(c))));
             }
             out.push(Scope {
                 start: h,
@@ -205,7 +242,7 @@ fn scopes_of(flow: &Flow, k: &Construct) -> Result<Vec<Scope>, (usize, String)> 
 
 /// Which arm of a selection every pc of its region is on; the two arms
 /// must not share an instruction.
-fn arms(flow: &Flow, s: &Scope) -> Result<Vec<u8>, (usize, String)> {
+fn arms(flow: &Flow, s: &Scope, at: Place) -> Result<Vec<u8>, (usize, String)> {
     let mut arm = vec![3u8; s.end - s.start];
     if s.kind != Kind::Selection {
         return Ok(arm);
@@ -226,8 +263,9 @@ fn arms(flow: &Flow, s: &Scope) -> Result<Vec<u8>, (usize, String)> {
                 return Err((
                     s.start,
                     format!(
-                        "the two arms of the selection at {} share instruction {pc}",
-                        s.start
+                        "the two arms of the selection at {} share the instruction at {}",
+                        at(s.start),
+                        at(pc)
                     ),
                 ));
             }
@@ -243,7 +281,7 @@ fn arms(flow: &Flow, s: &Scope) -> Result<Vec<u8>, (usize, String)> {
 /// scopes, enters a scope only at its start and leaves scopes only for
 /// the end of the outermost one it leaves (or END); backward jumps are
 /// loops' back edges. `who` names the model in the message.
-pub fn require(flow: &Flow, st: &Structure, who: &str) -> Result<(), (usize, String)> {
+pub fn require(flow: &Flow, st: &Structure, who: &str, at: Place) -> Result<(), (usize, String)> {
     let len = flow.succ.len();
     let headers: Vec<usize> = st
         .scopes
@@ -254,11 +292,17 @@ pub fn require(flow: &Flow, st: &Structure, who: &str) -> Result<(), (usize, Str
     for pc in 0..len {
         if flow.cond[pc].is_some() && !headers.contains(&pc) {
             return Err((pc, format!(
-                "unstructured control flow: the conditional branch at instruction {pc} declares no merge, and {who} reconverges lanes at merges (write `if (...) {{ ... }} else {{ ... }}` or `loop {{ ... }}`, or add `merge L` to the branch)"
+                "unstructured control flow: the conditional branch at {} declares no merge, and {who} {} (write `if (...) {{ ... }} else {{ ... }}` or `loop {{ ... }}`, or add `merge L` to the branch)",
+                at(pc),
+                if who.ends_with("sso") {
+                    "finds the lanes of a subgroup operation from the merges"
+                } else {
+                    "reconverges lanes at merges"
+                }
             )));
         }
         for &q in &flow.succ[pc] {
-            edge(st, pc, q, len).map_err(|m| {
+            edge(st, pc, q, len, at).map_err(|m| {
                 (
                     pc,
                     format!("unstructured control flow: {m}, which {who} needs"),
@@ -269,23 +313,42 @@ pub fn require(flow: &Flow, st: &Structure, who: &str) -> Result<(), (usize, Str
     Ok(())
 }
 
-fn edge(st: &Structure, p: usize, q: usize, len: usize) -> Result<(), String> {
+fn edge(st: &Structure, p: usize, q: usize, len: usize, at: Place) -> Result<(), String> {
     let (from, to) = (&st.enclosing[p], &st.enclosing[q.min(len)]);
     let exited: Vec<usize> = from.iter().copied().filter(|k| !to.contains(k)).collect();
     let entered: Vec<usize> = to.iter().copied().filter(|k| !from.contains(k)).collect();
     if let Some(&k) = entered.iter().find(|&&k| st.scopes[k].start != q) {
+        let sc = st.scopes[k];
         return Err(format!(
-            "the jump from {p} to {q} enters the construct at {} past its start",
-            st.scopes[k].start
+            "the jump at {} to {} enters the {} at {} past its start",
+            at(p),
+            at(q),
+            what(sc.kind),
+            at(sc.start)
         ));
     }
     if let Some(&o) = exited.first() {
-        if q != st.scopes[o].end && q < len {
-            return Err(format!("the jump from {p} to {q} leaves the construct at {} for another point than its merge {}", st.scopes[o].start, st.scopes[o].end));
+        let sc = st.scopes[o];
+        if q != sc.end && q < len {
+            return Err(format!(
+                "the jump at {} to {} leaves the {} at {} for another point than its {} {}",
+                at(p),
+                at(q),
+                what(sc.kind),
+                at(sc.start),
+                if sc.kind == Kind::Body {
+                    "continue target"
+                } else {
+                    "merge"
+                },
+                at(sc.end)
+            ));
         }
     } else if entered.is_empty() && q <= p {
         return Err(format!(
-            "the jump from {p} back to {q} is not a loop's back edge"
+            "the jump at {} back to {} is not a loop's back edge",
+            at(p),
+            at(q)
         ));
     }
     Ok(())
@@ -305,21 +368,23 @@ mod tests {
     #[test]
     fn an_if_else_in_a_loop_makes_three_nested_scopes() {
         let c = code("a = 0; loop { if (a == 0) { m[0] = 1; } else { m[1] = 1; } a = a + 1; if (a == 2) { break; } }");
-        let st = analyse(&c.flow(), &c.constructs).unwrap();
+        let at = |pc: usize| c.place(pc);
+        let st = analyse(&c.flow(), &c.constructs, &at).unwrap();
         let kinds: Vec<Kind> = st.scopes.iter().map(|s| s.kind).collect();
         assert_eq!(
             kinds,
             vec![Kind::Loop, Kind::Body, Kind::Selection, Kind::Selection]
         );
         assert_eq!(st.max_depth, 3);
-        require(&c.flow(), &st, "subgroup=scf").unwrap();
+        require(&c.flow(), &st, "subgroup=scf", &at).unwrap();
     }
 
     #[test]
     fn a_plain_branch_is_unstructured() {
         let c = code("if (local_id == 0) goto 2; m[0] = 1; m[1] = 1;");
-        let st = analyse(&c.flow(), &c.constructs).unwrap();
-        let (pc, msg) = require(&c.flow(), &st, "subgroup=scf").unwrap_err();
+        let at = |pc: usize| c.place(pc);
+        let st = analyse(&c.flow(), &c.constructs, &at).unwrap();
+        let (pc, msg) = require(&c.flow(), &st, "subgroup=scf", &at).unwrap_err();
         assert_eq!(pc, 0);
         assert!(msg.contains("declares no merge"), "{msg}");
         let src = "values 4; workgroups 1; global m[2]; kernel { a = 1; if (a == 1) goto 0 merge 2; m[0] = 1; }";

@@ -58,7 +58,7 @@ pub(super) struct Row {
 
 /// The error line of a kernel program that got no verdict.
 fn kernel_failed(p: &NamedProgram, e: &KernelError) -> String {
-    format!("{}: test `{}`: {e}", shown(&p.source), p.name)
+    super::failed_line(&p.source, &p.name, e)
 }
 
 /// The verdicts of the kernel programs among `items` (None for AXB tests).

@@ -224,7 +224,19 @@ fn too_large(t: &NamedTest, e: crate::TooLarge, bytes: usize) -> String {
 
 /// The error line of an input the kernel checker could not decide.
 fn item_failed(item: &Item, e: &KernelError) -> String {
-    format!("{}: test `{}`: {e}", shown(item.source()), item.name())
+    failed_line(item.source(), item.name(), e)
+}
+
+/// The error line of a program that got no verdict: `FILE: test `NAME`:
+/// message`, or `FILE:LINE:COL: test `NAME`: message` when the error is
+/// at a place in the file.
+fn failed_line(source: &Path, name: &str, e: &KernelError) -> String {
+    match e {
+        KernelError::At { line, col, msg } => {
+            format!("{}:{line}:{col}: test `{name}`: {msg}", shown(source))
+        }
+        _ => format!("{}: test `{name}`: {e}", shown(source)),
+    }
 }
 
 /// The checker's options for the commands that decide many programs

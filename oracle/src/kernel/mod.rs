@@ -75,6 +75,14 @@ pub enum KernelError {
     Fault(Fault),
     /// The program or model is outside what the checker supports.
     Unsupported(String),
+    /// The program cannot run under the model, at this line and column of
+    /// its source (a SIMT-Step model's structure rules, docs/KERNEL.md
+    /// §2.9).
+    At {
+        line: usize,
+        col: usize,
+        msg: String,
+    },
 }
 
 impl fmt::Display for KernelError {
@@ -96,6 +104,7 @@ impl fmt::Display for KernelError {
             ),
             KernelError::Fault(e) => write!(f, "a schedule goes wrong: {e}"),
             KernelError::Unsupported(m) => f.write_str(m),
+            KernelError::At { line, col, msg } => write!(f, "{line}:{col}: {msg}"),
         }
     }
 }

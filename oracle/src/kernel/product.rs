@@ -113,8 +113,15 @@ impl Kernel {
     pub fn new(p: &Program, model: &ScopedModel, red: Reductions) -> Result<Kernel, KernelError> {
         model.validate().map_err(KernelError::Unsupported)?;
         let lockstep = model.subgroup == Sched::Lockstep;
-        let machine = Machine::with_direct(p, lockstep, model.subgroup.direct())
-            .map_err(KernelError::Unsupported)?;
+        let machine =
+            Machine::with_direct(p, lockstep, model.subgroup.direct()).map_err(|e| match e.at {
+                Some((line, col)) => KernelError::At {
+                    line,
+                    col,
+                    msg: e.msg,
+                },
+                None => KernelError::Unsupported(e.msg),
+            })?;
         let scopes = Scopes::new(&machine, model);
         // Under a SIMT-Step model a step may move or release other lanes
         // (merges, collective branches): no step is local (§8.2).

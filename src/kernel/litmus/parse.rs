@@ -19,8 +19,8 @@ use crate::kernel::assert::{Assertion, Atom as AssertAtom, Cond, Quantifier, Ter
 use crate::kernel::model::ScopedModel;
 use crate::kernel::program::{
     is_name, Addr, AtomicOp, BinOp, Cmp, Code, CollectiveOp, CondBranch, Expectation, IdKind,
-    Instr, Location, Operand, Outcome, Program, RmwOp, Site, KEYWORDS, MAX_CELLS, MAX_CODES,
-    MAX_LOCATIONS, MAX_REGS,
+    Instr, Location, Operand, Outcome, Positions, Program, RmwOp, Site, KEYWORDS, MAX_CELLS,
+    MAX_CODES, MAX_LOCATIONS, MAX_REGS,
 };
 use std::collections::HashMap;
 
@@ -602,7 +602,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The program from its items: every workgroup gets exactly one block.
-    fn finish(&mut self, it: Items) -> Result<(Program, Spans), ParseError> {
+    fn finish(&mut self, mut it: Items) -> Result<(Program, Spans), ParseError> {
         let eof = self.peek().clone();
         let Some((workgroups, wt)) = it.workgroups else {
             return Err(err(&eof, "missing `workgroups N;`"));
@@ -617,6 +617,9 @@ impl<'a> Parser<'a> {
             ));
         }
         let wg_code = wg_code_of(&it.covers, workgroups)?;
+        for (code, at) in it.codes.iter_mut().zip(&it.spans.instrs) {
+            code.at = Positions(at.clone());
+        }
         let program = Program {
             values: it.values.unwrap_or(16),
             workgroups,

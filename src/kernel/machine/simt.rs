@@ -6,10 +6,13 @@
 //! its pc, the lanes of that scope's instance (the merge block's threads).
 //! SSO keeps no masks: its participants are computed from the pcs (§2.9).
 
-use super::{collective_result, get, next_permutation, set, Fault, Machine, Packed, StepInfo};
+use super::{
+    collective_result, get, next_permutation, set, BuildError, Fault, Machine, Packed, StepInfo,
+};
 use crate::kernel::model::Direct;
 use crate::kernel::program::{AtomicOp, Instr, Program};
 use crate::kernel::structure::{self, Kind, Structure};
+use std::cmp::Ordering;
 
 /// How an instruction executes under a direct model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,40 +67,68 @@ fn word(d: Direct) -> &'static str {
 
 /// The scopes of every block, checked against what the model needs:
 /// structured control flow for CM, SM and SCF (with subgroups of more
-/// than one lane), and for SSO in blocks with subgroup operations, which
-/// must also be free of loops.
-pub(super) fn structures(p: &Program, d: Direct) -> Result<Vec<Structure>, String> {
+/// than one lane), and for SSO in blocks with subgroup operations.
+pub(super) fn structures(p: &Program, d: Direct) -> Result<Vec<Structure>, BuildError> {
     let who = format!("subgroup={}", word(d));
     let blocks = p.codes.len();
-    let at = |c: usize, pc: usize, m: String| {
-        if blocks > 1 {
-            format!("code block {c}, instruction {pc}: {m}")
-        } else {
-            format!("instruction {pc}: {m}")
-        }
-    };
     let mut out = Vec::new();
     for (c, code) in p.codes.iter().enumerate() {
+        // Where the source is known the error is at the construct's line
+        // and column; else it names the block and instruction.
+        let at = |(pc, msg): (usize, String)| match code
+            .at
+            .0
+            .get(pc.min(code.instrs.len().saturating_sub(1)))
+        {
+            Some(&pos) => BuildError { at: Some(pos), msg },
+            None if blocks > 1 => format!("code block {c}, instruction {pc}: {msg}").into(),
+            None => format!("instruction {pc}: {msg}").into(),
+        };
         let flow = code.flow();
-        let st = structure::analyse(&flow, &code.constructs).map_err(|(pc, m)| at(c, pc, m))?;
+        let place = |pc: usize| code.place(pc);
+        let st = structure::analyse(&flow, &code.constructs, &place).map_err(at)?;
         let collective = code
             .instrs
             .iter()
-            .position(|i| matches!(i, Instr::Collective { .. }));
-        if p.subgroup_size > 1 && (d != Direct::Sso || collective.is_some()) {
-            structure::require(&flow, &st, &who).map_err(|(pc, m)| at(c, pc, m))?;
-        }
-        if let (Direct::Sso, Some(pc)) = (d, collective) {
-            if let Some(l) = st.scopes.iter().find(|s| s.kind == Kind::Loop) {
-                return Err(at(c, pc, format!(
-                    "{who} with a subgroup operation in a block with a loop (at {}) is not supported: the dynamic blocks of different iterations would need unbounded counters to tell apart; use subgroup=scf, or a loop-free block",
-                    l.start
-                )));
-            }
+            .any(|i| matches!(i, Instr::Collective { .. }));
+        if p.subgroup_size > 1 && (d != Direct::Sso || collective) {
+            structure::require(&flow, &st, &who, &place).map_err(at)?;
         }
         out.push(st);
     }
     Ok(out)
+}
+
+/// SSO (§2.9): per code block, per pc `0..=len`, the loops containing the
+/// pc that contain a subgroup operation (whose iterations SSO must tell
+/// apart), outermost first. A loop containing a counted loop is counted.
+pub(super) fn counted_loops(p: &Program, structs: &[Structure]) -> Vec<Vec<Vec<usize>>> {
+    p.codes
+        .iter()
+        .zip(structs)
+        .map(|(code, st)| {
+            let counted: Vec<bool> = st
+                .scopes
+                .iter()
+                .map(|sc| {
+                    sc.kind == Kind::Loop
+                        && code.instrs[sc.start..sc.end]
+                            .iter()
+                            .any(|i| matches!(i, Instr::Collective { .. }))
+                })
+                .collect();
+            st.enclosing
+                .iter()
+                .map(|ks| ks.iter().copied().filter(|&k| counted[k]).collect())
+                .collect()
+        })
+        .collect()
+}
+
+/// The bits of an SSO iteration count: the value bits, from 3 to 8, so
+/// that lanes may be as many iterations apart as a register can count.
+pub(super) fn iter_bits(vb: u32) -> u32 {
+    vb.clamp(3, 8)
 }
 
 /// Whether a lane may yet join a subgroup operation (SSO).
@@ -247,7 +278,21 @@ impl Machine {
         }
         let q = self.pc(t, i);
         let cur = self.cur(t, i);
-        self.arrive(t, i, 1 << self.invs[i].lane, pc, q, cur);
+        if let Some(h) = self.arrive(t, i, 1 << self.invs[i].lane, pc, q, cur) {
+            let v = &self.invs[i];
+            return Err(Fault {
+                wg: v.wg,
+                local: v.local,
+                pc,
+                msg: format!(
+                    "under subgroup=sso the lanes of subgroup {} grow more than {} iterations apart in the loop at {}: SSO tells the dynamic blocks of its iterations apart, and the checker counts {} bits of iterations (docs/KERNEL.md §2.9)",
+                    v.sg,
+                    (1u32 << self.iter_bits) - 1,
+                    self.program.codes[v.code].place(h),
+                    self.iter_bits
+                ),
+            });
+        }
         Ok(info)
     }
 
@@ -302,7 +347,9 @@ impl Machine {
                 }
                 self.arrive(u, i, group, pc, pc + 1, group);
             }
-            Instr::Goto { target } => self.arrive(u, i, group, pc, target.pc(len), group),
+            Instr::Goto { target } => {
+                self.arrive(u, i, group, pc, target.pc(len), group);
+            }
             Instr::Branch { a, cmp, b, target } => {
                 let taken = ls
                     .iter()
@@ -399,17 +446,28 @@ impl Machine {
     /// from `p` to `q`: they leave the scopes containing `p` but not `q`
     /// (reconverging at the merge when `q` is the end of the outermost,
     /// escaping the others), and enter those that start at `q`.
-    fn arrive(&self, t: &mut [u64], i: usize, movers: u32, p: usize, q: usize, db: u32) {
+    /// Under SSO it counts iterations instead ([`Machine::sso_count`]), and
+    /// returns the header of a loop whose counts outgrew their bits.
+    fn arrive(
+        &self,
+        t: &mut [u64],
+        i: usize,
+        movers: u32,
+        p: usize,
+        q: usize,
+        db: u32,
+    ) -> Option<usize> {
         let first = self.first_lane(i);
         for l in lanes(movers) {
             self.set_pc(t, first + l, q);
         }
         if !self.masks() {
-            return;
+            return self.sso_count(t, i, movers, p, q);
         }
         let st = &self.structs[self.invs[i].code];
         if q >= self.lens[self.invs[i].code] {
-            return self.leave(t, first, movers);
+            self.leave(t, first, movers);
+            return None;
         }
         let (from, to) = (&st.enclosing[p], &st.enclosing[q]);
         let exited: Vec<usize> = from.iter().copied().filter(|k| !to.contains(k)).collect();
@@ -431,6 +489,7 @@ impl Machine {
             self.set_flag(t, j, 0, merge.is_some());
         }
         self.release(t, first);
+        None
     }
 
     /// Lanes that finished leave every dynamic block and scope instance.
@@ -511,7 +570,9 @@ impl Machine {
             if j == i || self.terminated(s, j) || self.pc(s, j) >= len {
                 continue;
             }
-            match relation(st, pc, self.pc(s, j)) {
+            let cnt = &self.counted[self.invs[i].code][pc];
+            let by_iter = |d: usize| self.iter(s, j, d).cmp(&self.iter(s, i, d));
+            match relation(st, cnt, pc, self.pc(s, j), by_iter) {
                 Relation::Potential => return None,
                 Relation::Participant => group |= 1 << l,
                 Relation::Not => {}
@@ -519,15 +580,126 @@ impl Machine {
         }
         Some(group)
     }
+
+    /// SSO: invocation `i`'s iteration count of the `d`th counted loop
+    /// containing its pc.
+    fn iter(&self, s: &[u64], i: usize, d: usize) -> u32 {
+        let off = self.invs[i].cur_off + d as u32 * self.iter_bits;
+        get(s, off, self.iter_bits) as u32
+    }
+
+    fn set_iter(&self, s: &mut [u64], i: usize, d: usize, v: u32) {
+        let off = self.invs[i].cur_off + d as u32 * self.iter_bits;
+        set(s, off, self.iter_bits, v as u64)
+    }
+
+    /// SSO: the iteration counts of the lanes `movers` of `i`'s subgroup
+    /// after going from `p` to `q`: a loop's back edge counts one more,
+    /// entering a loop starts at 0, leaving it drops its count; then the
+    /// subgroup's counts are normalised ([`Machine::sso_normalize`]). The
+    /// header of a loop whose counts outgrow their bits, if one does.
+    fn sso_count(&self, t: &mut [u64], i: usize, movers: u32, p: usize, q: usize) -> Option<usize> {
+        if self.iter_slots == 0 {
+            return None;
+        }
+        let code = self.invs[i].code;
+        let (first, len) = (self.first_lane(i), self.lens[code]);
+        let (cnt, st) = (&self.counted[code], &self.structs[code]);
+        let mut it: Vec<Vec<u32>> = (0..self.s)
+            .map(|l| {
+                (0..self.iter_slots)
+                    .map(|d| self.iter(t, first + l, d))
+                    .collect()
+            })
+            .collect();
+        let (from, to) = (&cnt[p.min(len)], &cnt[q.min(len)]);
+        for l in lanes(movers) {
+            for (d, v) in it[l].iter_mut().enumerate() {
+                *v = match to.get(d) {
+                    Some(&k) if from.get(d) == Some(&k) => *v + (q == st.scopes[k].start) as u32,
+                    _ => 0,
+                };
+            }
+        }
+        self.sso_normalize(t, first, code, &mut it);
+        let max = (1u32 << self.iter_bits) - 1;
+        for (l, v) in it.iter().enumerate() {
+            if let Some(d) = v.iter().position(|&x| x > max) {
+                let pc = self.pc(t, first + l).min(len);
+                return Some(st.scopes[cnt[pc][d]].start);
+            }
+            for (d, &x) in v.iter().enumerate() {
+                self.set_iter(t, first + l, d, x);
+            }
+        }
+        None
+    }
+
+    /// SSO: the iteration counts of a subgroup in canonical form. Only how
+    /// the counts of the lanes in one instance of a loop compare matters
+    /// (§2.9), so those of each instance (its lanes: inside the loop, with
+    /// equal counts of the loops around it) are lowered together until the
+    /// least is 0, unless a lane may still enter the instance (at count 0).
+    fn sso_normalize(&self, t: &[u64], first: usize, code: usize, it: &mut [Vec<u32>]) {
+        let (len, cnt, st) = (self.lens[code], &self.counted[code], &self.structs[code]);
+        let pcs: Vec<usize> = (0..self.s)
+            .map(|l| self.pc(t, first + l).min(len))
+            .collect();
+        for d in 0..self.iter_slots {
+            let mut done = 0u32;
+            for l in 0..self.s {
+                let Some(&k) = cnt[pcs[l]].get(d) else {
+                    continue;
+                };
+                if done & 1 << l != 0 {
+                    continue;
+                }
+                let group = (0..self.s)
+                    .filter(|&m| cnt[pcs[m]].get(d) == Some(&k) && it[m][..d] == it[l][..d])
+                    .fold(0u32, |g, m| g | 1 << m);
+                done |= group;
+                let h = st.scopes[k].start;
+                let entrant = (0..self.s)
+                    .filter(|&m| group & 1 << m == 0 && pcs[m] < len)
+                    .any(|m| {
+                        let by_iter = |e: usize| it[m][e].cmp(&it[l][e]);
+                        relation(st, &cnt[h], h, pcs[m], by_iter) == Relation::Potential
+                    });
+                let least = lanes(group).map(|m| it[m][d]).min().unwrap_or(0);
+                if !entrant {
+                    for m in lanes(group) {
+                        it[m][d] -= least;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// How a lane at `pj` stands to the dynamic block of a subgroup operation
-/// at `pc`, in a loop-free structured block (§2.9): on its path and there,
-/// on its path and behind, or gone another way.
-fn relation(st: &Structure, pc: usize, pj: usize) -> Relation {
+/// at `pc`, in a structured block (§2.9): on its path and there, on its
+/// path and behind, or gone another way. `cnt` are the counted loops
+/// containing `pc`, and `by_iter(d)` compares the lane's iteration count of
+/// the `d`th with that of the operation's dynamic block.
+fn relation(
+    st: &Structure,
+    cnt: &[usize],
+    pc: usize,
+    pj: usize,
+    by_iter: impl Fn(usize) -> Ordering,
+) -> Relation {
     for &k in &st.enclosing[pc] {
         let sc = st.scopes[k];
         if (sc.start..sc.end).contains(&pj) {
+            if let Some(d) = cnt.iter().position(|&x| x == k) {
+                // The same loop: an earlier iteration will come, a later
+                // one has passed.
+                match by_iter(d) {
+                    Ordering::Less => return Relation::Potential,
+                    Ordering::Greater => return Relation::Not,
+                    Ordering::Equal => continue,
+                }
+            }
             if pj == sc.start {
                 return Relation::Potential;
             }
@@ -541,9 +713,9 @@ fn relation(st: &Structure, pc: usize, pj: usize) -> Relation {
         }
     }
     match pj.cmp(&pc) {
-        std::cmp::Ordering::Equal => Relation::Participant,
-        std::cmp::Ordering::Less => Relation::Potential,
-        std::cmp::Ordering::Greater => Relation::Not,
+        Ordering::Equal => Relation::Participant,
+        Ordering::Less => Relation::Potential,
+        Ordering::Greater => Relation::Not,
     }
 }
 

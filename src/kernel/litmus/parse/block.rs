@@ -150,6 +150,7 @@ impl Parser<'_> {
             instrs: b.instrs,
             labels: b.labels,
             constructs: b.constructs,
+            at: Default::default(),
         };
         Ok((code, b.spans))
     }

@@ -346,6 +346,7 @@ impl<'a> Lower<'a> {
                 instrs: self.instrs.clone(),
                 labels: vec![None; len],
                 constructs: Vec::new(),
+                at: Default::default(),
             }],
             wg_code: vec![0; self.launch.workgroups() as usize],
             model: None,
