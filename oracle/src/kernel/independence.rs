@@ -16,8 +16,8 @@
 use progress_litmus::kernel::cfg;
 use progress_litmus::kernel::machine::Machine;
 use progress_litmus::kernel::program::{AtomicOp, Instr, Operand};
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 /// A register's value on every path so far, or `None`: it differs.
 type Env = [Option<u16>; 8];
@@ -26,7 +26,7 @@ type Env = [Option<u16>; 8];
 #[derive(Debug, Default)]
 pub struct Accesses {
     /// (invocation, pc, registers) to (cells written, cells accessed).
-    memo: RefCell<HashMap<(u8, u8, u64), (u64, u64)>>,
+    memo: RefCell<FxHashMap<(u8, u8, u64), (u64, u64)>>,
 }
 
 fn operand(m: &Machine, i: usize, env: &Env, o: Operand) -> Option<u16> {

@@ -379,23 +379,24 @@ impl Kernel {
             return 0;
         }
         let m = &self.machine;
+        if self.take_all {
+            return (0..m.num_actors())
+                .filter(|&a| actors & (1 << a) != 0 && self.reducible(s, a))
+                .fold(0, |acc, a| acc | 1 << a);
+        }
+        // Interleaved lanes (the partial-order reduction's case): actor
+        // `w * n + k` is invocation k of workgroup w; the lowest k with a
+        // reducible step wins.
+        let n = m.program.workgroup_size as usize;
         let mut chosen = 0u32;
-        let mut key = usize::MAX;
-        for a in 0..m.num_actors() {
-            if actors & (1 << a) == 0 || !self.reducible(s, a) {
-                continue;
+        for k in 0..n {
+            for a in (k..m.num_actors()).step_by(n) {
+                if actors & (1 << a) != 0 && self.reducible(s, a) {
+                    chosen |= 1 << a;
+                }
             }
-            let k = if self.take_all {
-                0
-            } else {
-                m.coords(m.actor_invocations(a).start).1
-            };
-            if k < key {
-                key = k;
-                chosen = 0;
-            }
-            if k == key {
-                chosen |= 1 << a;
+            if chosen != 0 {
+                break;
             }
         }
         chosen
@@ -414,6 +415,10 @@ impl Kernel {
     /// them, so that the choice does not depend on ids and commutes with
     /// symmetry): they commute with every other move and nobody can observe
     /// them, and as they only go forward no cycle consists of them alone.
+    /// The partial-order reduction adds memory steps nobody else can still
+    /// disturb or observe and arrivals that leave their actor waiting, and
+    /// takes only the actors of the lowest index inside their workgroup
+    /// ([`Kernel::first_actors`], docs/KERNEL.md §8.7).
     pub fn successors_with<S: Packed>(
         &self,
         s: &S,
