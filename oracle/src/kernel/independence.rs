@@ -22,11 +22,14 @@ use std::cell::RefCell;
 /// A register's value on every path so far, or `None`: it differs.
 type Env = [Option<u16>; 8];
 
+/// (invocation, pc, registers packed a byte each).
+type Local = (u8, u8, u64);
+
 /// The future cells of invocations, remembered per local state.
 #[derive(Debug, Default)]
 pub struct Accesses {
     /// (invocation, pc, registers) to (cells written, cells accessed).
-    memo: RefCell<FxHashMap<(u8, u8, u64), (u64, u64)>>,
+    memo: RefCell<FxHashMap<Local, (u64, u64)>>,
 }
 
 fn operand(m: &Machine, i: usize, env: &Env, o: Operand) -> Option<u16> {
