@@ -13,7 +13,9 @@
 //!
 //! The goals of issue 24 item 2 come last: Dat3M's seqlock
 //! (benches/data/seqlock.litmus) and a parallel decoupled look-back of 4
-//! workgroups of 4 invocations (benches/data/lookback-4x4.litmus).
+//! workgroups of 4 invocations (benches/data/lookback-4x4.litmus), after
+//! the look-back at 3 x 3 and 4 x 2, the largest the partial-order
+//! reduction decides (docs/KERNEL.md §8.7).
 //!
 //! `cargo bench -p oracle --bench states -- SECTION...` runs only the named
 //! sections (`idioms`, `large`, `goals`). `STATES_BENCH_MAX=N` bounds each
@@ -123,6 +125,8 @@ fn main() {
         let read = |f: &str| parse(&std::fs::read_to_string(data.join(f)).unwrap());
         let progs = vec![
             ("seqlock (Dat3M) 7wg", read("seqlock.litmus")),
+            ("decoupled-lookback 3wg x 3inv", read("lookback-3x3.litmus")),
+            ("decoupled-lookback 4wg x 2inv", read("lookback-4x2.litmus")),
             ("decoupled-lookback 4wg x 4inv", read("lookback-4x4.litmus")),
         ];
         launches("goal (11 models, one run)", progs);

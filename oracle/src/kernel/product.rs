@@ -9,6 +9,7 @@
 //! symmetry between interchangeable workgroups and lanes
 //! ([`crate::kernel::symmetry`]) and the priority of local steps.
 
+use super::independence::Accesses;
 use super::liveness::Liveness;
 use super::scopes::{self, Scopes, DEVICE};
 use super::symmetry::Symmetry;
@@ -81,6 +82,12 @@ pub struct Reductions {
     pub local_first: bool,
     /// Clear registers no later step reads ([`super::liveness`]).
     pub dead_registers: bool,
+    /// Partial-order reduction (docs/KERNEL.md §8.7): memory steps no other
+    /// invocation can disturb or observe any more and arrivals at a barrier
+    /// or collective that do not complete it go first too, and of the
+    /// actors with such a step only those of the lowest index inside their
+    /// workgroup (all of them where lanes are interchangeable).
+    pub partial_order: bool,
 }
 
 impl Reductions {
@@ -88,11 +95,13 @@ impl Reductions {
         symmetry: false,
         local_first: false,
         dead_registers: false,
+        partial_order: false,
     };
     pub const ALL: Reductions = Reductions {
         symmetry: true,
         local_first: true,
         dead_registers: true,
+        partial_order: true,
     };
 }
 
@@ -105,6 +114,11 @@ pub struct Kernel {
     actor_mask: Vec<u64>,
     inv_mask: Vec<u64>,
     local_first: bool,
+    /// The partial-order reduction's tables, when it is on (§8.7).
+    por: Option<Accesses>,
+    /// Whether every actor with a reducible step is taken (lanes are
+    /// interchangeable, or the partial-order reduction is off).
+    take_all: bool,
     pub symmetry: Option<Symmetry>,
     live: Option<Liveness>,
 }
@@ -161,6 +175,12 @@ impl Kernel {
         } else {
             None
         };
+        // Memory steps and arrivals: interleaved lanes only, and neither a
+        // priority scope nor a SIMT-Step model (§8.7).
+        let por =
+            (red.partial_order && !priority && machine_direct.is_none() && !machine.lockstep())
+                .then(Accesses::new);
+        let take_all = por.is_none() || symmetry.as_ref().is_some_and(|s| s.permutes_lanes());
         Ok(Kernel {
             machine,
             scopes,
@@ -168,6 +188,8 @@ impl Kernel {
             actor_mask,
             inv_mask,
             local_first: red.local_first && !priority && machine_direct.is_none(),
+            por,
+            take_all,
             symmetry,
             live,
         })
@@ -297,37 +319,94 @@ impl Kernel {
         actors
     }
 
-    /// Whether actor `a`'s next step is local (registers and pc only),
-    /// forward (so no cycle consists of such steps alone) and leaves every
-    /// F set as it is.
-    fn local_forward<S: Packed>(&self, s: &S, a: usize) -> bool {
-        let Some((pc, ins)) = self.machine.next_instr(s.as_ref(), a) else {
+    /// Whether actor `a`'s next step may go first and alone (§8.2, §8.7):
+    /// it is local (registers and pc only), or with the partial-order
+    /// reduction a memory step no other invocation can disturb or observe
+    /// any more, or an arrival at a barrier or collective that does not
+    /// complete it; and it is forward (so no cycle consists of such steps
+    /// alone) and leaves every F set as it is.
+    fn reducible<S: Packed>(&self, s: &S, a: usize) -> bool {
+        let m = &self.machine;
+        let Some((pc, ins)) = m.next_instr(s.as_ref(), a) else {
             return false;
         };
-        if !ins.is_local() {
-            return false;
-        }
-        let forward = match ins {
-            Instr::Branch { target, .. } | Instr::Goto { target } => match target {
-                Target::End => true,
-                Target::At(t) => t as usize > pc,
-            },
-            _ => true,
+        let forward = match ins.target() {
+            Some(Target::End) | None => true,
+            Some(Target::At(t)) => t as usize > pc,
         };
         if !forward {
             return false;
         }
-        if self.machine.lockstep() && matches!(ins, Instr::Branch { .. }) {
+        let first = m.actor_invocations(a).start;
+        let kind = if ins.is_local() {
             // A lockstep branch may diverge: two successors, not a local step.
+            self.local_first && !(m.lockstep() && matches!(ins, Instr::Branch { .. }))
+        } else if let Some(por) = &self.por {
+            match ins {
+                Instr::Barrier | Instr::Collective { .. } => {
+                    self.arrival_waits(s.as_ref(), first, pc, &ins)
+                }
+                _ => por.independent(m, s.as_ref(), first, &ins),
+            }
+        } else {
+            false
+        };
+        if !kind {
             return false;
         }
         let mut t = *s;
-        self.scopes.on_step(
-            &self.machine,
-            t.as_mut(),
-            self.machine.actor_invocations(a).start,
-        );
+        self.scopes.on_step(m, t.as_mut(), first);
         t == *s
+    }
+
+    /// Whether invocation `i`'s arrival at the barrier or collective at
+    /// `pc` leaves it waiting: some other member of its workgroup
+    /// (barrier) or subgroup (collective) is not waiting at `pc`.
+    fn arrival_waits(&self, s: &[u64], i: usize, pc: usize, ins: &Instr) -> bool {
+        let m = &self.machine;
+        let (w, _, _, lane) = m.coords(i);
+        let members = if matches!(ins, Instr::Barrier) {
+            let n = m.program.workgroup_size as usize;
+            w * n..(w + 1) * n
+        } else {
+            i - lane..i - lane + m.program.subgroup_size as usize
+        };
+        members
+            .into_iter()
+            .any(|j| j != i && !(m.waiting(s, j) && m.pc(s, j) == pc))
+    }
+
+    /// The actors whose steps alone are explored from `s`, if any: those
+    /// with a reducible step; with the partial-order reduction only those
+    /// of them with the lowest index inside their workgroup (a choice that
+    /// commutes with permuting workgroups), unless lanes are
+    /// interchangeable.
+    fn first_actors<S: Packed>(&self, s: &S, actors: u32) -> u32 {
+        if !self.local_first && self.por.is_none() {
+            return 0;
+        }
+        let m = &self.machine;
+        if self.take_all {
+            return (0..m.num_actors())
+                .filter(|&a| actors & (1 << a) != 0 && self.reducible(s, a))
+                .fold(0, |acc, a| acc | 1 << a);
+        }
+        // Interleaved lanes (the partial-order reduction's case): actor
+        // `w * n + k` is invocation k of workgroup w; the lowest k with a
+        // reducible step wins.
+        let n = m.program.workgroup_size as usize;
+        let mut chosen = 0u32;
+        for k in 0..n {
+            for a in (k..m.num_actors()).step_by(n) {
+                if actors & (1 << a) != 0 && self.reducible(s, a) {
+                    chosen |= 1 << a;
+                }
+            }
+            if chosen != 0 {
+                break;
+            }
+        }
+        chosen
     }
 
     /// Every transition out of `s`.
@@ -343,6 +422,10 @@ impl Kernel {
     /// them, so that the choice does not depend on ids and commutes with
     /// symmetry): they commute with every other move and nobody can observe
     /// them, and as they only go forward no cycle consists of them alone.
+    /// The partial-order reduction adds memory steps nobody else can still
+    /// disturb or observe and arrivals that leave their actor waiting, and
+    /// takes only the actors of the lowest index inside their workgroup
+    /// ([`Kernel::first_actors`], docs/KERNEL.md §8.7).
     pub fn successors_with<S: Packed>(
         &self,
         s: &S,
@@ -353,18 +436,10 @@ impl Kernel {
         let st = s.as_ref();
         let resident = self.scopes.resident(m, st);
         let mut actors = self.runnable(st, resident);
-        let mut local_only = false;
-        if self.local_first {
-            let mut locals = 0u32;
-            for a in 0..m.num_actors() {
-                if actors & (1 << a) != 0 && self.local_forward(s, a) {
-                    locals |= 1 << a;
-                }
-            }
-            if locals != 0 {
-                actors = locals;
-                local_only = true;
-            }
+        let firsts = self.first_actors(s, actors);
+        let local_only = firsts != 0;
+        if local_only {
+            actors = firsts;
         }
         if !local_only {
             for i in 0..m.num_invocations() {

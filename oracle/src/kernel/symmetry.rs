@@ -95,6 +95,13 @@ impl Symmetry {
         })
     }
 
+    /// Whether some subgroup's lanes are interchangeable (then a reduction
+    /// that picks actors by their index inside the workgroup would not
+    /// commute with the permutations).
+    pub fn permutes_lanes(&self) -> bool {
+        !self.lane_sgs.is_empty()
+    }
+
     /// Replaces a state by the canonical member of its orbit.
     pub fn canonicalize(&self, s: &mut [u64]) {
         for (lanes, fsg) in &self.lane_sgs {

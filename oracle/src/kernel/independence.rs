@@ -1,0 +1,210 @@
+//! Which memory steps no other actor can observe or disturb any more
+//! (docs/KERNEL.md §8.7): the memory cells another invocation may still
+//! write, or access, on some path from its current pc (its current
+//! instruction included), found by propagating its current register values
+//! (constants) along its code: an index whose value is the same on every
+//! path to an access names one cell, any other index every cell of its
+//! location (its own workgroup's copy of a shared one).
+//!
+//! A load of a cell no other invocation can write any more reads the value
+//! it would read at any later time and changes nothing another invocation
+//! reads; a store or read-modify-write of a cell no other invocation can
+//! access any more is unobservable. The cells of an invocation's future
+//! depend only on its code, pc, ids and registers: they are computed once
+//! per such local state and remembered.
+
+use progress_litmus::kernel::cfg;
+use progress_litmus::kernel::machine::Machine;
+use progress_litmus::kernel::program::{AtomicOp, Instr, Operand};
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+
+/// A register's value on every path so far, or `None`: it differs.
+type Env = [Option<u16>; 8];
+
+/// (invocation, pc, registers packed a byte each).
+type Local = (u8, u8, u64);
+
+/// The future cells of invocations, remembered per local state.
+#[derive(Debug, Default)]
+pub struct Accesses {
+    /// (invocation, pc, registers) to (cells written, cells accessed).
+    memo: RefCell<FxHashMap<Local, (u64, u64)>>,
+}
+
+fn operand(m: &Machine, i: usize, env: &Env, o: Operand) -> Option<u16> {
+    match o {
+        Operand::Reg(r) => env[r as usize],
+        Operand::Imm(v) => Some(v),
+        Operand::Id(id) => {
+            let (w, local, _, lane) = m.coords(i);
+            use progress_litmus::kernel::program::IdKind::*;
+            let s = m.program.subgroup_size as usize;
+            Some(match id {
+                WgId => w,
+                LocalId => local,
+                SubgroupId => local / s,
+                LaneId => lane,
+            } as u16)
+        }
+    }
+}
+
+/// The cells `i`'s access of `loc` at index value `k` may touch: one cell,
+/// every cell of the location (index not known), none (out of bounds: a
+/// fault, not an access).
+fn cells(m: &Machine, i: usize, loc: usize, k: Option<u16>) -> u64 {
+    let l = &m.program.locations[loc];
+    let copy = if l.shared { m.coords(i).0 } else { 0 };
+    match k {
+        Some(k) if (k as usize) < l.len() => 1u64 << m.cell_of(loc, copy, k as usize),
+        Some(_) => 0,
+        None => (0..l.len()).fold(0, |acc, k| acc | 1u64 << m.cell_of(loc, copy, k)),
+    }
+}
+
+/// The cells invocation `i` may write and access from `pc` with registers
+/// `env` on: a forward propagation of known register values over its
+/// code (a join of two different values is unknown), then the cells of
+/// every reached access.
+fn future(m: &Machine, i: usize, pc: usize, env: Env) -> (u64, u64) {
+    let code = &m.program.codes[m.code_index(i)];
+    let len = code.instrs.len();
+    let mut at: Vec<Option<Env>> = vec![None; len + 1];
+    at[pc] = Some(env);
+    let mut work = vec![pc];
+    let (mut wr, mut acc) = (0u64, 0u64);
+    while let Some(p) = work.pop() {
+        if p >= len {
+            continue;
+        }
+        let mut e = at[p].expect("reached");
+        let ins = code.instrs[p];
+        let mut next = cfg::successors(code, p);
+        match ins {
+            Instr::Assign { dst, op, a, b } => {
+                let x = operand(m, i, &e, a);
+                e[dst as usize] = match op {
+                    None => x,
+                    Some(op) => x
+                        .zip(operand(m, i, &e, b))
+                        .map(|(x, y)| op.eval(x, y, m.program.values)),
+                };
+            }
+            Instr::Branch { a, cmp, b, target } => {
+                if let (Some(x), Some(y)) = (operand(m, i, &e, a), operand(m, i, &e, b)) {
+                    next = vec![if cmp.eval(x, y) {
+                        target.pc(len)
+                    } else {
+                        p + 1
+                    }];
+                }
+            }
+            Instr::Atomic { op, addr, dst, .. } => {
+                let c = cells(m, i, addr.loc as usize, operand(m, i, &e, addr.index));
+                acc |= c;
+                if !matches!(op, AtomicOp::Load) {
+                    wr |= c;
+                }
+                if let Some(d) = dst {
+                    e[d as usize] = None;
+                }
+            }
+            Instr::Collective { dst, .. } => e[dst as usize] = None,
+            Instr::Goto { .. } | Instr::Barrier => {}
+        }
+        for n in next {
+            let joined = match at[n] {
+                None => e,
+                Some(old) => std::array::from_fn(|r| if old[r] == e[r] { e[r] } else { None }),
+            };
+            if at[n] != Some(joined) {
+                at[n] = Some(joined);
+                work.push(n);
+            }
+        }
+    }
+    (wr, acc)
+}
+
+impl Accesses {
+    pub fn new() -> Accesses {
+        Accesses::default()
+    }
+
+    /// The cells invocation `j` may still write and access from `s`.
+    fn of(&self, m: &Machine, s: &[u64], j: usize) -> (u64, u64) {
+        let pc = m.pc(s, j);
+        if pc >= m.code_len(j) {
+            return (0, 0);
+        }
+        let nregs = m.program.codes[m.code_index(j)].regs.len();
+        let mut env: Env = [None; 8];
+        let mut key = 0u64;
+        for (r, slot) in env.iter_mut().enumerate().take(nregs) {
+            let v = m.reg(s, j, r);
+            *slot = Some(v);
+            key |= (v as u64 & 255) << (8 * r);
+        }
+        let k = (j as u8, pc as u8, key);
+        if let Some(&f) = self.memo.borrow().get(&k) {
+            return f;
+        }
+        let f = future(m, j, pc, env);
+        self.memo.borrow_mut().insert(k, f);
+        f
+    }
+
+    /// Whether invocation `i`'s memory instruction `ins` is independent of
+    /// every step any other invocation can still take from `s`: no other
+    /// invocation can write its cell any more (a load), or access it at
+    /// all (a write). Not a memory instruction, or an index out of
+    /// bounds (a fault): false.
+    pub fn independent(&self, m: &Machine, s: &[u64], i: usize, ins: &Instr) -> bool {
+        let Instr::Atomic { op, addr, .. } = *ins else {
+            return false;
+        };
+        let nregs = m.program.codes[m.code_index(i)].regs.len();
+        let mut env: Env = [None; 8];
+        for (r, slot) in env.iter_mut().enumerate().take(nregs) {
+            *slot = Some(m.reg(s, i, r));
+        }
+        let cell = cells(m, i, addr.loc as usize, operand(m, i, &env, addr.index));
+        if cell == 0 {
+            return false;
+        }
+        let load = matches!(op, AtomicOp::Load);
+        (0..m.num_invocations()).all(|j| {
+            if j == i {
+                return true;
+            }
+            let (w, a) = self.of(m, s, j);
+            (if load { w } else { a }) & cell == 0
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use progress_litmus::kernel::litmus;
+
+    #[test]
+    fn the_future_cells_follow_known_registers_and_forget_loaded_ones() {
+        let p = litmus::parse(
+            "values 4;\nworkgroups 1;\nglobal x[2];\nglobal y;\nkernel {\n  x[r] = 1;\nl:\n  r = y;\n  y = r;\n  if (r == 0) goto l;\n  load(x[1]);\n}\n",
+        )
+        .unwrap();
+        let m = Machine::new(&p, false).unwrap();
+        let (x0, x1, y) = (1u64, 2u64, 4u64);
+        let env = [Some(0); 8];
+        // From the start: x[0] (r is 0) written, x[1] read, y both.
+        assert_eq!(future(&m, 0, 0, env), (x0 | y, x0 | x1 | y));
+        // From the loop on, x[0] is never touched again.
+        assert_eq!(future(&m, 0, 1, env), (y, x1 | y));
+        // With r = 1, the first store is x[1].
+        let mut one = env;
+        one[0] = Some(1);
+        assert_eq!(future(&m, 0, 0, one).0, x1 | y);
+    }
+}
