@@ -103,7 +103,14 @@ fn the_committed_database_reproduces_the_published_analysis() {
     );
 
     // Every device is one campaign, listed with the files it came from.
-    let list = json(&backends(&["db", "list", "--db", s(&db), "--format", "json"]));
+    let list = json(&backends(&[
+        "db",
+        "list",
+        "--db",
+        s(&db),
+        "--format",
+        "json",
+    ]));
     let list = list.as_array().unwrap();
     assert_eq!(list.len(), devices.len());
     let a12 = list
@@ -314,7 +321,7 @@ fn two_importers_at_once_and_a_killed_one_leave_it_consistent() {
         c.query_row("SELECT count(*) FROM runs", [], |r| r.get::<_, i64>(0))
             .unwrap_or(0)
     };
-    for delay_ms in [0, 40, 120, 300, 600] {
+    for delay_ms in [0, 30, 60, 100, 150, 250] {
         let mut child = bin()
             .args(["db", "import", "--db", s(&db), s(&big)])
             .stdout(std::process::Stdio::null())
@@ -561,7 +568,11 @@ fn journals_keep_every_run_and_two_campaigns_add_up() {
     let text = std::fs::read_to_string(&journal).unwrap();
     std::fs::write(&spaced, text.replace("\":", "\": ").replace(",\"", ", \"")).unwrap();
     let o = backends(&["db", "import", "--db", s(&db), s(&spaced)]);
-    assert!(stdout(&o).contains("0 files imported, 1 already in"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("0 files imported, 1 already in"),
+        "{}",
+        stdout(&o)
+    );
     assert_eq!(count(&db, "SELECT count(*) FROM runs"), 10);
     assert_eq!(count(&db, "SELECT count(*) FROM campaigns"), 1);
 
@@ -578,7 +589,14 @@ fn journals_keep_every_run_and_two_campaigns_add_up() {
     assert!(text.contains("k of n summed over 2 campaigns"), "{text}");
 
     // `db list`: both campaigns, with their provenance.
-    let list = json(&backends(&["db", "list", "--db", s(&db), "--format", "json"]));
+    let list = json(&backends(&[
+        "db",
+        "list",
+        "--db",
+        s(&db),
+        "--format",
+        "json",
+    ]));
     let list = list.as_array().unwrap();
     assert_eq!(list.len(), 2);
     for c in list {
@@ -628,19 +646,49 @@ fn bare_csvs_of_another_day_are_another_campaign_with_a_label() {
     let dir = scratch("label");
     let db = dir.join("r.sqlite");
     let file = "2_thread_2_instruction/Apple/ipad_air_3_a12-inter-workgroup.csv";
-    let o = backends(&["db", "import", "--db", s(&db), s(&repo("data/empirical").join(file))]);
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&db),
+        s(&repo("data/empirical").join(file)),
+    ]);
     assert!(o.status.success(), "{}", common::stderr(&o));
     let other = dir.join("other").join(file);
     std::fs::create_dir_all(other.parent().unwrap()).unwrap();
     let header = "Test File Name,No saturation Result,Round Robin Saturation Result,Chunking Saturation Result,All Passed";
-    std::fs::write(&other, format!("{header}\n0,F (1/5),P,P,F\nTotal failures:,1,0,0,1\n")).unwrap();
+    std::fs::write(
+        &other,
+        format!("{header}\n0,F (1/5),P,P,F\nTotal failures:,1,0,0,1\n"),
+    )
+    .unwrap();
     let o = backends(&["db", "import", "--db", s(&db), s(&other)]);
     assert_clean_failure(&o, 2, &["csv:2:", "--campaign"]);
-    let o = backends(&["db", "import", "--db", s(&db), "--campaign", "day2", s(&other)]);
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&db),
+        "--campaign",
+        "day2",
+        s(&other),
+    ]);
     assert!(o.status.success(), "{}", common::stderr(&o));
     assert_eq!(count(&db, "SELECT count(*) FROM campaigns"), 2);
-    let list = json(&backends(&["db", "list", "--db", s(&db), "--format", "json"]));
-    let labels: Vec<&serde_json::Value> = list.as_array().unwrap().iter().map(|c| &c["label"]).collect();
+    let list = json(&backends(&[
+        "db",
+        "list",
+        "--db",
+        s(&db),
+        "--format",
+        "json",
+    ]));
+    let labels: Vec<&serde_json::Value> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["label"])
+        .collect();
     assert!(labels.contains(&&serde_json::json!("day2")), "{list}");
     // 2t2i_0 plain: P (no count) on the published day, 1 of 5 on day 2.
     let r = json(&backends(&["report", "--db", s(&db), "--format", "json"]));
@@ -724,10 +772,16 @@ fn a_version_1_database_is_upgraded_in_place() {
     assert_eq!(from_db, from_csv);
     assert_eq!(count(&db, "PRAGMA user_version"), 2);
     assert_eq!(
-        count(&db, "SELECT count(*) FROM sqlite_master WHERE name = 'observations'"),
+        count(
+            &db,
+            "SELECT count(*) FROM sqlite_master WHERE name = 'observations'"
+        ),
         0
     );
-    assert_eq!(count(&db, "SELECT count(*) FROM summaries"), 24 + 528 + 40 + 24);
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM summaries"),
+        24 + 528 + 40 + 24
+    );
     // A12, the Mali's three column sets, the CPU.
     assert_eq!(count(&db, "SELECT count(*) FROM campaigns"), 5);
     assert_consistent(&db);
@@ -735,5 +789,9 @@ fn a_version_1_database_is_upgraded_in_place() {
     let mut argv = vec!["db", "import", "--db", s(&db)];
     argv.extend(paths.iter().map(|p| s(p)));
     let o = backends(&argv);
-    assert!(stdout(&o).contains("0 files imported, 4 already in"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("0 files imported, 4 already in"),
+        "{}",
+        stdout(&o)
+    );
 }

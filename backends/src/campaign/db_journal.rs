@@ -59,7 +59,10 @@ pub fn runs_source(path: &Path) -> Result<RunsSource, String> {
         .filter(|d| d.get("options") == Some(&campaign));
     let suite = doc.as_ref().and_then(|d| {
         let s = d.get("suite")?;
-        Some((s.get("fnv64")?.as_str()?.to_string(), s.get("tests")?.as_u64()?))
+        Some((
+            s.get("fnv64")?.as_str()?.to_string(),
+            s.get("tests")?.as_u64()?,
+        ))
     });
     Ok(RunsSource {
         file: path.to_path_buf(),
@@ -90,7 +93,9 @@ fn checked_runs(path: &Path, contents: &journal::Contents) -> Result<Vec<RunRow>
         if r.test.is_empty() {
             return Err(at("a run without a test name".into()));
         }
-        let s = seen.entry((r.test.clone(), mapping)).or_insert((0, 0, line));
+        let s = seen
+            .entry((r.test.clone(), mapping))
+            .or_insert((0, 0, line));
         s.0 += 1;
         if r.iteration >= s.1 {
             (s.1, s.2) = (r.iteration, line);

@@ -187,7 +187,10 @@ fn import(a: &ImportDbArgs) -> ExitCode {
 fn campaign_line(c: &db::CampaignInfo) -> String {
     let show = |o: &Option<String>| crate::excerpt::printable(o.as_deref().unwrap_or("-"));
     let held = if c.runs > 0 {
-        format!("{} runs ({} not terminating)", c.runs, c.non_terminating_runs)
+        format!(
+            "{} runs ({} not terminating)",
+            c.runs, c.non_terminating_runs
+        )
     } else {
         format!("{} k-of-n cells", c.summaries)
     };

@@ -112,9 +112,11 @@ fn campaign_for(
                 "INSERT OR IGNORE INTO suites (fnv64, tests) VALUES (?1, ?2)",
                 params![fnv64, *tests as i64],
             )?;
-            Some(tx.query_row("SELECT id FROM suites WHERE fnv64 = ?1", [fnv64], |r| {
-                r.get(0)
-            })?)
+            Some(
+                tx.query_row("SELECT id FROM suites WHERE fnv64 = ?1", [fnv64], |r| {
+                    r.get(0)
+                })?,
+            )
         }
         None => None,
     };
@@ -335,29 +337,43 @@ pub fn import_csv(
                 .0,
             import_id: first.import_id,
         };
-        for (test, obs) in &d.tests {
-            for m in Mapping::ALL {
-                let cell = obs.cell(m);
-                if cell == Cell::NotRun {
-                    continue;
-                }
-                let at = Slot {
-                    file: csv,
-                    line: obs.line,
-                    device: &d.name,
-                    test,
-                    mapping: m,
-                };
-                match put_summary(&tx, &b, &at, cell)? {
-                    None => added += 1,
-                    Some(from) => {
-                        seen.get_or_insert(from);
-                    }
+        put_device(&tx, &b, csv, d, &mut added, &mut seen)?;
+    }
+    finish(tx, &first, csv, added, seen)
+}
+
+/// The summaries of one device of a CSV into campaign `b`: counts the
+/// rows added, and keeps the file of the first one already there.
+fn put_device(
+    tx: &Transaction,
+    b: &Begun,
+    csv: &Path,
+    d: &Device,
+    added: &mut usize,
+    seen: &mut Option<String>,
+) -> Result<(), String> {
+    for (test, obs) in &d.tests {
+        for m in Mapping::ALL {
+            let cell = obs.cell(m);
+            if cell == Cell::NotRun {
+                continue;
+            }
+            let at = Slot {
+                file: csv,
+                line: obs.line,
+                device: &d.name,
+                test,
+                mapping: m,
+            };
+            match put_summary(tx, b, &at, cell)? {
+                None => *added += 1,
+                Some(from) => {
+                    seen.get_or_insert(from);
                 }
             }
         }
     }
-    finish(tx, &first, csv, added, seen)
+    Ok(())
 }
 
 /// Where a row comes from, for messages.

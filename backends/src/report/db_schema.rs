@@ -113,7 +113,6 @@ pub fn open(path: &Path) -> Result<Connection, String> {
     Ok(conn)
 }
 
-
 /// Upgrades a version 1 database inside `tx`: each device's observations
 /// of one target and suite become one campaign's k-of-n summaries (what
 /// version 1 could hold). A campaign without a recorded suite gets the
@@ -143,8 +142,7 @@ pub(crate) fn from_v1(tx: &Transaction) -> rusqlite::Result<()> {
         rows.collect::<rusqlite::Result<_>>()?
     };
     for (device_id, name, target, suite_id, fnv64) in groups {
-        let definition =
-            fnv64.map(|f| serde_json::json!({"migrated_from_schema_1": {"suite": f}}));
+        let definition = fnv64.map(|f| serde_json::json!({"migrated_from_schema_1": {"suite": f}}));
         let id = CampaignId {
             device: name,
             target: target.clone(),
