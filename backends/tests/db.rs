@@ -553,6 +553,17 @@ fn journals_keep_every_run_and_two_campaigns_add_up() {
     assert_eq!(count(&db, "SELECT count(*) FROM summaries"), 0);
     let r = json(&backends(&["report", "--db", s(&db), "--format", "json"]));
     assert_eq!(dev_2t2i_0(&r), (1, 5, None));
+    // A journal names its own campaign: a label is refused.
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&db),
+        "--campaign",
+        "x",
+        s(&journal),
+    ]);
+    assert_clean_failure(&o, 2, &["dev.journal.jsonl", "--campaign"]);
 
     // The same runs again: the journal's CSV export (the directory holds
     // both), the journal re-formatted (spaces after colons): counted once.

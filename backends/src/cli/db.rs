@@ -132,6 +132,12 @@ fn import_one(
     info: &DeviceInfo,
 ) -> Result<Imported, String> {
     if db_journal::is_journal(f) {
+        if a.campaign.is_some() {
+            return Err(format!(
+                "{}: --campaign is for result CSVs without a device file; a journal's campaign is identified by its campaign line and start",
+                f.display()
+            ));
+        }
         let src = db_journal::runs_source(f)?;
         db_import::import_runs(conn, &src, info)
     } else {
