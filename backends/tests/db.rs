@@ -405,7 +405,9 @@ fn a_run_is_judged_against_the_suite_it_recorded() {
         "workgroups": 3, "iteration": 0, "terminated": false, "elapsed_ms": 1.5, "budget": 1000,
         "exhausted": 1, "stopped": 0, "finished": 2, "early": 0});
     let lines = dir.join("results.jsonl");
-    std::fs::write(&lines, format!("{header}\n{run}\n")).unwrap();
+    let session = serde_json::json!({"event": "session", "at_unix_ms": 1_700_000_000_000u64,
+        "device": {"vendor": "acme", "architecture": "x"}});
+    std::fs::write(&lines, format!("{header}\n{session}\n{run}\n")).unwrap();
     let out = dir.join("out");
     let o = backends(&[
         "import",
@@ -423,6 +425,11 @@ fn a_run_is_judged_against_the_suite_it_recorded() {
     let db = dir.join("r.sqlite");
     let o = backends(&["db", "import", "--db", s(&db), s(&out)]);
     assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(
+        stdout(&o).contains("2 files imported"),
+        "the CSV and the journal: {}",
+        stdout(&o)
+    );
     // Against the published default: refused, naming the fingerprint.
     let device: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("acme.device.json")).unwrap())
@@ -430,6 +437,36 @@ fn a_run_is_judged_against_the_suite_it_recorded() {
     let recorded = device["suite"]["fnv64"].as_str().unwrap();
     let o = backends(&["report", "--db", s(&db)]);
     assert_clean_failure(&o, 2, &[recorded, "--tests", "acme"]);
+    // The same page file imported again (elsewhere, later): its campaign
+    // is the page's (its first session's time), so it counts once.
+    let out2 = dir.join("out2");
+    let o = backends(&[
+        "import",
+        "--target",
+        "webgpu",
+        s(&suite),
+        "--lines",
+        s(&lines),
+        "--out",
+        s(&out2),
+        "--name",
+        "acme",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let o = backends(&["db", "import", "--db", s(&db), s(&out2)]);
+    assert!(
+        stdout(&o).contains("0 files imported, 2 already in"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(count(&db, "SELECT count(*) FROM runs"), 1);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM campaigns WHERE started_unix_ms = 1700000000000"
+        ),
+        1
+    );
     // Against its own suite: judged.
     let o = backends(&[
         "report",

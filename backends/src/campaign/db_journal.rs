@@ -66,15 +66,15 @@ pub fn runs_source(path: &Path) -> Result<RunsSource, String> {
     });
     Ok(RunsSource {
         file: path.to_path_buf(),
-        campaign: CampaignId {
-            device: device.to_string(),
-            target: campaign
+        campaign: CampaignId::of_campaign(
+            device,
+            campaign
                 .get("target")
                 .and_then(|t| t.as_str())
                 .map(str::to_string),
-            definition: Some(campaign.clone()),
-            started_unix_ms: started,
-        },
+            &campaign,
+            started,
+        ),
         suite,
         host: recorded_host(doc.as_ref()),
         runs,

@@ -10,6 +10,11 @@
 //! - that campaign's CSVs with their `NAME.device.json`: the same four,
 //!   from the device file (`device`, `target`, `options`, the first of
 //!   `times.sessions`), so a journal and its CSV export are one campaign;
+//! - a WebGPU page's runs, through `backends import --target webgpu`
+//!   (journal or CSVs): the campaign line's `page` (the device the page
+//!   reported and the `at_unix_ms` of its first session) stands for the
+//!   campaign line and gives the start, so the same page file imported
+//!   twice, from any path at any time, is one campaign;
 //! - a result CSV without a device file (the published artifact): the
 //!   device is the file's stem, the target its framework directory,
 //!   `campaign` null, or `{"label": L}` with `db import --campaign L`,
@@ -33,6 +38,26 @@ pub struct CampaignId {
 }
 
 impl CampaignId {
+    /// The campaign of `device` whose campaign line (a journal's first
+    /// line, a device file's `options`) is `line` and whose first session
+    /// started at `started`; a WebGPU page's `page` stands for both.
+    pub fn of_campaign(
+        device: &str,
+        target: Option<String>,
+        line: &Value,
+        started: Option<u64>,
+    ) -> CampaignId {
+        let page = line
+            .get("page")
+            .filter(|p| p.get("started_unix_ms").is_some_and(Value::is_u64));
+        CampaignId {
+            device: device.to_string(),
+            target,
+            definition: Some(page.map_or_else(|| line.clone(), |p| json!({ "page": p }))),
+            started_unix_ms: page.and_then(|p| p["started_unix_ms"].as_u64()).or(started),
+        }
+    }
+
     /// The hex SHA-256 of the canonical JSON of the four parts.
     pub fn identity(&self) -> String {
         let doc = json!({

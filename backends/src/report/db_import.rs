@@ -260,12 +260,7 @@ fn csv_campaign(
             let started = doc
                 .and_then(|d| d.pointer("/times/sessions/0/started_unix_ms"))
                 .and_then(|s| s.as_u64());
-            Ok(CampaignId {
-                device: device.to_string(),
-                target,
-                definition: Some(options.clone()),
-                started_unix_ms: started,
-            })
+            Ok(CampaignId::of_campaign(device, target, options, started))
         }
         None => Ok(CampaignId {
             device: device.to_string(),
