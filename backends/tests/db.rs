@@ -95,6 +95,61 @@ fn the_committed_database_reproduces_the_published_analysis() {
     assert!(o.status.success(), "{}", common::stderr(&o));
     let exported = json(&backends(&["report", s(&out), "--format", "json"]));
     assert_eq!(exported, from_csv);
+    // Byte for byte what version 1 exported (`sha256sum` of every file,
+    // sorted by path, hashed again): the runs are kept, the CSVs the same.
+    assert_eq!(
+        tree_hash(&out),
+        "e1434415c7cccf3ee83e933e4773cfc842f8bc49f47f506f7fad7a82eb67aab5"
+    );
+
+    // Every device is one campaign, listed with the files it came from.
+    let list = json(&backends(&[
+        "db",
+        "list",
+        "--db",
+        s(&db),
+        "--format",
+        "json",
+    ]));
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), devices.len());
+    let a12 = list
+        .iter()
+        .find(|c| c["device"] == "ipad_air_3_a12-inter-workgroup")
+        .unwrap();
+    assert_eq!(a12["target"], "Apple");
+    assert_eq!(a12["vendor"], "Apple");
+    assert_eq!(a12["imports"].as_array().unwrap().len(), 5);
+    assert_eq!(a12["summaries"], 483 * 3);
+}
+
+/// `find DIR -type f | sort | xargs sha256sum | sha256sum`, run in `dir`.
+fn tree_hash(dir: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    let mut rel: Vec<String> = files
+        .iter()
+        .map(|f| format!("./{}", f.strip_prefix(dir).unwrap().display()))
+        .collect();
+    rel.sort();
+    let mut list = String::new();
+    for r in rel {
+        let bytes = std::fs::read(dir.join(&r[2..])).unwrap();
+        list.push_str(&format!("{}  {r}\n", hex(&Sha256::digest(&bytes))));
+    }
+    hex(&Sha256::digest(list.as_bytes()))
 }
 
 /// One of the published files rewritten: CRLF, quoted ids, rows reversed.
@@ -135,8 +190,8 @@ fn the_same_runs_in_another_format_count_once_and_a_conflict_is_refused() {
         stdout(&o)
     );
 
-    // A file with a part of the rows is other runs of the same tests
-    // (the format cannot say they are the same ones): refused at its line;
+    // A file of the same campaign (no device file, no label: the device's
+    // one campaign) that says otherwise of a test is refused at its line;
     // the other file of the batch still goes in.
     let changed = dir.join("changed").join(file);
     std::fs::create_dir_all(changed.parent().unwrap()).unwrap();
@@ -148,7 +203,7 @@ fn the_same_runs_in_another_format_count_once_and_a_conflict_is_refused() {
         .to_string();
     std::fs::write(
         &changed,
-        format!("{header}\n0,P,P,P,P\nTotal failures:,0,0,0,0\n"),
+        format!("{header}\n0,F (1/5),P,P,F\nTotal failures:,1,0,0,1\n"),
     )
     .unwrap();
     let other =
@@ -213,7 +268,9 @@ fn assert_consistent(db: &Path) {
     }
     let bad: i64 = c
         .query_row(
-            "SELECT count(*) FROM imports i WHERE i.observations != (SELECT count(*) FROM observations o WHERE o.import_id = i.id)",
+            "SELECT count(*) FROM imports i WHERE i.observations !=
+                (SELECT count(*) FROM summaries o WHERE o.import_id = i.id)
+                + (SELECT count(*) FROM runs r WHERE r.import_id = i.id)",
             [],
             |r| r.get(0),
         )
@@ -243,6 +300,61 @@ fn two_importers_at_once_and_a_killed_one_leave_it_consistent() {
             assert_consistent(&db);
         }
     }
+    // The same with a large journal (24,000 runs, one row each): a kill
+    // leaves none or all of its runs.
+    let big = dir.join("big.journal.jsonl");
+    let mut text = String::from("{\"campaign\":{\"name\":\"big\",\"target\":\"cpp\"}}\n{\"session\":{\"started_unix_ms\":1}}\n");
+    for t in 0..8 {
+        for m in ["plain", "round-robin", "chunked"] {
+            for i in 0..1000 {
+                text.push_str(&format!(
+                    "{{\"result\":{{\"test\":\"2t2i_{t}\",\"mapping\":\"{m}\",\"iteration\":{i},\"terminated\":{},\"elapsed_ms\":1.0,\"instances\":1,\"workgroups\":2,\"at_unix_ms\":{}}}}}\n",
+                    i % 7 != 0 || t % 2 == 0,
+                    1000 + i
+                ));
+            }
+        }
+    }
+    std::fs::write(&big, text).unwrap();
+    let runs = |db: &Path| {
+        let c = rusqlite::Connection::open(db).unwrap();
+        c.query_row("SELECT count(*) FROM runs", [], |r| r.get::<_, i64>(0))
+            .unwrap_or(0)
+    };
+    for delay_ms in [0, 30, 60, 100, 150, 250] {
+        let mut child = bin()
+            .args(["db", "import", "--db", s(&db), s(&big)])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+        let _ = child.wait();
+        assert_consistent(&db);
+        let n = runs(&db);
+        assert!(n == 0 || n == 24_000, "{n} runs: a half-imported journal");
+    }
+    let o = backends(&["db", "import", "--db", s(&db), s(&big)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(runs(&db), 24_000);
+    assert_consistent(&db);
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute("DELETE FROM runs", []).unwrap();
+    c.execute("DELETE FROM imports WHERE format = 'journal'", [])
+        .unwrap();
+    c.execute(
+        "DELETE FROM campaigns WHERE id NOT IN (SELECT campaign_id FROM summaries)",
+        [],
+    )
+    .unwrap();
+    c.execute(
+        "DELETE FROM devices WHERE id NOT IN (SELECT device_id FROM campaigns)",
+        [],
+    )
+    .unwrap();
+    drop(c);
+
     // Two at once, overlapping: both succeed, each file in once.
     let a = bin()
         .args(["db", "import", "--db", s(&db), s(&all)])
@@ -293,7 +405,9 @@ fn a_run_is_judged_against_the_suite_it_recorded() {
         "workgroups": 3, "iteration": 0, "terminated": false, "elapsed_ms": 1.5, "budget": 1000,
         "exhausted": 1, "stopped": 0, "finished": 2, "early": 0});
     let lines = dir.join("results.jsonl");
-    std::fs::write(&lines, format!("{header}\n{run}\n")).unwrap();
+    let session = serde_json::json!({"event": "session", "at_unix_ms": 1_700_000_000_000u64,
+        "device": {"vendor": "acme", "architecture": "x"}});
+    std::fs::write(&lines, format!("{header}\n{session}\n{run}\n")).unwrap();
     let out = dir.join("out");
     let o = backends(&[
         "import",
@@ -311,6 +425,11 @@ fn a_run_is_judged_against_the_suite_it_recorded() {
     let db = dir.join("r.sqlite");
     let o = backends(&["db", "import", "--db", s(&db), s(&out)]);
     assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(
+        stdout(&o).contains("2 files imported"),
+        "the CSV and the journal: {}",
+        stdout(&o)
+    );
     // Against the published default: refused, naming the fingerprint.
     let device: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("acme.device.json")).unwrap())
@@ -318,6 +437,36 @@ fn a_run_is_judged_against_the_suite_it_recorded() {
     let recorded = device["suite"]["fnv64"].as_str().unwrap();
     let o = backends(&["report", "--db", s(&db)]);
     assert_clean_failure(&o, 2, &[recorded, "--tests", "acme"]);
+    // The same page file imported again (elsewhere, later): its campaign
+    // is the page's (its first session's time), so it counts once.
+    let out2 = dir.join("out2");
+    let o = backends(&[
+        "import",
+        "--target",
+        "webgpu",
+        s(&suite),
+        "--lines",
+        s(&lines),
+        "--out",
+        s(&out2),
+        "--name",
+        "acme",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let o = backends(&["db", "import", "--db", s(&db), s(&out2)]);
+    assert!(
+        stdout(&o).contains("0 files imported, 2 already in"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(count(&db, "SELECT count(*) FROM runs"), 1);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM campaigns WHERE started_unix_ms = 1700000000000"
+        ),
+        1
+    );
     // Against its own suite: judged.
     let o = backends(&[
         "report",
@@ -353,4 +502,344 @@ fn one_hung_run_is_reported_as_such() {
     assert!(out.contains("2/2 hung in every run"), "{out}");
     assert!(out.contains("1/3 hung in some runs"), "{out}");
     assert!(!out.contains("deterministic"), "{out}");
+}
+
+/// Result lines of a `cpp` program: `(test, iteration, terminated)`, plain.
+fn program_lines(runs: &[(&str, u32, bool)]) -> String {
+    runs.iter()
+        .map(|(t, i, ok)| {
+            format!(
+                "{{\"test\":\"{t}\",\"target\":\"cpp\",\"mapping\":\"plain\",\"instances\":1,\"workgroups\":2,\"iteration\":{i},\"terminated\":{ok},\"elapsed_ms\":1.5}}\n"
+            )
+        })
+        .collect()
+}
+
+/// A campaign of device `dev` as `backends import` leaves it in `out`
+/// (journal, CSVs, device file): five plain runs each of 2t2i_0 (`hung`
+/// of them not terminating) and 2t2i_1 (all terminating).
+fn campaign(dir: &Path, out: &str, hung: &[u32]) -> PathBuf {
+    let mut runs = Vec::new();
+    for i in 0..5 {
+        runs.push(("2t2i_0", i, !hung.contains(&i)));
+        runs.push(("2t2i_1", i, true));
+    }
+    let lines = dir.join(format!("{out}.jsonl"));
+    std::fs::write(&lines, program_lines(&runs)).unwrap();
+    let out = dir.join(out);
+    let o = backends(&[
+        "import",
+        "--target",
+        "cpp",
+        s(&repo("data/oopsla21/tests")),
+        "--lines",
+        s(&lines),
+        "--out",
+        s(&out),
+        "--name",
+        "dev",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    out
+}
+
+fn count(db: &Path, sql: &str) -> i64 {
+    let c = rusqlite::Connection::open(db).unwrap();
+    c.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// The plain-mapping violation of 2t2i_0 on `dev` of strong LOBE (2t2i_0
+/// terminates under the strong models only).
+fn dev_2t2i_0(report: &serde_json::Value) -> (u64, u64, Option<u64>) {
+    let f = report
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["device"] == "dev" && f["model"] == "LOBE_STRONG")
+        .unwrap();
+    let v = f["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["test"] == "2t2i_0" && v["mapping"] == "plain")
+        .unwrap();
+    (
+        v["failed"].as_u64().unwrap(),
+        v["runs"].as_u64().unwrap(),
+        f["campaigns"].as_u64(),
+    )
+}
+
+#[test]
+fn journals_keep_every_run_and_two_campaigns_add_up() {
+    let dir = scratch("runs");
+    let db = dir.join("r.sqlite");
+    let day1 = campaign(&dir, "day1", &[2]);
+    let journal = day1.join("dev.journal.jsonl");
+    let o = backends(&["db", "import", "--db", s(&db), s(&journal)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    // One row per iteration, with its outcome and time.
+    assert_eq!(count(&db, "SELECT count(*) FROM runs"), 10);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM runs WHERE terminated = 0 AND test = '2t2i_0' AND iteration = 2 AND at_unix_ms > 0"
+        ),
+        1
+    );
+    assert_eq!(count(&db, "SELECT count(*) FROM summaries"), 0);
+    let r = json(&backends(&["report", "--db", s(&db), "--format", "json"]));
+    assert_eq!(dev_2t2i_0(&r), (1, 5, None));
+    // A journal names its own campaign: a label is refused.
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&db),
+        "--campaign",
+        "x",
+        s(&journal),
+    ]);
+    assert_clean_failure(&o, 2, &["dev.journal.jsonl", "--campaign"]);
+
+    // The same runs again: the journal's CSV export (the directory holds
+    // both), the journal re-formatted (spaces after colons): counted once.
+    let o = backends(&["db", "import", "--db", s(&db), s(&day1)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(
+        stdout(&o).contains("0 files imported, 2 already in"),
+        "{}",
+        stdout(&o)
+    );
+    let spaced = dir.join("spaced").join("dev.journal.jsonl");
+    std::fs::create_dir_all(spaced.parent().unwrap()).unwrap();
+    let text = std::fs::read_to_string(&journal).unwrap();
+    std::fs::write(&spaced, text.replace("\":", "\": ").replace(",\"", ", \"")).unwrap();
+    let o = backends(&["db", "import", "--db", s(&db), s(&spaced)]);
+    assert!(
+        stdout(&o).contains("0 files imported, 1 already in"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(count(&db, "SELECT count(*) FROM runs"), 10);
+    assert_eq!(count(&db, "SELECT count(*) FROM campaigns"), 1);
+
+    // Another campaign of the same device (another day): kept apart, and
+    // the report adds the runs up and says over how many campaigns.
+    let day2 = campaign(&dir, "day2", &[0, 4]);
+    let o = backends(&["db", "import", "--db", s(&db), s(&day2)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(count(&db, "SELECT count(*) FROM campaigns"), 2);
+    assert_eq!(count(&db, "SELECT count(*) FROM runs"), 20);
+    let r = json(&backends(&["report", "--db", s(&db), "--format", "json"]));
+    assert_eq!(dev_2t2i_0(&r), (3, 10, Some(2)));
+    let text = stdout(&backends(&["report", "--db", s(&db)]));
+    assert!(text.contains("k of n summed over 2 campaigns"), "{text}");
+
+    // `db list`: both campaigns, with their provenance.
+    let list = json(&backends(&[
+        "db",
+        "list",
+        "--db",
+        s(&db),
+        "--format",
+        "json",
+    ]));
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 2);
+    for c in list {
+        assert_eq!(c["device"], "dev");
+        assert_eq!(c["target"], "cpp");
+        assert_eq!(c["runs"], 10);
+        assert!(c["started_unix_ms"].as_u64().is_some(), "{c}");
+        assert_eq!(c["suite"].as_str().map(str::len), Some(16), "{c}");
+        let formats: BTreeSet<&str> = c["imports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["format"].as_str().unwrap())
+            .collect();
+        assert!(formats.contains("journal"), "{c}");
+    }
+    assert_ne!(list[0]["campaign"], list[1]["campaign"]);
+    let non_terminating: BTreeSet<u64> = list
+        .iter()
+        .map(|c| c["non_terminating_runs"].as_u64().unwrap())
+        .collect();
+    assert_eq!(non_terminating, BTreeSet::from([1, 2]));
+
+    // CSVs first, then their journal: the runs refine the counts, the
+    // report is the same; a CSV that contradicts the runs is refused.
+    let db2 = dir.join("r2.sqlite");
+    let csv = day1.join("2_thread_2_instruction/cpp/dev.csv");
+    let o = backends(&["db", "import", "--db", s(&db2), s(&csv)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let o = backends(&["db", "import", "--db", s(&db2), s(&journal)]);
+    assert!(stdout(&o).contains("1 files imported"), "{}", stdout(&o));
+    let r2 = json(&backends(&["report", "--db", s(&db2), "--format", "json"]));
+    assert_eq!(dev_2t2i_0(&r2), (1, 5, None));
+    let forged = dir.join("forged");
+    let forged_csv = forged.join("2_thread_2_instruction/cpp/dev.csv");
+    std::fs::create_dir_all(forged_csv.parent().unwrap()).unwrap();
+    std::fs::copy(day1.join("dev.device.json"), forged.join("dev.device.json")).unwrap();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.contains("F (1/5)"), "{text}");
+    std::fs::write(&forged_csv, text.replace("F (1/5)", "F (2/5)")).unwrap();
+    let o = backends(&["db", "import", "--db", s(&db2), s(&forged_csv)]);
+    assert_clean_failure(&o, 2, &["dev.csv:2:", "1 of 5"]);
+}
+
+#[test]
+fn bare_csvs_of_another_day_are_another_campaign_with_a_label() {
+    let dir = scratch("label");
+    let db = dir.join("r.sqlite");
+    let file = "2_thread_2_instruction/Apple/ipad_air_3_a12-inter-workgroup.csv";
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&db),
+        s(&repo("data/empirical").join(file)),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let other = dir.join("other").join(file);
+    std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+    let header = "Test File Name,No saturation Result,Round Robin Saturation Result,Chunking Saturation Result,All Passed";
+    std::fs::write(
+        &other,
+        format!("{header}\n0,F (1/5),P,P,F\nTotal failures:,1,0,0,1\n"),
+    )
+    .unwrap();
+    let o = backends(&["db", "import", "--db", s(&db), s(&other)]);
+    assert_clean_failure(&o, 2, &["csv:2:", "--campaign"]);
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&db),
+        "--campaign",
+        "day2",
+        s(&other),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(count(&db, "SELECT count(*) FROM campaigns"), 2);
+    let list = json(&backends(&[
+        "db",
+        "list",
+        "--db",
+        s(&db),
+        "--format",
+        "json",
+    ]));
+    let labels: Vec<&serde_json::Value> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["label"])
+        .collect();
+    assert!(labels.contains(&&serde_json::json!("day2")), "{list}");
+    // 2t2i_0 plain: P (no count) on the published day, 1 of 5 on day 2.
+    let r = json(&backends(&["report", "--db", s(&db), "--format", "json"]));
+    let lobe = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["device"] == "ipad_air_3_a12-inter-workgroup" && f["model"] == "LOBE_STRONG")
+        .unwrap();
+    assert_eq!(lobe["campaigns"], 2);
+    assert!(lobe["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|v| v["test"] == "2t2i_0" && v["failed"] == 1 && v["runs"] == 5));
+}
+
+#[test]
+fn forged_journals_are_refused_at_their_line() {
+    let dir = scratch("forged");
+    let day1 = campaign(&dir, "day1", &[]);
+    let good = std::fs::read_to_string(day1.join("dev.journal.jsonl")).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+    assert!(lines[2].contains("\"iteration\":0"), "{}", lines[2]);
+    let flipped = lines[2].replace("\"terminated\":true", "\"terminated\":false");
+    let cases = [
+        // An iteration given twice, with the other outcome.
+        (format!("{good}{flipped}\n"), ":13:", "recorded twice"),
+        (
+            good.replacen("\"iteration\":0", "\"iteration\":-1", 1),
+            ":3:",
+            "corrupt journal line",
+        ),
+        (
+            good.replacen("\"iteration\":0", "\"iteration\":4000000000", 1),
+            ":",
+            "iterations of a test and mapping must be 0..",
+        ),
+        (
+            good.replacen("\"iteration\":0", "\"iteration\":99999999999999999999", 1),
+            ":3:",
+            "corrupt journal line",
+        ),
+        (
+            good.replacen("\"mapping\":\"plain\"", "\"mapping\":\"sideways\"", 1),
+            ":3:",
+            "sideways",
+        ),
+    ];
+    for (i, (text, at, why)) in cases.iter().enumerate() {
+        let f = dir.join(format!("case{i}")).join("dev.journal.jsonl");
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(&f, text).unwrap();
+        let db = dir.join(format!("case{i}.sqlite"));
+        let o = backends(&["db", "import", "--db", s(&db), s(&f)]);
+        assert_clean_failure(&o, 2, &[&format!("dev.journal.jsonl{at}"), why]);
+        assert_eq!(count(&db, "SELECT count(*) FROM runs"), 0);
+    }
+}
+
+#[test]
+fn a_version_1_database_is_upgraded_in_place() {
+    // Built by the version 1 code (`backends db import`, before runs were
+    // kept): the A12's 2t2i and 2t3i files, the Mali's 2t2i file (three
+    // devices in one file) and a CPU file.
+    let dir = scratch("v1");
+    let db = dir.join("v1.sqlite");
+    std::fs::copy(repo("backends/tests/data/db-v1.sqlite"), &db).unwrap();
+    assert_eq!(count(&db, "PRAGMA user_version"), 1);
+    let files = [
+        "data/empirical/2_thread_2_instruction/Apple/ipad_air_3_a12-inter-workgroup.csv",
+        "data/empirical/2_thread_3_instruction/Apple/ipad_air_3_a12-inter-workgroup.csv",
+        "data/empirical/2_thread_2_instruction/Vulkan/galaxy-s20-mali-2021-02-07.csv",
+        "results/cpu/2_thread_2_instruction/cpp/cpu-2threads-full.csv",
+    ];
+    let paths: Vec<PathBuf> = files.iter().map(|f| repo(f)).collect();
+    let mut argv = vec!["report", "--format", "json"];
+    argv.extend(paths.iter().map(|p| s(p)));
+    let from_csv = json(&backends(&argv));
+    let from_db = json(&backends(&["report", "--db", s(&db), "--format", "json"]));
+    assert_eq!(from_db, from_csv);
+    assert_eq!(count(&db, "PRAGMA user_version"), 2);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM sqlite_master WHERE name = 'observations'"
+        ),
+        0
+    );
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM summaries"),
+        24 + 528 + 40 + 24
+    );
+    // A12, the Mali's three column sets, the CPU.
+    assert_eq!(count(&db, "SELECT count(*) FROM campaigns"), 5);
+    assert_consistent(&db);
+    // The same files imported again count once.
+    let mut argv = vec!["db", "import", "--db", s(&db)];
+    argv.extend(paths.iter().map(|p| s(p)));
+    let o = backends(&argv);
+    assert!(
+        stdout(&o).contains("0 files imported, 4 already in"),
+        "{}",
+        stdout(&o)
+    );
 }

@@ -497,7 +497,7 @@ fn write_import(
         .iter()
         .map(|r| r.mapping.parse().expect("checked above"))
         .collect();
-    let campaign = json!({
+    let mut campaign = json!({
         "name": name,
         "target": args.target.name(),
         "suite": suite_json(&args.suite),
@@ -506,6 +506,16 @@ fn write_import(
         "mappings": mappings.iter().map(|m| m.name()).collect::<Vec<_>>(),
         "iterations": read.count.values().max(),
     });
+    if args.target == RunTarget::Webgpu {
+        // The page's own record of when it ran: what identifies this
+        // campaign in the results database, whichever import brought it
+        // (crate::report::db_campaign).
+        let started = read
+            .sessions
+            .iter()
+            .find_map(|s| s.get("at_unix_ms").and_then(|t| t.as_u64()));
+        campaign["page"] = json!({"device": read.device, "started_unix_ms": started});
+    }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| env(format!("{}: cannot create: {e}", args.out.display())))?;
     let mut writer = journal::Writer::create(journal_path, &campaign).map_err(env)?;

@@ -12,6 +12,8 @@
 //! - [`journal`]: the append-only record of a campaign.
 //! - [`import`]: `backends import`, the result lines of a program that ran
 //!   on another machine, turned into the same journal and results.
+//! - [`db_journal`]: a journal as runs for the results database
+//!   (`backends db import`, one row per iteration).
 //! - [`Failure`]: how a command fails, with its exit status.
 //!
 //! Dependencies run one way: a campaign builds its program with
@@ -22,6 +24,7 @@
 
 pub mod build;
 pub mod cache;
+pub mod db_journal;
 pub mod execute;
 pub mod import;
 pub mod journal;

@@ -9,6 +9,7 @@
 //! everything else (writing files, a missing or failing compiler, device
 //! or program); see [`exit_status`].
 
+pub mod db;
 pub mod emit;
 pub mod import;
 pub mod report;
@@ -54,9 +55,9 @@ enum Command {
     /// Which progress models each device's observations are consistent with, and the violations.
     #[command(after_help = exit_status(), after_long_help = words_and_exit_status())]
     Report(report::ReportArgs),
-    /// The results database (SQLite): import result files, export CSVs.
+    /// The results database (SQLite): import result files and journals, list the campaigns, export CSVs.
     #[command(after_help = exit_status())]
-    Db(crate::report::db_cli::DbArgs),
+    Db(db::DbArgs),
     /// A static results site from the database: the device x model matrix and a page per device.
     #[command(after_help = exit_status(), after_long_help = words_and_exit_status())]
     Site(crate::report::site::SiteArgs),
@@ -76,7 +77,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Import(args) => import::run(&args),
         Command::Report(args) => report::run(&args),
-        Command::Db(args) => crate::report::db_cli::main(&args),
+        Command::Db(args) => db::main(&args),
         Command::Site(args) => crate::report::site::main(&args),
     }
 }

@@ -174,6 +174,8 @@ pub struct DeviceReport {
     pub device: String,
     /// Tests with observations.
     pub observed: usize,
+    /// How many campaigns the observations sum (k and n added).
+    pub campaigns: usize,
     /// Per mapping, [`Mapping::ALL`] order.
     pub nonterm: [Nonterm; 3],
     /// Per model, [`Model::ALL`] order: the violations, sorted by test
@@ -313,6 +315,7 @@ pub fn analyse(devices: &[Device], tests: &Tests) -> Result<Report, String> {
         out.push(DeviceReport {
             device: d.name.clone(),
             observed: d.tests.len(),
+            campaigns: d.campaigns,
             nonterm,
             violations,
             conformance,
@@ -331,7 +334,14 @@ struct JsonFinding<'a> {
     device: &'a str,
     model: &'static str,
     consistent: bool,
+    /// How many campaigns k and n sum, when more than one.
+    #[serde(skip_serializing_if = "is_one")]
+    campaigns: usize,
     violations: &'a [Violation],
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 impl Report {
@@ -353,6 +363,7 @@ impl Report {
                     device: &d.device,
                     model: m.name(),
                     consistent: d.violations[i].is_empty(),
+                    campaigns: d.campaigns,
                     violations: &d.violations[i],
                 });
             }
@@ -426,9 +437,14 @@ fn summary_matrix(out: &mut String, devices: &[DeviceReport]) {
 /// per mapping, the models it is consistent with, and the violations of
 /// each other model (at most `max_listed` each).
 fn device_section(out: &mut String, d: &DeviceReport, max_listed: Option<usize>) {
+    let campaigns = if d.campaigns > 1 {
+        format!(", k of n summed over {} campaigns", d.campaigns)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "\n== {} ({} tests observed)",
+        "\n== {} ({} tests observed{campaigns})",
         printable(&d.device),
         d.observed
     );

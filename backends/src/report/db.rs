@@ -1,81 +1,46 @@
-//! The results database: every device's observations in one SQLite file
-//! (issue 23 item 3), the embedded default store beside the CSV folders.
+//! The results database: every device's runs in one SQLite file (issue 23
+//! item 3), the embedded default store beside the CSV folders.
 //!
 //! Why SQLite: one file to commit, copy or serve; transactions, so one
 //! result file is imported whole or not at all, a killed importer leaves
 //! the last committed state, and two importers at once wait for each
 //! other (a busy timeout) instead of interleaving.
 //!
-//! Schema (version [`SCHEMA_VERSION`], in `PRAGMA user_version`):
+//! Schema (version [`SCHEMA_VERSION`], in `PRAGMA user_version`; the
+//! tables in [`SCHEMA`]):
 //! - `devices`: a device by its name (the stem of its result files), with
 //!   what is known of it: vendor, architecture, driver, browser or host.
 //! - `suites`: the tests a campaign ran, by fingerprint
 //!   ([`progress_litmus::fingerprint::tests`]); the published artifact's
 //!   CSVs record none (their runs are of the 483 published tests).
-//! - `imports`: one result file as imported: its content hash, the file
-//!   it came from, when, its target (framework) and suite.
-//! - `observations`: per import, device, test and mapping, `failed` of
-//!   `runs` runs did not terminate (`runs` NULL: the artifact's `P`, all
-//!   of an unstated number terminated).
+//! - `campaigns`: one campaign of one device (a `backends run`, an
+//!   `import`, one published device's CSVs), by its identity
+//!   ([`crate::report::db_import::CampaignId`]), with its provenance:
+//!   target, suite, when it started, the options it ran with, the driver
+//!   and host given.
+//! - `imports`: one file as imported: the content hash of the runs it
+//!   brought, the file it came from, its format (`csv` or `journal`),
+//!   when, its campaign, and how many rows it added.
+//! - `runs`: one row per iteration where the source has them (a journal):
+//!   campaign, test, mapping, iteration, whether it terminated, when.
+//! - `summaries`: `failed` of `runs` (k of n) per campaign, test and
+//!   mapping where the source has only counts (the artifact's CSVs;
+//!   `runs` NULL: the artifact's `P`, all of an unstated number
+//!   terminated).
 //!
-//! A file is identified by its content, not its bytes: the hash is over
-//! the observations it holds (device, test, cells), sorted, so a copy with
-//! other quoting, line ends, column or row order is the same import and is
-//! counted once. Two different files observing the same test of the same
-//! device under the same mapping are refused (a unique index), as the CSV
-//! reader refuses them: the format cannot say whether they are the same
-//! runs.
+//! A device's observation of a test under a mapping is the sum over its
+//! campaigns: k and n added, a campaign's runs counted from `runs` where
+//! it has them, else from its summary (a `P` adds no count: the format
+//! does not record it). Version 1 (one observation per device, test and
+//! mapping) is upgraded in place, in one transaction, when opened.
 
 use crate::mapping::Mapping;
-use crate::report::observations::{self, Device, Observed};
+use crate::report::observations::{Device, Observed};
 use crate::report::results::Cell;
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
-use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-/// The schema this code reads and writes.
-pub const SCHEMA_VERSION: i64 = 1;
-
-/// How long an importer waits for another one's transaction.
-const BUSY: Duration = Duration::from_secs(120);
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS devices (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    vendor TEXT,
-    architecture TEXT,
-    driver TEXT,
-    host TEXT
-);
-CREATE TABLE IF NOT EXISTS suites (
-    id INTEGER PRIMARY KEY,
-    fnv64 TEXT NOT NULL UNIQUE,
-    tests INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS imports (
-    id INTEGER PRIMARY KEY,
-    content TEXT NOT NULL UNIQUE,
-    file TEXT NOT NULL,
-    imported_unix_s INTEGER NOT NULL,
-    target TEXT,
-    suite_id INTEGER REFERENCES suites(id),
-    observations INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS observations (
-    import_id INTEGER NOT NULL REFERENCES imports(id),
-    device_id INTEGER NOT NULL REFERENCES devices(id),
-    test TEXT NOT NULL,
-    mapping TEXT NOT NULL,
-    failed INTEGER NOT NULL,
-    runs INTEGER,
-    line INTEGER NOT NULL
-);
-CREATE UNIQUE INDEX IF NOT EXISTS one_observation
-    ON observations(device_id, test, mapping);
-";
+pub use crate::report::db_schema::{open, SCHEMA_VERSION};
 
 /// What is known of the devices of one import (flags of `db import`).
 #[derive(Clone, Debug, Default)]
@@ -89,208 +54,10 @@ pub struct DeviceInfo {
 /// What one file's import did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Imported {
-    /// A new import with this many observations.
+    /// A new import that added this many rows (runs or k-of-n summaries).
     New(usize),
-    /// The same observations were imported before, from this file.
+    /// Every run of it was in the database before, from this file.
     Already(String),
-}
-
-/// Opens (creating if need be) the database at `path`, with the schema.
-pub fn open(path: &Path) -> Result<Connection, String> {
-    let bad = |e: rusqlite::Error| format!("{}: not a results database: {e}", path.display());
-    let conn = Connection::open(path).map_err(bad)?;
-    conn.busy_timeout(BUSY).map_err(bad)?;
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(bad)?;
-    if version != 0 && version != SCHEMA_VERSION {
-        return Err(format!(
-            "{}: a results database of schema version {version}; this backends reads version {SCHEMA_VERSION}",
-            path.display()
-        ));
-    }
-    if version == 0 {
-        conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-        ))
-        .map_err(bad)?;
-    }
-    Ok(conn)
-}
-
-/// The content hash of one file's devices: over sorted (device, test,
-/// cells), so formatting does not count.
-fn content_hash(devices: &[Device]) -> String {
-    let mut h = Sha256::new();
-    for d in devices {
-        for (test, obs) in &d.tests {
-            let cells: Vec<String> = obs.cells.iter().map(|c| c.text()).collect();
-            h.update(format!("{}\0{test}\0{}\n", d.name, cells.join("\0")).as_bytes());
-        }
-    }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The target a file's runs were made with: `device.json`'s `target`, else
-/// the framework directory of the artifact layout (`Apple`, `CUDA`, ...).
-fn file_target(csv: &Path) -> Option<String> {
-    if let Some(doc) = device_json(csv) {
-        if let Some(t) = doc.get("target").and_then(|t| t.as_str()) {
-            return Some(t.to_string());
-        }
-    }
-    let dir = csv.parent()?;
-    dir.parent()
-        .and_then(|p| p.file_name())
-        .and_then(|n| n.to_str())
-        .and_then(observations::config_dir)?;
-    Some(dir.file_name()?.to_str()?.to_string())
-}
-
-fn device_json(csv: &Path) -> Option<serde_json::Value> {
-    let file = observations::device_file(csv).filter(|f| f.is_file())?;
-    serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()
-}
-
-/// The host a campaign recorded (`description.host` of `device.json`).
-fn recorded_host(csv: &Path) -> Option<String> {
-    let doc = device_json(csv)?;
-    let host = doc.get("description")?.get("host")?.as_object()?;
-    let mut parts = Vec::new();
-    for k in ["cpu_model", "arch", "os", "hardware_threads"] {
-        match host.get(k) {
-            Some(serde_json::Value::String(s)) => parts.push(s.clone()),
-            Some(v) if !v.is_null() => parts.push(format!("{k} {v}")),
-            _ => {}
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join(", "))
-}
-
-/// Imports one result file (the CSV formats `report` reads) in one
-/// transaction: all its observations or none.
-pub fn import_file(
-    conn: &mut Connection,
-    csv: &Path,
-    info: &DeviceInfo,
-) -> Result<Imported, String> {
-    let devices = observations::load(&[csv.to_path_buf()])?;
-    let content = content_hash(&devices);
-    let suite = match devices.first() {
-        Some(d) => observations::recorded_suites(d)?.into_iter().next(),
-        None => None,
-    };
-    let mut info = info.clone();
-    if info.host.is_none() {
-        info.host = recorded_host(csv);
-    }
-    let sql = |e: rusqlite::Error| format!("{}: cannot import: {e}", csv.display());
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(sql)?;
-    let before: Option<String> = tx
-        .query_row(
-            "SELECT file FROM imports WHERE content = ?1",
-            [&content],
-            |r| r.get(0),
-        )
-        .optional()
-        .map_err(sql)?;
-    if let Some(file) = before {
-        return Ok(Imported::Already(file));
-    }
-    let suite_id: Option<i64> = match &suite {
-        Some(s) => {
-            tx.execute(
-                "INSERT OR IGNORE INTO suites (fnv64, tests) VALUES (?1, ?2)",
-                params![s.fnv64, s.tests as i64],
-            )
-            .map_err(sql)?;
-            Some(
-                tx.query_row("SELECT id FROM suites WHERE fnv64 = ?1", [&s.fnv64], |r| {
-                    r.get(0)
-                })
-                .map_err(sql)?,
-            )
-        }
-        None => None,
-    };
-    let count: usize = devices
-        .iter()
-        .flat_map(|d| d.tests.values())
-        .map(|o| o.cells.iter().filter(|c| **c != Cell::NotRun).count())
-        .sum();
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    tx.execute(
-        "INSERT INTO imports (content, file, imported_unix_s, target, suite_id, observations) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![content, csv.display().to_string(), secs, file_target(csv), suite_id, count as i64],
-    )
-    .map_err(sql)?;
-    let import_id = tx.last_insert_rowid();
-    for d in &devices {
-        let device_id = upsert_device(&tx, &d.name, &info).map_err(sql)?;
-        insert_observations(&tx, csv, import_id, device_id, d)?;
-    }
-    tx.commit().map_err(sql)?;
-    Ok(Imported::New(count))
-}
-
-/// The id of device `name`, created if new; what `info` states replaces
-/// what was known.
-fn upsert_device(
-    tx: &rusqlite::Transaction,
-    name: &str,
-    info: &DeviceInfo,
-) -> rusqlite::Result<i64> {
-    tx.execute(
-        "INSERT INTO devices (name, vendor, architecture, driver, host) VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT(name) DO UPDATE SET
-           vendor = coalesce(excluded.vendor, vendor),
-           architecture = coalesce(excluded.architecture, architecture),
-           driver = coalesce(excluded.driver, driver),
-           host = coalesce(excluded.host, host)",
-        params![name, info.vendor, info.architecture, info.driver, info.host],
-    )?;
-    tx.query_row("SELECT id FROM devices WHERE name = ?1", [name], |r| {
-        r.get(0)
-    })
-}
-
-fn insert_observations(
-    tx: &rusqlite::Transaction,
-    csv: &Path,
-    import_id: i64,
-    device_id: i64,
-    d: &Device,
-) -> Result<(), String> {
-    let mut stmt = tx
-        .prepare_cached(
-            "INSERT INTO observations (import_id, device_id, test, mapping, failed, runs, line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )
-        .map_err(|e| format!("{}: cannot import: {e}", csv.display()))?;
-    for (test, obs) in &d.tests {
-        for m in Mapping::ALL {
-            let (failed, runs) = match obs.cell(m) {
-                Cell::NotRun => continue,
-                Cell::Pass => (0, None),
-                Cell::Fail { failed, runs } => (failed, Some(runs)),
-            };
-            stmt.execute(params![import_id, device_id, test, m.name(), failed, runs, obs.line as i64])
-                .map_err(|e| match e.sqlite_error_code() {
-                    Some(rusqlite::ErrorCode::ConstraintViolation) => format!(
-                        "{}:{}: test {test} of device {} under {} is already in the database from another file; merge the campaigns before importing",
-                        csv.display(),
-                        obs.line,
-                        crate::excerpt::printable(&d.name),
-                        m.name()
-                    ),
-                    _ => format!("{}: cannot import: {e}", csv.display()),
-                })?;
-        }
-    }
-    Ok(())
 }
 
 /// A suite a device's runs recorded, as the database holds it.
@@ -305,24 +72,40 @@ pub struct DbSuite {
     pub observed: Vec<String>,
 }
 
+/// Each campaign's counts per test and mapping: from its runs where it
+/// has them, else from its summaries; with the device, the suite, and the
+/// file and line the row came from.
+const CELLS: &str = "
+WITH cells AS (
+    SELECT campaign_id, test, mapping, sum(1 - terminated) AS failed, count(*) AS runs,
+           min(import_id) AS import_id, min(line) AS line
+    FROM runs GROUP BY campaign_id, test, mapping
+    UNION ALL
+    SELECT s.campaign_id, s.test, s.mapping, s.failed, s.runs, s.import_id, s.line
+    FROM summaries s WHERE NOT EXISTS (SELECT 1 FROM runs r
+        WHERE r.campaign_id = s.campaign_id AND r.test = s.test AND r.mapping = s.mapping)
+)
+SELECT d.name, c.test, c.mapping, c.failed, c.runs, c.line, i.file, s.fnv64, s.tests, c.campaign_id
+FROM cells c JOIN campaigns k ON k.id = c.campaign_id JOIN devices d ON d.id = k.device_id
+JOIN imports i ON i.id = c.import_id LEFT JOIN suites s ON s.id = k.suite_id
+ORDER BY d.name, c.test, c.mapping, i.file";
+
 /// Every device of the database with its observations, as
-/// [`observations::load`] reads CSV folders; an observation's source is
-/// `DB:FILE` (the database and the file it was imported from). With the
-/// suites the imports recorded, for the fingerprint check.
+/// [`observations::load`] reads CSV folders: per test and mapping, k and n
+/// summed over the device's campaigns (a `P` summary adds no count), and
+/// [`Device::campaigns`] says how many there are. An observation's source
+/// is `DB:FILE` (the database and the first file it was imported from).
+/// With the suites the campaigns recorded, for the fingerprint check.
 pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
     if !path.is_file() {
         return Err(format!("{}: no such results database", path.display()));
     }
     let conn = open(path)?;
     let sql = |e: rusqlite::Error| format!("{}: cannot read: {e}", path.display());
-    let mut stmt = conn
-        .prepare(
-            "SELECT d.name, o.test, o.mapping, o.failed, o.runs, o.line, i.file, s.fnv64, s.tests
-             FROM observations o JOIN devices d ON d.id = o.device_id
-             JOIN imports i ON i.id = o.import_id LEFT JOIN suites s ON s.id = i.suite_id",
-        )
-        .map_err(sql)?;
+    let mut stmt = conn.prepare(CELLS).map_err(sql)?;
     let mut devices: BTreeMap<String, Device> = BTreeMap::new();
+    let mut counts: Counts = BTreeMap::new();
+    let mut campaigns: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
     let mut suites: BTreeMap<(String, String), DbSuite> = BTreeMap::new();
     let mut rows = stmt.query([]).map_err(sql)?;
     while let Some(r) = rows.next().map_err(sql)? {
@@ -350,11 +133,23 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
                     observed: Vec::new(),
                 });
             s.file = s.file.clone().min(row.file.clone());
-            if s.observed.last() != Some(&row.test) {
-                s.observed.push(row.test.clone());
-            }
+            s.observed.push(row.test.clone());
         }
-        add_row(path, &mut devices, row)?;
+        campaigns
+            .entry(row.device.clone())
+            .or_default()
+            .insert(r.get(9).map_err(sql)?);
+        add_row(path, &mut devices, &mut counts, row)?;
+    }
+    for ((device, test, m), (k, n)) in counts {
+        let d = devices.get_mut(&device).expect("added with its counts");
+        d.campaigns = campaigns.get(&device).map_or(0, |c| c.len());
+        let obs = d.tests.get_mut(&test).expect("added with its counts");
+        obs.cells[m] = if k > 0 {
+            Cell::Fail { failed: k, runs: n }
+        } else {
+            Cell::Pass
+        };
     }
     let mut suites: Vec<DbSuite> = suites.into_values().collect();
     for s in &mut suites {
@@ -363,6 +158,10 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
     }
     Ok((devices.into_values().collect(), suites))
 }
+
+/// Not terminating and known runs, summed, per device, test and mapping
+/// (its [`Mapping::code`]).
+type Counts = BTreeMap<(String, String, usize), (u32, u32)>;
 
 struct DbRow {
     device: String,
@@ -374,7 +173,12 @@ struct DbRow {
     file: String,
 }
 
-fn add_row(db: &Path, devices: &mut BTreeMap<String, Device>, row: DbRow) -> Result<(), String> {
+fn add_row(
+    db: &Path,
+    devices: &mut BTreeMap<String, Device>,
+    counts: &mut Counts,
+    row: DbRow,
+) -> Result<(), String> {
     let m = Mapping::ALL
         .into_iter()
         .find(|m| m.name() == row.mapping)
@@ -385,26 +189,27 @@ fn add_row(db: &Path, devices: &mut BTreeMap<String, Device>, row: DbRow) -> Res
                 row.mapping
             )
         })?;
-    let cell = match row.runs {
-        None => Cell::Pass,
-        Some(runs) => Cell::from_counts(row.failed, runs),
-    };
+    let c = counts
+        .entry((row.device.clone(), row.test.clone(), m.code() as usize))
+        .or_default();
+    c.0 += row.failed;
+    c.1 += row.runs.unwrap_or(0);
     let source = PathBuf::from(format!("{}:{}", db.display(), row.file));
     let d = devices.entry(row.device.clone()).or_insert_with(|| Device {
         name: row.device.clone(),
         tests: BTreeMap::new(),
         sources: Vec::new(),
+        campaigns: 1,
     });
     if !d.sources.contains(&source) {
         d.sources.push(source.clone());
         d.sources.sort();
     }
-    let obs = d.tests.entry(row.test).or_insert(Observed {
+    d.tests.entry(row.test).or_insert(Observed {
         cells: [Cell::NotRun; 3],
         source,
         line: row.line as usize,
     });
-    obs.cells[m.code() as usize] = cell;
     Ok(())
 }
 
@@ -504,4 +309,105 @@ pub fn device_info(path: &Path) -> Result<BTreeMap<String, DeviceInfo>, String> 
         })
         .map_err(sql)?;
     rows.collect::<Result<_, _>>().map_err(sql)
+}
+
+/// One file a campaign was imported from.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ImportInfo {
+    pub file: String,
+    /// `csv` (k-of-n summaries) or `journal` (one row per iteration).
+    pub format: String,
+    pub imported_unix_s: i64,
+    /// The rows (runs or summaries) this file added.
+    pub rows: i64,
+}
+
+/// A campaign with its provenance, as `db list` shows it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CampaignInfo {
+    /// Its identity ([`crate::report::db_campaign`]), hex SHA-256.
+    pub campaign: String,
+    pub device: String,
+    pub vendor: Option<String>,
+    pub architecture: Option<String>,
+    pub target: Option<String>,
+    /// The suite's fingerprint, when the campaign recorded one.
+    pub suite: Option<String>,
+    pub started_unix_ms: Option<i64>,
+    pub label: Option<String>,
+    pub driver: Option<String>,
+    pub host: Option<String>,
+    /// Runs held one row per iteration, and how many did not terminate.
+    pub runs: i64,
+    pub non_terminating_runs: i64,
+    /// k-of-n rows (test x mapping) held where the source had only counts.
+    pub summaries: i64,
+    pub imports: Vec<ImportInfo>,
+}
+
+/// Every campaign of the database with its provenance, by device, start
+/// and identity.
+pub fn campaigns(path: &Path) -> Result<Vec<CampaignInfo>, String> {
+    if !path.is_file() {
+        return Err(format!("{}: no such results database", path.display()));
+    }
+    let conn = open(path)?;
+    let sql = |e: rusqlite::Error| format!("{}: cannot read: {e}", path.display());
+    let mut stmt = conn
+        .prepare(
+            "SELECT c.id, c.identity, d.name, d.vendor, d.architecture, c.target, s.fnv64,
+                    c.started_unix_ms, c.label, c.driver, c.host,
+                    (SELECT count(*) FROM runs r WHERE r.campaign_id = c.id),
+                    (SELECT count(*) FROM runs r WHERE r.campaign_id = c.id AND r.terminated = 0),
+                    (SELECT count(*) FROM summaries m WHERE m.campaign_id = c.id)
+             FROM campaigns c JOIN devices d ON d.id = c.device_id LEFT JOIN suites s ON s.id = c.suite_id
+             ORDER BY d.name, c.started_unix_ms, c.identity",
+        )
+        .map_err(sql)?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                CampaignInfo {
+                    campaign: r.get(1)?,
+                    device: r.get(2)?,
+                    vendor: r.get(3)?,
+                    architecture: r.get(4)?,
+                    target: r.get(5)?,
+                    suite: r.get(6)?,
+                    started_unix_ms: r.get(7)?,
+                    label: r.get(8)?,
+                    driver: r.get(9)?,
+                    host: r.get(10)?,
+                    runs: r.get(11)?,
+                    non_terminating_runs: r.get(12)?,
+                    summaries: r.get(13)?,
+                    imports: Vec::new(),
+                },
+            ))
+        })
+        .map_err(sql)?;
+    let mut out = rows.collect::<Result<Vec<_>, _>>().map_err(sql)?;
+    let mut files = conn
+        .prepare(
+            "SELECT file, format, imported_unix_s, observations FROM imports
+             WHERE id IN (SELECT import_id FROM summaries WHERE campaign_id = ?1
+                          UNION SELECT import_id FROM runs WHERE campaign_id = ?1)
+             ORDER BY file, id",
+        )
+        .map_err(sql)?;
+    for (id, c) in &mut out {
+        let rows = files
+            .query_map([*id], |r| {
+                Ok(ImportInfo {
+                    file: r.get(0)?,
+                    format: r.get(1)?,
+                    imported_unix_s: r.get(2)?,
+                    rows: r.get(3)?,
+                })
+            })
+            .map_err(sql)?;
+        c.imports = rows.collect::<Result<_, _>>().map_err(sql)?;
+    }
+    Ok(out.into_iter().map(|(_, c)| c).collect())
 }

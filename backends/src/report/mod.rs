@@ -7,8 +7,11 @@
 //! - [`analysis`]: observations against each model's conformance tests.
 //! - [`chart`]: the non-terminating tests per device and mapping as SVG.
 //! - [`format`](mod@format): `--format` and stdout, shared by every command's output.
-//! - [`db`]: the results database (SQLite), observations of every device
-//!   in one file; [`db_cli`]: the `backends db` command.
+//! - [`db`]: the results database (SQLite), the runs of every device's
+//!   campaigns in one file: [`db_schema`] (its tables, opening, the
+//!   upgrade from version 1), [`db_campaign`] (what identifies a
+//!   campaign), [`db_import`] (files into it); reading it back, the
+//!   aggregate per device and `db list` in [`db`].
 //! - [`site`]: the static results site from the database (`backends site`).
 //!
 //! Dependencies run one way: a report needs only the results and the
@@ -19,7 +22,9 @@
 pub mod analysis;
 pub mod chart;
 pub mod db;
-pub mod db_cli;
+pub mod db_campaign;
+pub mod db_import;
+pub mod db_schema;
 pub mod format;
 pub mod observations;
 pub mod results;

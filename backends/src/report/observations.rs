@@ -46,6 +46,10 @@ pub struct Device {
     pub tests: BTreeMap<String, Observed>,
     /// The files read, sorted.
     pub sources: Vec<PathBuf>,
+    /// How many campaigns the observations sum (1 for result files: a
+    /// device's files are one campaign; the results database may hold
+    /// several, [`crate::report::db`]).
+    pub campaigns: usize,
 }
 
 /// The `(N, M)` of a configuration directory name `<N>_thread_<M>_instruction`.
@@ -271,6 +275,7 @@ fn add(
         name: device.clone(),
         tests: BTreeMap::new(),
         sources: Vec::new(),
+        campaigns: 1,
     });
     if !d.sources.iter().any(|s| s == path) {
         d.sources.push(path.to_path_buf());

@@ -1,0 +1,254 @@
+//! The `backends db` command: result files and campaign journals into the
+//! results database ([`crate::report::db`]), its campaigns listed with
+//! their provenance, and the database back out as result CSVs.
+
+use crate::campaign::db_journal;
+use crate::report::db::{self, DeviceInfo, Imported};
+use crate::report::db_import;
+use crate::report::format::{print, Format};
+use clap::{Args, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct DbArgs {
+    #[command(subcommand)]
+    pub command: DbCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DbCommand {
+    /// Import result CSV files and campaign journals (`NAME.journal.jsonl`:
+    /// one row per run), or directories of them, into the database, one
+    /// transaction per file. A run already in it (in any formatting, or
+    /// as a journal's CSV export) is counted once.
+    #[command(after_help = crate::glossary::exit_status())]
+    Import(ImportDbArgs),
+    /// List the campaigns of the database with their provenance: device,
+    /// target, suite, start, label, driver, host, runs, and the files
+    /// they were imported from.
+    #[command(after_help = crate::glossary::exit_status())]
+    List(ListDbArgs),
+    /// Write every device of the database as result CSVs in the artifact
+    /// layout (`<N>_thread_<M>_instruction/db/<device>.csv`), k and n
+    /// summed over a device's campaigns.
+    #[command(after_help = crate::glossary::exit_status())]
+    Export(ExportDbArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ImportDbArgs {
+    /// The SQLite results database (created if missing; a version 1
+    /// database is upgraded).
+    #[arg(long, value_name = "FILE")]
+    pub db: PathBuf,
+    /// Result CSV files, campaign journals (`*.journal.jsonl`), or
+    /// directories: every CSV under one, and the journals directly in it.
+    #[arg(required = true)]
+    pub results: Vec<PathBuf>,
+    /// The vendor of the devices of these files (e.g. `Apple`).
+    #[arg(long)]
+    pub vendor: Option<String>,
+    /// Their GPU architecture or model (e.g. `A12`, `Mali-G77`).
+    #[arg(long)]
+    pub architecture: Option<String>,
+    /// Their driver and version (kept per campaign).
+    #[arg(long)]
+    pub driver: Option<String>,
+    /// The browser or host they ran in (default: the host a campaign's
+    /// `device.json` records).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// A label naming the campaign of result CSVs that have no device file
+    /// (the artifact's): without one, all such files of a device and
+    /// target are one campaign; another label makes another campaign
+    /// (e.g. `2026-11-20`). Journals and CSVs with a device file are
+    /// identified by their options and start.
+    #[arg(long, value_name = "LABEL")]
+    pub campaign: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ListDbArgs {
+    /// The SQLite results database.
+    #[arg(long, value_name = "FILE")]
+    pub db: PathBuf,
+    /// `text`: one line per campaign; `json`: a list of objects.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportDbArgs {
+    /// The SQLite results database.
+    #[arg(long, value_name = "FILE")]
+    pub db: PathBuf,
+    /// The directory to write the CSVs under.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+/// `backends db`: exit 0 when every file was imported (or was already
+/// in), 2 when a file was refused (the others are still imported).
+pub fn main(args: &DbArgs) -> ExitCode {
+    match &args.command {
+        DbCommand::Import(a) => import(a),
+        DbCommand::List(a) => list(a),
+        DbCommand::Export(a) => export(a),
+    }
+}
+
+fn fail(e: &str) -> ExitCode {
+    eprintln!("error: {}", crate::excerpt::printable(e));
+    ExitCode::from(2)
+}
+
+/// The files of `paths`: every result CSV (as `report` reads them), and
+/// the journals given or directly in a directory given, after them.
+fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let (journals, rest): (Vec<PathBuf>, Vec<PathBuf>) = paths
+        .iter()
+        .cloned()
+        .partition(|p| db_journal::is_journal(p));
+    let mut out = crate::report::observations::expand(&rest)?;
+    out.extend(journals);
+    for dir in rest.iter().filter(|p| p.is_dir()) {
+        let rd = std::fs::read_dir(dir)
+            .map_err(|e| format!("{}: cannot read directory: {e}", dir.display()))?;
+        let mut found: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| db_journal::is_journal(p) && p.is_file())
+            .collect();
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+fn import_one(
+    conn: &mut rusqlite::Connection,
+    f: &Path,
+    a: &ImportDbArgs,
+    info: &DeviceInfo,
+) -> Result<Imported, String> {
+    if db_journal::is_journal(f) {
+        if a.campaign.is_some() {
+            return Err(format!(
+                "{}: --campaign is for result CSVs without a device file; a journal's campaign is identified by its campaign line and start",
+                f.display()
+            ));
+        }
+        let src = db_journal::runs_source(f)?;
+        db_import::import_runs(conn, &src, info)
+    } else {
+        db_import::import_csv(conn, f, info, a.campaign.as_deref())
+    }
+}
+
+fn import(a: &ImportDbArgs) -> ExitCode {
+    let files = match files(&a.results) {
+        Ok(f) => f,
+        Err(e) => return fail(&e),
+    };
+    let mut conn = match db::open(&a.db) {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
+    let info = DeviceInfo {
+        vendor: a.vendor.clone(),
+        architecture: a.architecture.clone(),
+        driver: a.driver.clone(),
+        host: a.host.clone(),
+    };
+    let (mut new, mut already, mut refused) = (0, 0, 0);
+    for f in &files {
+        match import_one(&mut conn, f, a, &info) {
+            Ok(Imported::New(_)) => new += 1,
+            Ok(Imported::Already(from)) => {
+                already += 1;
+                eprintln!(
+                    "{}: already in the database (the same runs, from {})",
+                    f.display(),
+                    crate::excerpt::printable(&from)
+                );
+            }
+            Err(e) => {
+                refused += 1;
+                eprintln!("error: {}", crate::excerpt::printable(&e));
+            }
+        }
+    }
+    println!(
+        "{}: {new} files imported, {already} already in, {refused} refused",
+        a.db.display()
+    );
+    if refused > 0 {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// One campaign as a line of `db list`.
+fn campaign_line(c: &db::CampaignInfo) -> String {
+    let show = |o: &Option<String>| crate::excerpt::printable(o.as_deref().unwrap_or("-"));
+    let held = if c.runs > 0 {
+        format!(
+            "{} runs ({} not terminating)",
+            c.runs, c.non_terminating_runs
+        )
+    } else {
+        format!("{} k-of-n cells", c.summaries)
+    };
+    format!(
+        "{} {} target {} suite {} started {} label {} driver {}: {held}, from {} file(s)\n",
+        &c.campaign[..12],
+        crate::excerpt::printable(&c.device),
+        show(&c.target),
+        show(&c.suite),
+        c.started_unix_ms
+            .map_or("-".to_string(), |s| format!("{s} (unix ms)")),
+        show(&c.label),
+        show(&c.driver),
+        c.imports.len()
+    )
+}
+
+fn list(a: &ListDbArgs) -> ExitCode {
+    let campaigns = match db::campaigns(&a.db) {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
+    let text = match a.format {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&campaigns).expect("serializable");
+            s.push('\n');
+            s
+        }
+        Format::Text => campaigns.iter().map(campaign_line).collect(),
+    };
+    match print(&text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn export(a: &ExportDbArgs) -> ExitCode {
+    let devices = match db::load(&a.db) {
+        Ok((d, _)) => d,
+        Err(e) => return fail(&e),
+    };
+    match db::export(&devices, &a.out) {
+        Ok(files) => {
+            println!("{} files written under {}", files.len(), a.out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {}", crate::excerpt::printable(&e));
+            ExitCode::from(1)
+        }
+    }
+}

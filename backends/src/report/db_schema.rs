@@ -1,0 +1,174 @@
+//! The results database's schema ([`SCHEMA`], version [`SCHEMA_VERSION`]
+//! in `PRAGMA user_version`; the tables are described in
+//! [`crate::report::db`]), opening a database, and the upgrade of a
+//! version 1 database (one observation per device, test and mapping) in
+//! one transaction.
+
+use crate::report::db_campaign::CampaignId;
+use rusqlite::{params, Connection, Transaction, TransactionBehavior};
+use std::path::Path;
+use std::time::Duration;
+
+/// The schema this code reads and writes.
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// How long an importer waits for another one's transaction.
+const BUSY: Duration = Duration::from_secs(120);
+
+/// The tables of version 2 (see the module doc).
+pub const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS devices (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    vendor TEXT,
+    architecture TEXT,
+    driver TEXT,
+    host TEXT
+);
+CREATE TABLE IF NOT EXISTS suites (
+    id INTEGER PRIMARY KEY,
+    fnv64 TEXT NOT NULL UNIQUE,
+    tests INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS campaigns (
+    id INTEGER PRIMARY KEY,
+    identity TEXT NOT NULL UNIQUE,
+    device_id INTEGER NOT NULL REFERENCES devices(id),
+    target TEXT,
+    suite_id INTEGER REFERENCES suites(id),
+    started_unix_ms INTEGER,
+    definition TEXT,
+    label TEXT,
+    driver TEXT,
+    host TEXT
+);
+CREATE TABLE IF NOT EXISTS imports (
+    id INTEGER PRIMARY KEY,
+    content TEXT NOT NULL UNIQUE,
+    file TEXT NOT NULL,
+    imported_unix_s INTEGER NOT NULL,
+    target TEXT,
+    suite_id INTEGER REFERENCES suites(id),
+    observations INTEGER NOT NULL,
+    campaign_id INTEGER REFERENCES campaigns(id),
+    format TEXT NOT NULL DEFAULT 'csv'
+);
+CREATE TABLE IF NOT EXISTS runs (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+    test TEXT NOT NULL,
+    mapping TEXT NOT NULL,
+    iteration INTEGER NOT NULL CHECK (iteration >= 0),
+    terminated INTEGER NOT NULL CHECK (terminated IN (0, 1)),
+    at_unix_ms INTEGER,
+    import_id INTEGER NOT NULL REFERENCES imports(id),
+    line INTEGER NOT NULL,
+    PRIMARY KEY (campaign_id, test, mapping, iteration)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS summaries (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id),
+    test TEXT NOT NULL,
+    mapping TEXT NOT NULL,
+    failed INTEGER NOT NULL,
+    runs INTEGER,
+    import_id INTEGER NOT NULL REFERENCES imports(id),
+    line INTEGER NOT NULL,
+    PRIMARY KEY (campaign_id, test, mapping)
+) WITHOUT ROWID;
+";
+
+/// Opens (creating if need be) the database at `path`, with the schema;
+/// a version 1 database is upgraded (one transaction).
+pub fn open(path: &Path) -> Result<Connection, String> {
+    let bad = |e: rusqlite::Error| format!("{}: not a results database: {e}", path.display());
+    let mut conn = Connection::open(path).map_err(bad)?;
+    conn.busy_timeout(BUSY).map_err(bad)?;
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(bad)?;
+    if version == SCHEMA_VERSION {
+        return Ok(conn);
+    }
+    if version != 0 && version != 1 {
+        return Err(format!(
+            "{}: a results database of schema version {version}; this backends reads versions 1 and {SCHEMA_VERSION}",
+            path.display()
+        ));
+    }
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(bad)?;
+    // Read again inside the transaction: another process may have
+    // created or upgraded it meanwhile.
+    let version: i64 = tx
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(bad)?;
+    match version {
+        0 => tx.execute_batch(SCHEMA).map_err(bad)?,
+        1 => from_v1(&tx).map_err(bad)?,
+        _ => {}
+    }
+    tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))
+        .map_err(bad)?;
+    tx.commit().map_err(bad)?;
+    Ok(conn)
+}
+
+/// Upgrades a version 1 database inside `tx`: each device's observations
+/// of one target and suite become one campaign's k-of-n summaries (what
+/// version 1 could hold). A campaign without a recorded suite gets the
+/// identity of the artifact's CSVs (device and framework directory), the
+/// one a re-import of such a file computes now; one with a suite came
+/// from a campaign whose options version 1 did not keep, and its identity
+/// says so. Either way a re-import of the same files is recognised by the
+/// content hash version 1 stored ([`crate::report::db_import`] checks it
+/// too) and counts once.
+pub(crate) fn from_v1(tx: &Transaction) -> rusqlite::Result<()> {
+    tx.execute_batch(SCHEMA)?;
+    tx.execute_batch(
+        "ALTER TABLE imports ADD COLUMN campaign_id INTEGER REFERENCES campaigns(id);
+         ALTER TABLE imports ADD COLUMN format TEXT NOT NULL DEFAULT 'csv';",
+    )?;
+    type Group = (i64, String, Option<String>, Option<i64>, Option<String>);
+    let groups: Vec<Group> = {
+        let mut stmt = tx.prepare(
+            "SELECT DISTINCT o.device_id, d.name, i.target, i.suite_id, s.fnv64
+             FROM observations o JOIN imports i ON i.id = o.import_id
+             JOIN devices d ON d.id = o.device_id LEFT JOIN suites s ON s.id = i.suite_id
+             ORDER BY d.name, i.target, s.fnv64",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for (device_id, name, target, suite_id, fnv64) in groups {
+        let definition = fnv64.map(|f| serde_json::json!({"migrated_from_schema_1": {"suite": f}}));
+        let id = CampaignId {
+            device: name,
+            target: target.clone(),
+            definition: definition.clone(),
+            started_unix_ms: None,
+        };
+        tx.execute(
+            "INSERT INTO campaigns (identity, device_id, target, suite_id, definition) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id.identity(), device_id, target, suite_id, definition.map(|d| d.to_string())],
+        )?;
+        // A file of several devices (the artifact's Vulkan CSVs) is
+        // filed under the first; its summaries name their own campaigns.
+        tx.execute(
+            "UPDATE imports SET campaign_id = ?1
+             WHERE id IN (SELECT import_id FROM observations WHERE device_id = ?2)
+               AND target IS ?3 AND suite_id IS ?4 AND campaign_id IS NULL",
+            params![tx.last_insert_rowid(), device_id, target, suite_id],
+        )?;
+    }
+    tx.execute_batch(
+        "INSERT INTO summaries (campaign_id, test, mapping, failed, runs, import_id, line)
+           SELECT c.id, o.test, o.mapping, o.failed, o.runs, o.import_id, o.line
+           FROM observations o JOIN imports i ON i.id = o.import_id
+           JOIN campaigns c ON c.device_id = o.device_id AND c.target IS i.target
+             AND c.suite_id IS i.suite_id;
+         DROP INDEX IF EXISTS one_observation;
+         DROP TABLE observations;",
+    )
+}
