@@ -364,6 +364,10 @@ pub fn kernel_files(
         }
         let emitted = if bare {
             kernel::bare::emit_bare(p, lang)
+        } else if !p.program.asserts.is_empty() {
+            // A program with outcome assertions is a SIMT-Step test: its
+            // structured form records one outcome a run.
+            kernel::simt::emit_simt(p, lang)
         } else {
             kernel::emit(p, lang)
         };
@@ -444,6 +448,8 @@ pub fn check(
             for (f, p) in files.iter().zip(&paths) {
                 let validate = if f.contents.starts_with(kernel::FIRST_LINE) {
                     kernel::validate_wgsl
+                } else if f.contents.starts_with(kernel::simt::FIRST_LINE) {
+                    kernel::simt::validate_wgsl
                 } else {
                     wgsl::validate
                 };
