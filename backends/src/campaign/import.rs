@@ -79,6 +79,11 @@ pub struct ImportArgs {
     /// on stderr).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// The lines are runs of SIMT form programs (`backends emit` of kernel
+    /// programs with outcome assertions; one outcome a run): tally them
+    /// into `OUT/<name>.simt.csv`; SUITE is the programs (e.g. suites/simt).
+    #[arg(long)]
+    pub simt: bool,
 }
 
 /// What an import wrote.
@@ -541,8 +546,13 @@ fn write_import(
 
 /// `backends import`.
 pub fn main(args: &ImportArgs) -> ExitCode {
+    let imported = if args.simt {
+        crate::campaign::simt::import(args)
+    } else {
+        import(args)
+    };
     finish(
-        import(args),
+        imported,
         args.format,
         |s| {
             format!(

@@ -23,4 +23,5 @@ pub mod db_cli;
 pub mod format;
 pub mod observations;
 pub mod results;
+pub mod simt;
 pub mod site;
