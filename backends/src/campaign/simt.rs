@@ -16,7 +16,9 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         .unwrap_or_else(|| args.target.name().to_string());
     check_name(&name)?;
     if args.out.as_os_str() == "-" {
-        return Err(input("--out -: import writes a directory; give a directory"));
+        return Err(input(
+            "--out -: import writes a directory; give a directory",
+        ));
     }
     let programs = load_programs(&args.suite).map_err(input)?;
     if programs.is_empty() {
@@ -31,8 +33,12 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         tally,
     };
     // The same checks a report makes: known tests, well-formed outcomes.
-    analyse(std::slice::from_ref(&device), &programs, oracle::kernel::DEFAULT_MAX_STATES)
-        .map_err(input)?;
+    analyse(
+        std::slice::from_ref(&device),
+        &programs,
+        oracle::kernel::DEFAULT_MAX_STATES,
+    )
+    .map_err(input)?;
     let file = args.out.join(format!("{name}{SUFFIX}"));
     if file.exists() {
         return Err(input(format!(

@@ -57,7 +57,10 @@ pub struct ReportArgs {
 fn simt_report(args: &ReportArgs) -> Result<String, String> {
     use crate::report::simt;
     if args.programs.is_empty() {
-        return Err("--simt needs --programs: the kernel programs the results name (e.g. suites/simt)".into());
+        return Err(
+            "--simt needs --programs: the kernel programs the results name (e.g. suites/simt)"
+                .into(),
+        );
     }
     let devices = simt::load(&args.simt)?;
     let programs = simt::load_programs(&args.programs)?;

@@ -82,7 +82,12 @@ impl Tally {
         let mut lines = text.lines().enumerate();
         match lines.next() {
             Some((_, h)) if h.trim_end() == HEADER => {}
-            _ => return Err(format!("{}:1: expected the header `{HEADER}`", path.display())),
+            _ => {
+                return Err(format!(
+                    "{}:1: expected the header `{HEADER}`",
+                    path.display()
+                ))
+            }
         }
         let mut t = Tally::default();
         let mut stated: BTreeMap<String, u64> = BTreeMap::new();
@@ -93,21 +98,32 @@ impl Tally {
                 continue;
             }
             let [test, outcome, count, runs] = f[..] else {
-                return Err(format!("{at}: expected 4 fields `{HEADER}`, found {}", f.len()));
+                return Err(format!(
+                    "{at}: expected 4 fields `{HEADER}`, found {}",
+                    f.len()
+                ));
             };
             let num = |s: &str, what: &str| {
-                s.parse::<u64>()
-                    .map_err(|_| format!("{at}: {what} `{}` is not a number", crate::excerpt::printable(s)))
+                s.parse::<u64>().map_err(|_| {
+                    format!(
+                        "{at}: {what} `{}` is not a number",
+                        crate::excerpt::printable(s)
+                    )
+                })
             };
             let (count, runs) = (num(count, "count")?, num(runs, "runs")?);
             if count == 0 || count > runs {
                 return Err(format!("{at}: count {count} must be 1 to runs ({runs})"));
             }
             if *stated.entry(test.to_string()).or_insert(runs) != runs {
-                return Err(format!("{at}: test `{test}` has another runs total on an earlier line"));
+                return Err(format!(
+                    "{at}: test `{test}` has another runs total on an earlier line"
+                ));
             }
             if t.seen.get(test).is_some_and(|m| m.contains_key(outcome)) {
-                return Err(format!("{at}: test `{test}`, outcome `{outcome}` given twice"));
+                return Err(format!(
+                    "{at}: test `{test}`, outcome `{outcome}` given twice"
+                ));
             }
             t.add(test, outcome, count);
         }
@@ -137,12 +153,22 @@ pub fn tally_lines(files: &[PathBuf]) -> Result<Tally, String> {
                 continue;
             }
             let at = format!("{}:{}", path.display(), n + 1);
-            let v: Value = serde_json::from_str(line).map_err(|e| format!("{at}: not JSON ({e})"))?;
+            let v: Value =
+                serde_json::from_str(line).map_err(|e| format!("{at}: not JSON ({e})"))?;
             let field = |k: &str| v.get(k).ok_or_else(|| format!("{at}: no `{k}` field"));
-            let test = field("test")?.as_str().ok_or_else(|| format!("{at}: `test` is not a string"))?;
-            let terminated = field("terminated")?.as_bool().ok_or_else(|| format!("{at}: `terminated` is not true or false"))?;
-            let unsupported = v.get("unsupported").and_then(Value::as_bool).unwrap_or(false);
-            let outcome = field("outcome")?.as_str().ok_or_else(|| format!("{at}: `outcome` is not a string"))?;
+            let test = field("test")?
+                .as_str()
+                .ok_or_else(|| format!("{at}: `test` is not a string"))?;
+            let terminated = field("terminated")?
+                .as_bool()
+                .ok_or_else(|| format!("{at}: `terminated` is not true or false"))?;
+            let unsupported = v
+                .get("unsupported")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            let outcome = field("outcome")?
+                .as_str()
+                .ok_or_else(|| format!("{at}: `outcome` is not a string"))?;
             if test.contains(',') || outcome.contains(',') {
                 return Err(format!("{at}: a comma in the test or outcome"));
             }
@@ -184,9 +210,15 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Device>, String> {
     }
     let mut out: Vec<Device> = Vec::new();
     for f in files {
-        let file = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        let file = f
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
         let Some(name) = file.strip_suffix(SUFFIX) else {
-            return Err(format!("{}: SIMT results are `<device>{SUFFIX}` files", f.display()));
+            return Err(format!(
+                "{}: SIMT results are `<device>{SUFFIX}` files",
+                f.display()
+            ));
         };
         if out.iter().any(|d| d.name == name) {
             return Err(format!("{}: device {name} given twice", f.display()));
@@ -220,17 +252,26 @@ pub fn allowed(p: &NamedProgram, max_states: usize) -> Result<Vec<BTreeSet<Strin
     let names = terms(p);
     let mut sets = Vec::new();
     for m in MODELS {
-        let model = ScopedModel::parse(&format!("WEAK_FAIR, subgroup={m}")).map_err(|e| format!("{at}: {e}"))?;
-        let o = outcomes(&p.program, &model, max_states).map_err(|e| format!("{at}: subgroup={m}: {e}"))?;
+        let model = ScopedModel::parse(&format!("WEAK_FAIR, subgroup={m}"))
+            .map_err(|e| format!("{at}: {e}"))?;
+        let o = outcomes(&p.program, &model, max_states)
+            .map_err(|e| format!("{at}: subgroup={m}: {e}"))?;
         let mut index = Vec::new();
         for atom in p.program.asserts.iter().flat_map(|a| a.cond.atoms()) {
-            let probe = observe::resolve(&atom.term, &p.program).map_err(|e| format!("{at}: {e}"))?;
-            let k = o.observables.position(probe).ok_or_else(|| format!("{at}: `{}` is not observed", atom.term))?;
+            let probe =
+                observe::resolve(&atom.term, &p.program).map_err(|e| format!("{at}: {e}"))?;
+            let k = o
+                .observables
+                .position(probe)
+                .ok_or_else(|| format!("{at}: `{}` is not observed", atom.term))?;
             if !index.iter().any(|(t, _)| *t == atom.term.to_string()) {
                 index.push((atom.term.to_string(), k));
             }
         }
-        debug_assert_eq!(index.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>(), names);
+        debug_assert_eq!(
+            index.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>(),
+            names
+        );
         let set = o
             .finals
             .iter()
@@ -287,7 +328,11 @@ pub fn load_programs(paths: &[PathBuf]) -> Result<BTreeMap<String, NamedProgram>
 
 /// Judges every device: an outcome names a test of `programs` and its
 /// terms, and is a violation of each model whose allowed set lacks it.
-pub fn analyse(devices: &[Device], programs: &BTreeMap<String, NamedProgram>, max_states: usize) -> Result<SimtReport, String> {
+pub fn analyse(
+    devices: &[Device],
+    programs: &BTreeMap<String, NamedProgram>,
+    max_states: usize,
+) -> Result<SimtReport, String> {
     let mut allowed_sets: BTreeMap<&str, Vec<BTreeSet<String>>> = BTreeMap::new();
     let mut out = Vec::new();
     for d in devices {
@@ -300,7 +345,11 @@ pub fn analyse(devices: &[Device], programs: &BTreeMap<String, NamedProgram>, ma
         };
         for (test, seen) in &d.tally.seen {
             let p = programs.get(test).ok_or_else(|| {
-                format!("device {}: test `{test}` is none of the {} programs with assertions given", d.name, programs.len())
+                format!(
+                    "device {}: test `{test}` is none of the {} programs with assertions given",
+                    d.name,
+                    programs.len()
+                )
             })?;
             if !allowed_sets.contains_key(test.as_str()) {
                 allowed_sets.insert(test, allowed(p, max_states)?);
@@ -334,17 +383,27 @@ pub fn analyse(devices: &[Device], programs: &BTreeMap<String, NamedProgram>, ma
 
 /// An outcome line names the test's terms in order, each with a value.
 fn check_outcome(device: &str, test: &str, outcome: &str, names: &[String]) -> Result<(), String> {
-    let got: Vec<Option<&str>> = outcome.split(' ').map(|kv| kv.split_once('=').map(|(k, _)| k)).collect();
+    let got: Vec<Option<&str>> = outcome
+        .split(' ')
+        .map(|kv| kv.split_once('=').map(|(k, _)| k))
+        .collect();
     let ok = got.len() == names.len()
         && got.iter().zip(names).all(|(g, n)| *g == Some(n.as_str()))
-        && outcome.split(' ').all(|kv| kv.split_once('=').is_some_and(|(_, v)| v.parse::<u16>().is_ok()));
+        && outcome.split(' ').all(|kv| {
+            kv.split_once('=')
+                .is_some_and(|(_, v)| v.parse::<u16>().is_ok())
+        });
     if ok {
         Ok(())
     } else {
         Err(format!(
             "device {device}: test `{test}`: outcome `{}` is not `{}`",
             crate::excerpt::printable(outcome),
-            names.iter().map(|n| format!("{n}=V")).collect::<Vec<_>>().join(" ")
+            names
+                .iter()
+                .map(|n| format!("{n}=V"))
+                .collect::<Vec<_>>()
+                .join(" ")
         ))
     }
 }
@@ -365,8 +424,15 @@ impl SimtReport {
             "SIMT-Step direct models (docs/KERNEL.md §2.10): a model is violated when the device showed an outcome the oracle finds unreachable under it; memory is sequentially consistent in the oracle.\n",
         );
         for v in &self.devices {
-            let models: Vec<String> = Self::consistent(v).iter().map(|m| m.to_uppercase()).collect();
-            let models = if models.is_empty() { "none of CM, SM, SCF, SSO".to_string() } else { models.join(", ") };
+            let models: Vec<String> = Self::consistent(v)
+                .iter()
+                .map(|m| m.to_uppercase())
+                .collect();
+            let models = if models.is_empty() {
+                "none of CM, SM, SCF, SSO".to_string()
+            } else {
+                models.join(", ")
+            };
             let _ = writeln!(
                 s,
                 "\ndevice {}: {} tests, {} runs ({} without an outcome): consistent with {models}",
@@ -377,9 +443,18 @@ impl SimtReport {
                     let _ = writeln!(s, "  {:<3}  consistent", m.to_uppercase());
                     continue;
                 }
-                let _ = writeln!(s, "  {:<3}  violated by {} outcome(s):", m.to_uppercase(), viol.len());
+                let _ = writeln!(
+                    s,
+                    "  {:<3}  violated by {} outcome(s):",
+                    m.to_uppercase(),
+                    viol.len()
+                );
                 for x in viol {
-                    let _ = writeln!(s, "         {}: {} ({} of {} runs)", x.test, x.outcome, x.count, x.runs);
+                    let _ = writeln!(
+                        s,
+                        "         {}: {} ({} of {} runs)",
+                        x.test, x.outcome, x.count, x.runs
+                    );
                 }
             }
         }
