@@ -258,3 +258,58 @@ fn bad_simt_input_is_one_error_naming_where() {
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("--simt needs --programs"));
 }
+
+#[test]
+fn the_committed_cpu_results_are_consistent_with_sso_only() {
+    assert_eq!(
+        consistent(&root().join("results/simt")),
+        vec![("cpu-threads".to_string(), vec!["SSO".to_string()])]
+    );
+}
+
+/// The whole loop on this machine: emit the SIMT form's CUDA, compile it
+/// with g++ against the warp emulation, run it, import the lines, report.
+/// The emulation's lanes are OS threads with rendezvous collectives: what
+/// they show is always within SSO (Subgroup Sync's relaxed outcome never).
+#[test]
+fn the_cpu_emulation_runs_end_to_end_within_sso() {
+    let Ok(gxx) = backends::toolchain::find(backends::toolchain::Tool::Gxx) else {
+        eprintln!("skipped: g++ is missing");
+        return;
+    };
+    let dir = scratch("cpu");
+    let cu = dir.join("cu");
+    let r = backends(&["emit", "--target", "cuda", "-o", cu.to_str().unwrap(), "suites/simt"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let shim = root().join("backends/cuda-shim");
+    let mut lines = String::new();
+    for t in ["subgroup_sync_ww", "branch_sync_ww", "collective_mem"] {
+        let bin = cu.join(t);
+        let out = Command::new(&gxx)
+            .args(["-std=c++17", "-O1", "-pthread", "-x", "c++", "-I"])
+            .arg(&shim)
+            .arg("-include")
+            .arg(shim.join("simt_warp.h"))
+            .arg(cu.join(format!("{t}.cu")))
+            .args(["-x", "none", "-o"])
+            .arg(&bin)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{t}: {}", String::from_utf8_lossy(&out.stderr));
+        let run = Command::new(&bin).arg("20").output().unwrap();
+        assert!(run.status.success());
+        let text = String::from_utf8(run.stdout).unwrap();
+        assert_eq!(text.lines().count(), 20);
+        if t == "subgroup_sync_ww" {
+            assert!(text.lines().all(|l| l.contains("\"outcome\":\"m[0]=2 m[1]=2\"")), "{text}");
+        }
+        lines.push_str(&text);
+    }
+    std::fs::write(dir.join("runs.jsonl"), lines).unwrap();
+    let out = dir.join("results");
+    let r = backends(&["import", "--simt", "--target", "cuda", "--name", "cpu", "suites/simt", "--lines", dir.join("runs.jsonl").to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let c = consistent(&out);
+    assert_eq!(c[0].0, "cpu");
+    assert!(c[0].1.contains(&"SSO".to_string()), "{c:?}");
+}
