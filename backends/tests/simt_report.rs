@@ -260,10 +260,14 @@ fn bad_simt_input_is_one_error_naming_where() {
 }
 
 #[test]
-fn the_committed_cpu_results_are_consistent_with_sso_only() {
+fn the_committed_results_cpu_threads_sso_only_swiftshader_all_four() {
+    let all = ["CM", "SM", "SCF", "SSO"].map(String::from).to_vec();
     assert_eq!(
         consistent(&root().join("results/simt")),
-        vec![("cpu-threads".to_string(), vec!["SSO".to_string()])]
+        vec![
+            ("cpu-threads".to_string(), vec!["SSO".to_string()]),
+            ("swiftshader".to_string(), all),
+        ]
     );
 }
 
@@ -279,7 +283,14 @@ fn the_cpu_emulation_runs_end_to_end_within_sso() {
     };
     let dir = scratch("cpu");
     let cu = dir.join("cu");
-    let r = backends(&["emit", "--target", "cuda", "-o", cu.to_str().unwrap(), "suites/simt"]);
+    let r = backends(&[
+        "emit",
+        "--target",
+        "cuda",
+        "-o",
+        cu.to_str().unwrap(),
+        "suites/simt",
+    ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let shim = root().join("backends/cuda-shim");
     let mut lines = String::new();
@@ -295,19 +306,39 @@ fn the_cpu_emulation_runs_end_to_end_within_sso() {
             .arg(&bin)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{t}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{t}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let run = Command::new(&bin).arg("20").output().unwrap();
         assert!(run.status.success());
         let text = String::from_utf8(run.stdout).unwrap();
         assert_eq!(text.lines().count(), 20);
         if t == "subgroup_sync_ww" {
-            assert!(text.lines().all(|l| l.contains("\"outcome\":\"m[0]=2 m[1]=2\"")), "{text}");
+            assert!(
+                text.lines()
+                    .all(|l| l.contains("\"outcome\":\"m[0]=2 m[1]=2\"")),
+                "{text}"
+            );
         }
         lines.push_str(&text);
     }
     std::fs::write(dir.join("runs.jsonl"), lines).unwrap();
     let out = dir.join("results");
-    let r = backends(&["import", "--simt", "--target", "cuda", "--name", "cpu", "suites/simt", "--lines", dir.join("runs.jsonl").to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let r = backends(&[
+        "import",
+        "--simt",
+        "--target",
+        "cuda",
+        "--name",
+        "cpu",
+        "suites/simt",
+        "--lines",
+        dir.join("runs.jsonl").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let c = consistent(&out);
     assert_eq!(c[0].0, "cpu");

@@ -19,9 +19,8 @@
 //! that set. Nothing here is hard-coded: a new test in the folder is
 //! judged the same way.
 
-use oracle::kernel::outcomes::outcomes;
+use oracle::kernel::outcomes::observed_outcomes;
 use progress_litmus::kernel::load::{load_all, Item, NamedProgram};
-use progress_litmus::kernel::observe;
 use progress_litmus::kernel::ScopedModel;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -249,43 +248,16 @@ pub fn terms(p: &NamedProgram) -> Vec<String> {
 /// Per model (of [`MODELS`]), the outcome lines the oracle allows for `p`.
 pub fn allowed(p: &NamedProgram, max_states: usize) -> Result<Vec<BTreeSet<String>>, String> {
     let at = format!("{}: program `{}`", p.source.display(), p.name);
-    let names = terms(p);
-    let mut sets = Vec::new();
-    for m in MODELS {
-        let model = ScopedModel::parse(&format!("WEAK_FAIR, subgroup={m}"))
-            .map_err(|e| format!("{at}: {e}"))?;
-        let o = outcomes(&p.program, &model, max_states)
-            .map_err(|e| format!("{at}: subgroup={m}: {e}"))?;
-        let mut index = Vec::new();
-        for atom in p.program.asserts.iter().flat_map(|a| a.cond.atoms()) {
-            let probe =
-                observe::resolve(&atom.term, &p.program).map_err(|e| format!("{at}: {e}"))?;
-            let k = o
-                .observables
-                .position(probe)
-                .ok_or_else(|| format!("{at}: `{}` is not observed", atom.term))?;
-            if !index.iter().any(|(t, _)| *t == atom.term.to_string()) {
-                index.push((atom.term.to_string(), k));
-            }
-        }
-        debug_assert_eq!(
-            index.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>(),
-            names
-        );
-        let set = o
-            .finals
-            .iter()
-            .map(|f| {
-                index
-                    .iter()
-                    .map(|(t, k)| format!("{t}={}", f.values[*k]))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
-        sets.push(set);
-    }
-    Ok(sets)
+    MODELS
+        .iter()
+        .map(|m| {
+            let model = ScopedModel::parse(&format!("WEAK_FAIR, subgroup={m}"))
+                .map_err(|e| format!("{at}: {e}"))?;
+            observed_outcomes(&p.program, &model, max_states)
+                .map(|(_, set)| set)
+                .map_err(|e| format!("{at}: subgroup={m}: {e}"))
+        })
+        .collect()
 }
 
 /// One outcome a device showed that a model forbids.

@@ -110,6 +110,7 @@ fn segments(instrs: &[Instr]) -> Segments {
 
 pub mod bare;
 pub mod simt;
+pub mod simt_page;
 
 /// Why a program cannot be emitted for a target.
 pub fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {

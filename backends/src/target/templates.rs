@@ -51,3 +51,6 @@ pub const KERNEL_CUDA_HOST: &str = include_str!("../../templates/kernel_cuda_hos
 /// The host `main` of a kernel program's SIMT form `.cu` file
 /// ([`crate::target::kernel::simt`]): many runs, one outcome line each.
 pub const KERNEL_SIMT_CUDA_HOST: &str = include_str!("../../templates/kernel_simt_cuda_host.inc");
+
+/// The SIMT-Step page's script ([`crate::target::kernel::simt_page`]).
+pub const SIMT_PAGE_JS: &str = include_str!("../../templates/simt_page.js");

@@ -596,7 +596,10 @@ fn wgsl_file(p: &NamedProgram, lay: &Layout, obs: &[(String, Source)], body: &st
         / usize::from(p.program.subgroup_size.max(1))
         * pad(Lang::Wgsl);
     format!(
-        "{}{}enable subgroups;\n\n\
+        "{}{}enable subgroups;\n\
+         // The program's subgroup operations sit in divergent control flow on purpose:\n\
+         // that is what the SIMT-Step tests ask about (Tint would refuse them otherwise).\n\
+         diagnostic(off, subgroup_uniformity);\n\n\
          // Binding 0: the global locations; 1: every invocation's registers; 2: ends.\n\
          @group(0) @binding(0) var<storage, read_write> mem: array<atomic<u32>>;\n\
          @group(0) @binding(1) var<storage, read_write> regs_out: array<u32>;\n\
