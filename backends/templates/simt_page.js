@@ -55,7 +55,11 @@ function judge(tests, lines) {
 function answer(verdicts) {
   const ok = verdicts.filter((v) => v.forbidden.length === 0).map((v) => v.model);
   for (const v of verdicts) {
-    console.log("axb-answer: " + v.model + " " + (v.forbidden.length ? "violated by " + v.forbidden.join("; ") : "consistent"));
+    const text = v.model + " " + (v.forbidden.length ? "violated by " + v.forbidden.join("; ") : "consistent");
+    console.log("axb-answer: " + text);
+    const p = document.createElement("p");
+    p.textContent = text;
+    document.getElementById("log").appendChild(p);
   }
   say("Consistent with: " + (ok.length ? ok.join(", ") : "none of CM, SM, SCF, SSO") + ".");
 }

@@ -10,6 +10,8 @@
 //! - [`db`]: the results database (SQLite), observations of every device
 //!   in one file; [`db_cli`]: the `backends db` command.
 //! - [`site`]: the static results site from the database (`backends site`).
+//! - [`simt`]: SIMT-Step results (`.simt.csv`) against the four direct
+//!   models (`backends report --simt`).
 //!
 //! Dependencies run one way: a report needs only the results and the
 //! shared [`crate::mapping`]; nothing here knows of targets

@@ -370,7 +370,7 @@ impl Walk<'_> {
             let _ = write!(s, " else {{\n{}}}", indent(&taken, 1));
         }
         s.push('\n');
-        let _ = write!(out, "{}}}\n", indent(&s, 1));
+        let _ = writeln!(out, "{}}}", indent(&s, 1));
         Ok(())
     }
 
