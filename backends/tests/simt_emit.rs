@@ -211,7 +211,7 @@ fn what_the_simt_form_cannot_write_is_refused_with_the_program_named() {
         }
     }
     // Three padded subgroups are over WebGPU's 256 invocations, not CUDA's.
-    let p = program("wide", &format!("values 4;\nworkgroups 1;\nworkgroup_size 6;\nsubgroup_size 2;\nglobal x;\nexists x == 1;\nkernel {{\n  x = 1;\n}}\n"));
+    let p = program("wide", "values 4;\nworkgroups 1;\nworkgroup_size 6;\nsubgroup_size 2;\nglobal x;\nexists x == 1;\nkernel {\n  x = 1;\n}\n");
     assert!(emit_simt(&p, Lang::Wgsl)
         .unwrap_err()
         .contains("over the 256"));
