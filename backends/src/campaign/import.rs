@@ -546,13 +546,14 @@ fn write_import(
 
 /// `backends import`.
 pub fn main(args: &ImportArgs) -> ExitCode {
-    let imported = if args.simt {
-        crate::campaign::simt::import(args)
-    } else {
-        import(args)
-    };
     finish(
-        imported,
+        if args.simt {
+            Err(input(
+                "--simt: run through `backends import`, which reads SIMT lines",
+            ))
+        } else {
+            import(args)
+        },
         args.format,
         |s| {
             format!(
