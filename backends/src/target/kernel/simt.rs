@@ -29,7 +29,7 @@
 //! spend a budget: an invocation that spends it leaves its loops and is
 //! counted `stopped` (the run has no outcome then).
 
-use super::{
+use crate::target::kernel::{
     atomic_cell, atomic_old, header, indent, index_refusal, init_words, layout, lower, registers,
     Lang, Layout, Spell, WARP,
 };
@@ -671,7 +671,7 @@ fn cuda_file(p: &NamedProgram, lay: &Layout, obs: &[(String, Source)], body: &st
 /// Validates a SIMT form's WGSL as a WebGPU implementation offering the
 /// `subgroups` feature would: naga with the subgroup capabilities (the
 /// form has no barriers, so the uniformity rule of
-/// [`super::validate_wgsl`] has nothing to check). naga 30 takes the
+/// [`crate::target::kernel::validate_wgsl`] has nothing to check). naga 30 takes the
 /// subgroup builtins but refuses the `enable subgroups;` directive itself
 /// ("not yet supported", wgpu issue 5555), so that one line is blanked
 /// (line numbers stay) before naga reads the rest.

@@ -6,8 +6,8 @@
 //! the page, from the outcome sets the oracle allows (computed here, at
 //! emit time). Its script is `templates/simt_page.js`.
 
-use super::simt::{emit_simt, observed, Source};
-use super::{init_words, layout, Lang};
+use crate::target::kernel::simt::{emit_simt, observed, Source};
+use crate::target::kernel::{init_words, layout, Lang};
 use oracle::kernel::outcomes::observed_outcomes;
 use progress_litmus::kernel::load::NamedProgram;
 use progress_litmus::kernel::ScopedModel;
