@@ -305,6 +305,7 @@ proptest! {
             name: Some("f".into()),
             out: out.clone(),
             format: Format::Text,
+            simt: false,
         };
         if let Err(f) = import(&args) {
             prop_assert!(f.code == 2, "{:?}", f);

@@ -79,6 +79,11 @@ pub struct ImportArgs {
     /// on stderr).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// The lines are runs of SIMT form programs (`backends emit` of kernel
+    /// programs with outcome assertions; one outcome a run): tally them
+    /// into `OUT/<name>.simt.csv`; SUITE is the programs (e.g. suites/simt).
+    #[arg(long)]
+    pub simt: bool,
 }
 
 /// What an import wrote.
@@ -552,7 +557,13 @@ fn write_import(
 /// `backends import`.
 pub fn main(args: &ImportArgs) -> ExitCode {
     finish(
-        import(args),
+        if args.simt {
+            Err(input(
+                "--simt: run through `backends import`, which reads SIMT lines",
+            ))
+        } else {
+            import(args)
+        },
         args.format,
         |s| {
             format!(

@@ -31,6 +31,7 @@ pub mod journal;
 pub mod options;
 pub mod output;
 pub mod run;
+pub mod simt;
 pub mod suite;
 
 use crate::excerpt::printable;

@@ -9,5 +9,8 @@ use std::process::ExitCode;
 /// [`import::main`], beside the reader that the results-database work is
 /// changing; they move here with the next change to that file.
 pub fn run(args: &ImportArgs) -> ExitCode {
+    if args.simt {
+        return crate::campaign::simt::main(args);
+    }
     import::main(args)
 }

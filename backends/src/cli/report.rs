@@ -13,7 +13,7 @@ pub struct ReportArgs {
     /// Result CSV files or directories of them (the artifact layout
     /// `<N>_thread_<M>_instruction/<framework>/<device>.csv`, or what
     /// `backends run` wrote). A device is a file stem; its files are merged.
-    #[arg(required_unless_present = "db")]
+    #[arg(required_unless_present_any = ["db", "simt"])]
     pub results: Vec<PathBuf>,
     /// Also every device of this results database (`backends db import`),
     /// judged like CSV folders (a run against the suite it recorded).
@@ -43,6 +43,32 @@ pub struct ReportArgs {
     /// counts stay complete).
     #[arg(long, value_name = "N")]
     pub max_listed: Option<usize>,
+    /// SIMT-Step results instead: `<device>.simt.csv` files (`backends
+    /// import --simt`) or folders of them; the report says which of the
+    /// direct models CM, SM, SCF, SSO each device is consistent with.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["results", "db", "tests", "svg"])]
+    pub simt: Vec<PathBuf>,
+    /// With --simt: the kernel programs the results name (e.g. suites/simt).
+    #[arg(long, value_name = "PATH", requires = "simt")]
+    pub programs: Vec<PathBuf>,
+}
+
+/// The SIMT-Step report of `--simt` against `--programs`.
+fn simt_report(args: &ReportArgs) -> Result<String, String> {
+    use crate::report::simt;
+    if args.programs.is_empty() {
+        return Err(
+            "--simt needs --programs: the kernel programs the results name (e.g. suites/simt)"
+                .into(),
+        );
+    }
+    let devices = simt::load(&args.simt)?;
+    let programs = simt::load_programs(&args.programs)?;
+    let r = simt::analyse(&devices, &programs, oracle::kernel::DEFAULT_MAX_STATES)?;
+    Ok(match args.format {
+        Format::Text => r.text(),
+        Format::Json => r.json(),
+    })
 }
 
 /// Loads, analyses and prints; the error is the message for the user.
@@ -83,6 +109,15 @@ pub fn run(args: &ReportArgs) -> ExitCode {
         eprintln!("error: --svg - and the report would both go to stdout: give the report a file with -o FILE, or the chart one with --svg FILE");
         return ExitCode::from(2);
     }
+    if !args.simt.is_empty() {
+        return match simt_report(args) {
+            Ok(text) => write_out(&args.out, &text),
+            Err(e) => {
+                error(&e);
+                ExitCode::from(2)
+            }
+        };
+    }
     let report = match build(args) {
         Ok(r) => r,
         Err(e) => {
@@ -112,4 +147,22 @@ pub fn run(args: &ReportArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Writes a report to `-o FILE` or stdout: exit 1 when it cannot be.
+fn write_out(path: &Option<PathBuf>, text: &str) -> ExitCode {
+    let written = match path {
+        Some(p) if p.as_os_str() != "-" => {
+            progress_litmus::axb::load::write_atomically(p, text.as_bytes())
+                .map_err(|e| format!("{}: cannot write: {e}", p.display()))
+        }
+        _ => print(text),
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            error(&e);
+            ExitCode::from(1)
+        }
+    }
 }

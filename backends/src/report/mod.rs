@@ -13,6 +13,8 @@
 //!   campaign), [`db_import`] (files into it); reading it back, the
 //!   aggregate per device and `db list` in [`db`].
 //! - [`site`]: the static results site from the database (`backends site`).
+//! - [`simt`]: SIMT-Step results (`.simt.csv`) against the four direct
+//!   models (`backends report --simt`).
 //!
 //! Dependencies run one way: a report needs only the results and the
 //! shared [`crate::mapping`]; nothing here knows of targets
@@ -28,4 +30,5 @@ pub mod db_schema;
 pub mod format;
 pub mod observations;
 pub mod results;
+pub mod simt;
 pub mod site;

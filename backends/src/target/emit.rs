@@ -353,6 +353,7 @@ pub fn kernel_files(
     let mut out = Vec::new();
     let mut refused = Vec::new();
     let mut owners: BTreeMap<PathBuf, &str> = BTreeMap::new();
+    let mut simt = Vec::new();
     for p in programs {
         let path = PathBuf::from(format!("{}.{}", file_stem(&p.name), lang.extension()));
         if let Some(first) = owners.insert(case_folded(&path), &p.name) {
@@ -364,13 +365,30 @@ pub fn kernel_files(
         }
         let emitted = if bare {
             kernel::bare::emit_bare(p, lang)
+        } else if !p.program.asserts.is_empty() {
+            // A program with outcome assertions is a SIMT-Step test: its
+            // structured form records one outcome a run.
+            kernel::simt::emit_simt(p, lang)
         } else {
             kernel::emit(p, lang)
         };
         match emitted {
-            Ok(contents) => out.push(File { path, contents }),
+            Ok(contents) => {
+                if contents.starts_with(kernel::simt::FIRST_LINE) {
+                    simt.push(p);
+                }
+                out.push(File { path, contents })
+            }
             Err(e) => refused.push(EmitError::Kernel(e)),
         }
+    }
+    if lang == kernel::Lang::Wgsl && !simt.is_empty() {
+        // The SIMT-Step tests' page, which runs them where WebGPU offers
+        // subgroups.
+        out.push(File {
+            path: PathBuf::from(kernel::simt_page::PAGE),
+            contents: kernel::simt_page::page(&simt).map_err(EmitError::Kernel)?,
+        });
     }
     Ok((out, refused))
 }
@@ -442,8 +460,13 @@ pub fn check(
         }
         Target::Wgsl => {
             for (f, p) in files.iter().zip(&paths) {
+                if f.path.extension().is_some_and(|e| e == "html") {
+                    continue;
+                }
                 let validate = if f.contents.starts_with(kernel::FIRST_LINE) {
                     kernel::validate_wgsl
+                } else if f.contents.starts_with(kernel::simt::FIRST_LINE) {
+                    kernel::simt::validate_wgsl
                 } else {
                     wgsl::validate
                 };

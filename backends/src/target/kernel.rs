@@ -109,6 +109,8 @@ fn segments(instrs: &[Instr]) -> Segments {
 }
 
 pub mod bare;
+pub mod simt;
+pub mod simt_page;
 
 /// Why a program cannot be emitted for a target.
 pub fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {
@@ -245,7 +247,7 @@ pub(crate) fn index_refusal(p: &NamedProgram) -> Option<String> {
 
 /// The threads of a CUDA warp: a block's threads `32k..32k+31` (by
 /// `threadIdx.x` in a one-dimensional block) are warp k.
-const WARP: usize = 32;
+pub(crate) const WARP: usize = 32;
 
 /// Whether each of the program's subgroups (`s` consecutive invocations
 /// of a workgroup of `n`) lies in one CUDA warp, so that a warp-level
@@ -327,7 +329,7 @@ impl Spell {
         format!("{v}u")
     }
 
-    fn operand(&self, o: Operand) -> String {
+    pub(crate) fn operand(&self, o: Operand) -> String {
         match o {
             Operand::Reg(r) => format!("r{r}"),
             Operand::Imm(v) => self.u(v),
@@ -346,7 +348,7 @@ impl Spell {
         }
     }
 
-    fn cmp(&self, a: &str, c: Cmp, b: &str) -> String {
+    pub(crate) fn cmp(&self, a: &str, c: Cmp, b: &str) -> String {
         format!("{a} {} {b}", c.symbol())
     }
 
@@ -423,7 +425,7 @@ impl Spell {
 }
 
 /// The statements of one instruction inside its `case`; they set `pc`.
-fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
+pub(crate) fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) -> String {
     let code = &p.codes[c];
     let len = code.instrs.len();
     let jump = |t: Jump| match t {
@@ -590,7 +592,7 @@ fn collective(p: &Program, op: CollectiveOp, src: Operand, sp: &Spell, out: &mut
 
 /// The cell an atomic touches: its location's offset in the shared or
 /// global array plus the index.
-fn atomic_cell(p: &Program, addr: Addr, lay: &Layout, sp: &Spell) -> String {
+pub(crate) fn atomic_cell(p: &Program, addr: Addr, lay: &Layout, sp: &Spell) -> String {
     let loc = &p.locations[addr.loc as usize];
     if sp.bare {
         // The location's own variable; `emit_bare` refuses a program whose
@@ -630,7 +632,13 @@ fn atomic_cell(p: &Program, addr: Addr, lay: &Layout, sp: &Spell) -> String {
 
 /// The value an atomic reads (before the mask), as an expression; an exact
 /// add or sub writes its compare-exchange loop to `out` and is `old`.
-fn atomic_old(op: AtomicOp, cell: &str, exact: bool, sp: &Spell, out: &mut String) -> String {
+pub(crate) fn atomic_old(
+    op: AtomicOp,
+    cell: &str,
+    exact: bool,
+    sp: &Spell,
+    out: &mut String,
+) -> String {
     let m = sp.u(sp.mask);
     let wgsl = sp.lang == Lang::Wgsl;
     match op {
@@ -1098,7 +1106,7 @@ fn cuda_file(p: &NamedProgram, lay: &Layout, body: &str) -> String {
     )
 }
 
-fn init_words(p: &Program, lay: &Layout) -> Vec<String> {
+pub(crate) fn init_words(p: &Program, lay: &Layout) -> Vec<String> {
     let mut w = vec!["0u".to_string(); lay.global_words];
     for (k, l) in p.locations.iter().enumerate() {
         if !l.shared {

@@ -47,3 +47,10 @@ pub const WEBGPU_PAGE_JS: &str = include_str!("../../templates/webgpu_page.js");
 /// The host `main` of a kernel program's `.cu` file
 /// ([`crate::target::kernel`]): one launch, a deadline, one JSON line.
 pub const KERNEL_CUDA_HOST: &str = include_str!("../../templates/kernel_cuda_host.inc");
+
+/// The host `main` of a kernel program's SIMT form `.cu` file
+/// ([`crate::target::kernel::simt`]): many runs, one outcome line each.
+pub const KERNEL_SIMT_CUDA_HOST: &str = include_str!("../../templates/kernel_simt_cuda_host.inc");
+
+/// The SIMT-Step page's script ([`crate::target::kernel::simt_page`]).
+pub const SIMT_PAGE_JS: &str = include_str!("../../templates/simt_page.js");

@@ -233,3 +233,40 @@ pub fn answer_word(a: &Assertion, holds: bool) -> &'static str {
         (Quantifier::Forall, false) => "fails",
     }
 }
+
+/// The terms a program's assertions name, each once, in text order (what
+/// a device run of its SIMT form records, `backends emit`), and the
+/// reachable outcomes under `model` projected onto them, each as
+/// `name=value` pairs joined by spaces (`m[0]=1 m[1]=2`).
+pub fn observed_outcomes(
+    program: &Program,
+    model: &ScopedModel,
+    max_states: usize,
+) -> Result<(Vec<String>, std::collections::BTreeSet<String>), String> {
+    let o = outcomes(program, model, max_states).map_err(|e| e.to_string())?;
+    let mut index: Vec<(String, usize)> = Vec::new();
+    for atom in program.asserts.iter().flat_map(|a| a.cond.atoms()) {
+        let name = atom.term.to_string();
+        if index.iter().any(|(t, _)| *t == name) {
+            continue;
+        }
+        let probe = observe::resolve(&atom.term, program)?;
+        let k = o
+            .observables
+            .position(probe)
+            .ok_or_else(|| format!("`{name}` is not observed"))?;
+        index.push((name, k));
+    }
+    let set = o
+        .finals
+        .iter()
+        .map(|f| {
+            index
+                .iter()
+                .map(|(t, k)| format!("{t}={}", f.values[*k]))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    Ok((index.into_iter().map(|(t, _)| t).collect(), set))
+}

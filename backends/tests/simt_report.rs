@@ -1,0 +1,346 @@
+//! SIMT-Step results (issue 22): `backends import --simt` tallies a SIMT
+//! form's run lines into `<device>.simt.csv`, and `backends report --simt`
+//! says which of CM, SM, SCF, SSO a device is consistent with, from the
+//! oracle's outcome sets of suites/simt. Synthetic devices: one showing an
+//! outcome only SSO allows is consistent with SSO only, and so on down the
+//! hierarchy.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("simt-report-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn backends(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_backends"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap()
+}
+
+fn device(dir: &Path, name: &str, rows: &[(&str, &str, u64)]) -> PathBuf {
+    let mut s = String::from("test,outcome,count,runs\n");
+    for (test, outcome, count) in rows {
+        let runs: u64 = rows.iter().filter(|r| r.0 == *test).map(|r| r.2).sum();
+        s.push_str(&format!("{test},{outcome},{count},{runs}\n"));
+    }
+    let f = dir.join(format!("{name}.simt.csv"));
+    std::fs::write(&f, s).unwrap();
+    f
+}
+
+/// The models each device is consistent with, from the JSON report.
+fn consistent(dir: &Path) -> Vec<(String, Vec<String>)> {
+    let out = backends(&[
+        "report",
+        "--simt",
+        dir.to_str().unwrap(),
+        "--programs",
+        "suites/simt",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut by: Vec<(String, Vec<String>)> = Vec::new();
+    for row in v.as_array().unwrap() {
+        let d = row["device"].as_str().unwrap().to_string();
+        if by.last().is_none_or(|(n, _)| *n != d) {
+            by.push((d.clone(), Vec::new()));
+        }
+        if row["consistent"].as_bool().unwrap() {
+            by.last_mut()
+                .unwrap()
+                .1
+                .push(row["model"].as_str().unwrap().to_string());
+        }
+    }
+    by
+}
+
+const CONVERGED_BS: &str = "m[0]=2 m[1]=2";
+const RELAXED_BS: &str = "m[0]=1 m[1]=2";
+
+#[test]
+fn each_synthetic_device_is_consistent_with_the_models_allowing_what_it_showed() {
+    let dir = scratch("hierarchy");
+    device(
+        &dir,
+        "a-converged",
+        &[
+            ("branch_sync_ww", CONVERGED_BS, 10),
+            ("collective_mem", "w0.0:ok=1 w0.2:ok=1", 5),
+        ],
+    );
+    device(
+        &dir,
+        "b-sm",
+        &[
+            ("collective_mem", "w0.0:ok=0 w0.2:ok=1", 1),
+            ("collective_mem", "w0.0:ok=1 w0.2:ok=1", 9),
+        ],
+    );
+    device(
+        &dir,
+        "c-scf",
+        &[
+            ("mem_lockstep_ww", RELAXED_BS, 2),
+            ("mem_lockstep_ww", CONVERGED_BS, 8),
+        ],
+    );
+    device(
+        &dir,
+        "d-sso",
+        &[
+            ("branch_sync_ww", RELAXED_BS, 3),
+            ("branch_sync_ww", CONVERGED_BS, 7),
+        ],
+    );
+    device(&dir, "e-none", &[("subgroup_sync_ww", RELAXED_BS, 1)]);
+    let all = |m: &[&str]| m.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        consistent(&dir),
+        vec![
+            ("a-converged".to_string(), all(&["CM", "SM", "SCF", "SSO"])),
+            ("b-sm".to_string(), all(&["SM", "SCF", "SSO"])),
+            ("c-scf".to_string(), all(&["SCF", "SSO"])),
+            ("d-sso".to_string(), all(&["SSO"])),
+            ("e-none".to_string(), all(&[])),
+        ]
+    );
+    let out = backends(&[
+        "report",
+        "--simt",
+        dir.join("d-sso.simt.csv").to_str().unwrap(),
+        "--programs",
+        "suites/simt",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("device d-sso: 1 tests, 10 runs (0 without an outcome): consistent with SSO"),
+        "{text}"
+    );
+    assert!(
+        text.contains("branch_sync_ww: m[0]=1 m[1]=2 (3 of 10 runs)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn import_tallies_run_lines_and_the_report_reads_the_file() {
+    let dir = scratch("import");
+    let lines = dir.join("runs.jsonl");
+    let mut s = String::new();
+    for k in 0..6 {
+        let o = if k < 2 { RELAXED_BS } else { CONVERGED_BS };
+        s.push_str(&format!("{{\"test\":\"branch_sync_ww\",\"run\":{k},\"terminated\":true,\"finished\":2,\"stopped\":0,\"unsupported\":false,\"outcome\":\"{o}\"}}\n"));
+    }
+    s.push_str("{\"test\":\"branch_sync_ww\",\"run\":6,\"terminated\":false,\"finished\":1,\"stopped\":1,\"unsupported\":false,\"outcome\":\"\"}\n");
+    std::fs::write(&lines, s).unwrap();
+    let out = dir.join("results");
+    let r = backends(&[
+        "import",
+        "--simt",
+        "--target",
+        "cuda",
+        "--name",
+        "gpu",
+        "suites/simt",
+        "--lines",
+        lines.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let csv = std::fs::read_to_string(out.join("gpu.simt.csv")).unwrap();
+    assert_eq!(
+        csv,
+        "test,outcome,count,runs\nbranch_sync_ww,-,1,7\nbranch_sync_ww,m[0]=1 m[1]=2,2,7\nbranch_sync_ww,m[0]=2 m[1]=2,4,7\n"
+    );
+    assert_eq!(
+        consistent(&out),
+        vec![("gpu".to_string(), vec!["SSO".to_string()])]
+    );
+    // Again into the same folder: refused, nothing overwritten.
+    let r = backends(&[
+        "import",
+        "--simt",
+        "--target",
+        "cuda",
+        "--name",
+        "gpu",
+        "suites/simt",
+        "--lines",
+        lines.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+}
+
+#[test]
+fn bad_simt_input_is_one_error_naming_where() {
+    let dir = scratch("bad");
+    let cases: [(&str, &str, &str); 5] = [
+        (
+            "unknown",
+            "test,outcome,count,runs\nno_such_test,x=1,1,1\n",
+            "test `no_such_test` is none of the 10 programs",
+        ),
+        (
+            "terms",
+            "test,outcome,count,runs\nbranch_sync_ww,m[0]=1,1,1\n",
+            "is not `m[0]=V m[1]=V`",
+        ),
+        (
+            "count",
+            "test,outcome,count,runs\nbranch_sync_ww,m[0]=1 m[1]=2,x,1\n",
+            "unknown.simt.csv",
+        ),
+        ("header", "test,result\n", ":1: expected the header"),
+        (
+            "sum",
+            "test,outcome,count,runs\nbranch_sync_ww,m[0]=1 m[1]=2,1,3\n",
+            "add up to 1, not its 3 runs",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let f = dir.join(format!("{name}.simt.csv"));
+        std::fs::write(&f, text).unwrap();
+        let out = backends(&[
+            "report",
+            "--simt",
+            f.to_str().unwrap(),
+            "--programs",
+            "suites/simt",
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let want = if name == "count" {
+            format!("{name}.simt.csv:2: count `x` is not a number")
+        } else {
+            want.to_string()
+        };
+        assert!(err.contains(&want), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let lines = dir.join("bad.jsonl");
+    std::fs::write(&lines, "{\"test\":\"branch_sync_ww\",\"terminated\":true,\"outcome\":\"m[0]=1 m[1]=2\"}\nnot json\n").unwrap();
+    let r = backends(&[
+        "import",
+        "--simt",
+        "--target",
+        "cuda",
+        "suites/simt",
+        "--lines",
+        lines.to_str().unwrap(),
+        "-o",
+        dir.join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("bad.jsonl:2: not JSON"));
+    // --programs is needed, and --simt stands alone.
+    let r = backends(&["report", "--simt", dir.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--simt needs --programs"));
+}
+
+#[test]
+fn the_committed_results_cpu_threads_sso_only_swiftshader_all_four() {
+    let all = ["CM", "SM", "SCF", "SSO"].map(String::from).to_vec();
+    assert_eq!(
+        consistent(&root().join("results/simt")),
+        vec![
+            ("cpu-threads".to_string(), vec!["SSO".to_string()]),
+            ("swiftshader".to_string(), all),
+        ]
+    );
+}
+
+/// The whole loop on this machine: emit the SIMT form's CUDA, compile it
+/// with g++ against the warp emulation, run it, import the lines, report.
+/// The emulation's lanes are OS threads with rendezvous collectives: what
+/// they show is always within SSO (Subgroup Sync's relaxed outcome never).
+#[test]
+fn the_cpu_emulation_runs_end_to_end_within_sso() {
+    let Ok(gxx) = backends::toolchain::find(backends::toolchain::Tool::Gxx) else {
+        eprintln!("skipped: g++ is missing");
+        return;
+    };
+    let dir = scratch("cpu");
+    let cu = dir.join("cu");
+    let r = backends(&[
+        "emit",
+        "--target",
+        "cuda",
+        "-o",
+        cu.to_str().unwrap(),
+        "suites/simt",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let shim = root().join("backends/cuda-shim");
+    let mut lines = String::new();
+    for t in ["subgroup_sync_ww", "branch_sync_ww", "collective_mem"] {
+        let bin = cu.join(t);
+        let out = Command::new(&gxx)
+            .args(["-std=c++17", "-O1", "-pthread", "-x", "c++", "-I"])
+            .arg(&shim)
+            .arg("-include")
+            .arg(shim.join("simt_warp.h"))
+            .arg(cu.join(format!("{t}.cu")))
+            .args(["-x", "none", "-o"])
+            .arg(&bin)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{t}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let run = Command::new(&bin).arg("20").output().unwrap();
+        assert!(run.status.success());
+        let text = String::from_utf8(run.stdout).unwrap();
+        assert_eq!(text.lines().count(), 20);
+        if t == "subgroup_sync_ww" {
+            assert!(
+                text.lines()
+                    .all(|l| l.contains("\"outcome\":\"m[0]=2 m[1]=2\"")),
+                "{text}"
+            );
+        }
+        lines.push_str(&text);
+    }
+    std::fs::write(dir.join("runs.jsonl"), lines).unwrap();
+    let out = dir.join("results");
+    let r = backends(&[
+        "import",
+        "--simt",
+        "--target",
+        "cuda",
+        "--name",
+        "cpu",
+        "suites/simt",
+        "--lines",
+        dir.join("runs.jsonl").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let c = consistent(&out);
+    assert_eq!(c[0].0, "cpu");
+    assert!(c[0].1.contains(&"SSO".to_string()), "{c:?}");
+}
