@@ -185,9 +185,10 @@ pub fn emit_simt(p: &NamedProgram, lang: Lang) -> Result<String, String> {
     let mut blocks = Vec::new();
     for (c, code) in prog.codes.iter().enumerate() {
         let flow = code.flow();
-        let st = structure::analyse(&flow, &code.constructs)
+        let place = |pc: usize| code.place(pc);
+        let st = structure::analyse(&flow, &code.constructs, &place)
             .map_err(|(pc, m)| format!("{}: {m}", at(c, pc)))?;
-        structure::require(&flow, &st, "the SIMT form")
+        structure::require(&flow, &st, "the SIMT form", &place)
             .map_err(|(pc, m)| format!("{}: {m}", at(c, pc)))?;
         let mut w = Walk {
             p: prog,
