@@ -707,6 +707,7 @@ fn por_program() -> impl Strategy<Value = Program> {
                 regs: vec!["a".into(), "b".into()],
                 labels: vec![None; len],
                 constructs: Vec::new(),
+                at: Default::default(),
                 instrs,
             })
         })
