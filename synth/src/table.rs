@@ -67,6 +67,8 @@ pub struct Summary {
     pub suite: String,
     pub tests: usize,
     pub table: Table4,
+    /// The rows whose lists were written.
+    pub lists: Vec<Model>,
 }
 
 /// Why [`run`] stopped: bad input (a line of the suite, exit status 2) or
@@ -81,13 +83,14 @@ pub enum Error {
 /// The lists being written: a temporary file each, renamed into place
 /// once every test is in.
 struct Lists {
-    writers: Vec<Writer<BufWriter<File>>>,
+    /// One per row of [`rows`]; `None` for a row whose list is not kept.
+    writers: Vec<Option<Writer<BufWriter<File>>>>,
     tmp: Vec<PathBuf>,
     done: Vec<PathBuf>,
 }
 
 impl Lists {
-    fn create(dir: &Path, suite: &str) -> Result<Lists, Error> {
+    fn create(dir: &Path, suite: &str, keep: &[Model]) -> Result<Lists, Error> {
         let out = |e: std::io::Error, p: &Path| {
             Error::Output(format!("cannot write {}: {e}", p.display()))
         };
@@ -99,6 +102,10 @@ impl Lists {
             done: Vec::new(),
         };
         for row in rows() {
+            if !keep.contains(&row) {
+                lists.writers.push(None);
+                continue;
+            }
             let done = dir.join(list_path(row));
             let tmp = done.with_extension("gz.part");
             let f = File::create(&tmp).map_err(|e| out(e, &tmp))?;
@@ -107,7 +114,7 @@ impl Lists {
                 row.pretty()
             );
             let w = Writer::new(BufWriter::new(f), suite, &note).map_err(|e| out(e, &tmp))?;
-            lists.writers.push(w);
+            lists.writers.push(Some(w));
             lists.tmp.push(tmp);
             lists.done.push(done);
         }
@@ -115,7 +122,8 @@ impl Lists {
     }
 
     fn finish(self) -> Result<(), Error> {
-        for ((w, tmp), done) in self.writers.into_iter().zip(&self.tmp).zip(&self.done) {
+        let kept = self.writers.into_iter().flatten();
+        for ((w, tmp), done) in kept.zip(&self.tmp).zip(&self.done) {
             let out =
                 |e: std::io::Error| Error::Output(format!("cannot write {}: {e}", tmp.display()));
             let mut f = w.finish().map_err(out)?;
@@ -149,9 +157,11 @@ fn flush(
         add(table, &t);
         if let Some(d) = distinguishing_for(&v) {
             let k = all.iter().position(|&r| r == d).expect("a Table 4 row");
-            lists.writers[k].push(name, test).map_err(|e| {
-                Error::Output(format!("cannot write {}: {e}", lists.tmp[k].display()))
-            })?;
+            if let Some(w) = lists.writers[k].as_mut() {
+                w.push(name, test).map_err(|e| {
+                    Error::Output(format!("cannot write the list of {}: {e}", d.name()))
+                })?;
+            }
         }
     }
     batch.clear();
@@ -169,15 +179,17 @@ fn add(sum: &mut Table4, t: &Table4) {
 }
 
 /// Streams the packed suite `reader` (shown as `shown` in errors) into
-/// `dir`: the distinguishing lists, `table4.json` and `table4.txt`.
+/// `dir`: the distinguishing lists of the rows in `keep` (the others are
+/// counted, not written), `table4.json` and `table4.txt`.
 pub fn run<R: BufRead>(
     reader: &mut Reader<R>,
     shown: &str,
     dir: &Path,
+    keep: &[Model],
     max_states: usize,
 ) -> Result<Summary, Error> {
     let suite = reader.name.clone();
-    let mut lists = Lists::create(dir, &suite)?;
+    let mut lists = Lists::create(dir, &suite, keep)?;
     let parts = lists.tmp.clone();
     let mut table = Table4::default();
     let mut tests = 0usize;
@@ -207,6 +219,7 @@ pub fn run<R: BufRead>(
         suite,
         tests,
         table,
+        lists: keep.to_vec(),
     };
     write_summary(dir, &summary)?;
     Ok(summary)
@@ -238,7 +251,8 @@ fn write_summary(dir: &Path, s: &Summary) -> Result<(), Error> {
 }
 
 /// The JSON form: suite, tests, tests in no bucket, and per row its weak
-/// and strong counts and the file of its distinguishing tests.
+/// and strong counts and the file of its distinguishing tests (`null`
+/// where the list was not kept: `synth table --lists`).
 pub fn summary_json(s: &Summary) -> String {
     let all = rows();
     let rows: Vec<serde_json::Value> = (0..4)
@@ -247,7 +261,7 @@ pub fn summary_json(s: &Summary) -> String {
                 serde_json::json!({
                     "distinguishing": s.table.d[f][r],
                     "conformance": s.table.c[f][r],
-                    "file": list_path(all[4 * f + r]),
+                    "file": s.lists.contains(&all[4 * f + r]).then(|| list_path(all[4 * f + r])),
                 })
             };
             let model = ["HSA", "OBE", "LOBE", "fair"][r];

@@ -63,8 +63,9 @@ fn read_list(path: &Path, suite: &str) -> (Vec<(String, Test)>, bool) {
     (out, true)
 }
 
-/// Table 4 `[fairness][row]` of the JSON: (distinguishing, conformance, file).
-fn counts(j: &serde_json::Value) -> Vec<Vec<(u64, u64, String)>> {
+/// Table 4 `[fairness][row]` of the JSON: (distinguishing, conformance,
+/// file; `None` for a list not kept, `synth table --lists`).
+fn counts(j: &serde_json::Value) -> Vec<Vec<(u64, u64, Option<String>)>> {
     ["weak", "strong"]
         .iter()
         .map(|f| {
@@ -74,7 +75,7 @@ fn counts(j: &serde_json::Value) -> Vec<Vec<(u64, u64, String)>> {
                     (
                         c["distinguishing"].as_u64().unwrap(),
                         c["conformance"].as_u64().unwrap(),
-                        c["file"].as_str().unwrap().to_string(),
+                        c["file"].as_str().map(str::to_string),
                     )
                 })
                 .collect()
@@ -102,6 +103,15 @@ fn check_folder(dir: &Path) {
         total += c[3];
         for (r, (count, _, file)) in side.iter().enumerate() {
             let model = models[4 * f + r];
+            let Some(file) = file else {
+                // Not kept: counted above, nothing to read.
+                assert!(
+                    !dir.join(synth::table::list_path(model)).exists(),
+                    "{suite}: {} is there but table4.json says it was not kept",
+                    model.name()
+                );
+                continue;
+            };
             assert_eq!(*file, synth::table::list_path(model));
             let (list, whole) = read_list(&dir.join(file), suite);
             if whole {
@@ -206,6 +216,37 @@ fn synth_table_is_deterministic_and_checks_its_input() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
     assert!(!dir.join("c/table4.json").exists());
+    // --lists keeps some rows' lists; the others are counted, `"file": null`.
+    ok(synth(
+        &dir,
+        &[
+            "table",
+            "s.axb.gz",
+            "--dir",
+            "k",
+            "--lists",
+            "OBE,LOBE_STRONG",
+        ],
+    ));
+    let kept: Vec<_> = std::fs::read_dir(dir.join("k/distinguishing"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(kept, ["LOBE_STRONG.axb.gz", "OBE.axb.gz"]);
+    let j = std::fs::read_to_string(dir.join("k/table4.json")).unwrap();
+    assert_eq!(j.matches("\"file\": null").count(), 6, "{j}");
+    assert_eq!(
+        std::fs::read(dir.join("k/table4.txt")).unwrap(),
+        std::fs::read(dir.join("a/table4.txt")).unwrap()
+    );
+    check_folder(&dir.join("k"));
+    for bad in ["FOO", "OBE,OBE", "HSA_OBE"] {
+        let o = synth(&dir, &["table", "s.axb.gz", "--dir", "m", "--lists", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--lists"), "{}", stderr(&o));
+    }
     std::fs::write(dir.join("f"), "").unwrap();
     let o = synth(&dir, &["table", "s.axb.gz", "--dir", "f"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

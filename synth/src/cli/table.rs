@@ -15,6 +15,14 @@ pub struct TableArgs {
     /// `distinguishing/<MODEL>.axb.gz` into (made if missing).
     #[arg(long, value_name = "DIR")]
     pub dir: PathBuf,
+    /// The rows whose distinguishing tests are written, comma-separated
+    /// list names (HSA, OBE, LOBE, WEAK_FAIR, HSA_STRONG, OBE_STRONG,
+    /// LOBE_STRONG, STRONG_FAIR); default all eight. The other rows are
+    /// counted in Table 4, their lists not written (`"file": null`): the
+    /// eight lists together are the whole suite, too large to keep for the
+    /// 6-instruction configurations.
+    #[arg(long, value_name = "MODELS")]
+    pub lists: Option<String>,
     /// Refuse a test whose state space has more than this many states.
     #[arg(long, default_value_t = oracle::axb::shared_space::MAX_STATES_LIMIT)]
     pub max_states: usize,
@@ -34,12 +42,26 @@ pub fn run(a: TableArgs) -> Result<(), Fail> {
             a.dir.display()
         )));
     }
+    let keep = match &a.lists {
+        None => table::rows().to_vec(),
+        Some(l) => {
+            let ms = crate::find::query::parse_models("--lists", l).map_err(bad_input)?;
+            if let Some(m) = ms.iter().find(|m| !table::rows().contains(m)) {
+                return Err(bad_input(format!(
+                    "--lists: {} is not a row of Table 4: expected some of {}",
+                    m.name(),
+                    table::rows().map(|m| m.name()).join(", ")
+                )));
+            }
+            ms
+        }
+    };
     let file =
         progress_litmus::axb::load::open_input(&a.suite).map_err(|e| bad_input(e.to_string()))?;
     let gz = progress_litmus::axb::packed::decoder(std::io::BufReader::new(file));
     let mut reader = progress_litmus::axb::packed::Reader::new(std::io::BufReader::new(gz))
         .map_err(|e| bad_input(format!("{shown}:{e}")))?;
-    let s = table::run(&mut reader, &shown, &a.dir, a.max_states).map_err(|e| match e {
+    let s = table::run(&mut reader, &shown, &a.dir, &keep, a.max_states).map_err(|e| match e {
         Error::Input(m) => bad_input(m),
         Error::Output(m) => Fail(1, m),
     })?;
