@@ -215,6 +215,17 @@ pub fn run<R: BufRead>(
         }
         return Err(e);
     }
+    // Lists of rows not kept, left by an earlier run into the same folder,
+    // would contradict `"file": null`: removed.
+    for row in rows().into_iter().filter(|r| !keep.contains(r)) {
+        let p = dir.join(list_path(row));
+        match std::fs::remove_file(&p) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::Output(format!("cannot remove {}: {e}", p.display())));
+            }
+            _ => {}
+        }
+    }
     let summary = Summary {
         suite,
         tests,

@@ -242,7 +242,28 @@ fn synth_table_is_deterministic_and_checks_its_input() {
         std::fs::read(dir.join("a/table4.txt")).unwrap()
     );
     check_folder(&dir.join("k"));
-    for bad in ["FOO", "OBE,OBE", "HSA_OBE"] {
+    // A rerun keeping fewer lists removes the others' stale files (the
+    // adversarial pass found HSA.axb.gz of another run left beside
+    // `"file": null`).
+    ok(synth(
+        &dir,
+        &["table", "s.axb.gz", "--dir", "k", "--lists", "OBE"],
+    ));
+    assert!(!dir.join("k/distinguishing/LOBE_STRONG.axb.gz").exists());
+    check_folder(&dir.join("k"));
+    // Two processes on one folder: the second exits 2 at once (it mixed
+    // the two suites' lists before).
+    let held = std::fs::File::open(dir.join("k")).unwrap();
+    held.try_lock().unwrap();
+    let o = synth(&dir, &["table", "s.axb.gz", "--dir", "k"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("locked by another synth table"),
+        "{}",
+        stderr(&o)
+    );
+    drop(held);
+    for bad in ["FOO", "OBE,OBE", "HSA_OBE", "", ","] {
         let o = synth(&dir, &["table", "s.axb.gz", "--dir", "m", "--lists", bad]);
         assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
         assert!(stderr(&o).contains("--lists"), "{}", stderr(&o));

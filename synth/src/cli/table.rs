@@ -46,6 +46,11 @@ pub fn run(a: TableArgs) -> Result<(), Fail> {
         None => table::rows().to_vec(),
         Some(l) => {
             let ms = crate::find::query::parse_models("--lists", l).map_err(bad_input)?;
+            if ms.is_empty() {
+                return Err(bad_input(
+                    "--lists: name at least one row (leave --lists out to write all eight)",
+                ));
+            }
             if let Some(m) = ms.iter().find(|m| !table::rows().contains(m)) {
                 return Err(bad_input(format!(
                     "--lists: {} is not a row of Table 4: expected some of {}",
@@ -56,6 +61,7 @@ pub fn run(a: TableArgs) -> Result<(), Fail> {
             ms
         }
     };
+    let _lock = lock_dir(&a.dir)?;
     let file =
         progress_litmus::axb::load::open_input(&a.suite).map_err(|e| bad_input(e.to_string()))?;
     let gz = progress_litmus::axb::packed::decoder(std::io::BufReader::new(file));
@@ -75,4 +81,24 @@ pub fn run(a: TableArgs) -> Result<(), Fail> {
         ))
     );
     Ok(())
+}
+
+/// Makes `dir` and takes an exclusive lock on it for the run: a second
+/// `synth table` on the same folder exits 2 at once instead of mixing its
+/// lists with the first one's. The lock (`flock` on the folder itself, so
+/// no lock file is left behind) ends with the process.
+fn lock_dir(dir: &std::path::Path) -> Result<std::fs::File, Fail> {
+    let shown = dir.display();
+    std::fs::create_dir_all(dir).map_err(|e| Fail(1, format!("cannot make --dir {shown}: {e}")))?;
+    let f =
+        std::fs::File::open(dir).map_err(|e| Fail(1, format!("cannot open --dir {shown}: {e}")))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => Err(bad_input(format!(
+            "--dir {shown}: locked by another synth table writing there: wait for it to end, or stop it, first"
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(Fail(1, format!("cannot lock --dir {shown}: {e}")))
+        }
+    }
 }
