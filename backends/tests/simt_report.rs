@@ -344,3 +344,153 @@ fn the_cpu_emulation_runs_end_to_end_within_sso() {
     assert_eq!(c[0].0, "cpu");
     assert!(c[0].1.contains(&"SSO".to_string()), "{c:?}");
 }
+
+/// `report --simt` of one file or folder: exit code and stderr.
+fn report_err(path: &Path) -> (Option<i32>, String) {
+    let out = backends(&[
+        "report",
+        "--simt",
+        path.to_str().unwrap(),
+        "--programs",
+        "suites/simt",
+    ]);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// Outcomes are values, not strings: a value outside the program's domain
+/// (`values 4`) or spelled otherwise than the oracle writes it (`02`, `+2`)
+/// is refused at FILE:LINE, not judged "consistent with none"; an unknown
+/// test names its place too; counts summed past a u64 are an error naming
+/// the file.
+#[test]
+fn forged_csv_rows_are_refused_at_their_line() {
+    let dir = scratch("forged-csv");
+    let cases: [(&str, &str, &str); 5] = [
+        (
+            "range",
+            "test,outcome,count,runs\nbranch_sync_ww,m[0]=9 m[1]=2,1,1\n",
+            "range.simt.csv:2: test `branch_sync_ww`: outcome `m[0]=9 m[1]=2` is not",
+        ),
+        (
+            "spelling",
+            "test,outcome,count,runs\nbranch_sync_ww,m[0]=2 m[1]=2,1,2\nbranch_sync_ww,m[0]=02 m[1]=+2,1,2\n",
+            "spelling.simt.csv:3: test `branch_sync_ww`: outcome `m[0]=02 m[1]=+2` is not",
+        ),
+        (
+            "unknown",
+            "test,outcome,count,runs\nbranch_sync_ww,-,1,1\nnosuch,-,1,1\n",
+            "unknown.simt.csv:3: test `nosuch` is none of the 10 programs",
+        ),
+        (
+            "twice",
+            "test,outcome,count,runs\nbranch_sync_ww,m[0]=2 m[1]=2,1,2\nbranch_sync_ww,m[0]=2 m[1]=2,1,2\n",
+            "twice.simt.csv:3: test `branch_sync_ww`, outcome `m[0]=2 m[1]=2` given twice",
+        ),
+        (
+            "overflow",
+            "test,outcome,count,runs\nbranch_sync_ww,-,18446744073709551615,18446744073709551615\nbranch_sync_rw,-,18446744073709551615,18446744073709551615\n",
+            "overflow.simt.csv: the runs of all tests add up to more than a u64",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let f = dir.join(format!("{name}.simt.csv"));
+        std::fs::write(&f, text).unwrap();
+        let (code, err) = report_err(&f);
+        assert_eq!(code, Some(2), "{name}: {err}");
+        assert!(err.contains(want), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+/// A device name comes from a file name: one with a newline or an escape
+/// byte is refused (escaped in the error), never printed as a report line.
+#[test]
+fn unprintable_device_names_are_refused_escaped() {
+    for (k, name) in ["x\ndevice forged: consistent with CM", "x\u{1b}[2J"]
+        .iter()
+        .enumerate()
+    {
+        let dir = scratch(&format!("names-{k}"));
+        std::fs::write(
+            dir.join(format!("{name}.simt.csv")),
+            "test,outcome,count,runs\nbranch_sync_ww,-,1,1\n",
+        )
+        .unwrap();
+        let (code, err) = report_err(&dir);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("must be printable"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!err.contains('\u{1b}'), "{err:?}");
+    }
+}
+
+/// Forged run lines for `import --simt`: each refused at FILE:LINE.
+#[test]
+fn forged_run_lines_are_refused_at_their_line() {
+    let dir = scratch("forged-lines");
+    let line = |run: &str, finished: &str, outcome: &str| {
+        format!("{{\"test\":\"branch_sync_ww\",\"run\":{run},\"terminated\":true,\"finished\":{finished},\"stopped\":0,\"unsupported\":false,\"outcome\":\"{outcome}\"}}\n")
+    };
+    let good = line("0", "2", CONVERGED_BS);
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "range",
+            good.clone() + &line("1", "2", "m[0]=9 m[1]=2"),
+            "range.jsonl:2: test `branch_sync_ww`: outcome `m[0]=9 m[1]=2` is not",
+        ),
+        (
+            "spelling",
+            line("0", "2", "m[0]=02 m[1]=+2"),
+            "spelling.jsonl:1: test `branch_sync_ww`: outcome",
+        ),
+        (
+            "unknown",
+            good.clone() + "{\"test\":\"nosuch\",\"terminated\":true,\"outcome\":\"\"}\n",
+            "unknown.jsonl:2: test `nosuch` is none of the 10 programs",
+        ),
+        (
+            "negative",
+            line("-1", "2", CONVERGED_BS),
+            "negative.jsonl:1: `run` is -1, not 0 to",
+        ),
+        (
+            "huge",
+            line("18446744073709551615", "2", CONVERGED_BS),
+            "huge.jsonl:1: `run` is 18446744073709551615, not 0 to",
+        ),
+        (
+            "finished",
+            line("0", "3", CONVERGED_BS),
+            "finished.jsonl:1: `finished` is 3, not 0 to 2",
+        ),
+        (
+            "again",
+            good.clone() + &line("0", "2", RELAXED_BS),
+            "again.jsonl:2: test `branch_sync_ww`, run 0 again (first at",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let lines = dir.join(format!("{name}.jsonl"));
+        std::fs::write(&lines, text).unwrap();
+        let out = dir.join(format!("out-{name}"));
+        let r = backends(&[
+            "import",
+            "--simt",
+            "--target",
+            "cuda",
+            "suites/simt",
+            "--lines",
+            lines.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(want), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!out.exists(), "{name}");
+    }
+}

@@ -29,12 +29,17 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
             args.suite[0].display()
         )));
     }
-    let tally = tally_lines(&args.lines).map_err(input)?;
+    let tally = tally_lines(&args.lines, &programs).map_err(input)?;
     let device = Device {
         name: name.clone(),
+        source: args
+            .lines
+            .first()
+            .map(|f| crate::excerpt::printable(&f.display().to_string()))
+            .unwrap_or_default(),
         tally,
     };
-    // The same checks a report makes: known tests, well-formed outcomes.
+    // The report's analysis (the rows were checked as they were read).
     analyse(
         std::slice::from_ref(&device),
         &programs,

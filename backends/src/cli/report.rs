@@ -62,8 +62,8 @@ fn simt_report(args: &ReportArgs) -> Result<String, String> {
                 .into(),
         );
     }
-    let devices = simt::load(&args.simt)?;
     let programs = simt::load_programs(&args.programs)?;
+    let devices = simt::load(&args.simt, &programs)?;
     let r = simt::analyse(&devices, &programs, oracle::kernel::DEFAULT_MAX_STATES)?;
     Ok(match args.format {
         Format::Text => r.text(),

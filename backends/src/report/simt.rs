@@ -39,6 +39,9 @@ pub const SUFFIX: &str = ".simt.csv";
 /// The outcome of runs that ended in none.
 pub const NO_OUTCOME: &str = "-";
 
+/// The kernel programs results are judged against, by name.
+pub type Programs = BTreeMap<String, NamedProgram>;
+
 /// What one device showed: per test, per outcome, how many runs; and the
 /// test's runs in all.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -47,17 +50,20 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Adds `count` runs of `test` that ended in `outcome`.
-    pub fn add(&mut self, test: &str, outcome: &str, count: u64) {
+    /// Adds `count` runs of `test` that ended in `outcome`; `None` when
+    /// the test's runs would no longer fit a `u64`.
+    pub fn add(&mut self, test: &str, outcome: &str, count: u64) -> Option<()> {
+        self.runs(test).checked_add(count)?;
         *self
             .seen
             .entry(test.to_string())
             .or_default()
             .entry(outcome.to_string())
             .or_default() += count;
+        Some(())
     }
 
-    /// The runs of `test`.
+    /// The runs of `test` ([`Tally::add`] keeps them within a `u64`).
     pub fn runs(&self, test: &str) -> u64 {
         self.seen.get(test).map_or(0, |m| m.values().sum())
     }
@@ -74,8 +80,9 @@ impl Tally {
         s
     }
 
-    /// Reads a `.simt.csv` file; errors name the file and line.
-    pub fn read(path: &Path) -> Result<Tally, String> {
+    /// Reads a `.simt.csv` file, each row's test one of `programs` and its
+    /// outcome well formed ([`check_row`]); errors name the file and line.
+    pub fn read(path: &Path, programs: &Programs) -> Result<Tally, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
         let mut lines = text.lines().enumerate();
@@ -102,6 +109,7 @@ impl Tally {
                     f.len()
                 ));
             };
+            check_row(&at, test, outcome, programs)?;
             let num = |s: &str, what: &str| {
                 s.parse::<u64>().map_err(|_| {
                     format!(
@@ -124,7 +132,9 @@ impl Tally {
                     "{at}: test `{test}`, outcome `{outcome}` given twice"
                 ));
             }
-            t.add(test, outcome, count);
+            t.add(test, outcome, count).ok_or_else(|| {
+                format!("{at}: test `{test}`: its counts add up to more than its {runs} runs")
+            })?;
         }
         for (test, runs) in stated {
             if t.runs(&test) != runs {
@@ -139,11 +149,17 @@ impl Tally {
     }
 }
 
+/// The most runs one run line may number (`"run"`: 0 to this).
+pub const MAX_RUN: u64 = u32::MAX as u64;
+
 /// Tallies the JSON lines a SIMT form's host prints, one a run:
-/// `{"test":..,"terminated":bool,"unsupported":bool,"outcome":".."}`.
-/// Other lines (a host's notes) must not be JSON objects without `test`.
-pub fn tally_lines(files: &[PathBuf]) -> Result<Tally, String> {
+/// `{"test":..,"run":N,"terminated":bool,"finished":N,"unsupported":bool,"outcome":".."}`.
+/// Each names a test of `programs` and a well-formed outcome
+/// ([`check_row`]); `run` (when given) is 0 to [`MAX_RUN`] and once a
+/// test; `finished` (when given) at most the program's invocations.
+pub fn tally_lines(files: &[PathBuf], programs: &Programs) -> Result<Tally, String> {
     let mut t = Tally::default();
+    let mut numbered: BTreeMap<(String, u64), String> = BTreeMap::new();
     for path in files {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
@@ -152,44 +168,116 @@ pub fn tally_lines(files: &[PathBuf]) -> Result<Tally, String> {
                 continue;
             }
             let at = format!("{}:{}", path.display(), n + 1);
-            let v: Value =
-                serde_json::from_str(line).map_err(|e| format!("{at}: not JSON ({e})"))?;
-            let field = |k: &str| v.get(k).ok_or_else(|| format!("{at}: no `{k}` field"));
-            let test = field("test")?
-                .as_str()
-                .ok_or_else(|| format!("{at}: `test` is not a string"))?;
-            let terminated = field("terminated")?
-                .as_bool()
-                .ok_or_else(|| format!("{at}: `terminated` is not true or false"))?;
-            let unsupported = v
-                .get("unsupported")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            let outcome = field("outcome")?
-                .as_str()
-                .ok_or_else(|| format!("{at}: `outcome` is not a string"))?;
-            if test.contains(',') || outcome.contains(',') {
-                return Err(format!("{at}: a comma in the test or outcome"));
+            let (test, outcome, run) = run_line(&at, line, programs)?;
+            if let Some(run) = run {
+                if let Some(first) = numbered.insert((test.clone(), run), at.clone()) {
+                    return Err(format!(
+                        "{at}: test `{test}`, run {run} again (first at {first})"
+                    ));
+                }
             }
-            let outcome = if terminated && !unsupported && !outcome.is_empty() {
-                outcome
-            } else {
-                NO_OUTCOME
-            };
-            t.add(test, outcome, 1);
+            t.add(&test, &outcome, 1)
+                .ok_or_else(|| format!("{at}: more runs of `{test}` than a u64 counts"))?;
         }
     }
     Ok(t)
 }
 
-/// One device's SIMT results: its name (the file stem) and tally.
+/// One run line at `at`: its test, outcome ([`NO_OUTCOME`] when the run
+/// ended in none) and run number.
+fn run_line(
+    at: &str,
+    line: &str,
+    programs: &Programs,
+) -> Result<(String, String, Option<u64>), String> {
+    let v: Value = serde_json::from_str(line).map_err(|e| format!("{at}: not JSON ({e})"))?;
+    let field = |k: &str| v.get(k).ok_or_else(|| format!("{at}: no `{k}` field"));
+    let test = field("test")?
+        .as_str()
+        .ok_or_else(|| format!("{at}: `test` is not a string"))?;
+    let terminated = field("terminated")?
+        .as_bool()
+        .ok_or_else(|| format!("{at}: `terminated` is not true or false"))?;
+    let unsupported = v
+        .get("unsupported")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let outcome = field("outcome")?
+        .as_str()
+        .ok_or_else(|| format!("{at}: `outcome` is not a string"))?;
+    let outcome = if terminated && !unsupported && !outcome.is_empty() {
+        outcome
+    } else {
+        NO_OUTCOME
+    };
+    check_row(at, test, outcome, programs)?;
+    let p = &programs[test].program;
+    let count = |k: &str, most: u64| -> Result<Option<u64>, String> {
+        let Some(x) = v.get(k) else { return Ok(None) };
+        match x.as_u64() {
+            Some(n) if n <= most => Ok(Some(n)),
+            _ => Err(format!("{at}: `{k}` is {x}, not 0 to {most}")),
+        }
+    };
+    let invocations = p.workgroups as u64 * p.workgroup_size as u64;
+    count("finished", invocations)?;
+    let run = count("run", MAX_RUN)?;
+    Ok((test.to_string(), outcome.to_string(), run))
+}
+
+/// A results row at `at` (a CSV row or run line): `test` is one of
+/// `programs`, and `outcome` is [`NO_OUTCOME`] or names the test's terms in
+/// order, each with a value below the program's `values` written as the
+/// oracle writes it (`m[0]=1 m[1]=2`: no sign, no leading zeros).
+pub fn check_row(at: &str, test: &str, outcome: &str, programs: &Programs) -> Result<(), String> {
+    let p = programs.get(test).ok_or_else(|| {
+        format!(
+            "{at}: test `{}` is none of the {} programs with assertions given",
+            crate::excerpt::printable(test),
+            programs.len()
+        )
+    })?;
+    if outcome == NO_OUTCOME {
+        return Ok(());
+    }
+    let names = terms(p);
+    let values = p.program.values as u64;
+    let kvs: Vec<Option<(&str, &str)>> = outcome.split(' ').map(|kv| kv.split_once('=')).collect();
+    let ok = kvs.len() == names.len()
+        && kvs.iter().zip(&names).all(|(kv, n)| {
+            kv.is_some_and(|(k, v)| {
+                k == n
+                    && v.parse::<u64>()
+                        .is_ok_and(|x| x < values && x.to_string() == v)
+            })
+        });
+    if ok {
+        return Ok(());
+    }
+    Err(format!(
+        "{at}: test `{test}`: outcome `{}` is not `{}` with values 0 to {}, written in decimal",
+        crate::excerpt::printable(outcome),
+        names
+            .iter()
+            .map(|n| format!("{n}=V"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        values - 1
+    ))
+}
+
+/// One device's SIMT results: its name (the file stem), where they came
+/// from (for errors) and tally.
 pub struct Device {
     pub name: String,
+    pub source: String,
     pub tally: Tally,
 }
 
-/// Reads `.simt.csv` files, or the ones directly in folders.
-pub fn load(paths: &[PathBuf]) -> Result<Vec<Device>, String> {
+/// Reads `.simt.csv` files, or the ones directly in folders, against
+/// `programs`. A device name (the file stem) must be printable: it is a
+/// line of the report.
+pub fn load(paths: &[PathBuf], programs: &Programs) -> Result<Vec<Device>, String> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -209,22 +297,28 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Device>, String> {
     }
     let mut out: Vec<Device> = Vec::new();
     for f in files {
+        let shown = crate::excerpt::printable(&f.display().to_string());
         let file = f
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_default();
         let Some(name) = file.strip_suffix(SUFFIX) else {
             return Err(format!(
-                "{}: SIMT results are `<device>{SUFFIX}` files",
-                f.display()
+                "{shown}: SIMT results are `<device>{SUFFIX}` files"
             ));
         };
+        if crate::excerpt::printable(name) != name || name.is_empty() {
+            return Err(format!(
+                "{shown}: the device name (the file name before `{SUFFIX}`) must be printable characters"
+            ));
+        }
         if out.iter().any(|d| d.name == name) {
-            return Err(format!("{}: device {name} given twice", f.display()));
+            return Err(format!("{shown}: device {name} given twice"));
         }
         out.push(Device {
             name: name.to_string(),
-            tally: Tally::read(&f)?,
+            source: shown,
+            tally: Tally::read(&f, programs)?,
         });
     }
     Ok(out)
@@ -284,7 +378,7 @@ pub struct SimtReport {
 }
 
 /// Loads the kernel programs the results name (those with assertions).
-pub fn load_programs(paths: &[PathBuf]) -> Result<BTreeMap<String, NamedProgram>, String> {
+pub fn load_programs(paths: &[PathBuf]) -> Result<Programs, String> {
     let (items, errors) = load_all(paths);
     if let Some(e) = errors.first() {
         return Err(e.to_string());
@@ -298,11 +392,11 @@ pub fn load_programs(paths: &[PathBuf]) -> Result<BTreeMap<String, NamedProgram>
         .collect())
 }
 
-/// Judges every device: an outcome names a test of `programs` and its
-/// terms, and is a violation of each model whose allowed set lacks it.
+/// Judges every device: an outcome (checked when read: [`check_row`])
+/// is a violation of each model whose allowed set lacks it.
 pub fn analyse(
     devices: &[Device],
-    programs: &BTreeMap<String, NamedProgram>,
+    programs: &Programs,
     max_states: usize,
 ) -> Result<SimtReport, String> {
     let mut allowed_sets: BTreeMap<&str, Vec<BTreeSet<String>>> = BTreeMap::new();
@@ -318,8 +412,8 @@ pub fn analyse(
         for (test, seen) in &d.tally.seen {
             let p = programs.get(test).ok_or_else(|| {
                 format!(
-                    "device {}: test `{test}` is none of the {} programs with assertions given",
-                    d.name,
+                    "{}: test `{test}` is none of the {} programs with assertions given",
+                    d.source,
                     programs.len()
                 )
             })?;
@@ -327,15 +421,18 @@ pub fn analyse(
                 allowed_sets.insert(test, allowed(p, max_states)?);
             }
             let sets = &allowed_sets[test.as_str()];
-            let names = terms(p);
             let runs = d.tally.runs(test);
-            v.runs += runs;
+            v.runs = v.runs.checked_add(runs).ok_or_else(|| {
+                format!(
+                    "{}: the runs of all tests add up to more than a u64 counts",
+                    d.source
+                )
+            })?;
             for (outcome, &count) in seen {
                 if outcome == NO_OUTCOME {
                     v.without_outcome += count;
                     continue;
                 }
-                check_outcome(&d.name, test, outcome, &names)?;
                 for (k, set) in sets.iter().enumerate() {
                     if !set.contains(outcome) {
                         v.violations[k].push(Violation {
@@ -351,33 +448,6 @@ pub fn analyse(
         out.push(v);
     }
     Ok(SimtReport { devices: out })
-}
-
-/// An outcome line names the test's terms in order, each with a value.
-fn check_outcome(device: &str, test: &str, outcome: &str, names: &[String]) -> Result<(), String> {
-    let got: Vec<Option<&str>> = outcome
-        .split(' ')
-        .map(|kv| kv.split_once('=').map(|(k, _)| k))
-        .collect();
-    let ok = got.len() == names.len()
-        && got.iter().zip(names).all(|(g, n)| *g == Some(n.as_str()))
-        && outcome.split(' ').all(|kv| {
-            kv.split_once('=')
-                .is_some_and(|(_, v)| v.parse::<u16>().is_ok())
-        });
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "device {device}: test `{test}`: outcome `{}` is not `{}`",
-            crate::excerpt::printable(outcome),
-            names
-                .iter()
-                .map(|n| format!("{n}=V"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ))
-    }
 }
 
 impl SimtReport {
