@@ -109,8 +109,9 @@ pub fn write(
 
 /// The page file name (without `.html`) of a device: the name itself
 /// when it is made of lower-case letters, digits, `.`, `_`, `-` (and does
-/// not start with `.`); else its [`slug`], `~` and 8 hex digits of the
-/// FNV-1a hash of the exact name. Names that differ only in other
+/// not start with `.`); else its [`slug`], `~` and the low 8 hex digits of the
+/// FNV-1a hash of the exact name (the low bits: names that differ in their
+/// last byte always differ there). Names that differ only in other
 /// characters (`dev<1`, `dev 1`, `dev_1`) or in case (for case-insensitive
 /// file systems) get different pages; `~` is in no plain name, so a
 /// hashed name is never a plain one.
@@ -124,7 +125,7 @@ pub fn page_name(name: &str) -> String {
         return name.to_string();
     }
     let hash = progress_litmus::fingerprint::fnv64(name.as_bytes());
-    format!("{}~{}", slug(name), &hash[..8])
+    format!("{}~{}", slug(name), &hash[8..])
 }
 
 /// A file name for a device name: its letters, digits, `.`, `_`, `-`.
