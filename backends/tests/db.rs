@@ -843,3 +843,91 @@ fn a_version_1_database_is_upgraded_in_place() {
         stdout(&o)
     );
 }
+
+/// A journal imported alone (no device file beside it) records the suite
+/// its campaign line names, so `report --db` refuses to judge its runs
+/// against the published tests of the same names; a journal whose suite
+/// cannot be read is refused, naming the folder import.
+#[test]
+fn a_journal_alone_records_its_suite_from_the_campaign_line() {
+    let dir = scratch("alone");
+    let suite = dir.join("3t3i.ron");
+    std::fs::copy(repo("suites/3t3i/3t3i.ron"), &suite).unwrap();
+    let runs: Vec<(&str, u32, bool)> = (0..3).map(|i| ("3t3i_1", i, i != 1)).collect();
+    let lines = dir.join("lines.jsonl");
+    let text = program_lines(&runs).replace("\"workgroups\":2", "\"workgroups\":3");
+    std::fs::write(&lines, text).unwrap();
+    let o = backends(&[
+        "import",
+        "--target",
+        "cpp",
+        s(&suite),
+        "--lines",
+        s(&lines),
+        "--out",
+        s(&dir.join("o")),
+        "--name",
+        "acme",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let alone = dir.join("alone").join("acme.journal.jsonl");
+    std::fs::create_dir_all(alone.parent().unwrap()).unwrap();
+    std::fs::copy(dir.join("o/acme.journal.jsonl"), &alone).unwrap();
+    let db = dir.join("a.sqlite");
+    let o = backends(&["db", "import", "--db", s(&db), s(&alone)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    // The same suite as the device file records (the folder import).
+    let device: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("o/acme.device.json")).unwrap())
+            .unwrap();
+    let list = json(&backends(&[
+        "db",
+        "list",
+        "--db",
+        s(&db),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(list[0]["suite"], device["suite"]["fnv64"], "{list}");
+    let o = backends(&["report", "--db", s(&db)]);
+    assert_clean_failure(&o, 2, &["fingerprint", "--tests"]);
+    let o = backends(&["report", "--db", s(&db), "--tests", s(&suite)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    // Its suite gone: refused, naming the journal and the folder import.
+    std::fs::remove_file(&suite).unwrap();
+    let o = backends(&["db", "import", "--db", s(&dir.join("b.sqlite")), s(&alone)]);
+    assert_clean_failure(
+        &o,
+        2,
+        &["acme.journal.jsonl:1:", "acme.device.json", "folder"],
+    );
+    // The folder (journal, device file, CSVs) still imports.
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&dir.join("c.sqlite")),
+        s(&dir.join("o")),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+}
+
+/// A journal with its campaign line and no run is refused as having no
+/// runs, not reported as "already in".
+#[test]
+fn a_journal_without_runs_is_refused() {
+    let dir = scratch("noruns");
+    for (name, text) in [
+        ("line.journal.jsonl", "{\"campaign\":{\"name\":\"x\",\"target\":\"cpp\"}}\n"),
+        (
+            "session.journal.jsonl",
+            "{\"campaign\":{\"name\":\"y\",\"target\":\"cpp\"}}\n{\"session\":{\"started_unix_ms\":1}}\n",
+        ),
+    ] {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        let o = backends(&["db", "import", "--db", s(&dir.join("n.sqlite")), s(&f)]);
+        assert_clean_failure(&o, 2, &[name, "no runs"]);
+        assert!(!common::stderr(&o).contains("already in"), "{}", common::stderr(&o));
+    }
+}

@@ -7,6 +7,7 @@
 mod common;
 
 use common::{backends, s, scratch};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -181,4 +182,65 @@ fn the_site_opens_in_headless_chromium_from_file_urls() {
             "{name}"
         );
     }
+}
+
+/// Devices whose names differ only in characters a file name cannot hold
+/// (`dev<1`, `dev>1`, `dev 1`, `dev_1`) get a page each, linked from their
+/// own row; the page names are the same on every build.
+#[test]
+fn devices_named_alike_get_a_page_each() {
+    let dir = scratch("alike");
+    let cuda = dir.join("lab/2_thread_2_instruction/CUDA");
+    std::fs::create_dir_all(&cuda).unwrap();
+    let data = repo("data/empirical/2_thread_2_instruction/CUDA");
+    for name in ["dev<1", "dev>1", "dev 1"] {
+        std::fs::copy(
+            data.join("laptop_940m-inter-workgroup.csv"),
+            cuda.join(format!("{name}.csv")),
+        )
+        .unwrap();
+    }
+    std::fs::copy(
+        data.join("toucan_quadro_rtx4000_subgroup.csv"),
+        cuda.join("dev_1.csv"),
+    )
+    .unwrap();
+    let db = dir.join("lab.sqlite");
+    let o = backends(&["db", "import", "--db", s(&db), s(&dir.join("lab"))]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let mut names = Vec::new();
+    for out in [dir.join("site"), dir.join("again")] {
+        let o = backends(&["site", "--db", s(&db), "--out", s(&out)]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+        assert!(
+            common::stdout(&o).contains("5 pages written"),
+            "{}",
+            common::stdout(&o)
+        );
+        let mut pages: Vec<String> = std::fs::read_dir(out.join("devices"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        pages.sort();
+        assert_eq!(pages.len(), 4, "{pages:?}");
+        assert!(pages.contains(&"dev_1.html".to_string()), "{pages:?}");
+        let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+        let links: BTreeSet<&str> = index
+            .split("<a href=\"devices/")
+            .skip(1)
+            .map(|l| &l[..l.find('"').unwrap()])
+            .collect();
+        assert_eq!(links.len(), 4, "{index}");
+        // Each page is its device's.
+        for shown in ["dev&lt;1", "dev&gt;1", "dev 1", "dev_1"] {
+            let link = links
+                .iter()
+                .find(|l| index.contains(&format!("devices/{l}\">{shown}</a>")))
+                .unwrap_or_else(|| panic!("{shown}: {index}"));
+            let page = std::fs::read_to_string(out.join("devices").join(link)).unwrap();
+            assert!(page.contains(&format!("<h1>{shown}</h1>")), "{link}");
+        }
+        names.push(pages);
+    }
+    assert_eq!(names[0], names[1]);
 }

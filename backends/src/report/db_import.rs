@@ -182,7 +182,13 @@ fn finish(
 ) -> Result<Imported, String> {
     if added == 0 {
         drop(tx);
-        return Ok(Imported::Already(seen.unwrap_or_default()));
+        return match seen {
+            Some(from) => Ok(Imported::Already(from)),
+            None => Err(format!(
+                "{}: no runs or results in it: nothing to import",
+                file.display()
+            )),
+        };
     }
     tx.execute(
         "UPDATE imports SET observations = ?1 WHERE id = ?2",

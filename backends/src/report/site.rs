@@ -1,6 +1,6 @@
 //! The results site (issue 23 item 4): `backends site --db FILE --out DIR`
 //! writes static HTML from the results database: `index.html` with the
-//! device x model matrix, and `devices/<device>.html` per device with its
+//! device x model matrix, and `devices/<page>.html` per device ([`page_name`]) with its
 //! chart of non-terminating tests (after the paper's Fig. 12) and the tests
 //! that violate each model. Plain files with relative links and inline SVG,
 //! no script: it works from `file://` and from any static host.
@@ -86,14 +86,46 @@ pub fn write(
         progress_litmus::axb::load::write_atomically(&path, text.as_bytes())
             .map_err(|e| format!("{}: cannot write: {e}", path.display()))
     };
+    let mut taken: BTreeMap<String, &str> = BTreeMap::new();
+    for d in &report.devices {
+        if let Some(other) = taken.insert(page_name(&d.device), &d.device) {
+            return Err(format!(
+                "devices {} and {} have the same page name {}: rename one",
+                crate::excerpt::printable(other),
+                crate::excerpt::printable(&d.device),
+                page_name(&d.device)
+            ));
+        }
+    }
     put(out.join("index.html"), index(report, info))?;
     for d in &report.devices {
         put(
-            dir.join(format!("{}.html", slug(&d.device))),
+            dir.join(format!("{}.html", page_name(&d.device))),
             device_page(report, d, info.get(&d.device), explorer),
         )?;
     }
     Ok(1 + report.devices.len())
+}
+
+/// The page file name (without `.html`) of a device: the name itself
+/// when it is made of lower-case letters, digits, `.`, `_`, `-` (and does
+/// not start with `.`); else its [`slug`], `~` and the low 8 hex digits of the
+/// FNV-1a hash of the exact name (the low bits: names that differ in their
+/// last byte always differ there). Names that differ only in other
+/// characters (`dev<1`, `dev 1`, `dev_1`) or in case (for case-insensitive
+/// file systems) get different pages; `~` is in no plain name, so a
+/// hashed name is never a plain one.
+pub fn page_name(name: &str) -> String {
+    let plain = !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c));
+    if plain {
+        return name.to_string();
+    }
+    let hash = progress_litmus::fingerprint::fnv64(name.as_bytes());
+    format!("{}~{}", slug(name), &hash[8..])
 }
 
 /// A file name for a device name: its letters, digits, `.`, `_`, `-`.
@@ -165,7 +197,7 @@ fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
         let _ = write!(
             b,
             "<tr><td><a href=\"devices/{}.html\">{}</a></td><td>{}</td>",
-            slug(&d.device),
+            page_name(&d.device),
             markup(&d.device),
             describe(info.get(&d.device))
         );
