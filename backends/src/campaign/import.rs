@@ -556,7 +556,7 @@ fn write_import(
 
 /// `backends import`.
 pub fn main(args: &ImportArgs) -> ExitCode {
-    finish(
+    summarise(
         if args.simt {
             Err(input(
                 "--simt: run through `backends import`, which reads SIMT lines",
@@ -564,6 +564,15 @@ pub fn main(args: &ImportArgs) -> ExitCode {
         } else {
             import(args)
         },
+        args,
+    )
+}
+
+/// The summary line of an import, plain or SIMT (stderr, or one JSON
+/// object on stdout with `--format json`), and its exit status.
+pub(crate) fn summarise(result: Result<Summary, Failure>, args: &ImportArgs) -> ExitCode {
+    finish(
+        result,
         args.format,
         |s| {
             format!(

@@ -5,9 +5,8 @@
 
 use crate::campaign::import::{ImportArgs, Summary};
 use crate::campaign::output::check_name;
-use crate::campaign::{finish, input, Failure};
+use crate::campaign::{input, Failure};
 use crate::report::simt::{analyse, load_programs, tally_lines, Device, NO_OUTCOME, SUFFIX};
-use serde_json::json;
 use std::process::ExitCode;
 
 /// Tallies `--lines` into the device's `.simt.csv`.
@@ -83,27 +82,5 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
 /// `backends import --simt`: the import and its summary line (stderr, or
 /// one JSON object on stdout with `--format json`).
 pub fn main(args: &ImportArgs) -> ExitCode {
-    finish(
-        import(args),
-        args.format,
-        |s| {
-            format!(
-                "{}: imported {} runs, {} did not terminate; wrote {} files under {}",
-                s.name,
-                s.runs,
-                s.non_terminating,
-                s.files.len(),
-                args.out.display()
-            )
-        },
-        |s| {
-            json!({
-                "name": s.name,
-                "runs": s.runs,
-                "non_terminating": s.non_terminating,
-                "out": args.out.display().to_string(),
-                "files": s.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
-            })
-        },
-    )
+    crate::campaign::import::summarise(import(args), args)
 }
