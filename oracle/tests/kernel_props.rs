@@ -20,8 +20,16 @@ use proptest::prelude::*;
 const NREGS: u8 = 2;
 
 /// Cases per property: ten times more in release builds (`cargo test
-/// --release`), where they are cheap.
+/// --release`), where they are cheap, and `KERNEL_PROPS_SCALE` times more
+/// again when that is set (a long run after changing a reduction:
+/// `KERNEL_PROPS_SCALE=50 cargo test --release -p oracle --test
+/// kernel_props`).
 fn cases(n: u32) -> u32 {
+    let scale: u32 = std::env::var("KERNEL_PROPS_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let n = n.saturating_mul(scale.max(1));
     if cfg!(debug_assertions) {
         n
     } else {
@@ -833,5 +841,47 @@ fn the_partial_order_reduction_keeps_the_look_back_verdicts_with_fewer_states() 
         "{} states with, {} without",
         sa.states,
         sw.states
+    );
+}
+
+/// A stubborn set of several actors (docs/KERNEL.md §8.7): a writer that
+/// has started (guaranteed under OBE) and a reader that has not, whose
+/// load conflicts with the store. Neither step may go first alone, so
+/// both are explored; the reader reading first and spinning for ever is
+/// an admissible failing schedule under every model but fair ones, even
+/// though the writer's own move leads to termination (the state is in
+/// the attractor through the writer, its reader-first successor is not:
+/// the strong rule must still find that successor). Every reduction keeps
+/// all eleven verdicts, and the reduced product is smaller.
+#[test]
+fn a_stubborn_set_of_a_writer_and_its_reader_keeps_the_reader_first_schedule() {
+    let src = "values 2;\nworkgroups 2;\nglobal flag;\n\
+               workgroup 0 {\n  r = r + 0;\n  flag = 1;\n}\n\
+               workgroup 1 {\n  r = flag;\n  if (r == 1) goto done;\nspin:\n  goto spin;\ndone:\n  r = 0;\n}\n";
+    let p = litmus::parse(src).unwrap();
+    let opts = |reductions| Options {
+        max_states: 10_000,
+        reductions,
+    };
+    let por = Reductions {
+        partial_order: true,
+        ..Reductions::NONE
+    };
+    let (v, d, sn) = flat_verdicts_all(&p, opts(Reductions::NONE)).unwrap();
+    for red in [por, Reductions::ALL] {
+        let (vr, dr, sr) = flat_verdicts_all(&p, opts(red)).unwrap();
+        assert_eq!((vr, dr), (v, d), "{red:?}");
+        assert!(
+            sr.states < sn.states,
+            "{} states with, {} without",
+            sr.states,
+            sn.states
+        );
+    }
+    // The reader may spin for ever under every model (it is the only
+    // invocation left once the writer is done, and it steps).
+    assert!(
+        v.0.iter().all(|&x| x == progress_litmus::Verdict::F),
+        "{v:?}"
     );
 }

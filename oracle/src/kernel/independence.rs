@@ -15,7 +15,7 @@
 
 use progress_litmus::kernel::cfg;
 use progress_litmus::kernel::machine::Machine;
-use progress_litmus::kernel::program::{AtomicOp, Instr, Operand};
+use progress_litmus::kernel::program::{AtomicOp, Instr, Operand, MAX_INVOCATIONS};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 
@@ -155,33 +155,80 @@ impl Accesses {
         f
     }
 
-    /// Whether invocation `i`'s memory instruction `ins` is independent of
-    /// every step any other invocation can still take from `s`: no other
-    /// invocation can write its cell any more (a load), or access it at
-    /// all (a write). Not a memory instruction, or an index out of
-    /// bounds (a fault): false.
-    pub fn independent(&self, m: &Machine, s: &[u64], i: usize, ins: &Instr) -> bool {
-        let Instr::Atomic { op, addr, .. } = *ins else {
-            return false;
-        };
-        let nregs = m.program.codes[m.code_index(i)].regs.len();
-        let mut env: Env = [None; 8];
-        for (r, slot) in env.iter_mut().enumerate().take(nregs) {
-            *slot = Some(m.reg(s, i, r));
+    /// The future cells (written, accessed) of every invocation at `s`,
+    /// in invocation order (the rest of the array empty).
+    pub fn futures(&self, m: &Machine, s: &[u64]) -> Futures {
+        let mut f = [(0, 0); MAX_INVOCATIONS];
+        for (j, slot) in f.iter_mut().enumerate().take(m.num_invocations()) {
+            *slot = self.of(m, s, j);
         }
-        let cell = cells(m, i, addr.loc as usize, operand(m, i, &env, addr.index));
-        if cell == 0 {
-            return false;
-        }
-        let load = matches!(op, AtomicOp::Load);
-        (0..m.num_invocations()).all(|j| {
-            if j == i {
-                return true;
-            }
-            let (w, a) = self.of(m, s, j);
-            (if load { w } else { a }) & cell == 0
+        f
+    }
+}
+
+/// The future cells (written, accessed) of every invocation at one state.
+pub type Futures = [(u64, u64); MAX_INVOCATIONS];
+
+/// [`Accesses::futures`] of one state, computed when first needed (most
+/// states have no memory step to judge); only with the tables of the
+/// partial-order reduction (`None`: it is off, and nothing asks).
+pub struct Lazy<'a> {
+    acc: Option<&'a Accesses>,
+    m: &'a Machine,
+    s: &'a [u64],
+    f: Option<Futures>,
+}
+
+impl<'a> Lazy<'a> {
+    pub fn new(acc: Option<&'a Accesses>, m: &'a Machine, s: &'a [u64]) -> Lazy<'a> {
+        Lazy { acc, m, s, f: None }
+    }
+
+    pub fn get(&mut self) -> &Futures {
+        let (acc, m, s) = (self.acc, self.m, self.s);
+        self.f.get_or_insert_with(|| {
+            acc.expect("future cells asked for with the reduction on")
+                .futures(m, s)
         })
     }
+}
+
+/// The cell invocation `i`'s memory instruction `ins` touches at `s`, and
+/// whether it only reads it; `None` for an instruction that is not a
+/// memory access or an index out of bounds (a fault, not an access).
+fn access(m: &Machine, s: &[u64], i: usize, ins: &Instr) -> Option<(u64, bool)> {
+    let Instr::Atomic { op, addr, .. } = *ins else {
+        return None;
+    };
+    let nregs = m.program.codes[m.code_index(i)].regs.len();
+    let mut env: Env = [None; 8];
+    for (r, slot) in env.iter_mut().enumerate().take(nregs) {
+        *slot = Some(m.reg(s, i, r));
+    }
+    let cell = cells(m, i, addr.loc as usize, operand(m, i, &env, addr.index));
+    (cell != 0).then_some((cell, matches!(op, AtomicOp::Load)))
+}
+
+/// The invocations other than `i` whose future (`futures`, from
+/// [`Accesses::futures`]) conflicts with `i`'s memory instruction `ins`
+/// at `s`: those that may still write its cell (a load) or access it (a
+/// write), as a bit set. `None` where `ins` is no memory access or its
+/// index is out of bounds.
+pub fn conflicts(
+    m: &Machine,
+    s: &[u64],
+    i: usize,
+    ins: &Instr,
+    futures: &[(u64, u64)],
+) -> Option<u32> {
+    let (cell, load) = access(m, s, i, ins)?;
+    Some(
+        futures
+            .iter()
+            .enumerate()
+            .filter(|&(j, &(w, a))| j != i && (if load { w } else { a }) & cell != 0)
+            .fold(0, |acc, (j, _)| acc | 1 << j),
+    )
 }
 
 #[cfg(test)]

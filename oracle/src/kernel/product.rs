@@ -9,7 +9,7 @@
 //! symmetry between interchangeable workgroups and lanes
 //! ([`crate::kernel::symmetry`]) and the priority of local steps.
 
-use super::independence::Accesses;
+use super::independence::{self, Accesses, Futures, Lazy};
 use super::liveness::Liveness;
 use super::scopes::{self, Scopes, DEVICE};
 use super::symmetry::Symmetry;
@@ -78,7 +78,7 @@ pub struct Reductions {
     /// Identify states that differ by a permutation of interchangeable
     /// workgroups or lanes.
     pub symmetry: bool,
-    /// Let a local, forward, F-neutral step go first and alone.
+    /// Let a local, F-neutral step not from a loop head go first and alone.
     pub local_first: bool,
     /// Clear registers no later step reads ([`super::liveness`]).
     pub dead_registers: bool,
@@ -121,6 +121,10 @@ pub struct Kernel {
     take_all: bool,
     pub symmetry: Option<Symmetry>,
     live: Option<Liveness>,
+    /// Per code block, the pcs whose steps never go first (bit pc): the
+    /// targets of its backward jumps, which every cycle of its control
+    /// flow passes through (the cycle proviso, §8.2 and §8.7).
+    cut: Vec<u64>,
 }
 
 impl Kernel {
@@ -192,6 +196,7 @@ impl Kernel {
             take_all,
             symmetry,
             live,
+            cut: p.codes.iter().map(loop_heads).collect(),
         })
     }
 
@@ -319,44 +324,47 @@ impl Kernel {
         actors
     }
 
+    /// Actor `a`'s next instruction and its pc, if it can step, the step
+    /// is not from a loop head (so no cycle consists of such steps alone: §8.2's and
+    /// §8.7's cycle proviso) and it leaves every F set as it is.
+    fn may_go_first<S: Packed>(&self, s: &S, a: usize) -> Option<(usize, Instr)> {
+        let m = &self.machine;
+        let (pc, ins) = m.next_instr(s.as_ref(), a)?;
+        let i = m.actor_invocations(a).start;
+        if self.cut[m.code_index(i)] >> pc & 1 != 0 {
+            return None;
+        }
+        let mut t = *s;
+        self.scopes.on_step(m, t.as_mut(), i);
+        (t == *s).then_some((pc, ins))
+    }
+
     /// Whether actor `a`'s next step may go first and alone (§8.2, §8.7):
     /// it is local (registers and pc only), or with the partial-order
     /// reduction a memory step no other invocation can disturb or observe
     /// any more, or an arrival at a barrier or collective that does not
-    /// complete it; and it is forward (so no cycle consists of such steps
-    /// alone) and leaves every F set as it is.
-    fn reducible<S: Packed>(&self, s: &S, a: usize) -> bool {
+    /// complete it; and it is not from a loop head and leaves every F set as it is
+    /// ([`Kernel::may_go_first`]).
+    fn reducible<S: Packed>(&self, s: &S, a: usize, fut: &mut Lazy) -> bool {
         let m = &self.machine;
         let Some((pc, ins)) = m.next_instr(s.as_ref(), a) else {
             return false;
         };
-        let forward = match ins.target() {
-            Some(Target::End) | None => true,
-            Some(Target::At(t)) => t as usize > pc,
-        };
-        if !forward {
-            return false;
-        }
         let first = m.actor_invocations(a).start;
         let kind = if ins.is_local() {
             // A lockstep branch may diverge: two successors, not a local step.
             self.local_first && !(m.lockstep() && matches!(ins, Instr::Branch { .. }))
-        } else if let Some(por) = &self.por {
+        } else if self.por.is_some() {
             match ins {
                 Instr::Barrier | Instr::Collective { .. } => {
                     self.arrival_waits(s.as_ref(), first, pc, &ins)
                 }
-                _ => por.independent(m, s.as_ref(), first, &ins),
+                _ => independence::conflicts(m, s.as_ref(), first, &ins, fut.get()) == Some(0),
             }
         } else {
             false
         };
-        if !kind {
-            return false;
-        }
-        let mut t = *s;
-        self.scopes.on_step(m, t.as_mut(), first);
-        t == *s
+        kind && self.may_go_first(s, a).is_some()
     }
 
     /// Whether invocation `i`'s arrival at the barrier or collective at
@@ -364,16 +372,131 @@ impl Kernel {
     /// (barrier) or subgroup (collective) is not waiting at `pc`.
     fn arrival_waits(&self, s: &[u64], i: usize, pc: usize, ins: &Instr) -> bool {
         let m = &self.machine;
+        self.members(i, ins)
+            .any(|j| j != i && !(m.waiting(s, j) && m.pc(s, j) == pc))
+    }
+
+    /// The invocations that meet invocation `i` at the barrier (its
+    /// workgroup) or collective (its subgroup) `ins`.
+    fn members(&self, i: usize, ins: &Instr) -> std::ops::Range<usize> {
+        let m = &self.machine;
         let (w, _, _, lane) = m.coords(i);
-        let members = if matches!(ins, Instr::Barrier) {
+        if matches!(ins, Instr::Barrier) {
             let n = m.program.workgroup_size as usize;
             w * n..(w + 1) * n
         } else {
             i - lane..i - lane + m.program.subgroup_size as usize
+        }
+    }
+
+    /// What invocation `i` asks of a stubborn set holding it (§8.7), as
+    /// (the invocations it must then hold too, whether it may be in one,
+    /// whether its step may be the set's key step): an actor about to
+    /// step (not from a loop head, not changing F) needs every invocation whose future
+    /// conflicts with its memory step, or every member of the barrier or
+    /// collective it arrives at (its step is a key unless it completes
+    /// it); a waiting one needs every member of what it waits at, so that
+    /// nobody outside the set can release it; a terminated one nothing.
+    /// Any other (a pending Terminate, a workgroup not resident, a step
+    /// going back or changing F, a fault) may not be in one.
+    fn demand<S: Packed>(
+        &self,
+        s: &S,
+        i: usize,
+        runnable: u32,
+        futures: &Futures,
+    ) -> (u32, bool, bool) {
+        let m = &self.machine;
+        let st = s.as_ref();
+        let others = |r: std::ops::Range<usize>| r.fold(0u32, |acc, j| acc | 1 << j) & !(1 << i);
+        if runnable & (1 << i) == 0 {
+            if m.terminated(st, i) {
+                return (0, true, false);
+            }
+            if !m.waiting(st, i) {
+                return (0, false, false);
+            }
+            let ins = m.program.codes[m.code_index(i)].instrs[m.pc(st, i)];
+            return (others(self.members(i, &ins)), true, false);
+        }
+        let Some((pc, ins)) = self.may_go_first(s, i) else {
+            return (0, false, false);
         };
-        members
-            .into_iter()
-            .any(|j| j != i && !(m.waiting(s, j) && m.pc(s, j) == pc))
+        match ins {
+            Instr::Barrier | Instr::Collective { .. } => (
+                others(self.members(i, &ins)),
+                true,
+                self.arrival_waits(st, i, pc, &ins),
+            ),
+            Instr::Atomic { .. } => match independence::conflicts(m, st, i, &ins, futures) {
+                Some(c) => (c, true, true),
+                None => (0, false, false),
+            },
+            _ => (0, true, true),
+        }
+    }
+
+    /// A stubborn set of several actors (§8.7), for a state where no
+    /// actor's step may go first alone: the actors whose steps alone are
+    /// explored, or none. For each runnable seed, the least set holding it
+    /// and closed under [`Kernel::demand`]; a closure is usable if every
+    /// member may be in one and some member's step is a key. Of the usable
+    /// closures, those with the fewest runnable actors (then, unless lanes
+    /// are interchangeable, the lowest id inside the workgroup) are taken,
+    /// all of them: a choice that commutes with every permutation symmetry
+    /// uses.
+    fn stubborn<S: Packed>(&self, s: &S, runnable: u32, fut: &mut Lazy) -> u32 {
+        if self.por.is_none() || runnable.count_ones() < 2 {
+            return 0;
+        }
+        let m = &self.machine;
+        let futures = fut.get();
+        let (mut need, mut ok, mut key) = ([0u32; 32], 0u32, 0u32);
+        for (i, need) in need.iter_mut().enumerate().take(m.num_invocations()) {
+            let (n, o, k) = self.demand(s, i, runnable, futures);
+            *need = n;
+            ok |= (o as u32) << i;
+            key |= (k as u32) << i;
+        }
+        let (mut best, mut chosen) = ((u32::MAX, usize::MAX), 0u32);
+        let mut seeds = runnable;
+        while seeds != 0 {
+            let seed = seeds.trailing_zeros() as usize;
+            seeds &= seeds - 1;
+            let mut t = 1u32 << seed;
+            loop {
+                let mut more = t;
+                let mut rest = t;
+                while rest != 0 {
+                    let i = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    more |= need[i];
+                }
+                if more == t {
+                    break;
+                }
+                t = more;
+            }
+            if t & !ok != 0 || t & key == 0 {
+                continue;
+            }
+            let lane = if self.take_all {
+                0
+            } else {
+                (0..m.num_invocations())
+                    .filter(|&i| t & (1 << i) != 0)
+                    .map(|i| m.coords(i).1)
+                    .min()
+                    .unwrap_or(0)
+            };
+            let rank = ((t & runnable).count_ones(), lane);
+            if rank < best {
+                (best, chosen) = (rank, t & runnable);
+            } else if rank == best {
+                chosen |= t & runnable;
+            }
+        }
+        chosen
     }
 
     /// The actors whose steps alone are explored from `s`, if any: those
@@ -386,27 +509,36 @@ impl Kernel {
             return 0;
         }
         let m = &self.machine;
-        if self.take_all {
-            return (0..m.num_actors())
-                .filter(|&a| actors & (1 << a) != 0 && self.reducible(s, a))
-                .fold(0, |acc, a| acc | 1 << a);
+        let mut fut = Lazy::new(self.por.as_ref(), m, s.as_ref());
+        let alone = if self.take_all {
+            (0..m.num_actors())
+                .filter(|&a| actors & (1 << a) != 0 && self.reducible(s, a, &mut fut))
+                .fold(0, |acc, a| acc | 1 << a)
+        } else {
+            self.lowest_reducible(s, actors, &mut fut)
+        };
+        if alone != 0 {
+            return alone;
         }
-        // Interleaved lanes (the partial-order reduction's case): actor
-        // `w * n + k` is invocation k of workgroup w; the lowest k with a
-        // reducible step wins.
+        self.stubborn(s, actors, &mut fut)
+    }
+
+    /// Interleaved lanes (the partial-order reduction's case): actor
+    /// `w * n + k` is invocation k of workgroup w; the actors of the
+    /// lowest k with a reducible step.
+    fn lowest_reducible<S: Packed>(&self, s: &S, actors: u32, fut: &mut Lazy) -> u32 {
+        let m = &self.machine;
         let n = m.program.workgroup_size as usize;
-        let mut chosen = 0u32;
         for k in 0..n {
-            for a in (k..m.num_actors()).step_by(n) {
-                if actors & (1 << a) != 0 && self.reducible(s, a) {
-                    chosen |= 1 << a;
-                }
-            }
+            let chosen = (k..m.num_actors())
+                .step_by(n)
+                .filter(|&a| actors & (1 << a) != 0 && self.reducible(s, a, fut))
+                .fold(0u32, |acc, a| acc | 1 << a);
             if chosen != 0 {
-                break;
+                return chosen;
             }
         }
-        chosen
+        0
     }
 
     /// Every transition out of `s`.
@@ -418,10 +550,10 @@ impl Kernel {
     /// reducing by symmetry) or left as they are.
     ///
     /// With the local-first reduction, when some actors' next steps are
-    /// local, forward and F-neutral, only those steps are taken (all of
+    /// local, not from a loop head and F-neutral, only those steps are taken (all of
     /// them, so that the choice does not depend on ids and commutes with
     /// symmetry): they commute with every other move and nobody can observe
-    /// them, and as they only go forward no cycle consists of them alone.
+    /// them, and as every cycle of the program passes a loop head no cycle consists of them alone.
     /// The partial-order reduction adds memory steps nobody else can still
     /// disturb or observe and arrivals that leave their actor waiting, and
     /// takes only the actors of the lowest index inside their workgroup
@@ -485,6 +617,21 @@ impl Kernel {
         self.canon(&mut s);
         s
     }
+}
+
+/// The pcs of a code block that are the target of a jump back (to
+/// itself or an earlier pc), as bits: every cycle of its control flow
+/// graph passes through one, since only such jumps go back.
+fn loop_heads(code: &progress_litmus::kernel::program::Code) -> u64 {
+    let mut heads = 0u64;
+    for (pc, ins) in code.instrs.iter().enumerate() {
+        if let Some(Target::At(t)) = ins.target() {
+            if t as usize <= pc {
+                heads |= 1 << t;
+            }
+        }
+    }
+    heads
 }
 
 /// A built product: the graph and the guaranteed entities of every state.
