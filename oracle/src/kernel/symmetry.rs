@@ -5,11 +5,13 @@
 //! fair) and no occupancy bound admits them in id order; so are the lanes
 //! of a subgroup that do not read `local_id` or `lane_id` nor broadcast the
 //! first lane's value, when the subgroup scheduler ignores ids and lanes
-//! interleave. Permuting such workgroups or lanes (with their registers,
+//! interleave; so are the subgroups of a workgroup that does not read
+//! `local_id` or `subgroup_id`, when the workgroup scheduler ignores ids.
+//! Permuting such workgroups, subgroups or lanes (with their registers,
 //! shared memory and fair-set bits) maps the product onto itself, so the
 //! product is explored up to permutation: every state is replaced by a
-//! canonical one (lanes sorted inside each subgroup, then workgroups sorted
-//! inside each class).
+//! canonical one (lanes sorted inside each subgroup, then subgroups inside
+//! each workgroup, then workgroups inside each class).
 //!
 //! The strong rule, deadlocks and acyclicity are decided exactly on the
 //! reduced space: they are statements about single states and their
@@ -30,11 +32,13 @@ pub struct Symmetry {
     /// Per workgroup: its fields (invocations, lockstep stacks, shared
     /// cells, the F sets of its scopes, its bit of the device's F).
     wg_fields: Vec<Vec<(u32, u32)>>,
-    /// Chunks of 32 bits in a workgroup's record (the same in a class).
-    wg_len: Vec<usize>,
     /// Subgroups whose lanes are interchangeable: each lane's field and the
     /// offset of the subgroup's F.
     lane_sgs: Vec<LaneGroup>,
+    /// Workgroups whose subgroups are interchangeable: per subgroup, the
+    /// fields that move with it (its lanes, lockstep stack, F set and its
+    /// bit of the workgroup's F).
+    sg_classes: Vec<Vec<Vec<(u32, u32)>>>,
 }
 
 /// The lanes' fields of a subgroup and the offset of its F set.
@@ -79,67 +83,79 @@ impl Symmetry {
     pub fn new(m: &Machine, sc: &Scopes) -> Option<Symmetry> {
         let wg_classes = workgroup_classes(m, sc);
         let lane_sgs = lane_groups(m, sc);
-        if wg_classes.is_empty() && lane_sgs.is_empty() {
+        let sg_classes = subgroup_classes(m, sc);
+        if wg_classes.is_empty() && lane_sgs.is_empty() && sg_classes.is_empty() {
             return None;
         }
         let wg_fields = workgroup_fields(m, sc);
-        let wg_len = wg_fields
-            .iter()
-            .map(|f| f.iter().map(|&r| chunks(r)).sum())
-            .collect();
         Some(Symmetry {
             wg_classes,
             wg_fields,
-            wg_len,
             lane_sgs,
+            sg_classes,
         })
     }
 
-    /// Whether some subgroup's lanes are interchangeable (then a reduction
-    /// that picks actors by their index inside the workgroup would not
-    /// commute with the permutations).
+    /// Whether some invocations of a workgroup are interchangeable (lanes
+    /// of a subgroup, or subgroups of a workgroup): then a reduction that
+    /// picks actors by their index inside the workgroup would not commute
+    /// with the permutations.
     pub fn permutes_lanes(&self) -> bool {
-        !self.lane_sgs.is_empty()
+        !self.lane_sgs.is_empty() || !self.sg_classes.is_empty()
     }
 
-    /// Replaces a state by the canonical member of its orbit.
+    /// Replaces a state by the canonical member of its orbit: lanes sorted
+    /// inside subgroups, then subgroups inside workgroups, then workgroups
+    /// inside their classes (each level compares records already
+    /// canonical inside).
     pub fn canonicalize(&self, s: &mut [u64]) {
         for (lanes, fsg) in &self.lane_sgs {
             sort_lanes(s, lanes, *fsg);
         }
+        for sgs in &self.sg_classes {
+            sort_blocks(s, sgs);
+        }
         for class in &self.wg_classes {
-            self.sort_workgroups(s, class);
+            sort_blocks(
+                s,
+                &class
+                    .iter()
+                    .map(|&w| &self.wg_fields[w][..])
+                    .collect::<Vec<_>>(),
+            );
         }
     }
+}
 
-    fn sort_workgroups(&self, s: &mut [u64], class: &[usize]) {
-        let len = self.wg_len[class[0]];
-        SCRATCH.with(|scratch| {
-            let mut buf = scratch.borrow_mut();
-            buf.clear();
-            buf.resize(len * class.len(), 0);
-            for (k, &w) in class.iter().enumerate() {
-                let rec = &mut buf[k * len..(k + 1) * len];
-                let mut at = 0;
-                for &r in &self.wg_fields[w] {
-                    at += read(s, r, &mut rec[at..]);
-                }
+/// Sorts interchangeable blocks (workgroups of a class, subgroups of a
+/// workgroup) by their records: the concatenation of each block's fields
+/// (the same widths for every block).
+fn sort_blocks<F: AsRef<[(u32, u32)]>>(s: &mut [u64], blocks: &[F]) {
+    let len: usize = blocks[0].as_ref().iter().map(|&r| chunks(r)).sum();
+    SCRATCH.with(|scratch| {
+        let mut buf = scratch.borrow_mut();
+        buf.clear();
+        buf.resize(len * blocks.len(), 0);
+        for (k, b) in blocks.iter().enumerate() {
+            let rec = &mut buf[k * len..(k + 1) * len];
+            let mut at = 0;
+            for &r in b.as_ref() {
+                at += read(s, r, &mut rec[at..]);
             }
-            let rec = |k: usize| &buf[k * len..(k + 1) * len];
-            if (1..class.len()).all(|k| rec(k - 1) <= rec(k)) {
-                return;
+        }
+        let rec = |k: usize| &buf[k * len..(k + 1) * len];
+        if (1..blocks.len()).all(|k| rec(k - 1) <= rec(k)) {
+            return;
+        }
+        let mut order: Vec<usize> = (0..blocks.len()).collect();
+        order.sort_by(|&a, &b| rec(a).cmp(rec(b)));
+        for (slot, &k) in order.iter().enumerate() {
+            let mut at = 0;
+            for &r in blocks[slot].as_ref() {
+                at += write(s, r, &buf[k * len + at..(k + 1) * len]);
             }
-            let mut order: Vec<usize> = (0..class.len()).collect();
-            order.sort_by(|&a, &b| rec(a).cmp(rec(b)));
-            for (slot, &k) in order.iter().enumerate() {
-                let w = class[slot];
-                let mut at = 0;
-                for &r in &self.wg_fields[w] {
-                    at += write(s, r, &buf[k * len + at..(k + 1) * len]);
-                }
-            }
-        });
-    }
+        }
+    });
 }
 
 /// The classes of interchangeable workgroups: those running the same code
@@ -199,6 +215,44 @@ fn lane_groups(m: &Machine, sc: &Scopes) -> Vec<LaneGroup> {
         }
     }
     lane_sgs
+}
+
+/// The workgroups whose subgroups are interchangeable, with each
+/// subgroup's fields: those of several subgroups whose code reads neither
+/// `subgroup_id` nor `local_id` (which tell subgroups apart; `lane_id`
+/// does not), when the workgroup scheduler ignores ids and no SIMT-Step
+/// model keeps state of its own per subgroup. A subgroup carries its lanes
+/// (in lane order), its lockstep stack, its F set and its bit of the
+/// workgroup's F.
+fn subgroup_classes(m: &Machine, sc: &Scopes) -> Vec<Vec<Vec<(u32, u32)>>> {
+    let p = &m.program;
+    if sc.per < 2 || !sc.model.workgroup.id_blind() || m.direct().is_some() {
+        return Vec::new();
+    }
+    let mut classes = Vec::new();
+    for w in 0..sc.w {
+        let c = p.wg_code[w] as usize;
+        if p.reads_id(c, IdKind::SubgroupId) || p.reads_id(c, IdKind::LocalId) {
+            continue;
+        }
+        let sgs = (w * sc.per..(w + 1) * sc.per)
+            .map(|g| {
+                let mut f: Vec<(u32, u32)> = (g * sc.s..(g + 1) * sc.s)
+                    .map(|i| m.invocation_range(i))
+                    .collect();
+                f.extend(m.subgroup_range(g));
+                if let Some(&o) = sc.sg.get(g) {
+                    f.push((o, sc.s as u32));
+                }
+                if let Some(&o) = sc.wg.get(w) {
+                    f.push((o + (g - w * sc.per) as u32, 1));
+                }
+                f
+            })
+            .collect();
+        classes.push(sgs);
+    }
+    classes
 }
 
 /// Per workgroup, the bit fields that move with it when workgroups are
