@@ -18,14 +18,13 @@
 //! capacity before it grows, as the full product is.
 
 use super::product::Move;
+use super::words::{hash, Words};
 use progress_litmus::axb::space::{Exceeded, Meter, OutOfMemory, TooLarge};
 use progress_litmus::kernel::machine::Packed;
+use std::marker::PhantomData;
 
-/// Bits of a state id in an index slot or an edge.
-pub const ID_BITS: u32 = 27;
-const ID_MASK: u32 = (1 << ID_BITS) - 1;
-/// The most states a table holds (ids `0..MAX_IDS`).
-pub const MAX_IDS: usize = ID_MASK as usize - 1;
+use super::words::ID_MASK;
+pub use super::words::{ID_BITS, MAX_IDS};
 
 /// Makes room for one more element, doubling the capacity, charged to the
 /// meter with `extra` bytes an element of capacity for the caller's
@@ -45,85 +44,155 @@ pub fn reserve_one<T>(v: &mut Vec<T>, meter: &mut Meter, extra: usize) -> Result
     Ok(())
 }
 
-/// A 64-bit hash of a packed state (a multiply-rotate fold and a
-/// finalizer, so that the low bits, which pick the slot, mix every bit).
-fn hash(s: &[u64]) -> u64 {
-    let mut h: u64 = 0x243f_6a88_85a3_08d3;
-    for &w in s {
-        h = (h.rotate_left(26) ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-    h ^= h >> 32;
-    h = h.wrapping_mul(0xd6e8_feb8_6659_fd93);
-    h ^ (h >> 32)
-}
-
-/// Packed states with an index from state to id.
+/// Packed states with an index from state to id: the states themselves
+/// ([`Words`] of the state's width), or, for states of two words or more,
+/// collapsed ([`super::words`]): each state as the pair of ids of its
+/// halves, the halves in tables of their own.
 pub struct StateTable<S> {
-    states: Vec<S>,
-    slots: Vec<u32>,
-    /// Bytes charged a state of capacity for the caller's tables.
-    extra: usize,
+    /// The states, or their pairs of half ids (one word each, the left
+    /// id above the right one); a state's id is its id here.
+    roots: Words,
+    /// The tables of the left (`..split`) and right halves, if collapsed.
+    halves: Option<(Words, Words)>,
+    split: usize,
+    _s: PhantomData<S>,
 }
 
 impl<S: Packed> StateTable<S> {
+    /// A table charging `extra` bytes a state of capacity for the
+    /// caller's tables; collapsed when a state has two words or more.
     pub fn new(extra: usize) -> StateTable<S> {
+        StateTable::with_collapse(extra, true)
+    }
+
+    /// [`StateTable::new`], collapsed or not (the tests compare them).
+    pub fn with_collapse(extra: usize, collapse: bool) -> StateTable<S> {
+        let w = S::default().as_ref().len();
+        let split = w / 2;
+        let collapsed = collapse && w >= 2;
         StateTable {
-            states: Vec::new(),
-            slots: Vec::new(),
-            extra,
+            roots: Words::new(if collapsed { 1 } else { w }, extra),
+            halves: collapsed.then(|| (Words::new(split, 0), Words::new(w - split, 0))),
+            split,
+            _s: PhantomData,
         }
     }
 
     pub fn len(&self) -> usize {
-        self.states.len()
+        self.roots.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.states.is_empty()
+        self.roots.is_empty()
     }
 
-    pub fn state(&self, id: usize) -> &S {
-        &self.states[id]
+    /// The state of id `id`.
+    #[inline]
+    pub fn state(&self, id: usize) -> S {
+        let mut s = S::default();
+        let t = s.as_mut();
+        match &self.halves {
+            None => t.copy_from_slice(self.roots.get(id as u32)),
+            Some((l, r)) => {
+                let x = self.roots.get(id as u32)[0];
+                t[..self.split].copy_from_slice(l.get((x >> 32) as u32));
+                t[self.split..].copy_from_slice(r.get(x as u32));
+            }
+        }
+        s
     }
 
     /// Forgets every state, keeping the tables' capacity.
     pub fn clear(&mut self) {
-        self.states.clear();
-        self.slots.iter_mut().for_each(|x| *x = 0);
-    }
-
-    /// Bytes of the tables (states and index), by capacity.
-    pub fn bytes(&self) -> usize {
-        self.states.capacity() * std::mem::size_of::<S>() + self.slots.capacity() * 4
-    }
-
-    /// The slot of `s` (holding it, or the empty slot where it goes) and
-    /// its id if present.
-    fn probe(&self, s: &S, h: u64) -> (usize, Option<u32>) {
-        let mask = self.slots.len() - 1;
-        let tag = ((h >> 59) as u32) << ID_BITS;
-        let mut i = h as usize & mask;
-        loop {
-            let v = self.slots[i];
-            if v == 0 {
-                return (i, None);
-            }
-            if v & !ID_MASK == tag {
-                let id = (v & ID_MASK) - 1;
-                if self.states[id as usize] == *s {
-                    return (i, Some(id));
-                }
-            }
-            i = (i + 1) & mask;
+        self.roots.clear();
+        if let Some((l, r)) = &mut self.halves {
+            l.clear();
+            r.clear();
         }
+    }
+
+    /// Gives back what the tables reserved beyond what they hold.
+    pub fn shrink(&mut self) {
+        self.roots.shrink();
+        if let Some((l, r)) = &mut self.halves {
+            l.shrink();
+            r.shrink();
+        }
+    }
+
+    /// Bytes of the tables (states or pairs, halves and indexes), by
+    /// capacity.
+    pub fn bytes(&self) -> usize {
+        self.roots.bytes()
+            + self
+                .halves
+                .as_ref()
+                .map_or(0, |(l, r)| l.bytes() + r.bytes())
+    }
+
+    /// The key of `s` in `roots`, its halves stored if new (within the
+    /// meter): the state itself, or the pair of ids in its first word.
+    #[inline]
+    fn key(&mut self, s: &S, meter: &mut Meter) -> Result<S, Exceeded> {
+        self.key_near(s, None, meter)
+    }
+
+    /// [`StateTable::key`], given a stored state `near` of id `id` (the
+    /// state a successor comes from): a half equal to `near`'s has its
+    /// id, without a look-up (a step changes one half of a state or
+    /// the other, mostly).
+    #[inline]
+    fn key_near(
+        &mut self,
+        s: &S,
+        near: Option<(&S, usize)>,
+        meter: &mut Meter,
+    ) -> Result<S, Exceeded> {
+        let Some((l, r)) = &mut self.halves else {
+            return Ok(*s);
+        };
+        let (a, b) = s.as_ref().split_at(self.split);
+        let (mut x, mut y) = (None, None);
+        if let Some((n, id)) = near {
+            let (na, nb) = n.as_ref().split_at(self.split);
+            let pair = self.roots.get(id as u32)[0];
+            x = (a == na).then_some((pair >> 32) as u32);
+            y = (b == nb).then_some(pair as u32);
+        }
+        let x = match x {
+            Some(x) => x,
+            None => l.insert(a, hash(a), meter, MAX_IDS)?.0,
+        };
+        let y = match y {
+            Some(y) => y,
+            None => r.insert(b, hash(b), meter, MAX_IDS)?.0,
+        };
+        let mut k = S::default();
+        k.as_mut()[0] = (x as u64) << 32 | y as u64;
+        Ok(k)
+    }
+
+    /// The words of a key that `roots` holds.
+    #[inline]
+    fn root<'a>(&self, k: &'a S) -> &'a [u64] {
+        &k.as_ref()[..self.roots.width()]
     }
 
     /// The id of `s`, if stored.
     pub fn get(&self, s: &S) -> Option<u32> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        self.probe(s, hash(s.as_ref())).1
+        let k = match &self.halves {
+            None => *s,
+            Some((l, r)) => {
+                let (a, b) = s.as_ref().split_at(self.split);
+                let x = l.find(a, hash(a))?;
+                let y = r.find(b, hash(b))?;
+                let mut k = S::default();
+                k.as_mut()[0] = (x as u64) << 32 | y as u64;
+                k
+            }
+        };
+        let w = self.root(&k);
+        self.roots.find(w, hash(w))
     }
 
     /// The id of `s`, stored if new (then `true`), within `max_states`
@@ -134,96 +203,10 @@ impl<S: Packed> StateTable<S> {
         meter: &mut Meter,
         max_states: usize,
     ) -> Result<(u32, bool), Exceeded> {
-        self.insert_hashed(s, hash(s.as_ref()), meter, max_states)
+        let k = self.key(&s, meter)?;
+        let w = self.root(&k);
+        self.roots.insert(w, hash(w), meter, max_states)
     }
-
-    /// Asks the processor to fetch the index slot of hash `h`, so that
-    /// the look-ups of one state's successors overlap their cache misses.
-    fn prefetch(&self, h: u64) {
-        if let Some(slot) = self
-            .slots
-            .get(h as usize & self.slots.len().wrapping_sub(1))
-        {
-            prefetch(slot);
-        }
-    }
-
-    /// Then the state the first slot of hash `h` names, if its tag is
-    /// `h`'s (most look-ups find their state there).
-    fn prefetch_state(&self, h: u64) {
-        let Some(&v) = self
-            .slots
-            .get(h as usize & self.slots.len().wrapping_sub(1))
-        else {
-            return;
-        };
-        if v != 0 && v >> ID_BITS == (h >> 59) as u32 {
-            if let Some(s) = self.states.get(((v & ID_MASK) - 1) as usize) {
-                prefetch(s);
-            }
-        }
-    }
-
-    /// [`StateTable::insert`] with the state's hash already computed.
-    fn insert_hashed(
-        &mut self,
-        s: S,
-        h: u64,
-        meter: &mut Meter,
-        max_states: usize,
-    ) -> Result<(u32, bool), Exceeded> {
-        if !self.slots.is_empty() {
-            if let (_, Some(id)) = self.probe(&s, h) {
-                return Ok((id, false));
-            }
-        }
-        let bound = max_states.min(MAX_IDS);
-        if self.states.len() >= bound {
-            return Err(Exceeded::States(TooLarge { bound: max_states }));
-        }
-        reserve_one(&mut self.states, meter, self.extra).map_err(Exceeded::Memory)?;
-        if (self.states.len() + 1) * 4 > self.slots.len() * 3 {
-            self.grow(meter).map_err(Exceeded::Memory)?;
-        }
-        let id = self.states.len() as u32;
-        self.states.push(s);
-        let (slot, _) = self.probe(&s, h);
-        self.slots[slot] = ((h >> 59) as u32) << ID_BITS | (id + 1);
-        Ok((id, true))
-    }
-
-    /// Doubles the index and places every state again.
-    fn grow(&mut self, meter: &mut Meter) -> Result<(), OutOfMemory> {
-        let old = self.slots.len();
-        let new = (old * 2).max(64);
-        meter.take((new - old) * 4, new * 4)?;
-        self.slots = vec![0; new];
-        let mask = new - 1;
-        for (id, s) in self.states.iter().enumerate() {
-            let h = hash(s.as_ref());
-            let mut i = h as usize & mask;
-            while self.slots[i] != 0 {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = ((h >> 59) as u32) << ID_BITS | (id as u32 + 1);
-        }
-        Ok(())
-    }
-}
-
-/// Asks the processor to fetch the cache line of `x` (a hint: it reads
-/// nothing).
-#[inline]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and reads nothing the program sees;
-    // the address is that of a live reference.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// An edge word: target id, mover (4 bits), Terminate (1 bit).
@@ -281,7 +264,7 @@ impl<S: Packed> Graph<S> {
         &self.edges[self.first[n] as usize..self.first[n + 1] as usize]
     }
 
-    pub fn state(&self, n: usize) -> &S {
+    pub fn state(&self, n: usize) -> S {
         self.table.state(n)
     }
 
@@ -293,7 +276,7 @@ impl<S: Packed> Graph<S> {
     /// Gives back what the tables reserved beyond what they hold (the
     /// index keeps its power-of-two size): the rules' tables come after.
     pub fn shrink(&mut self) {
-        self.table.states.shrink_to_fit();
+        self.table.shrink();
         self.first.shrink_to_fit();
         self.edges.shrink_to_fit();
     }
@@ -317,26 +300,29 @@ impl<S: Packed> Graph<S> {
             self.table.insert(r, meter, max_states)?;
         }
         let mut out: Vec<(Move, S)> = Vec::new();
-        let mut hashes: Vec<u64> = Vec::new();
+        let mut keys: Vec<(S, u64)> = Vec::new();
         reserve_one(&mut self.first, meter, 0)?;
         self.first.push(0);
         let mut next = 0;
         while next < self.table.len() {
-            let s = *self.table.state(next);
+            let s = self.table.state(next);
+            let id = next;
             next += 1;
             out.clear();
             succ(&s, &mut out).map_err(ExploreError::Succ)?;
-            hashes.clear();
+            keys.clear();
             for (_, t) in &out {
-                let h = hash(t.as_ref());
-                self.table.prefetch(h);
-                hashes.push(h);
+                let k = self.table.key_near(t, Some((&s, id)), meter)?;
+                let h = hash(self.table.root(&k));
+                self.table.roots.prefetch(h);
+                keys.push((k, h));
             }
-            for &h in &hashes {
-                self.table.prefetch_state(h);
+            for &(_, h) in &keys {
+                self.table.roots.prefetch_tuple(h);
             }
-            for (&(mv, t), &h) in out.iter().zip(&hashes) {
-                let (id, _) = self.table.insert_hashed(t, h, meter, max_states)?;
+            for (&(mv, _), (k, h)) in out.iter().zip(&keys) {
+                let w = self.table.root(k);
+                let (id, _) = self.table.roots.insert(w, *h, meter, max_states)?;
                 if self.edges.len() >= u32::MAX as usize {
                     return Err(ExploreError::Exceeded(Exceeded::States(TooLarge {
                         bound: max_states,

@@ -142,7 +142,7 @@ fn lifted_passes<S: Packed>(
     let mut lift: Graph<S> = Graph::new(RULE_BYTES_PER_STATE, 0);
     let mut meter = p.meter.rest();
     for grp in groups {
-        let roots: Vec<S> = grp.iter().map(|&(_, n)| *g.state(n as usize)).collect();
+        let roots: Vec<S> = grp.iter().map(|&(_, n)| g.state(n as usize)).collect();
         if lifted_witness(k, p, comp, grp[0].0, &roots, &mut lift, &mut meter)? {
             return Ok(false);
         }

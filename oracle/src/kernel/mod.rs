@@ -28,6 +28,7 @@ pub mod scopes;
 pub mod stats;
 pub mod symmetry;
 pub mod witness;
+pub mod words;
 
 use product::{Kernel, Reductions};
 use progress_litmus::kernel::load::NamedProgram;
