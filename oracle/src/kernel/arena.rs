@@ -18,6 +18,7 @@
 //! capacity before it grows, as the full product is.
 
 use super::product::Move;
+use super::rows::{Out, Rows};
 use super::words::{hash, Words};
 use progress_litmus::axb::space::{Exceeded, Meter, OutOfMemory, TooLarge};
 use progress_litmus::kernel::machine::Packed;
@@ -25,24 +26,6 @@ use std::marker::PhantomData;
 
 use super::words::ID_MASK;
 pub use super::words::{ID_BITS, MAX_IDS};
-
-/// Makes room for one more element, doubling the capacity, charged to the
-/// meter with `extra` bytes an element of capacity for the caller's
-/// per-element tables.
-pub fn reserve_one<T>(v: &mut Vec<T>, meter: &mut Meter, extra: usize) -> Result<(), OutOfMemory> {
-    let cap = v.capacity();
-    if v.len() < cap {
-        return Ok(());
-    }
-    let new = cap.saturating_mul(2).max(64);
-    let size = std::mem::size_of::<T>();
-    meter.take(
-        (new - cap).saturating_mul(size + extra),
-        new.saturating_mul(size),
-    )?;
-    v.reserve_exact(new - v.len());
-    Ok(())
-}
 
 /// Packed states with an index from state to id: the states themselves
 /// ([`Words`] of the state's width), or, for states of two words or more,
@@ -156,8 +139,9 @@ impl<S: Packed> StateTable<S> {
         if let Some((n, id)) = near {
             let (na, nb) = n.as_ref().split_at(self.split);
             let pair = self.roots.get(id as u32)[0];
-            x = (a == na).then_some((pair >> 32) as u32);
-            y = (b == nb).then_some(pair as u32);
+            let eq = |u: &[u64], v: &[u64]| u.iter().zip(v).fold(true, |e, (p, q)| e & (p == q));
+            x = eq(a, na).then_some((pair >> 32) as u32);
+            y = eq(b, nb).then_some(pair as u32);
         }
         let x = match x {
             Some(x) => x,
@@ -230,24 +214,18 @@ pub fn is_step(e: u32) -> bool {
     e >> 31 == 0
 }
 
-/// A graph of packed states with compressed rows of edge words.
+/// A graph of packed states with compressed rows of edge words
+/// ([`Rows`]: one row a state, in id order).
 pub struct Graph<S> {
     pub table: StateTable<S>,
-    /// `first[n]..first[n + 1]`: the edges of state `n` (one more entry
-    /// than states once explored).
-    pub first: Vec<u32>,
-    pub edges: Vec<u32>,
-    /// Bytes charged an edge of capacity for the caller's tables.
-    edge_extra: usize,
+    pub rows: Rows,
 }
 
 impl<S: Packed> Graph<S> {
     pub fn new(extra: usize, edge_extra: usize) -> Graph<S> {
         Graph {
             table: StateTable::new(extra),
-            first: Vec::new(),
-            edges: Vec::new(),
-            edge_extra,
+            rows: Rows::new(edge_extra),
         }
     }
 
@@ -256,12 +234,13 @@ impl<S: Packed> Graph<S> {
     }
 
     pub fn num_edges(&self) -> usize {
-        self.edges.len()
+        self.rows.num_edges()
     }
 
     /// The edge words out of state `n`.
-    pub fn out(&self, n: usize) -> &[u32] {
-        &self.edges[self.first[n] as usize..self.first[n + 1] as usize]
+    #[inline]
+    pub fn out(&self, n: usize) -> Out<'_> {
+        self.rows.out(n)
     }
 
     pub fn state(&self, n: usize) -> S {
@@ -270,21 +249,19 @@ impl<S: Packed> Graph<S> {
 
     /// Bytes of the tables (states, index and edge rows), by capacity.
     pub fn bytes(&self) -> usize {
-        self.table.bytes() + (self.first.capacity() + self.edges.capacity()) * 4
+        self.table.bytes() + self.rows.bytes()
     }
 
     /// Gives back what the tables reserved beyond what they hold (the
     /// index keeps its power-of-two size): the rules' tables come after.
     pub fn shrink(&mut self) {
         self.table.shrink();
-        self.first.shrink_to_fit();
-        self.edges.shrink_to_fit();
+        self.rows.shrink();
     }
 
     pub fn clear(&mut self) {
         self.table.clear();
-        self.first.clear();
-        self.edges.clear();
+        self.rows.clear();
     }
 
     /// Explores breadth first from `roots`: `succ(s, emit)` emits each
@@ -301,13 +278,13 @@ impl<S: Packed> Graph<S> {
         }
         let mut out: Vec<(Move, S)> = Vec::new();
         let mut keys: Vec<(S, u64)> = Vec::new();
-        reserve_one(&mut self.first, meter, 0)?;
-        self.first.push(0);
+        let mut row: Vec<u32> = Vec::new();
         let mut next = 0;
         while next < self.table.len() {
             let s = self.table.state(next);
             let id = next;
             next += 1;
+            self.rows.begin(id, meter)?;
             out.clear();
             succ(&s, &mut out).map_err(ExploreError::Succ)?;
             keys.clear();
@@ -320,19 +297,23 @@ impl<S: Packed> Graph<S> {
             for &(_, h) in &keys {
                 self.table.roots.prefetch_tuple(h);
             }
+            row.clear();
             for (&(mv, _), (k, h)) in out.iter().zip(&keys) {
                 let w = self.table.root(k);
                 let (id, _) = self.table.roots.insert(w, *h, meter, max_states)?;
-                if self.edges.len() >= u32::MAX as usize {
+                row.push(edge(id, mv));
+            }
+            // Rows ascend by target ([`Rows`]); the rules ignore the order.
+            row.sort_unstable_by_key(|&e| target(e));
+            for &e in &row {
+                if !self.rows.has_room() {
                     return Err(ExploreError::Exceeded(Exceeded::States(TooLarge {
                         bound: max_states,
                     })));
                 }
-                reserve_one(&mut self.edges, meter, self.edge_extra)?;
-                self.edges.push(edge(id, mv));
+                self.rows.push(e, meter)?;
             }
-            reserve_one(&mut self.first, meter, 0)?;
-            self.first.push(self.edges.len() as u32);
+            self.rows.end(meter)?;
         }
         Ok(())
     }
@@ -361,14 +342,14 @@ impl<E> From<OutOfMemory> for ExploreError<E> {
 /// Strongly connected components of a graph in compressed rows: the
 /// component id of every node and their number. Tarjan's algorithm with
 /// explicit stacks (no recursion); ids in the order components complete.
-pub fn scc(first: &[u32], edges: &[u32]) -> (Vec<u32>, usize) {
+pub fn scc(rows: &Rows) -> (Vec<u32>, usize) {
     const NONE: u32 = u32::MAX;
-    let n = first.len().saturating_sub(1);
+    let n = rows.num_rows();
     let mut index = vec![NONE; n];
     let mut low = vec![0u32; n];
     let mut comp = vec![NONE; n];
     let mut stack: Vec<u32> = Vec::new();
-    let mut frames: Vec<(u32, u32)> = Vec::new();
+    let mut frames: Vec<(u32, Out<'_>)> = Vec::new();
     let mut next = 0u32;
     let mut count = 0u32;
     for root in 0..n {
@@ -379,18 +360,17 @@ pub fn scc(first: &[u32], edges: &[u32]) -> (Vec<u32>, usize) {
         low[root] = next;
         next += 1;
         stack.push(root as u32);
-        frames.push((root as u32, first[root]));
-        while let Some(&mut (v, ref mut pos)) = frames.last_mut() {
-            let v = v as usize;
-            if *pos < first[v + 1] {
-                let w = target(edges[*pos as usize]);
-                *pos += 1;
+        frames.push((root as u32, rows.out(root)));
+        while let Some((v, out)) = frames.last_mut() {
+            let v = *v as usize;
+            if let Some(e) = out.next() {
+                let w = target(e);
                 if index[w] == NONE {
                     index[w] = next;
                     low[w] = next;
                     next += 1;
                     stack.push(w as u32);
-                    frames.push((w as u32, first[w]));
+                    frames.push((w as u32, rows.out(w)));
                 } else if comp[w] == NONE {
                     low[v] = low[v].min(index[w]);
                 }
@@ -416,20 +396,22 @@ pub fn scc(first: &[u32], edges: &[u32]) -> (Vec<u32>, usize) {
 
 /// The reverse of a graph in compressed rows: for each node, the sources
 /// of its incoming edges (`rfirst[n]..rfirst[n + 1]` in `sources`).
-pub fn reverse(first: &[u32], edges: &[u32]) -> (Vec<u32>, Vec<u32>) {
-    let n = first.len().saturating_sub(1);
+pub fn reverse(rows: &Rows) -> (Vec<u32>, Vec<u32>) {
+    let n = rows.num_rows();
     let mut rfirst = vec![0u32; n + 1];
-    for &e in edges {
-        rfirst[target(e) + 1] += 1;
+    for v in 0..n {
+        for e in rows.out(v) {
+            rfirst[target(e) + 1] += 1;
+        }
     }
     for i in 0..n {
         rfirst[i + 1] += rfirst[i];
     }
     // Fill with rfirst[t] as t's cursor; afterwards rfirst[t] is where
     // t + 1 starts, so shift back by one.
-    let mut sources = vec![0u32; edges.len()];
+    let mut sources = vec![0u32; rows.num_edges()];
     for v in 0..n {
-        for &e in &edges[first[v] as usize..first[v + 1] as usize] {
+        for e in rows.out(v) {
             let t = target(e);
             sources[rfirst[t] as usize] = v as u32;
             rfirst[t] += 1;
@@ -470,24 +452,33 @@ mod tests {
     }
 
     /// 0 -> 1 -> 2 -> 0, 2 -> 3, 3 -> 3, 4 -> 0.
-    fn rows() -> (Vec<u32>, Vec<u32>) {
+    fn rows() -> Rows {
         let e = |t: u32| edge(t, Move::terminate(0));
-        (
-            vec![0, 1, 2, 4, 5, 6],
-            vec![e(1), e(2), e(0), e(3), e(3), e(0)],
-        )
+        let mut meter = Meter::new(usize::MAX);
+        let mut r = Rows::new(0);
+        for (n, targets) in [vec![1], vec![2], vec![0, 3], vec![3], vec![0]]
+            .into_iter()
+            .enumerate()
+        {
+            r.begin(n, &mut meter).unwrap();
+            for t in targets {
+                r.push(e(t), &mut meter).unwrap();
+            }
+            r.end(&mut meter).unwrap();
+        }
+        r
     }
 
     #[test]
     fn components_and_reversed_rows() {
-        let (first, edges) = rows();
-        let (comp, count) = scc(&first, &edges);
+        let r = rows();
+        let (comp, count) = scc(&r);
         assert_eq!(count, 3);
         assert!(comp[0] == comp[1] && comp[1] == comp[2]);
         assert!(comp[3] != comp[0] && comp[4] != comp[0] && comp[3] != comp[4]);
         // Reverse topological order: the sink component completes first.
         assert!(comp[3] < comp[0] && comp[0] < comp[4]);
-        let (rfirst, sources) = reverse(&first, &edges);
+        let (rfirst, sources) = reverse(&r);
         let preds = |n: usize| {
             let mut v = sources[rfirst[n] as usize..rfirst[n + 1] as usize].to_vec();
             v.sort();
@@ -496,6 +487,7 @@ mod tests {
         assert_eq!(preds(0), vec![2, 4]);
         assert_eq!(preds(3), vec![2, 3]);
         assert_eq!(preds(4), Vec::<u32>::new());
-        assert!(!is_step(edges[0]) && kind(edges[0]) == 16 && target(edges[0]) == 1);
+        let e = r.out(0).next().unwrap();
+        assert!(!is_step(e) && kind(e) == 16 && target(e) == 1);
     }
 }

@@ -116,10 +116,15 @@ impl Words {
             }
             if v & !ID_MASK == tag {
                 let id = (v & ID_MASK) - 1;
+                let at = id as usize * self.width;
                 let same = if self.width == 1 {
-                    self.data[id as usize] == w[0]
+                    self.data[at] == w[0]
                 } else {
-                    self.get(id) == w
+                    // Word by word: a slice comparison calls memcmp.
+                    self.data[at..at + self.width]
+                        .iter()
+                        .zip(w)
+                        .fold(true, |eq, (a, b)| eq & (a == b))
                 };
                 if same {
                     return (i, Some(id));
