@@ -235,7 +235,7 @@ mod tests {
         assert_eq!(r.first[1] - r.first[0], 3);
         // The rows and the caller's 4 bytes an edge are charged.
         assert!(r.bytes() + 4 * r.num_edges() <= meter.used());
-        let mut small = Meter::new(100);
+        let mut small = Meter::new(1000);
         let mut s = Rows::new(0);
         s.begin(0, &mut small).unwrap();
         let full = (0..1000).try_for_each(|t| s.push(t, &mut small));
