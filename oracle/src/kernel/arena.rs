@@ -1,18 +1,16 @@
-//! The lean product's tables (issue 24 item 2): states packed in one
-//! vector with an open-addressing index of 32-bit ids, and transitions in
-//! one compressed-row array of 32-bit words.
+//! The lean product's tables (issue 24 item 2): states deduplicated with
+//! an open-addressing index of 32-bit ids ([`super::words`]: collapsed
+//! into pairs of half ids when a state has two words or more), and
+//! transitions in compressed rows of variable-length bytes
+//! ([`super::rows`]).
 //!
-//! A state is stored once, as its packed words, at its id; the index is a
-//! power-of-two table of `u32` slots (0: empty; else the id + 1 in the low
-//! [`ID_BITS`] bits and 5 bits of the state's hash above them, so that
-//! most probes that miss never touch the state). The transitions of state
-//! `n` are `edges[first[n]..first[n + 1]]`: exploration is breadth first
-//! and expands states in id order, so each state's transitions are
-//! appended in one run. An edge is one word: the target id, the actor or
-//! invocation (4 bits: at most 16 invocations) and whether it is a
-//! Terminate. The verdict rules need nothing more of a move; witnesses,
-//! which need the instruction, are found on the full product
-//! ([`super::product`]).
+//! A state is stored once, at its id. The transitions of state `n` are
+//! row `n`: exploration is breadth first and expands states in id order,
+//! so each state's transitions are appended in one run. An edge word is
+//! the target id, the actor or invocation (4 bits: at most 16
+//! invocations) and whether it is a Terminate. The verdict rules need
+//! nothing more of a move; witnesses, which need the instruction, are
+//! found on the full product ([`super::product`]).
 //!
 //! Every table grows by doubling and is charged to a [`Meter`] by
 //! capacity before it grows, as the full product is.
@@ -252,8 +250,8 @@ impl<S: Packed> Graph<S> {
         self.table.bytes() + self.rows.bytes()
     }
 
-    /// Gives back what the tables reserved beyond what they hold (the
-    /// index keeps its power-of-two size): the rules' tables come after.
+    /// Gives back what the tables reserved beyond what they hold, and fits
+    /// the indexes to their states: the rules' tables come after.
     pub fn shrink(&mut self) {
         self.table.shrink();
         self.rows.shrink();

@@ -5,8 +5,10 @@
 //! in one vector (tuple `id` at `data[id * width..]`), with an
 //! open-addressing index of `u32` slots: 0 is empty, else the id + 1 in
 //! the low [`ID_BITS`] bits and 5 bits of the tuple's hash above them, so
-//! that most probes that miss never touch the tuple. The index is a power
-//! of two, at most three quarters full.
+//! that most probes that miss never touch the tuple. The index is at most
+//! three quarters full: it doubles as tuples come, and once a product is
+//! explored it is rebuilt at the smallest size that holds its tuples so
+//! (the rules' tables come after it).
 //!
 //! Collapse compression (as SPIN's and LTSmin's): a state of two words or
 //! more is stored as the ids of its two halves, each half in a [`Words`]
@@ -40,10 +42,18 @@ pub fn hash(s: &[u64]) -> u64 {
     h ^ (h >> 32)
 }
 
-/// The tag bits of a hash in an index slot.
+/// The tag bits of a hash in an index slot (its low bits: the slot is
+/// picked by its high ones).
 #[inline]
 fn tag(h: u64) -> u32 {
-    ((h >> 59) as u32) << ID_BITS
+    (h as u32 & 31) << ID_BITS
+}
+
+/// The first slot of hash `h` in an index of `len` slots (the high bits
+/// of `h * len`: any size, not only powers of two).
+#[inline]
+fn home(h: u64, len: usize) -> usize {
+    ((h as u128 * len as u128) >> 64) as usize
 }
 
 /// Distinct tuples of `width` words with an index from tuple to id.
@@ -96,19 +106,24 @@ impl Words {
         self.slots.iter_mut().for_each(|x| *x = 0);
     }
 
-    /// Gives back what the tuples reserved beyond what they hold (the
-    /// index keeps its power-of-two size).
+    /// Gives back what the tuples reserved beyond what they hold, and
+    /// rebuilds the index at the smallest size at most three quarters
+    /// full.
     pub fn shrink(&mut self) {
         self.data.shrink_to_fit();
+        let fit = (self.len() * 4).div_ceil(3).max(64);
+        if fit < self.slots.len() {
+            self.place(fit);
+        }
     }
 
     /// The slot of `w` (holding it, or the empty slot where it goes) and
     /// its id if present; the index is not empty.
     #[inline]
     fn probe(&self, w: &[u64], h: u64) -> (usize, Option<u32>) {
-        let mask = self.slots.len() - 1;
+        let len = self.slots.len();
         let tag = tag(h);
-        let mut i = h as usize & mask;
+        let mut i = home(h, len);
         loop {
             let v = self.slots[i];
             if v == 0 {
@@ -130,7 +145,10 @@ impl Words {
                     return (i, Some(id));
                 }
             }
-            i = (i + 1) & mask;
+            i += 1;
+            if i == len {
+                i = 0;
+            }
         }
     }
 
@@ -207,26 +225,27 @@ impl Words {
         let old = self.slots.len();
         let new = (old * 2).max(64);
         meter.take((new - old) * 4, new * 4)?;
-        self.slots = vec![0; new];
-        let mask = new - 1;
+        self.place(new);
+        Ok(())
+    }
+
+    /// Places every tuple again in an index of `size` slots.
+    fn place(&mut self, size: usize) {
+        self.slots = vec![0; size];
         for id in 0..self.len() {
             let h = hash(self.get(id as u32));
-            let mut i = h as usize & mask;
+            let mut i = home(h, size);
             while self.slots[i] != 0 {
-                i = (i + 1) & mask;
+                i = if i + 1 == size { 0 } else { i + 1 };
             }
             self.slots[i] = tag(h) | (id as u32 + 1);
         }
-        Ok(())
     }
 
     /// Asks the processor to fetch the index slot of hash `h`.
     #[inline]
     pub fn prefetch(&self, h: u64) {
-        if let Some(slot) = self
-            .slots
-            .get(h as usize & self.slots.len().wrapping_sub(1))
-        {
+        if let Some(slot) = self.slots.get(home(h, self.slots.len())) {
             prefetch(slot);
         }
     }
@@ -235,10 +254,7 @@ impl Words {
     /// `h`'s (most look-ups find their tuple there).
     #[inline]
     pub fn prefetch_tuple(&self, h: u64) {
-        let Some(&v) = self
-            .slots
-            .get(h as usize & self.slots.len().wrapping_sub(1))
-        else {
+        let Some(&v) = self.slots.get(home(h, self.slots.len())) else {
             return;
         };
         if v != 0 && v & !ID_MASK == tag(h) {
@@ -289,6 +305,12 @@ mod tests {
                 (i as u32, false)
             );
         }
+        assert_eq!(t.find(&[1, 2, 3], hash(&[1, 2, 3])), None);
+        // Rebuilt at its fit, the index finds every tuple still.
+        let before = t.slots.len();
+        t.shrink();
+        assert!(t.slots.len() < before && t.slots.len() * 3 >= t.len() * 4);
+        assert!((0..3000u64).all(|i| t.find(&w(i), hash(&w(i))) == Some(i as u32)));
         assert_eq!(t.find(&[1, 2, 3], hash(&[1, 2, 3])), None);
         // Tuples, index and the caller's 5 bytes a tuple of capacity.
         assert!(t.bytes() + 5 * (t.data.capacity() / 3) <= meter.used());
