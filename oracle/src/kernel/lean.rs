@@ -1,8 +1,9 @@
 //! The lean checker (issue 24 item 2): the verdicts of [`super::check`]
 //! and [`super::lifted`] on the product stored in [`super::arena`]'s
-//! tables (packed states with a 32-bit index, one word an edge, per-state
-//! tables of the rules computed from the state when needed rather than
-//! stored), which is what `decide`, `classify` and `table` use.
+//! tables (states collapsed under a 32-bit index, edges in rows of
+//! variable-length bytes, per-state tables of the rules computed from the
+//! state when needed rather than stored), which is what `decide`,
+//! `classify` and `table` use.
 //!
 //! The rules are the same, rule for rule (docs/KERNEL.md §4): a deadlock
 //! is a state with no edge that is not all-terminated; weak fairness
