@@ -449,6 +449,40 @@ mod tests {
         assert!(t.bytes() <= meter.used());
     }
 
+    #[test]
+    fn collapsed_and_flat_tables_give_the_same_ids_and_states() {
+        // States of three words whose halves repeat: 40 left halves, 25
+        // right ones, 200 states.
+        let st = |i: u64| [i % 40, (i % 25) * 3, i % 25 + 7];
+        let mut meter = Meter::new(usize::MAX);
+        let mut flat: StateTable<[u64; 3]> = StateTable::with_collapse(0, false);
+        let mut coll: StateTable<[u64; 3]> = StateTable::new(0);
+        assert!(flat.halves.is_none() && coll.halves.is_some());
+        for i in 0..1000u64 {
+            let a = flat.insert(st(i), &mut meter, 10_000).unwrap();
+            let b = coll.insert(st(i), &mut meter, 10_000).unwrap();
+            assert_eq!(a, b);
+            assert_eq!(coll.state(a.0 as usize), st(i));
+        }
+        let (l, r) = coll.halves.as_ref().unwrap();
+        assert_eq!((l.len(), r.len(), coll.len()), (40, 25, 200));
+        // Both halves stored, the pair not: absent.
+        assert_eq!(coll.get(&[0, 3, 8]), None);
+        assert_eq!(coll.get(&[99, 0, 7]), None);
+        coll.shrink();
+        flat.shrink();
+        for i in 0..1000u64 {
+            assert_eq!(coll.get(&st(i)), flat.get(&st(i)));
+        }
+        for id in 0..200 {
+            assert_eq!(coll.state(id), flat.state(id));
+        }
+        // The collapsed table is the smaller: a word a state and the
+        // halves once.
+        assert!(coll.bytes() < flat.bytes());
+        assert!(coll.bytes() <= meter.used());
+    }
+
     /// 0 -> 1 -> 2 -> 0, 2 -> 3, 3 -> 3, 4 -> 0.
     fn rows() -> Rows {
         let e = |t: u32| edge(t, Move::terminate(0));
