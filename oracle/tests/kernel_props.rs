@@ -783,8 +783,14 @@ proptest! {
             prop_assert_eq!(&got, &full, "{:?} under {}\n{}", red, m, litmus::print(&p));
             let opts = Options { max_states: 60_000, reductions: red };
             let show = |(w, s): (oracle::kernel::Decision, oracle::kernel::Decision)| (w.verdict, s.verdict, w.deadlock);
-            let lean = decide_both(&p, &m, opts).map(show).map_err(|e| e.to_string());
-            let whole = decide_both_full(&p, &m, opts).map(show).map_err(|e| e.to_string());
+            let lean = decide_both(&p, &m, opts);
+            let whole = decide_both_full(&p, &m, opts);
+            // The two charge different tables to the budget: one may stop
+            // where the other does not.
+            if [&lean, &whole].iter().any(|r| matches!(r, Err(e) if e.is_bound())) {
+                continue;
+            }
+            let (lean, whole) = (lean.map(show).map_err(|e| e.to_string()), whole.map(show).map_err(|e| e.to_string()));
             prop_assert_eq!(lean, whole, "{:?} under {}\n{}", red, m, litmus::print(&p));
         }
     }

@@ -64,11 +64,13 @@ fn set(s: &mut [u64], off: u32, w: u32, v: u64) {
 }
 
 /// Reads `w` bits at `off` of a packed state (`w < 64`).
+#[inline]
 pub fn get_bits(s: &[u64], off: u32, w: u32) -> u64 {
     get(s, off, w)
 }
 
 /// Writes `w` bits at `off` of a packed state (`w < 64`).
+#[inline]
 pub fn set_bits(s: &mut [u64], off: u32, w: u32, v: u64) {
     set(s, off, w, v)
 }
@@ -363,25 +365,30 @@ impl Machine {
     }
 
     /// Bits of the program state; the oracle's fields come after.
+    #[inline]
     pub fn bits(&self) -> u32 {
         self.bits
     }
 
     /// Whether subgroups step in lockstep (the actors are subgroups).
+    #[inline]
     pub fn lockstep(&self) -> bool {
         self.lockstep
     }
 
     /// The SIMT-Step direct model the lanes execute under, if any (§2.9).
+    #[inline]
     pub fn direct(&self) -> Option<Direct> {
         self.direct
     }
 
+    #[inline]
     pub fn num_invocations(&self) -> usize {
         self.invs.len()
     }
 
     /// Invocations (interleaving) or subgroups (lockstep).
+    #[inline]
     pub fn num_actors(&self) -> usize {
         if self.lockstep {
             self.sgs.len()
@@ -391,6 +398,7 @@ impl Machine {
     }
 
     /// The invocations an actor moves.
+    #[inline]
     pub fn actor_invocations(&self, a: usize) -> std::ops::Range<usize> {
         if self.lockstep {
             a * self.s..(a + 1) * self.s
@@ -400,6 +408,7 @@ impl Machine {
     }
 
     /// The actor that moves invocation `i`.
+    #[inline]
     pub fn actor_of(&self, i: usize) -> usize {
         if self.lockstep {
             i / self.s
@@ -410,17 +419,20 @@ impl Machine {
 
     /// Workgroup, id within the workgroup, global subgroup index and lane of
     /// invocation `i`.
+    #[inline]
     pub fn coords(&self, i: usize) -> (usize, usize, usize, usize) {
         let v = &self.invs[i];
         (v.wg, v.local, v.sg, v.lane)
     }
 
     /// The length (END pc) of invocation `i`'s code.
+    #[inline]
     pub fn code_len(&self, i: usize) -> usize {
         self.lens[self.invs[i].code]
     }
 
     /// The code block index of invocation `i`.
+    #[inline]
     pub fn code_index(&self, i: usize) -> usize {
         self.invs[i].code
     }
@@ -461,22 +473,27 @@ impl Machine {
 
     /// The cell of element `k` of workgroup `copy`'s copy of location `l`
     /// (copy 0 for a global location).
+    #[inline]
     pub fn cell_of(&self, l: usize, copy: usize, k: usize) -> usize {
         self.loc_base[l] + copy * self.program.locations[l].len() + k
     }
 
+    #[inline]
     pub fn mem(&self, s: &[u64], cell: usize) -> u16 {
         get(s, cell as u32 * self.vb, self.vb) as u16
     }
 
+    #[inline]
     fn set_mem(&self, s: &mut [u64], cell: usize, v: u16) {
         set(s, cell as u32 * self.vb, self.vb, v as u64)
     }
 
+    #[inline]
     pub fn reg(&self, s: &[u64], i: usize, r: usize) -> u16 {
         get(s, self.invs[i].regs_off + r as u32 * self.vb, self.vb) as u16
     }
 
+    #[inline]
     fn set_reg(&self, s: &mut [u64], i: usize, r: usize, v: u16) {
         set(
             s,
@@ -487,11 +504,13 @@ impl Machine {
     }
 
     /// Whether invocation `i` has signalled Terminate.
+    #[inline]
     pub fn terminated(&self, s: &[u64], i: usize) -> bool {
         get(s, self.invs[i].term_off, 1) != 0
     }
 
     /// Bit `i` set iff invocation `i` has signalled Terminate.
+    #[inline]
     pub fn terminated_mask(&self, s: &[u64]) -> u32 {
         self.invs
             .iter()
@@ -501,6 +520,7 @@ impl Machine {
 
     /// Whether invocation `i` waits at a barrier or collective (in lockstep:
     /// whether its subgroup does and it is among the waiting lanes).
+    #[inline]
     pub fn waiting(&self, s: &[u64], i: usize) -> bool {
         if self.lockstep {
             let g = self.invs[i].sg;
@@ -515,6 +535,7 @@ impl Machine {
     }
 
     /// The pc of invocation `i` (its code length when it has finished).
+    #[inline]
     pub fn pc(&self, s: &[u64], i: usize) -> usize {
         if self.lockstep {
             let v = &self.invs[i];
@@ -528,27 +549,32 @@ impl Machine {
         }
     }
 
+    #[inline]
     fn set_pc(&self, s: &mut [u64], i: usize, pc: usize) {
         set(s, self.invs[i].pc_off, self.pcb, pc as u64)
     }
 
     /// Whether invocation `i` has reached END.
+    #[inline]
     pub fn finished(&self, s: &[u64], i: usize) -> bool {
         self.pc(s, i) >= self.code_len(i)
     }
 
     /// Whether invocation `i` may signal Terminate: it has finished and not
     /// yet signalled.
+    #[inline]
     pub fn can_terminate(&self, s: &[u64], i: usize) -> bool {
         !self.terminated(s, i) && self.finished(s, i)
     }
 
     /// The Terminate event of invocation `i` (see [`Machine::can_terminate`]).
+    #[inline]
     pub fn terminate(&self, s: &mut [u64], i: usize) {
         set(s, self.invs[i].term_off, 1, 1)
     }
 
     /// Whether actor `a` can take a step (not finished, not waiting).
+    #[inline]
     pub fn can_step(&self, s: &[u64], a: usize) -> bool {
         if self.lockstep {
             let g = &self.sgs[a];
@@ -563,6 +589,7 @@ impl Machine {
     }
 
     /// The instruction actor `a` would execute next, if it can step.
+    #[inline]
     pub fn next_instr(&self, s: &[u64], a: usize) -> Option<(usize, Instr)> {
         if !self.can_step(s, a) {
             return None;
@@ -608,6 +635,7 @@ impl Machine {
         }
     }
 
+    #[inline]
     fn eval(&self, s: &[u64], i: usize, o: Operand) -> u16 {
         match o {
             Operand::Reg(r) => self.reg(s, i, r as usize),
@@ -1116,6 +1144,7 @@ impl Machine {
     }
 
     /// Whether every invocation has signalled Terminate.
+    #[inline]
     pub fn all_terminated(&self, s: &[u64]) -> bool {
         (0..self.invs.len()).all(|i| self.terminated(s, i))
     }

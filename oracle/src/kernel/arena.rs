@@ -1,129 +1,180 @@
-//! The lean product's tables (issue 24 item 2): states packed in one
-//! vector with an open-addressing index of 32-bit ids, and transitions in
-//! one compressed-row array of 32-bit words.
+//! The lean product's tables (issue 24 item 2): states deduplicated with
+//! an open-addressing index of 32-bit ids ([`super::words`]: collapsed
+//! into pairs of half ids when a state has two words or more), and
+//! transitions in compressed rows of variable-length bytes
+//! ([`super::rows`]).
 //!
-//! A state is stored once, as its packed words, at its id; the index is a
-//! power-of-two table of `u32` slots (0: empty; else the id + 1 in the low
-//! [`ID_BITS`] bits and 5 bits of the state's hash above them, so that
-//! most probes that miss never touch the state). The transitions of state
-//! `n` are `edges[first[n]..first[n + 1]]`: exploration is breadth first
-//! and expands states in id order, so each state's transitions are
-//! appended in one run. An edge is one word: the target id, the actor or
-//! invocation (4 bits: at most 16 invocations) and whether it is a
-//! Terminate. The verdict rules need nothing more of a move; witnesses,
-//! which need the instruction, are found on the full product
-//! ([`super::product`]).
+//! A state is stored once, at its id. The transitions of state `n` are
+//! row `n`: exploration is breadth first and expands states in id order,
+//! so each state's transitions are appended in one run. An edge word is
+//! the target id, the actor or invocation (4 bits: at most 16
+//! invocations) and whether it is a Terminate. The verdict rules need
+//! nothing more of a move; witnesses, which need the instruction, are
+//! found on the full product ([`super::product`]).
 //!
 //! Every table grows by doubling and is charged to a [`Meter`] by
 //! capacity before it grows, as the full product is.
 
 use super::product::Move;
+use super::rows::{Out, Rows};
+use super::words::{hash, Words};
 use progress_litmus::axb::space::{Exceeded, Meter, OutOfMemory, TooLarge};
 use progress_litmus::kernel::machine::Packed;
+use std::marker::PhantomData;
 
-/// Bits of a state id in an index slot or an edge.
-pub const ID_BITS: u32 = 27;
-const ID_MASK: u32 = (1 << ID_BITS) - 1;
-/// The most states a table holds (ids `0..MAX_IDS`).
-pub const MAX_IDS: usize = ID_MASK as usize - 1;
+use super::words::ID_MASK;
+pub use super::words::{ID_BITS, MAX_IDS};
 
-/// Makes room for one more element, doubling the capacity, charged to the
-/// meter with `extra` bytes an element of capacity for the caller's
-/// per-element tables.
-pub fn reserve_one<T>(v: &mut Vec<T>, meter: &mut Meter, extra: usize) -> Result<(), OutOfMemory> {
-    let cap = v.capacity();
-    if v.len() < cap {
-        return Ok(());
-    }
-    let new = cap.saturating_mul(2).max(64);
-    let size = std::mem::size_of::<T>();
-    meter.take(
-        (new - cap).saturating_mul(size + extra),
-        new.saturating_mul(size),
-    )?;
-    v.reserve_exact(new - v.len());
-    Ok(())
-}
-
-/// A 64-bit hash of a packed state (a multiply-rotate fold and a
-/// finalizer, so that the low bits, which pick the slot, mix every bit).
-fn hash(s: &[u64]) -> u64 {
-    let mut h: u64 = 0x243f_6a88_85a3_08d3;
-    for &w in s {
-        h = (h.rotate_left(26) ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-    h ^= h >> 32;
-    h = h.wrapping_mul(0xd6e8_feb8_6659_fd93);
-    h ^ (h >> 32)
-}
-
-/// Packed states with an index from state to id.
+/// Packed states with an index from state to id: the states themselves
+/// ([`Words`] of the state's width), or, for states of two words or more,
+/// collapsed ([`super::words`]): each state as the pair of ids of its
+/// halves, the halves in tables of their own.
 pub struct StateTable<S> {
-    states: Vec<S>,
-    slots: Vec<u32>,
-    /// Bytes charged a state of capacity for the caller's tables.
-    extra: usize,
+    /// The states, or their pairs of half ids (one word each, the left
+    /// id above the right one); a state's id is its id here.
+    roots: Words,
+    /// The tables of the left (`..split`) and right halves, if collapsed.
+    halves: Option<(Words, Words)>,
+    split: usize,
+    _s: PhantomData<S>,
 }
 
 impl<S: Packed> StateTable<S> {
+    /// A table charging `extra` bytes a state of capacity for the
+    /// caller's tables; collapsed when a state has two words or more.
     pub fn new(extra: usize) -> StateTable<S> {
+        StateTable::with_collapse(extra, true)
+    }
+
+    /// [`StateTable::new`], collapsed or not (the tests compare them).
+    pub fn with_collapse(extra: usize, collapse: bool) -> StateTable<S> {
+        let w = S::default().as_ref().len();
+        let split = w / 2;
+        let collapsed = collapse && w >= 2;
         StateTable {
-            states: Vec::new(),
-            slots: Vec::new(),
-            extra,
+            roots: Words::new(if collapsed { 1 } else { w }, extra),
+            halves: collapsed.then(|| (Words::new(split, 0), Words::new(w - split, 0))),
+            split,
+            _s: PhantomData,
         }
     }
 
     pub fn len(&self) -> usize {
-        self.states.len()
+        self.roots.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.states.is_empty()
+        self.roots.is_empty()
     }
 
-    pub fn state(&self, id: usize) -> &S {
-        &self.states[id]
+    /// The state of id `id`.
+    #[inline]
+    pub fn state(&self, id: usize) -> S {
+        let mut s = S::default();
+        let t = s.as_mut();
+        match &self.halves {
+            None => t.copy_from_slice(self.roots.get(id as u32)),
+            Some((l, r)) => {
+                let x = self.roots.get(id as u32)[0];
+                t[..self.split].copy_from_slice(l.get((x >> 32) as u32));
+                t[self.split..].copy_from_slice(r.get(x as u32));
+            }
+        }
+        s
     }
 
     /// Forgets every state, keeping the tables' capacity.
     pub fn clear(&mut self) {
-        self.states.clear();
-        self.slots.iter_mut().for_each(|x| *x = 0);
-    }
-
-    /// Bytes of the tables (states and index), by capacity.
-    pub fn bytes(&self) -> usize {
-        self.states.capacity() * std::mem::size_of::<S>() + self.slots.capacity() * 4
-    }
-
-    /// The slot of `s` (holding it, or the empty slot where it goes) and
-    /// its id if present.
-    fn probe(&self, s: &S, h: u64) -> (usize, Option<u32>) {
-        let mask = self.slots.len() - 1;
-        let tag = ((h >> 59) as u32) << ID_BITS;
-        let mut i = h as usize & mask;
-        loop {
-            let v = self.slots[i];
-            if v == 0 {
-                return (i, None);
-            }
-            if v & !ID_MASK == tag {
-                let id = (v & ID_MASK) - 1;
-                if self.states[id as usize] == *s {
-                    return (i, Some(id));
-                }
-            }
-            i = (i + 1) & mask;
+        self.roots.clear();
+        if let Some((l, r)) = &mut self.halves {
+            l.clear();
+            r.clear();
         }
+    }
+
+    /// Gives back what the tables reserved beyond what they hold.
+    pub fn shrink(&mut self) {
+        self.roots.shrink();
+        if let Some((l, r)) = &mut self.halves {
+            l.shrink();
+            r.shrink();
+        }
+    }
+
+    /// Bytes of the tables (states or pairs, halves and indexes), by
+    /// capacity.
+    pub fn bytes(&self) -> usize {
+        self.roots.bytes()
+            + self
+                .halves
+                .as_ref()
+                .map_or(0, |(l, r)| l.bytes() + r.bytes())
+    }
+
+    /// The key of `s` in `roots`, its halves stored if new (within the
+    /// meter): the state itself, or the pair of ids in its first word.
+    #[inline]
+    fn key(&mut self, s: &S, meter: &mut Meter) -> Result<S, Exceeded> {
+        self.key_near(s, None, meter)
+    }
+
+    /// [`StateTable::key`], given a stored state `near` of id `id` (the
+    /// state a successor comes from): a half equal to `near`'s has its
+    /// id, without a look-up (a step changes one half of a state or
+    /// the other, mostly).
+    #[inline]
+    fn key_near(
+        &mut self,
+        s: &S,
+        near: Option<(&S, usize)>,
+        meter: &mut Meter,
+    ) -> Result<S, Exceeded> {
+        let Some((l, r)) = &mut self.halves else {
+            return Ok(*s);
+        };
+        let (a, b) = s.as_ref().split_at(self.split);
+        let (mut x, mut y) = (None, None);
+        if let Some((n, id)) = near {
+            let (na, nb) = n.as_ref().split_at(self.split);
+            let pair = self.roots.get(id as u32)[0];
+            let eq = |u: &[u64], v: &[u64]| u.iter().zip(v).fold(true, |e, (p, q)| e & (p == q));
+            x = eq(a, na).then_some((pair >> 32) as u32);
+            y = eq(b, nb).then_some(pair as u32);
+        }
+        let x = match x {
+            Some(x) => x,
+            None => l.insert(a, hash(a), meter, MAX_IDS)?.0,
+        };
+        let y = match y {
+            Some(y) => y,
+            None => r.insert(b, hash(b), meter, MAX_IDS)?.0,
+        };
+        let mut k = S::default();
+        k.as_mut()[0] = (x as u64) << 32 | y as u64;
+        Ok(k)
+    }
+
+    /// The words of a key that `roots` holds.
+    #[inline]
+    fn root<'a>(&self, k: &'a S) -> &'a [u64] {
+        &k.as_ref()[..self.roots.width()]
     }
 
     /// The id of `s`, if stored.
     pub fn get(&self, s: &S) -> Option<u32> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        self.probe(s, hash(s.as_ref())).1
+        let k = match &self.halves {
+            None => *s,
+            Some((l, r)) => {
+                let (a, b) = s.as_ref().split_at(self.split);
+                let x = l.find(a, hash(a))?;
+                let y = r.find(b, hash(b))?;
+                let mut k = S::default();
+                k.as_mut()[0] = (x as u64) << 32 | y as u64;
+                k
+            }
+        };
+        let w = self.root(&k);
+        self.roots.find(w, hash(w))
     }
 
     /// The id of `s`, stored if new (then `true`), within `max_states`
@@ -134,96 +185,10 @@ impl<S: Packed> StateTable<S> {
         meter: &mut Meter,
         max_states: usize,
     ) -> Result<(u32, bool), Exceeded> {
-        self.insert_hashed(s, hash(s.as_ref()), meter, max_states)
+        let k = self.key(&s, meter)?;
+        let w = self.root(&k);
+        self.roots.insert(w, hash(w), meter, max_states)
     }
-
-    /// Asks the processor to fetch the index slot of hash `h`, so that
-    /// the look-ups of one state's successors overlap their cache misses.
-    fn prefetch(&self, h: u64) {
-        if let Some(slot) = self
-            .slots
-            .get(h as usize & self.slots.len().wrapping_sub(1))
-        {
-            prefetch(slot);
-        }
-    }
-
-    /// Then the state the first slot of hash `h` names, if its tag is
-    /// `h`'s (most look-ups find their state there).
-    fn prefetch_state(&self, h: u64) {
-        let Some(&v) = self
-            .slots
-            .get(h as usize & self.slots.len().wrapping_sub(1))
-        else {
-            return;
-        };
-        if v != 0 && v >> ID_BITS == (h >> 59) as u32 {
-            if let Some(s) = self.states.get(((v & ID_MASK) - 1) as usize) {
-                prefetch(s);
-            }
-        }
-    }
-
-    /// [`StateTable::insert`] with the state's hash already computed.
-    fn insert_hashed(
-        &mut self,
-        s: S,
-        h: u64,
-        meter: &mut Meter,
-        max_states: usize,
-    ) -> Result<(u32, bool), Exceeded> {
-        if !self.slots.is_empty() {
-            if let (_, Some(id)) = self.probe(&s, h) {
-                return Ok((id, false));
-            }
-        }
-        let bound = max_states.min(MAX_IDS);
-        if self.states.len() >= bound {
-            return Err(Exceeded::States(TooLarge { bound: max_states }));
-        }
-        reserve_one(&mut self.states, meter, self.extra).map_err(Exceeded::Memory)?;
-        if (self.states.len() + 1) * 4 > self.slots.len() * 3 {
-            self.grow(meter).map_err(Exceeded::Memory)?;
-        }
-        let id = self.states.len() as u32;
-        self.states.push(s);
-        let (slot, _) = self.probe(&s, h);
-        self.slots[slot] = ((h >> 59) as u32) << ID_BITS | (id + 1);
-        Ok((id, true))
-    }
-
-    /// Doubles the index and places every state again.
-    fn grow(&mut self, meter: &mut Meter) -> Result<(), OutOfMemory> {
-        let old = self.slots.len();
-        let new = (old * 2).max(64);
-        meter.take((new - old) * 4, new * 4)?;
-        self.slots = vec![0; new];
-        let mask = new - 1;
-        for (id, s) in self.states.iter().enumerate() {
-            let h = hash(s.as_ref());
-            let mut i = h as usize & mask;
-            while self.slots[i] != 0 {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = ((h >> 59) as u32) << ID_BITS | (id as u32 + 1);
-        }
-        Ok(())
-    }
-}
-
-/// Asks the processor to fetch the cache line of `x` (a hint: it reads
-/// nothing).
-#[inline]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and reads nothing the program sees;
-    // the address is that of a live reference.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// An edge word: target id, mover (4 bits), Terminate (1 bit).
@@ -247,24 +212,18 @@ pub fn is_step(e: u32) -> bool {
     e >> 31 == 0
 }
 
-/// A graph of packed states with compressed rows of edge words.
+/// A graph of packed states with compressed rows of edge words
+/// ([`Rows`]: one row a state, in id order).
 pub struct Graph<S> {
     pub table: StateTable<S>,
-    /// `first[n]..first[n + 1]`: the edges of state `n` (one more entry
-    /// than states once explored).
-    pub first: Vec<u32>,
-    pub edges: Vec<u32>,
-    /// Bytes charged an edge of capacity for the caller's tables.
-    edge_extra: usize,
+    pub rows: Rows,
 }
 
 impl<S: Packed> Graph<S> {
     pub fn new(extra: usize, edge_extra: usize) -> Graph<S> {
         Graph {
             table: StateTable::new(extra),
-            first: Vec::new(),
-            edges: Vec::new(),
-            edge_extra,
+            rows: Rows::new(edge_extra),
         }
     }
 
@@ -273,35 +232,34 @@ impl<S: Packed> Graph<S> {
     }
 
     pub fn num_edges(&self) -> usize {
-        self.edges.len()
+        self.rows.num_edges()
     }
 
     /// The edge words out of state `n`.
-    pub fn out(&self, n: usize) -> &[u32] {
-        &self.edges[self.first[n] as usize..self.first[n + 1] as usize]
+    #[inline]
+    pub fn out(&self, n: usize) -> Out<'_> {
+        self.rows.out(n)
     }
 
-    pub fn state(&self, n: usize) -> &S {
+    pub fn state(&self, n: usize) -> S {
         self.table.state(n)
     }
 
     /// Bytes of the tables (states, index and edge rows), by capacity.
     pub fn bytes(&self) -> usize {
-        self.table.bytes() + (self.first.capacity() + self.edges.capacity()) * 4
+        self.table.bytes() + self.rows.bytes()
     }
 
-    /// Gives back what the tables reserved beyond what they hold (the
-    /// index keeps its power-of-two size): the rules' tables come after.
+    /// Gives back what the tables reserved beyond what they hold, and fits
+    /// the indexes to their states: the rules' tables come after.
     pub fn shrink(&mut self) {
-        self.table.states.shrink_to_fit();
-        self.first.shrink_to_fit();
-        self.edges.shrink_to_fit();
+        self.table.shrink();
+        self.rows.shrink();
     }
 
     pub fn clear(&mut self) {
         self.table.clear();
-        self.first.clear();
-        self.edges.clear();
+        self.rows.clear();
     }
 
     /// Explores breadth first from `roots`: `succ(s, emit)` emits each
@@ -317,36 +275,43 @@ impl<S: Packed> Graph<S> {
             self.table.insert(r, meter, max_states)?;
         }
         let mut out: Vec<(Move, S)> = Vec::new();
-        let mut hashes: Vec<u64> = Vec::new();
-        reserve_one(&mut self.first, meter, 0)?;
-        self.first.push(0);
+        let mut keys: Vec<(S, u64)> = Vec::new();
+        let mut row: Vec<u32> = Vec::new();
         let mut next = 0;
         while next < self.table.len() {
-            let s = *self.table.state(next);
+            let s = self.table.state(next);
+            let id = next;
             next += 1;
+            self.rows.begin(id, meter)?;
             out.clear();
             succ(&s, &mut out).map_err(ExploreError::Succ)?;
-            hashes.clear();
+            keys.clear();
             for (_, t) in &out {
-                let h = hash(t.as_ref());
-                self.table.prefetch(h);
-                hashes.push(h);
+                let k = self.table.key_near(t, Some((&s, id)), meter)?;
+                let h = hash(self.table.root(&k));
+                self.table.roots.prefetch(h);
+                keys.push((k, h));
             }
-            for &h in &hashes {
-                self.table.prefetch_state(h);
+            for &(_, h) in &keys {
+                self.table.roots.prefetch_tuple(h);
             }
-            for (&(mv, t), &h) in out.iter().zip(&hashes) {
-                let (id, _) = self.table.insert_hashed(t, h, meter, max_states)?;
-                if self.edges.len() >= u32::MAX as usize {
+            row.clear();
+            for (&(mv, _), (k, h)) in out.iter().zip(&keys) {
+                let w = self.table.root(k);
+                let (id, _) = self.table.roots.insert(w, *h, meter, max_states)?;
+                row.push(edge(id, mv));
+            }
+            // Rows ascend by target ([`Rows`]); the rules ignore the order.
+            row.sort_unstable_by_key(|&e| target(e));
+            for &e in &row {
+                if !self.rows.has_room() {
                     return Err(ExploreError::Exceeded(Exceeded::States(TooLarge {
                         bound: max_states,
                     })));
                 }
-                reserve_one(&mut self.edges, meter, self.edge_extra)?;
-                self.edges.push(edge(id, mv));
+                self.rows.push(e, meter)?;
             }
-            reserve_one(&mut self.first, meter, 0)?;
-            self.first.push(self.edges.len() as u32);
+            self.rows.end(meter)?;
         }
         Ok(())
     }
@@ -375,14 +340,14 @@ impl<E> From<OutOfMemory> for ExploreError<E> {
 /// Strongly connected components of a graph in compressed rows: the
 /// component id of every node and their number. Tarjan's algorithm with
 /// explicit stacks (no recursion); ids in the order components complete.
-pub fn scc(first: &[u32], edges: &[u32]) -> (Vec<u32>, usize) {
+pub fn scc(rows: &Rows) -> (Vec<u32>, usize) {
     const NONE: u32 = u32::MAX;
-    let n = first.len().saturating_sub(1);
+    let n = rows.num_rows();
     let mut index = vec![NONE; n];
     let mut low = vec![0u32; n];
     let mut comp = vec![NONE; n];
     let mut stack: Vec<u32> = Vec::new();
-    let mut frames: Vec<(u32, u32)> = Vec::new();
+    let mut frames: Vec<(u32, Out<'_>)> = Vec::new();
     let mut next = 0u32;
     let mut count = 0u32;
     for root in 0..n {
@@ -393,18 +358,17 @@ pub fn scc(first: &[u32], edges: &[u32]) -> (Vec<u32>, usize) {
         low[root] = next;
         next += 1;
         stack.push(root as u32);
-        frames.push((root as u32, first[root]));
-        while let Some(&mut (v, ref mut pos)) = frames.last_mut() {
-            let v = v as usize;
-            if *pos < first[v + 1] {
-                let w = target(edges[*pos as usize]);
-                *pos += 1;
+        frames.push((root as u32, rows.out(root)));
+        while let Some((v, out)) = frames.last_mut() {
+            let v = *v as usize;
+            if let Some(e) = out.next() {
+                let w = target(e);
                 if index[w] == NONE {
                     index[w] = next;
                     low[w] = next;
                     next += 1;
                     stack.push(w as u32);
-                    frames.push((w as u32, first[w]));
+                    frames.push((w as u32, rows.out(w)));
                 } else if comp[w] == NONE {
                     low[v] = low[v].min(index[w]);
                 }
@@ -430,20 +394,22 @@ pub fn scc(first: &[u32], edges: &[u32]) -> (Vec<u32>, usize) {
 
 /// The reverse of a graph in compressed rows: for each node, the sources
 /// of its incoming edges (`rfirst[n]..rfirst[n + 1]` in `sources`).
-pub fn reverse(first: &[u32], edges: &[u32]) -> (Vec<u32>, Vec<u32>) {
-    let n = first.len().saturating_sub(1);
+pub fn reverse(rows: &Rows) -> (Vec<u32>, Vec<u32>) {
+    let n = rows.num_rows();
     let mut rfirst = vec![0u32; n + 1];
-    for &e in edges {
-        rfirst[target(e) + 1] += 1;
+    for v in 0..n {
+        for e in rows.out(v) {
+            rfirst[target(e) + 1] += 1;
+        }
     }
     for i in 0..n {
         rfirst[i + 1] += rfirst[i];
     }
     // Fill with rfirst[t] as t's cursor; afterwards rfirst[t] is where
     // t + 1 starts, so shift back by one.
-    let mut sources = vec![0u32; edges.len()];
+    let mut sources = vec![0u32; rows.num_edges()];
     for v in 0..n {
-        for &e in &edges[first[v] as usize..first[v + 1] as usize] {
+        for e in rows.out(v) {
             let t = target(e);
             sources[rfirst[t] as usize] = v as u32;
             rfirst[t] += 1;
@@ -483,25 +449,68 @@ mod tests {
         assert!(t.bytes() <= meter.used());
     }
 
+    #[test]
+    fn collapsed_and_flat_tables_give_the_same_ids_and_states() {
+        // States of three words whose halves repeat: 40 left halves, 25
+        // right ones, 200 states.
+        let st = |i: u64| [i % 40, (i % 25) * 3, i % 25 + 7];
+        let mut meter = Meter::new(usize::MAX);
+        let mut flat: StateTable<[u64; 3]> = StateTable::with_collapse(0, false);
+        let mut coll: StateTable<[u64; 3]> = StateTable::new(0);
+        assert!(flat.halves.is_none() && coll.halves.is_some());
+        for i in 0..1000u64 {
+            let a = flat.insert(st(i), &mut meter, 10_000).unwrap();
+            let b = coll.insert(st(i), &mut meter, 10_000).unwrap();
+            assert_eq!(a, b);
+            assert_eq!(coll.state(a.0 as usize), st(i));
+        }
+        let (l, r) = coll.halves.as_ref().unwrap();
+        assert_eq!((l.len(), r.len(), coll.len()), (40, 25, 200));
+        // Both halves stored, the pair not: absent.
+        assert_eq!(coll.get(&[0, 3, 8]), None);
+        assert_eq!(coll.get(&[99, 0, 7]), None);
+        coll.shrink();
+        flat.shrink();
+        for i in 0..1000u64 {
+            assert_eq!(coll.get(&st(i)), flat.get(&st(i)));
+        }
+        for id in 0..200 {
+            assert_eq!(coll.state(id), flat.state(id));
+        }
+        // The collapsed table is the smaller: a word a state and the
+        // halves once.
+        assert!(coll.bytes() < flat.bytes());
+        assert!(coll.bytes() <= meter.used());
+    }
+
     /// 0 -> 1 -> 2 -> 0, 2 -> 3, 3 -> 3, 4 -> 0.
-    fn rows() -> (Vec<u32>, Vec<u32>) {
+    fn rows() -> Rows {
         let e = |t: u32| edge(t, Move::terminate(0));
-        (
-            vec![0, 1, 2, 4, 5, 6],
-            vec![e(1), e(2), e(0), e(3), e(3), e(0)],
-        )
+        let mut meter = Meter::new(usize::MAX);
+        let mut r = Rows::new(0);
+        for (n, targets) in [vec![1], vec![2], vec![0, 3], vec![3], vec![0]]
+            .into_iter()
+            .enumerate()
+        {
+            r.begin(n, &mut meter).unwrap();
+            for t in targets {
+                r.push(e(t), &mut meter).unwrap();
+            }
+            r.end(&mut meter).unwrap();
+        }
+        r
     }
 
     #[test]
     fn components_and_reversed_rows() {
-        let (first, edges) = rows();
-        let (comp, count) = scc(&first, &edges);
+        let r = rows();
+        let (comp, count) = scc(&r);
         assert_eq!(count, 3);
         assert!(comp[0] == comp[1] && comp[1] == comp[2]);
         assert!(comp[3] != comp[0] && comp[4] != comp[0] && comp[3] != comp[4]);
         // Reverse topological order: the sink component completes first.
         assert!(comp[3] < comp[0] && comp[0] < comp[4]);
-        let (rfirst, sources) = reverse(&first, &edges);
+        let (rfirst, sources) = reverse(&r);
         let preds = |n: usize| {
             let mut v = sources[rfirst[n] as usize..rfirst[n + 1] as usize].to_vec();
             v.sort();
@@ -510,6 +519,7 @@ mod tests {
         assert_eq!(preds(0), vec![2, 4]);
         assert_eq!(preds(3), vec![2, 3]);
         assert_eq!(preds(4), Vec::<u32>::new());
-        assert!(!is_step(edges[0]) && kind(edges[0]) == 16 && target(edges[0]) == 1);
+        let e = r.out(0).next().unwrap();
+        assert!(!is_step(e) && kind(e) == 16 && target(e) == 1);
     }
 }

@@ -1,8 +1,9 @@
 //! The lean checker (issue 24 item 2): the verdicts of [`super::check`]
 //! and [`super::lifted`] on the product stored in [`super::arena`]'s
-//! tables (packed states with a 32-bit index, one word an edge, per-state
-//! tables of the rules computed from the state when needed rather than
-//! stored), which is what `decide`, `classify` and `table` use.
+//! tables (states collapsed under a 32-bit index, edges in rows of
+//! variable-length bytes, per-state tables of the rules computed from the
+//! state when needed rather than stored), which is what `decide`,
+//! `classify` and `table` use.
 //!
 //! The rules are the same, rule for rule (docs/KERNEL.md §4): a deadlock
 //! is a state with no edge that is not all-terminated; weak fairness
@@ -64,7 +65,7 @@ pub fn build<S: Packed>(k: &Kernel, max_states: usize) -> Result<Lean<S>, Kernel
 /// terminated.
 pub fn deadlock<S: Packed>(k: &Kernel, p: &Lean<S>) -> bool {
     let g = &p.graph;
-    (0..g.num_states()).any(|n| g.out(n).is_empty() && !k.all_done(g.state(n).as_ref()))
+    (0..g.num_states()).any(|n| g.rows.is_empty(n) && !k.all_done(g.state(n).as_ref()))
 }
 
 /// Whether some component of `g` (ids `comp`) witnesses non-termination
@@ -77,7 +78,7 @@ fn weak_witness<S: Packed>(k: &Kernel, g: &Graph<S>, comp: &[u32], count: usize)
     let mut steppers = vec![0u64; count];
     for n in 0..g.num_states() {
         let c = comp[n];
-        for &e in g.out(n) {
+        for e in g.out(n) {
             if comp[arena::target(e)] == c {
                 internal[c as usize] = true;
                 if arena::is_step(e) {
@@ -105,7 +106,7 @@ fn weak_witness<S: Packed>(k: &Kernel, g: &Graph<S>, comp: &[u32], count: usize)
 /// (deadlocks not checked here), on a product reduced by symmetry or not.
 pub fn weak_passes<S: Packed>(k: &Kernel, p: &Lean<S>) -> Result<bool, KernelError> {
     let g = &p.graph;
-    let (comp, count) = arena::scc(&g.first, &g.edges);
+    let (comp, count) = arena::scc(&g.rows);
     if k.symmetry.is_none() {
         return Ok(!weak_witness(k, g, &comp, count));
     }
@@ -126,7 +127,7 @@ fn lifted_passes<S: Packed>(
     let g = &p.graph;
     let mut internal = vec![false; count];
     for n in 0..g.num_states() {
-        if g.out(n).iter().any(|&e| comp[arena::target(e)] == comp[n]) {
+        if g.out(n).any(|e| comp[arena::target(e)] == comp[n]) {
             internal[comp[n] as usize] = true;
         }
     }
@@ -142,7 +143,7 @@ fn lifted_passes<S: Packed>(
     let mut lift: Graph<S> = Graph::new(RULE_BYTES_PER_STATE, 0);
     let mut meter = p.meter.rest();
     for grp in groups {
-        let roots: Vec<S> = grp.iter().map(|&(_, n)| *g.state(n as usize)).collect();
+        let roots: Vec<S> = grp.iter().map(|&(_, n)| g.state(n as usize)).collect();
         if lifted_witness(k, p, comp, grp[0].0, &roots, &mut lift, &mut meter)? {
             return Ok(false);
         }
@@ -175,7 +176,7 @@ fn lifted_witness<S: Packed>(
         Ok(())
     })
     .map_err(|e| explore_error(p.max_states, e))?;
-    let (lcomp, lcount) = arena::scc(&lift.first, &lift.edges);
+    let (lcomp, lcount) = arena::scc(&lift.rows);
     Ok(weak_witness(k, lift, &lcomp, lcount))
 }
 
@@ -187,21 +188,23 @@ pub fn strong_passes<S: Packed>(k: &Kernel, p: &Lean<S>) -> bool {
     let g = &p.graph;
     let n = g.num_states();
     let masks = k.kind_masks();
-    let mut good = vec![false; n];
+    // One bit a state: the attractor's random reads stay in cache.
+    let mut good = vec![0u64; n.div_ceil(64)];
+    let is_good = |good: &[u64], x: usize| good[x / 64] >> (x % 64) & 1 != 0;
     let mut work: Vec<u32> = Vec::new();
-    for (x, good) in good.iter_mut().enumerate() {
+    for x in 0..n {
         if k.all_done(g.state(x).as_ref()) {
-            *good = true;
+            good[x / 64] |= 1 << (x % 64);
             work.push(x as u32);
         }
     }
-    let (rfirst, sources) = arena::reverse(&g.first, &g.edges);
-    let recheck = |good: &[bool], x: usize| -> bool {
+    let (rfirst, sources) = arena::reverse(&g.rows);
+    let recheck = |good: &[u64], x: usize| -> bool {
         let (mut has, mut bad) = (0u64, 0u64);
-        for &e in g.out(x) {
+        for e in g.out(x) {
             let mask = masks[arena::kind(e)];
             has |= mask;
-            if good[arena::target(e)] {
+            if is_good(good, arena::target(e)) {
                 if !arena::is_step(e) {
                     return true;
                 }
@@ -209,15 +212,18 @@ pub fn strong_passes<S: Packed>(k: &Kernel, p: &Lean<S>) -> bool {
                 bad |= mask;
             }
         }
-        k.guaranteed(g.state(x).as_ref()) & has & !bad != 0
+        // Reading the guaranteed entities off the state costs more than
+        // the edges: only when some entity has every move good.
+        let open = has & !bad;
+        open != 0 && k.guaranteed(g.state(x).as_ref()) & open != 0
     };
     let mut left = n - work.len();
     while let Some(x) = work.pop() {
         let x = x as usize;
         for &src in &sources[rfirst[x] as usize..rfirst[x + 1] as usize] {
             let src = src as usize;
-            if !good[src] && recheck(&good, src) {
-                good[src] = true;
+            if !is_good(&good, src) && recheck(&good, src) {
+                good[src / 64] |= 1 << (src % 64);
                 left -= 1;
                 work.push(src as u32);
             }

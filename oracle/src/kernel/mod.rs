@@ -24,10 +24,12 @@ pub mod lifted;
 pub mod liveness;
 pub mod outcomes;
 pub mod product;
+pub mod rows;
 pub mod scopes;
 pub mod stats;
 pub mod symmetry;
 pub mod witness;
+pub mod words;
 
 use product::{Kernel, Reductions};
 use progress_litmus::kernel::load::NamedProgram;
