@@ -471,6 +471,24 @@ fn forged_run_lines_are_refused_at_their_line() {
             good.clone() + &line("0", "2", RELAXED_BS),
             "again.jsonl:2: test `branch_sync_ww`, run 0 again (first at",
         ),
+        (
+            // A key given twice: serde_json alone would keep the last
+            // `outcome` and tally a run nobody can tell apart.
+            "twice",
+            good.clone()
+                + &line("1", "2", RELAXED_BS).replacen(
+                    "\"outcome\"",
+                    &format!("\"outcome\":\"{CONVERGED_BS}\",\"outcome\""),
+                    1,
+                ),
+            "twice.jsonl:2: the key `outcome` is given twice in one object (line 1, column",
+        ),
+        (
+            "test-twice",
+            "{\"test\":\"branch_sync_ww\",\"test\":\"nosuch\",\"terminated\":true,\"outcome\":\"\"}\n"
+                .to_string(),
+            "test-twice.jsonl:1: the key `test` is given twice",
+        ),
     ];
     for (name, text, want) in cases {
         let lines = dir.join(format!("{name}.jsonl"));

@@ -69,7 +69,7 @@ pub fn runs_source(path: &Path) -> Result<RunsSource, String> {
         .parent()
         .map(|dir| dir.join(format!("{device}.device.json")))
         .and_then(|f| std::fs::read_to_string(f).ok())
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|t| crate::json::parse(&t).ok())
         .filter(|d| d.get("options") == Some(&campaign));
     let recorded = doc.as_ref().and_then(|d| {
         let s = d.get("suite")?;
