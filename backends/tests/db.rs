@@ -303,7 +303,10 @@ fn two_importers_at_once_and_a_killed_one_leave_it_consistent() {
     // The same with a large journal (24,000 runs, one row each): a kill
     // leaves none or all of its runs.
     let big = dir.join("big.journal.jsonl");
-    let mut text = String::from("{\"campaign\":{\"name\":\"big\",\"target\":\"cpp\"}}\n{\"session\":{\"started_unix_ms\":1}}\n");
+    // Its suite beside it (`suite`, relative to the journal's folder).
+    let names: Vec<String> = (0..8).map(|t| format!("2t2i_{t}")).collect();
+    common::published_suite(&dir, &names.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut text = String::from("{\"campaign\":{\"name\":\"big\",\"suite\":\"suite\",\"target\":\"cpp\"}}\n{\"session\":{\"started_unix_ms\":1}}\n");
     for t in 0..8 {
         for m in ["plain", "round-robin", "chunked"] {
             for i in 0..1000 {
@@ -910,6 +913,132 @@ fn a_journal_alone_records_its_suite_from_the_campaign_line() {
         s(&dir.join("o")),
     ]);
     assert!(o.status.success(), "{}", common::stderr(&o));
+}
+
+/// A journal alone whose campaign line names no suite (hand-made) is
+/// refused, saying how to give it; `--suite` gives it (and is checked
+/// against a device file's); a relative `suite` is read from the
+/// journal's folder, not only from the working directory.
+#[test]
+fn a_journal_alone_without_a_suite_is_refused_unless_given_one() {
+    let dir = scratch("nosuite");
+    let suite = dir.join("3t3i.ron");
+    std::fs::copy(repo("suites/3t3i/3t3i.ron"), &suite).unwrap();
+    let runs: Vec<(&str, u32, bool)> = (0..3).map(|i| ("3t3i_1", i, i != 1)).collect();
+    let lines = dir.join("lines.jsonl");
+    std::fs::write(
+        &lines,
+        program_lines(&runs).replace("\"workgroups\":2", "\"workgroups\":3"),
+    )
+    .unwrap();
+    let o = backends(&[
+        "import",
+        "--target",
+        "cpp",
+        s(&suite),
+        "--lines",
+        s(&lines),
+        "--out",
+        s(&dir.join("o")),
+        "--name",
+        "acme",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let device: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("o/acme.device.json")).unwrap())
+            .unwrap();
+    let journal = std::fs::read_to_string(dir.join("o/acme.journal.jsonl")).unwrap();
+    let (first, rest) = journal.split_once('\n').unwrap();
+    let mut campaign: serde_json::Value = serde_json::from_str(first).unwrap();
+    // A journal alone whose campaign line has the given `suite` value.
+    let mut alone = |name: &str, value: Option<&str>| {
+        let c = campaign["campaign"].as_object_mut().unwrap();
+        match value {
+            Some(v) => c.insert("suite".into(), v.into()),
+            None => c.remove("suite"),
+        };
+        let f = dir.join(name).join("acme.journal.jsonl");
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(&f, format!("{campaign}\n{rest}")).unwrap();
+        f
+    };
+    let list_suite = |db: &Path| {
+        json(&backends(&[
+            "db",
+            "list",
+            "--db",
+            s(db),
+            "--format",
+            "json",
+        ]))[0]["suite"]
+            .clone()
+    };
+    // No `suite`: refused (before, imported without one, and `report --db`
+    // judged its runs against the published 3t3i_1, another program).
+    let bare = alone("bare", None);
+    let o = backends(&["db", "import", "--db", s(&dir.join("a.sqlite")), s(&bare)]);
+    assert_clean_failure(
+        &o,
+        2,
+        &[
+            "bare/acme.journal.jsonl:1:",
+            "no `suite`",
+            "acme.device.json",
+            "--suite PATH",
+        ],
+    );
+    // --suite gives it: the suite the device file records.
+    let db = dir.join("b.sqlite");
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&db),
+        s(&bare),
+        "--suite",
+        s(&suite),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(list_suite(&db), device["suite"]["fnv64"]);
+    // Another suite with the test's name but not its program: refused by
+    // the device file's record.
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&dir.join("c.sqlite")),
+        s(&dir.join("o")),
+        "--suite",
+        s(&common::published_suite(&dir, &["3t3i_1"])),
+    ]);
+    assert_clean_failure(
+        &o,
+        2,
+        &["acme.journal.jsonl: its device file records", "--suite"],
+    );
+    // --suite is for journals only.
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&dir.join("d.sqlite")),
+        s(&dir.join("o/3_thread_3_instruction")),
+        "--suite",
+        s(&suite),
+    ]);
+    assert_clean_failure(&o, 2, &["--suite is for campaign journals"]);
+    // A relative suite beside the journal (the test runs in backends/,
+    // where no 3t3i.ron is).
+    let rel = alone("rel", Some("3t3i.ron"));
+    std::fs::copy(&suite, dir.join("rel/3t3i.ron")).unwrap();
+    let db = dir.join("e.sqlite");
+    let o = backends(&["db", "import", "--db", s(&db), s(&rel)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(list_suite(&db), device["suite"]["fnv64"]);
+    // Not there either: refused, naming the path tried.
+    let gone = alone("gone", Some("3t3i.ron"));
+    let o = backends(&["db", "import", "--db", s(&dir.join("f.sqlite")), s(&gone)]);
+    assert_clean_failure(&o, 2, &["gone/acme.journal.jsonl:1:", "gone/3t3i.ron"]);
 }
 
 /// A journal with its campaign line and no run is refused as having no
