@@ -938,6 +938,17 @@ fn a_journal_alone_without_a_suite_is_refused_unless_given_one() {
     let o = backends(&["db", "import", "--db", s(&db), s(&rel)]);
     assert!(o.status.success(), "{}", common::stderr(&o));
     assert_eq!(db_list(&db)[0]["suite"], device["suite"]["fnv64"]);
+    // A device file beside it that gives a key twice: refused, not
+    // ignored (nor its last `suite` taken).
+    let device_text = std::fs::read_to_string(dir.join("o/acme.device.json")).unwrap();
+    let twice = device_text.replacen('{', "{\"suite\": null,", 1);
+    std::fs::write(dir.join("rel/acme.device.json"), twice).unwrap();
+    let o = backends(&["db", "import", "--db", s(&dir.join("g.sqlite")), s(&rel)]);
+    assert_clean_failure(
+        &o,
+        2,
+        &["rel/acme.device.json: not a device file: the key `suite` is given twice"],
+    );
     // Not there either: refused, naming the path tried.
     let gone = alone("gone", Some("3t3i.ron"));
     let o = backends(&["db", "import", "--db", s(&dir.join("f.sqlite")), s(&gone)]);

@@ -71,12 +71,21 @@ pub fn runs_source(path: &Path, suite: Option<&[PathBuf]>) -> Result<RunsSource,
             }
         ));
     }
-    let doc = path
+    // The device file beside it, if any: one that is not JSON (or gives
+    // a key twice) is an error, one of another campaign is not its own.
+    let file = path
         .parent()
-        .map(|dir| dir.join(format!("{device}.device.json")))
-        .and_then(|f| std::fs::read_to_string(f).ok())
-        .and_then(|t| crate::json::parse(&t).ok())
-        .filter(|d| d.get("options") == Some(&campaign));
+        .map(|dir| dir.join(format!("{device}.device.json")));
+    let doc = match file.as_ref().and_then(|f| std::fs::read_to_string(f).ok()) {
+        None => None,
+        Some(t) => Some(crate::json::parse(&t).map_err(|e| {
+            format!(
+                "{}: not a device file: {e}",
+                file.as_deref().unwrap_or(path).display()
+            )
+        })?),
+    }
+    .filter(|d| d.get("options") == Some(&campaign));
     let recorded = doc.as_ref().and_then(|d| {
         let s = d.get("suite")?;
         Some((
