@@ -367,6 +367,57 @@ fn a_naga_panic_is_one_error() {
     );
 }
 
+/// Specialization constants a mutation made wrong (the modules of
+/// `tests/data/shaders/spirv/`, their `.spvasm` beside them). A length of
+/// 2^32-1 made naga's reader panic ("internal error ... panicked"): it is
+/// refused before naga, naming the constant and the instruction; an
+/// ill-typed one and an impossible workgroup size said only "Function [0]
+/// '' is invalid" and "Entry point main at Compute is invalid": now the
+/// entry point and naga's inner cause.
+#[test]
+fn spirv_spec_constant_mutations_are_named_errors() {
+    for (file, want) in [
+        (
+            "spec_array_length",
+            "SPIR-V: instruction 14 (byte 208): the length of the array type %9 is the specialization constant %2 `n` (SpecId 0), whose default is 4294967295: more than the 64 cells the kernel language holds in all (give the constant a smaller value)",
+        ),
+        (
+            "spec_float_stored",
+            "invalid shader: the body of entry point `main` is invalid: The type of [2] doesn't match the type stored in [5]",
+        ),
+        (
+            "spec_workgroup_size",
+            "invalid shader: Entry point main at Compute is invalid: Workgroup size is out of range",
+        ),
+    ] {
+        let (p, b) = read(&format!("tests/data/shaders/spirv/{file}.spv"));
+        let e = translate(&p, &b, &Launch::default()).unwrap_err();
+        assert_eq!(e.msg, want, "{file}");
+    }
+    // The same length as an ordinary constant (OpSpecConstant, 50, made
+    // OpConstant, 43): refused as such; at 64 it passes the check.
+    let (_, b) = read("tests/data/shaders/spirv/spec_array_length.spv");
+    let mut words: Vec<u32> = b
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let at = words
+        .iter()
+        .position(|&w| w == (4 << 16) | 50)
+        .expect("the OpSpecConstant");
+    words[at] = (4 << 16) | 43;
+    use progress_litmus::kernel::shader::spirv::check_array_lengths;
+    let e = check_array_lengths(&words, None).unwrap_err();
+    assert!(
+        e.contains("is the constant %2 `n` = 4294967295: more than the 64 cells"),
+        "{e}"
+    );
+    words[at + 3] = 64;
+    assert_eq!(check_array_lengths(&words, None), Ok(()));
+    words[at + 3] = 65;
+    assert!(check_array_lengths(&words, None).is_err());
+}
+
 /// A runtime-sized array (every buffer of clspv's and Slang's SPIR-V)
 /// indexed by constants only gets the cells they reach; a run-time index
 /// into one is refused (`bad/runtime_array.wgsl`).

@@ -19,8 +19,9 @@
 //!
 //! Below the three parts, the ground they share: [`mapping`], where test
 //! threads run (used by all three), [`toolchain`], finding and running
-//! the compilers (used by `emit --check` and `run`), and [`excerpt`],
-//! input quoted in messages (used by all three).
+//! the compilers (used by `emit --check` and `run`), [`excerpt`],
+//! input quoted in messages (used by all three), and [`json`], JSON read
+//! from other machines' files, refusing a key given twice.
 //!
 //! Above the three parts, [`cli`]: the command line of `backends`, one
 //! thin file per subcommand (`emit`, `run`, `import`, `report`).
@@ -34,6 +35,7 @@ pub mod campaign;
 pub mod cli;
 pub mod excerpt;
 pub mod glossary;
+pub mod json;
 pub mod mapping;
 pub mod report;
 pub mod target;

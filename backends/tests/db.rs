@@ -7,28 +7,50 @@
 
 mod common;
 
-use common::{assert_clean_failure, backends, bin, s, scratch, stdout};
+use common::{assert_clean_failure, backends, bin, committed_db, repo, s, scratch, stdout};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::Output;
 
-fn repo(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(rel)
+/// `db import --db DB FILE`, killed (SIGKILL) after `delay_ms`.
+fn import_killed_after(db: &Path, file: &Path, delay_ms: u64) {
+    let mut child = bin()
+        .args(["db", "import", "--db", s(db), s(file)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let _ = child.wait();
 }
 
-/// The database `results/database/import.sh` builds, in `dir`.
-fn committed_db(dir: &Path) -> PathBuf {
-    let db = dir.join("results.sqlite");
-    let o = Command::new("sh")
-        .arg(repo("results/database/import.sh"))
-        .arg(&db)
-        .env("BACKENDS", common::BIN)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", common::stderr(&o));
-    db
+/// `backends import --target TARGET SUITE --lines LINES --out OUT --name NAME`.
+fn import_lines(target: &str, suite: &Path, lines: &Path, out: &Path, name: &str) -> Output {
+    backends(&[
+        "import",
+        "--target",
+        target,
+        s(suite),
+        "--lines",
+        s(lines),
+        "--out",
+        s(out),
+        "--name",
+        name,
+    ])
+}
+
+/// `db list --db DB --format json`.
+fn db_list(db: &Path) -> serde_json::Value {
+    json(&backends(&[
+        "db",
+        "list",
+        "--db",
+        s(db),
+        "--format",
+        "json",
+    ]))
 }
 
 fn json(o: &std::process::Output) -> serde_json::Value {
@@ -103,14 +125,7 @@ fn the_committed_database_reproduces_the_published_analysis() {
     );
 
     // Every device is one campaign, listed with the files it came from.
-    let list = json(&backends(&[
-        "db",
-        "list",
-        "--db",
-        s(&db),
-        "--format",
-        "json",
-    ]));
+    let list = db_list(&db);
     let list = list.as_array().unwrap();
     assert_eq!(list.len(), devices.len());
     let a12 = list
@@ -287,15 +302,7 @@ fn two_importers_at_once_and_a_killed_one_leave_it_consistent() {
     // Kill -9 at several points of an import; each time the database is
     // whole, and the next import completes it.
     for delay_ms in [0, 30, 100, 300] {
-        let mut child = bin()
-            .args(["db", "import", "--db", s(&db), s(&all)])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
-        let _ = child.wait();
+        import_killed_after(&db, &all, delay_ms);
         if db.exists() {
             assert_consistent(&db);
         }
@@ -303,7 +310,10 @@ fn two_importers_at_once_and_a_killed_one_leave_it_consistent() {
     // The same with a large journal (24,000 runs, one row each): a kill
     // leaves none or all of its runs.
     let big = dir.join("big.journal.jsonl");
-    let mut text = String::from("{\"campaign\":{\"name\":\"big\",\"target\":\"cpp\"}}\n{\"session\":{\"started_unix_ms\":1}}\n");
+    // Its suite beside it (`suite`, relative to the journal's folder).
+    let names: Vec<String> = (0..8).map(|t| format!("2t2i_{t}")).collect();
+    common::published_suite(&dir, &names.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut text = String::from("{\"campaign\":{\"name\":\"big\",\"suite\":\"suite\",\"target\":\"cpp\"}}\n{\"session\":{\"started_unix_ms\":1}}\n");
     for t in 0..8 {
         for m in ["plain", "round-robin", "chunked"] {
             for i in 0..1000 {
@@ -322,15 +332,7 @@ fn two_importers_at_once_and_a_killed_one_leave_it_consistent() {
             .unwrap_or(0)
     };
     for delay_ms in [0, 30, 60, 100, 150, 250] {
-        let mut child = bin()
-            .args(["db", "import", "--db", s(&db), s(&big)])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
-        let _ = child.wait();
+        import_killed_after(&db, &big, delay_ms);
         assert_consistent(&db);
         let n = runs(&db);
         assert!(n == 0 || n == 24_000, "{n} runs: a half-imported journal");
@@ -409,18 +411,7 @@ fn a_run_is_judged_against_the_suite_it_recorded() {
         "device": {"vendor": "acme", "architecture": "x"}});
     std::fs::write(&lines, format!("{header}\n{session}\n{run}\n")).unwrap();
     let out = dir.join("out");
-    let o = backends(&[
-        "import",
-        "--target",
-        "webgpu",
-        s(&suite),
-        "--lines",
-        s(&lines),
-        "--out",
-        s(&out),
-        "--name",
-        "acme",
-    ]);
+    let o = import_lines("webgpu", &suite, &lines, &out, "acme");
     assert!(o.status.success(), "{}", common::stderr(&o));
     let db = dir.join("r.sqlite");
     let o = backends(&["db", "import", "--db", s(&db), s(&out)]);
@@ -440,18 +431,7 @@ fn a_run_is_judged_against_the_suite_it_recorded() {
     // The same page file imported again (elsewhere, later): its campaign
     // is the page's (its first session's time), so it counts once.
     let out2 = dir.join("out2");
-    let o = backends(&[
-        "import",
-        "--target",
-        "webgpu",
-        s(&suite),
-        "--lines",
-        s(&lines),
-        "--out",
-        s(&out2),
-        "--name",
-        "acme",
-    ]);
+    let o = import_lines("webgpu", &suite, &lines, &out2, "acme");
     assert!(o.status.success(), "{}", common::stderr(&o));
     let o = backends(&["db", "import", "--db", s(&db), s(&out2)]);
     assert!(
@@ -527,18 +507,7 @@ fn campaign(dir: &Path, out: &str, hung: &[u32]) -> PathBuf {
     let lines = dir.join(format!("{out}.jsonl"));
     std::fs::write(&lines, program_lines(&runs)).unwrap();
     let out = dir.join(out);
-    let o = backends(&[
-        "import",
-        "--target",
-        "cpp",
-        s(&repo("data/oopsla21/tests")),
-        "--lines",
-        s(&lines),
-        "--out",
-        s(&out),
-        "--name",
-        "dev",
-    ]);
+    let o = import_lines("cpp", &repo("data/oopsla21/tests"), &lines, &out, "dev");
     assert!(o.status.success(), "{}", common::stderr(&o));
     out
 }
@@ -637,14 +606,7 @@ fn journals_keep_every_run_and_two_campaigns_add_up() {
     assert!(text.contains("k of n summed over 2 campaigns"), "{text}");
 
     // `db list`: both campaigns, with their provenance.
-    let list = json(&backends(&[
-        "db",
-        "list",
-        "--db",
-        s(&db),
-        "--format",
-        "json",
-    ]));
+    let list = db_list(&db);
     let list = list.as_array().unwrap();
     assert_eq!(list.len(), 2);
     for c in list {
@@ -723,14 +685,7 @@ fn bare_csvs_of_another_day_are_another_campaign_with_a_label() {
     ]);
     assert!(o.status.success(), "{}", common::stderr(&o));
     assert_eq!(count(&db, "SELECT count(*) FROM campaigns"), 2);
-    let list = json(&backends(&[
-        "db",
-        "list",
-        "--db",
-        s(&db),
-        "--format",
-        "json",
-    ]));
+    let list = db_list(&db);
     let labels: Vec<&serde_json::Value> = list
         .as_array()
         .unwrap()
@@ -762,21 +717,19 @@ fn forged_journals_are_refused_at_their_line() {
     let lines: Vec<&str> = good.lines().collect();
     assert!(lines[2].contains("\"iteration\":0"), "{}", lines[2]);
     let flipped = lines[2].replace("\"terminated\":true", "\"terminated\":false");
+    // The journal with its first run's iteration number written as `n`.
+    let iteration = |n: &str| good.replacen("\"iteration\":0", &format!("\"iteration\":{n}"), 1);
     let cases = [
         // An iteration given twice, with the other outcome.
         (format!("{good}{flipped}\n"), ":13:", "recorded twice"),
+        (iteration("-1"), ":3:", "corrupt journal line"),
         (
-            good.replacen("\"iteration\":0", "\"iteration\":-1", 1),
-            ":3:",
-            "corrupt journal line",
-        ),
-        (
-            good.replacen("\"iteration\":0", "\"iteration\":4000000000", 1),
+            iteration("4000000000"),
             ":",
             "iterations of a test and mapping must be 0..",
         ),
         (
-            good.replacen("\"iteration\":0", "\"iteration\":99999999999999999999", 1),
+            iteration("99999999999999999999"),
             ":3:",
             "corrupt journal line",
         ),
@@ -844,6 +797,22 @@ fn a_version_1_database_is_upgraded_in_place() {
     );
 }
 
+/// A campaign `acme` of runs of `3t3i_1` from the complete 3t3i suite
+/// (`dir/3t3i.ron`, whose `3t3i_1` is not the published one), imported
+/// into `dir/o`: the suite and the device file.
+fn acme_campaign(dir: &Path) -> (PathBuf, serde_json::Value) {
+    let suite = dir.join("3t3i.ron");
+    std::fs::copy(repo("suites/3t3i/3t3i.ron"), &suite).unwrap();
+    let runs: Vec<(&str, u32, bool)> = (0..3).map(|i| ("3t3i_1", i, i != 1)).collect();
+    let lines = dir.join("lines.jsonl");
+    let text = program_lines(&runs).replace("\"workgroups\":2", "\"workgroups\":3");
+    std::fs::write(&lines, text).unwrap();
+    let o = import_lines("cpp", &suite, &lines, &dir.join("o"), "acme");
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let device = std::fs::read_to_string(dir.join("o/acme.device.json")).unwrap();
+    (suite, serde_json::from_str(&device).unwrap())
+}
+
 /// A journal imported alone (no device file beside it) records the suite
 /// its campaign line names, so `report --db` refuses to judge its runs
 /// against the published tests of the same names; a journal whose suite
@@ -851,25 +820,7 @@ fn a_version_1_database_is_upgraded_in_place() {
 #[test]
 fn a_journal_alone_records_its_suite_from_the_campaign_line() {
     let dir = scratch("alone");
-    let suite = dir.join("3t3i.ron");
-    std::fs::copy(repo("suites/3t3i/3t3i.ron"), &suite).unwrap();
-    let runs: Vec<(&str, u32, bool)> = (0..3).map(|i| ("3t3i_1", i, i != 1)).collect();
-    let lines = dir.join("lines.jsonl");
-    let text = program_lines(&runs).replace("\"workgroups\":2", "\"workgroups\":3");
-    std::fs::write(&lines, text).unwrap();
-    let o = backends(&[
-        "import",
-        "--target",
-        "cpp",
-        s(&suite),
-        "--lines",
-        s(&lines),
-        "--out",
-        s(&dir.join("o")),
-        "--name",
-        "acme",
-    ]);
-    assert!(o.status.success(), "{}", common::stderr(&o));
+    let (suite, device) = acme_campaign(&dir);
     let alone = dir.join("alone").join("acme.journal.jsonl");
     std::fs::create_dir_all(alone.parent().unwrap()).unwrap();
     std::fs::copy(dir.join("o/acme.journal.jsonl"), &alone).unwrap();
@@ -877,17 +828,7 @@ fn a_journal_alone_records_its_suite_from_the_campaign_line() {
     let o = backends(&["db", "import", "--db", s(&db), s(&alone)]);
     assert!(o.status.success(), "{}", common::stderr(&o));
     // The same suite as the device file records (the folder import).
-    let device: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("o/acme.device.json")).unwrap())
-            .unwrap();
-    let list = json(&backends(&[
-        "db",
-        "list",
-        "--db",
-        s(&db),
-        "--format",
-        "json",
-    ]));
+    let list = db_list(&db);
     assert_eq!(list[0]["suite"], device["suite"]["fnv64"], "{list}");
     let o = backends(&["report", "--db", s(&db)]);
     assert_clean_failure(&o, 2, &["fingerprint", "--tests"]);
@@ -910,6 +851,108 @@ fn a_journal_alone_records_its_suite_from_the_campaign_line() {
         s(&dir.join("o")),
     ]);
     assert!(o.status.success(), "{}", common::stderr(&o));
+}
+
+/// A journal alone whose campaign line names no suite (hand-made) is
+/// refused, saying how to give it; `--suite` gives it (and is checked
+/// against a device file's); a relative `suite` is read from the
+/// journal's folder, not only from the working directory.
+#[test]
+fn a_journal_alone_without_a_suite_is_refused_unless_given_one() {
+    let dir = scratch("nosuite");
+    let (suite, device) = acme_campaign(&dir);
+    let journal = std::fs::read_to_string(dir.join("o/acme.journal.jsonl")).unwrap();
+    let (first, rest) = journal.split_once('\n').unwrap();
+    let mut campaign: serde_json::Value = serde_json::from_str(first).unwrap();
+    // A journal alone whose campaign line has the given `suite` value.
+    let mut alone = |name: &str, value: Option<&str>| {
+        let c = campaign["campaign"].as_object_mut().unwrap();
+        match value {
+            Some(v) => c.insert("suite".into(), v.into()),
+            None => c.remove("suite"),
+        };
+        let f = dir.join(name).join("acme.journal.jsonl");
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(&f, format!("{campaign}\n{rest}")).unwrap();
+        f
+    };
+    // No `suite`: refused (before, imported without one, and `report --db`
+    // judged its runs against the published 3t3i_1, another program).
+    let bare = alone("bare", None);
+    let o = backends(&["db", "import", "--db", s(&dir.join("a.sqlite")), s(&bare)]);
+    assert_clean_failure(
+        &o,
+        2,
+        &[
+            "bare/acme.journal.jsonl:1:",
+            "no `suite`",
+            "acme.device.json",
+            "--suite PATH",
+        ],
+    );
+    // --suite gives it: the suite the device file records.
+    let db = dir.join("b.sqlite");
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&db),
+        s(&bare),
+        "--suite",
+        s(&suite),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(db_list(&db)[0]["suite"], device["suite"]["fnv64"]);
+    // Another suite with the test's name but not its program: refused by
+    // the device file's record.
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&dir.join("c.sqlite")),
+        s(&dir.join("o")),
+        "--suite",
+        s(&common::published_suite(&dir, &["3t3i_1"])),
+    ]);
+    assert_clean_failure(
+        &o,
+        2,
+        &["acme.journal.jsonl: its device file records", "--suite"],
+    );
+    // --suite is for journals only.
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&dir.join("d.sqlite")),
+        s(&dir.join("o/3_thread_3_instruction")),
+        "--suite",
+        s(&suite),
+    ]);
+    assert_clean_failure(&o, 2, &["--suite is for campaign journals"]);
+    // A relative suite beside the journal (the test runs in backends/,
+    // where no 3t3i.ron is).
+    let rel = alone("rel", Some("3t3i.ron"));
+    std::fs::copy(&suite, dir.join("rel/3t3i.ron")).unwrap();
+    let db = dir.join("e.sqlite");
+    let o = backends(&["db", "import", "--db", s(&db), s(&rel)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(db_list(&db)[0]["suite"], device["suite"]["fnv64"]);
+    // A device file beside it that gives a key twice: refused, not
+    // ignored (nor its last `suite` taken).
+    let device_text = std::fs::read_to_string(dir.join("o/acme.device.json")).unwrap();
+    let twice = device_text.replacen('{', "{\"suite\": null,", 1);
+    std::fs::write(dir.join("rel/acme.device.json"), twice).unwrap();
+    let o = backends(&["db", "import", "--db", s(&dir.join("g.sqlite")), s(&rel)]);
+    assert_clean_failure(
+        &o,
+        2,
+        &["rel/acme.device.json: not a device file: the key `suite` is given twice"],
+    );
+    // Not there either: refused, naming the path tried.
+    let gone = alone("gone", Some("3t3i.ron"));
+    let o = backends(&["db", "import", "--db", s(&dir.join("f.sqlite")), s(&gone)]);
+    assert_clean_failure(&o, 2, &["gone/acme.journal.jsonl:1:", "gone/3t3i.ron"]);
 }
 
 /// A journal with its campaign line and no run is refused as having no

@@ -4,32 +4,19 @@
 //! glslangValidator; every CUDA file compiles with nvcc where present and
 //! passes g++ -fsyntax-only against the CPU shim everywhere.
 
+mod common;
+
 use backends::target::kernel::{emit, validate_wgsl, Lang};
 use backends::toolchain::{self, Tool};
+use common::{cuda_syntax_check, kernel_programs, repo, scratch};
 use progress_litmus::kernel::load::{load_all, Item, NamedProgram};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 fn idioms() -> Vec<NamedProgram> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../suites/idioms");
-    let (items, errors) = load_all(&[dir]);
-    assert!(errors.is_empty(), "{errors:?}");
-    let programs: Vec<NamedProgram> = items
-        .into_iter()
-        .filter_map(|i| match i {
-            Item::Kernel(p) => Some(p),
-            Item::Axb(_) => None,
-        })
-        .collect();
+    let programs = kernel_programs(&repo("suites/idioms"));
     assert!(programs.len() >= 20, "{}", programs.len());
     programs
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("kernel-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
@@ -102,8 +89,6 @@ fn balanced(src: &str) -> bool {
 #[test]
 fn cuda_of_every_idiom_is_well_formed_and_compiles_where_nvcc_is() {
     let dir = scratch("cuda");
-    let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda-shim");
-    let decls = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/kernel_cuda_syntax.h");
     let gxx = toolchain::find(Tool::Gxx).ok();
     let nvcc = toolchain::find(Tool::Nvcc).ok();
     for p in idioms() {
@@ -123,20 +108,7 @@ fn cuda_of_every_idiom_is_well_formed_and_compiles_where_nvcc_is() {
         let f = dir.join(format!("{}.cu", p.name));
         std::fs::write(&f, &src).unwrap();
         if let Some(gxx) = &gxx {
-            let out = Command::new(gxx)
-                .args(["-std=c++17", "-fsyntax-only", "-x", "c++", "-I"])
-                .arg(&shim)
-                .arg("-include")
-                .arg(&decls)
-                .arg(&f)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}: {}",
-                p.name,
-                String::from_utf8_lossy(&out.stderr)
-            );
+            cuda_syntax_check(gxx, &f, &p.name);
         }
         if nvcc.is_some() {
             toolchain::compile_cuda(&f, &f.with_extension(""), &[]).unwrap();

@@ -13,9 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Which parts each part may use (besides itself). `mapping`,
-/// `toolchain` and `excerpt` are the shared ground below the three parts;
+/// `toolchain`, `excerpt` and `json` are the shared ground below the three parts;
 /// `cli`, the command line, is above them all, and no part may use it.
-const ALLOWED: [(&str, &[&str]); 8] = [
+const ALLOWED: [(&str, &[&str]); 9] = [
     (
         "cli",
         &[
@@ -26,6 +26,7 @@ const ALLOWED: [(&str, &[&str]); 8] = [
             "toolchain",
             "excerpt",
             "glossary",
+            "json",
         ],
     ),
     (
@@ -37,14 +38,19 @@ const ALLOWED: [(&str, &[&str]); 8] = [
             "toolchain",
             "excerpt",
             "glossary",
+            "json",
         ],
     ),
-    ("target", &["mapping", "toolchain", "excerpt", "glossary"]),
-    ("report", &["mapping", "excerpt", "glossary"]),
+    (
+        "target",
+        &["mapping", "toolchain", "excerpt", "glossary", "json"],
+    ),
+    ("report", &["mapping", "excerpt", "glossary", "json"]),
     ("mapping", &[]),
     ("toolchain", &[]),
     ("excerpt", &[]),
     ("glossary", &[]),
+    ("json", &["excerpt"]),
 ];
 
 /// What another crate may use of `backends` (see `backends::target`).

@@ -622,6 +622,18 @@ fn results_of_a_program_run_elsewhere_are_imported_and_checked() {
             "torn.jsonl:2:",
         ),
         (
+            // serde_json alone keeps the last `test`: a run of 2t2i_2
+            // would be counted as one of 2t2i_5.
+            bad(
+                "key-twice.jsonl",
+                format!(
+                    "{first}\n{}\n",
+                    first.replacen("{", "{\"test\":\"2t2i_5\",", 1)
+                ),
+            ),
+            "key-twice.jsonl:2: the key `test` is given twice in one object",
+        ),
+        (
             bad(
                 "other.jsonl",
                 format!("\n{}\n", first.replace("2t2i_2", "2t2i_5")),
@@ -643,6 +655,16 @@ fn results_of_a_program_run_elsewhere_are_imported_and_checked() {
     let not_json = bad("info-bad.json", "\nGPU 0\n".to_string());
     let o = import(&["--lines", s(&a), "--info", s(&not_json), "--name", "bad"]);
     assert_clean_failure(&o, 2, &["info-bad.json:2: not JSON"]);
+    let twice = bad(
+        "info-twice.json",
+        "{\"device\":\"a\",\"device\":\"b\"}\n".to_string(),
+    );
+    let o = import(&["--lines", s(&a), "--info", s(&twice), "--name", "bad"]);
+    assert_clean_failure(
+        &o,
+        2,
+        &["info-twice.json:1: the key `device` is given twice"],
+    );
     let info = bad("info.json", "{\"device\":\"far away\"}\n".to_string());
     let o = import(&["--lines", s(&a), "--info", s(&info), "--name", "far"]);
     assert!(o.status.success(), "{}", stderr(&o));

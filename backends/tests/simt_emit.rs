@@ -5,40 +5,22 @@
 //! the CPU shim (nvcc where present); the control flow is the source's
 //! structure (no dispatch loop), and what cannot be written is refused.
 
+mod common;
+
 use backends::target::kernel::simt::{emit_simt, validate_wgsl, FIRST_LINE};
 use backends::target::kernel::Lang;
 use backends::toolchain::{self, Tool};
-use progress_litmus::kernel::load::{load_all, Item, NamedProgram};
-use std::path::{Path, PathBuf};
+use common::{cuda_syntax_check, kernel_programs as programs, repo, scratch};
+use progress_litmus::kernel::load::NamedProgram;
 use std::process::Command;
 
-fn programs(dir: &Path) -> Vec<NamedProgram> {
-    let (items, errors) = load_all(&[dir.to_path_buf()]);
-    assert!(errors.is_empty(), "{errors:?}");
-    items
-        .into_iter()
-        .filter_map(|i| match i {
-            Item::Kernel(p) => Some(p),
-            Item::Axb(_) => None,
-        })
-        .collect()
-}
-
 fn suite() -> Vec<NamedProgram> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../suites/simt");
-    let ps: Vec<_> = programs(&dir)
+    let ps: Vec<_> = programs(&repo("suites/simt"))
         .into_iter()
         .filter(|p| !p.program.asserts.is_empty())
         .collect();
     assert_eq!(ps.len(), 10);
     ps
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("simt-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn program(name: &str, src: &str) -> NamedProgram {
@@ -141,8 +123,6 @@ fn the_glsl_validates_with_glslang() {
 #[test]
 fn the_cuda_passes_the_syntax_check_and_compiles_where_nvcc_is() {
     let dir = scratch("cuda");
-    let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda-shim");
-    let decls = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/kernel_cuda_syntax.h");
     let gxx = toolchain::find(Tool::Gxx).ok();
     for p in suite() {
         let src = emit_simt(&p, Lang::Cuda).unwrap();
@@ -151,20 +131,7 @@ fn the_cuda_passes_the_syntax_check_and_compiles_where_nvcc_is() {
         let f = dir.join(format!("{}.cu", p.name));
         std::fs::write(&f, &src).unwrap();
         if let Some(gxx) = &gxx {
-            let out = Command::new(gxx)
-                .args(["-std=c++17", "-fsyntax-only", "-x", "c++", "-I"])
-                .arg(&shim)
-                .arg("-include")
-                .arg(&decls)
-                .arg(&f)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}: {}",
-                p.name,
-                String::from_utf8_lossy(&out.stderr)
-            );
+            cuda_syntax_check(gxx, &f, &p.name);
         }
         if toolchain::find(Tool::Nvcc).is_ok() {
             toolchain::compile_cuda(&f, &f.with_extension(""), &[]).unwrap();

@@ -5,27 +5,28 @@
 //! outcome only SSO allows is consistent with SSO only, and so on down the
 //! hierarchy.
 
+mod common;
+
+use common::{backends_at_root as backends, repo, scratch};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("simt-report-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn backends(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_backends"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .unwrap()
+/// `backends import --simt` of `lines` (SIMT form runs of suites/simt,
+/// from the CUDA target) into `out`, as the device `name`.
+fn import_simt(lines: &Path, out: &Path, name: Option<&str>) -> Output {
+    let mut args = vec!["import", "--simt", "--target", "cuda"];
+    if let Some(name) = name {
+        args.extend(["--name", name]);
+    }
+    args.extend([
+        "suites/simt",
+        "--lines",
+        lines.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    backends(&args)
 }
 
 fn device(dir: &Path, name: &str, rows: &[(&str, &str, u64)]) -> PathBuf {
@@ -152,19 +153,7 @@ fn import_tallies_run_lines_and_the_report_reads_the_file() {
     s.push_str("{\"test\":\"branch_sync_ww\",\"run\":6,\"terminated\":false,\"finished\":1,\"stopped\":1,\"unsupported\":false,\"outcome\":\"\"}\n");
     std::fs::write(&lines, s).unwrap();
     let out = dir.join("results");
-    let r = backends(&[
-        "import",
-        "--simt",
-        "--target",
-        "cuda",
-        "--name",
-        "gpu",
-        "suites/simt",
-        "--lines",
-        lines.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let r = import_simt(&lines, &out, Some("gpu"));
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let csv = std::fs::read_to_string(out.join("gpu.simt.csv")).unwrap();
     assert_eq!(
@@ -176,19 +165,7 @@ fn import_tallies_run_lines_and_the_report_reads_the_file() {
         vec![("gpu".to_string(), vec!["SSO".to_string()])]
     );
     // Again into the same folder: refused, nothing overwritten.
-    let r = backends(&[
-        "import",
-        "--simt",
-        "--target",
-        "cuda",
-        "--name",
-        "gpu",
-        "suites/simt",
-        "--lines",
-        lines.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let r = import_simt(&lines, &out, Some("gpu"));
     assert_eq!(r.status.code(), Some(2));
 }
 
@@ -240,17 +217,7 @@ fn bad_simt_input_is_one_error_naming_where() {
     }
     let lines = dir.join("bad.jsonl");
     std::fs::write(&lines, "{\"test\":\"branch_sync_ww\",\"terminated\":true,\"outcome\":\"m[0]=1 m[1]=2\"}\nnot json\n").unwrap();
-    let r = backends(&[
-        "import",
-        "--simt",
-        "--target",
-        "cuda",
-        "suites/simt",
-        "--lines",
-        lines.to_str().unwrap(),
-        "-o",
-        dir.join("o").to_str().unwrap(),
-    ]);
+    let r = import_simt(&lines, &dir.join("o"), None);
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("bad.jsonl:2: not JSON"));
     // --programs is needed, and --simt stands alone.
@@ -263,7 +230,7 @@ fn bad_simt_input_is_one_error_naming_where() {
 fn the_committed_results_cpu_threads_sso_only_swiftshader_all_four() {
     let all = ["CM", "SM", "SCF", "SSO"].map(String::from).to_vec();
     assert_eq!(
-        consistent(&root().join("results/simt")),
+        consistent(&repo("results/simt")),
         vec![
             ("cpu-threads".to_string(), vec!["SSO".to_string()]),
             ("swiftshader".to_string(), all),
@@ -292,7 +259,7 @@ fn the_cpu_emulation_runs_end_to_end_within_sso() {
         "suites/simt",
     ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let shim = root().join("backends/cuda-shim");
+    let shim = repo("backends/cuda-shim");
     let mut lines = String::new();
     for t in ["subgroup_sync_ww", "branch_sync_ww", "collective_mem"] {
         let bin = cu.join(t);
@@ -326,19 +293,7 @@ fn the_cpu_emulation_runs_end_to_end_within_sso() {
     }
     std::fs::write(dir.join("runs.jsonl"), lines).unwrap();
     let out = dir.join("results");
-    let r = backends(&[
-        "import",
-        "--simt",
-        "--target",
-        "cuda",
-        "--name",
-        "cpu",
-        "suites/simt",
-        "--lines",
-        dir.join("runs.jsonl").to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let r = import_simt(&dir.join("runs.jsonl"), &out, Some("cpu"));
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let c = consistent(&out);
     assert_eq!(c[0].0, "cpu");
@@ -471,22 +426,30 @@ fn forged_run_lines_are_refused_at_their_line() {
             good.clone() + &line("0", "2", RELAXED_BS),
             "again.jsonl:2: test `branch_sync_ww`, run 0 again (first at",
         ),
+        (
+            // A key given twice: serde_json alone would keep the last
+            // `outcome` and tally a run nobody can tell apart.
+            "twice",
+            good.clone()
+                + &line("1", "2", RELAXED_BS).replacen(
+                    "\"outcome\"",
+                    &format!("\"outcome\":\"{CONVERGED_BS}\",\"outcome\""),
+                    1,
+                ),
+            "twice.jsonl:2: the key `outcome` is given twice in one object (line 1, column",
+        ),
+        (
+            "test-twice",
+            "{\"test\":\"branch_sync_ww\",\"test\":\"nosuch\",\"terminated\":true,\"outcome\":\"\"}\n"
+                .to_string(),
+            "test-twice.jsonl:1: the key `test` is given twice",
+        ),
     ];
     for (name, text, want) in cases {
         let lines = dir.join(format!("{name}.jsonl"));
         std::fs::write(&lines, text).unwrap();
         let out = dir.join(format!("out-{name}"));
-        let r = backends(&[
-            "import",
-            "--simt",
-            "--target",
-            "cuda",
-            "suites/simt",
-            "--lines",
-            lines.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ]);
+        let r = import_simt(&lines, &out, None);
         let err = String::from_utf8_lossy(&r.stderr);
         assert_eq!(r.status.code(), Some(2), "{name}: {err}");
         assert!(err.contains(want), "{name}: {err}");

@@ -6,27 +6,14 @@
 
 mod common;
 
-use common::{backends, s, scratch};
+use common::{backends, committed_db, repo, s, scratch};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-fn repo(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(rel)
-}
-
 /// The committed database and the site built from it, under `dir`.
 fn site(dir: &Path) -> PathBuf {
-    let db = dir.join("results.sqlite");
-    let o = Command::new("sh")
-        .arg(repo("results/database/import.sh"))
-        .arg(&db)
-        .env("BACKENDS", common::BIN)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", common::stderr(&o));
+    let db = committed_db(dir);
     let out = dir.join("site");
     let o = backends(&["site", "--db", s(&db), "--out", s(&out)]);
     assert!(o.status.success(), "{}", common::stderr(&o));

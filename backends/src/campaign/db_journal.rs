@@ -11,8 +11,13 @@
 //! huge iteration number) is refused at its line. A torn last line (a
 //! campaign killed while writing) is not a run and is left out; a journal
 //! with no runs is refused. Its suite is what its device file recorded,
-//! else computed from the suite its campaign line names (refused when that
-//! cannot be read), so that `report --db` checks the tests it judges by.
+//! else computed from the suite its campaign line names (a relative path
+//! read from the journal's folder, else from the working directory),
+//! else from `db import --suite`, which is also checked against what the
+//! device file recorded; a journal whose suite is none of these (a
+//! hand-made campaign line without `suite`), or cannot be read, is
+//! refused, so that `report --db` checks the tests it judges by and never
+//! judges runs against other tests of the same names.
 
 use crate::campaign::journal::{self, Entry};
 use crate::excerpt::excerpt;
@@ -30,8 +35,9 @@ pub fn is_journal(path: &Path) -> bool {
 }
 
 /// The runs of the journal at `path`, with its campaign's identity and
-/// what its device file (beside it) recorded of the suite and host.
-pub fn runs_source(path: &Path) -> Result<RunsSource, String> {
+/// what its device file (beside it) recorded of the suite and host;
+/// `suite`: the paths of `db import --suite`, if given.
+pub fn runs_source(path: &Path, suite: Option<&[PathBuf]>) -> Result<RunsSource, String> {
     let contents = journal::read(path)?;
     let campaign = contents.campaign().clone();
     let stem = path
@@ -65,12 +71,21 @@ pub fn runs_source(path: &Path) -> Result<RunsSource, String> {
             }
         ));
     }
-    let doc = path
+    // The device file beside it, if any: one that is not JSON (or gives
+    // a key twice) is an error, one of another campaign is not its own.
+    let file = path
         .parent()
-        .map(|dir| dir.join(format!("{device}.device.json")))
-        .and_then(|f| std::fs::read_to_string(f).ok())
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .filter(|d| d.get("options") == Some(&campaign));
+        .map(|dir| dir.join(format!("{device}.device.json")));
+    let doc = match file.as_ref().and_then(|f| std::fs::read_to_string(f).ok()) {
+        None => None,
+        Some(t) => Some(crate::json::parse(&t).map_err(|e| {
+            format!(
+                "{}: not a device file: {e}",
+                file.as_deref().unwrap_or(path).display()
+            )
+        })?),
+    }
+    .filter(|d| d.get("options") == Some(&campaign));
     let recorded = doc.as_ref().and_then(|d| {
         let s = d.get("suite")?;
         Some((
@@ -78,9 +93,10 @@ pub fn runs_source(path: &Path) -> Result<RunsSource, String> {
             s.get("tests")?.as_u64()?,
         ))
     });
-    let suite = match recorded {
-        Some(s) => Some(s),
-        None => suite_of_runs(path, &campaign, &runs)?,
+    let suite = match (recorded, suite) {
+        (Some(s), None) => s,
+        (recorded, Some(given)) => given_suite(path, recorded, given, &runs)?,
+        (None, None) => suite_of_runs(path, &campaign, &runs)?,
     };
     Ok(RunsSource {
         file: path.to_path_buf(),
@@ -93,7 +109,7 @@ pub fn runs_source(path: &Path) -> Result<RunsSource, String> {
             &campaign,
             started,
         ),
-        suite,
+        suite: Some(suite),
         host: recorded_host(doc.as_ref()),
         runs,
     })
@@ -103,16 +119,27 @@ pub fn runs_source(path: &Path) -> Result<RunsSource, String> {
 /// ([`progress_litmus::fingerprint::tests`]) of the tests its runs name,
 /// read from the suite its campaign line names, as the device file would
 /// have recorded it. A campaign line that names no suite (not written by
-/// `backends`) has none; one whose suite cannot be read, or no longer has
-/// the tests run, is refused: the runs would be judged against whatever
-/// tests have their names.
+/// `backends`), or one whose suite cannot be read or no longer has the
+/// tests run, is refused: the runs would be judged against whatever tests
+/// have their names.
 fn suite_of_runs(
     path: &Path,
     campaign: &serde_json::Value,
     runs: &[RunRow],
-) -> Result<Option<(String, u64)>, String> {
-    let paths: Vec<PathBuf> = match campaign.get("suite") {
-        None | Some(serde_json::Value::Null) => return Ok(None),
+) -> Result<(String, u64), String> {
+    let device_file = device_file_name(path, campaign);
+    let refuse = |why: String| {
+        format!(
+            "{}:1: the campaign's suite is not known ({why}) and there is no device file ({device_file}) beside the journal: import the campaign's folder, which has it, or give the suite the runs were run from with --suite PATH",
+            path.display(),
+        )
+    };
+    let named: Vec<PathBuf> = match campaign.get("suite") {
+        None | Some(serde_json::Value::Null) => {
+            return Err(refuse(
+                "the campaign line has no `suite`; add `\"suite\": \"PATH\"` to it, PATH relative to the journal's folder".into(),
+            ))
+        }
         Some(serde_json::Value::String(p)) => vec![PathBuf::from(p)],
         Some(serde_json::Value::Array(a)) => a
             .iter()
@@ -120,18 +147,78 @@ fn suite_of_runs(
             .collect(),
         Some(_) => Vec::new(),
     };
-    let refuse = |why: String| {
-        format!(
-            "{}:1: the campaign's suite is not known ({why}) and there is no device file ({}) beside the journal: import the campaign's folder, which has it",
-            path.display(),
-            device_file_name(path, campaign)
-        )
-    };
-    if paths.is_empty() {
+    if named.is_empty() {
         return Err(refuse("the campaign line's `suite` names no file".into()));
     }
-    let tests = crate::campaign::suite::load_suite(&paths)
-        .map_err(|f| refuse(f.msg.lines().next().unwrap_or_default().to_string()))?;
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let paths = named
+        .iter()
+        .map(|p| resolve(dir, p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(refuse)?;
+    fingerprint_of_runs(&paths, runs).map_err(refuse)
+}
+
+/// A suite path of a campaign line: as it is when absolute; else read from
+/// the journal's folder `dir` (a hand-made or moved journal beside its
+/// suite), else from the working directory (`backends run` records the
+/// path as given on its command line). Both there and different files:
+/// refused, since either could be meant.
+fn resolve(dir: &Path, p: &Path) -> Result<PathBuf, String> {
+    let beside = dir.join(p);
+    if p.is_absolute() || beside == p {
+        return Ok(p.to_path_buf());
+    }
+    match (beside.exists(), p.exists()) {
+        (true, true) => {
+            let (a, b) = (beside.canonicalize(), p.canonicalize());
+            if a.is_ok() && a.ok() == b.ok() {
+                Ok(beside)
+            } else {
+                Err(format!(
+                    "its relative `suite` {} is both {} (beside the journal) and {} (in the working directory); write the path the campaign meant absolute, or give --suite",
+                    excerpt(&p.display().to_string()),
+                    beside.display(),
+                    p.display()
+                ))
+            }
+        }
+        (false, true) => Ok(p.to_path_buf()),
+        _ => Ok(beside),
+    }
+}
+
+/// The suite `--suite` gives for a journal: the fingerprint of the tests
+/// its runs name; refused when a test run is not in it, or when the
+/// device file recorded another suite for the runs.
+fn given_suite(
+    path: &Path,
+    recorded: Option<(String, u64)>,
+    given: &[PathBuf],
+    runs: &[RunRow],
+) -> Result<(String, u64), String> {
+    let ours = fingerprint_of_runs(given, runs)
+        .map_err(|why| format!("{}: --suite: {why}", path.display()))?;
+    match recorded {
+        Some(r) if r != ours => Err(format!(
+            "{}: its device file records the runs' suite as fingerprint {} ({} tests), but --suite {} gives {} ({} tests): these runs were not run from that suite",
+            path.display(),
+            r.0,
+            r.1,
+            crate::campaign::suite::show_paths(given),
+            ours.0,
+            ours.1
+        )),
+        _ => Ok(ours),
+    }
+}
+
+/// The fingerprint of the tests of the suite `paths` that `runs` name,
+/// and how many; an error line (without the file) when the suite cannot
+/// be read or lacks a test run.
+fn fingerprint_of_runs(paths: &[PathBuf], runs: &[RunRow]) -> Result<(String, u64), String> {
+    let tests = crate::campaign::suite::load_suite(paths)
+        .map_err(|f| f.msg.lines().next().unwrap_or_default().to_string())?;
     let ran: BTreeSet<&str> = runs.iter().map(|r| r.test.as_str()).collect();
     let named: Vec<_> = tests
         .iter()
@@ -142,14 +229,14 @@ fn suite_of_runs(
         .iter()
         .find(|n| !named.iter().any(|(name, _)| name == *n))
     {
-        return Err(refuse(format!(
+        return Err(format!(
             "test `{}` is not in {} now",
             excerpt(missing),
-            crate::campaign::suite::show_paths(&paths)
-        )));
+            crate::campaign::suite::show_paths(paths)
+        ));
     }
     let n = named.len() as u64;
-    Ok(Some((progress_litmus::fingerprint::tests(named), n)))
+    Ok((progress_litmus::fingerprint::tests(named), n))
 }
 
 /// `NAME.device.json`, the device file a campaign writes beside its journal.

@@ -62,8 +62,10 @@ pub fn program_command(
 /// checked field by field; errors quote a short excerpt of the line.
 pub fn parse_result_line(line: &str, target: &str, at_unix_ms: u64) -> Result<RunRecord, String> {
     let shown = || excerpt(line);
-    let v: Value = serde_json::from_str(line)
-        .map_err(|e| format!("not a JSON result line ({e}): `{}`", shown()))?;
+    let v: Value = crate::json::parse(line).map_err(|e| match e {
+        crate::json::Error::Syntax(e) => format!("not a JSON result line ({e}): `{}`", shown()),
+        dup => format!("{dup}: `{}`", shown()),
+    })?;
     let Value::Object(mut o) = v else {
         return Err(format!("not a JSON object: `{}`", shown()));
     };

@@ -108,18 +108,14 @@ fn read_info(path: &Path) -> Result<Value, Failure> {
                 path.display()
             ))
         })?;
-    match serde_json::from_str::<Value>(line) {
+    match crate::json::parse(line) {
         Ok(v @ Value::Object(_)) => Ok(v),
         Ok(_) => Err(input(format!(
             "{}:{}: not a JSON object",
             path.display(),
             n + 1
         ))),
-        Err(e) => Err(input(format!(
-            "{}:{}: not JSON ({e})",
-            path.display(),
-            n + 1
-        ))),
+        Err(e) => Err(input(format!("{}:{}: {e}", path.display(), n + 1))),
     }
 }
 

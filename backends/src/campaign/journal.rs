@@ -12,7 +12,8 @@
 //! of a different campaign. A line is complete only with its newline: a
 //! kill in the middle of a write leaves a *torn* last line without one,
 //! which [`read`] reports separately so the runner can cut it off and redo
-//! that run. Any complete line that does not parse, and any run recorded
+//! that run. Any complete line that does not parse (a key given twice in
+//! an object included, [`crate::json`]), and any run recorded
 //! twice, is an error naming the file and line: the journal is the record
 //! of the campaign and is never silently repaired. (What a resumed
 //! campaign checks beyond that, each run against the campaign, is in
@@ -45,7 +46,11 @@ pub struct RunRecord {
     /// When the result was journaled.
     pub at_unix_ms: u64,
     /// The program's target-specific fields (threads, device, launch...).
-    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "serde_json::Map::is_empty",
+        deserialize_with = "crate::json::strict_map"
+    )]
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
@@ -60,7 +65,7 @@ pub struct Session {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
 pub enum Entry {
-    Campaign(serde_json::Value),
+    Campaign(#[serde(deserialize_with = "crate::json::strict_value")] serde_json::Value),
     Session(Session),
     Result(RunRecord),
 }
@@ -387,6 +392,23 @@ mod tests {
             (
                 good.replace("\"terminated\":true", "\"terminated\":\"yes\""),
                 ":2: corrupt journal line",
+            ),
+            // A key given twice, in the record, in its `extra` map, in
+            // the campaign: never the last one silently.
+            (
+                good.replace("\"terminated\":true", "\"terminated\":false,\"terminated\":true"),
+                "duplicate field `terminated`",
+            ),
+            (
+                good.replace(
+                    "\"terminated\":true",
+                    "\"terminated\":true,\"extra\":{\"device\":\"a\",\"device\":\"b\"}",
+                ),
+                ":2: corrupt journal line (the key `device` is given twice in one object at line 1 column",
+            ),
+            (
+                good.replacen("{\"campaign\":{}", "{\"campaign\":{\"suite\":\"a\",\"suite\":\"b\"}", 1),
+                ":1: corrupt journal line (the key `suite` is given twice in one object at line 1",
             ),
         ];
         for (text, needle) in cases {

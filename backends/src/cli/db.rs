@@ -66,6 +66,12 @@ pub struct ImportDbArgs {
     /// identified by their options and start.
     #[arg(long, value_name = "LABEL")]
     pub campaign: Option<String>,
+    /// The suite the journals' runs were run from (several paths: as for
+    /// `run`), for journals without their device file whose campaign line
+    /// names no suite or one not found; checked against the suite a
+    /// device file records.
+    #[arg(long, value_name = "PATH")]
+    pub suite: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -138,8 +144,14 @@ fn import_one(
                 f.display()
             ));
         }
-        let src = db_journal::runs_source(f)?;
+        let suite = (!a.suite.is_empty()).then_some(a.suite.as_slice());
+        let src = db_journal::runs_source(f, suite)?;
         db_import::import_runs(conn, &src, info)
+    } else if !a.suite.is_empty() {
+        Err(format!(
+            "{}: --suite is for campaign journals; a result CSV's suite is what its device file records",
+            f.display()
+        ))
     } else {
         db_import::import_csv(conn, f, info, a.campaign.as_deref())
     }

@@ -226,9 +226,19 @@ fn file_target(csv: &Path, doc: Option<&serde_json::Value>) -> Option<String> {
     Some(dir.file_name()?.to_str()?.to_string())
 }
 
-fn device_json(csv: &Path) -> Option<serde_json::Value> {
-    let file = observations::device_file(csv).filter(|f| f.is_file())?;
-    serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()
+/// The device file beside `csv`, if there is one that can be read; one
+/// that is not JSON (or gives a key twice) is an error, as in
+/// [`observations::recorded_suites`].
+fn device_json(csv: &Path) -> Result<Option<serde_json::Value>, String> {
+    let Some(file) = observations::device_file(csv).filter(|f| f.is_file()) else {
+        return Ok(None);
+    };
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        return Ok(None);
+    };
+    crate::json::parse(&text)
+        .map(Some)
+        .map_err(|e| format!("{}: not a device file: {e}", file.display()))
 }
 
 /// The host a campaign recorded (`description.host` of `device.json`).
@@ -292,7 +302,7 @@ pub fn import_csv(
     if devices.is_empty() {
         return Ok(Imported::New(0));
     }
-    let doc = device_json(csv);
+    let doc = device_json(csv)?;
     let mut ids = Vec::new();
     let mut suites = Vec::new();
     for d in &devices {

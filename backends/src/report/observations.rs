@@ -237,7 +237,7 @@ pub fn recorded_suites(d: &Device) -> Result<Vec<RecordedSuite>, String> {
         }
         let text = std::fs::read_to_string(&file)
             .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
-        let doc: serde_json::Value = serde_json::from_str(&text)
+        let doc: serde_json::Value = crate::json::parse(&text)
             .map_err(|e| format!("{}: not a device file: {e}", file.display()))?;
         let Some(suite) = doc.get("suite") else {
             continue;

@@ -190,7 +190,7 @@ fn run_line(
     line: &str,
     programs: &Programs,
 ) -> Result<(String, String, Option<u64>), String> {
-    let v: Value = serde_json::from_str(line).map_err(|e| format!("{at}: not JSON ({e})"))?;
+    let v: Value = crate::json::parse(line).map_err(|e| format!("{at}: {e}"))?;
     let field = |k: &str| v.get(k).ok_or_else(|| format!("{at}: no `{k}` field"));
     let test = field("test")?
         .as_str()

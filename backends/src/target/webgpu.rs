@@ -300,7 +300,7 @@ pub enum ResultLine {
 
 /// Classifies one non-empty line of a result file.
 pub fn classify(line: &str) -> Result<ResultLine, String> {
-    let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e})"))?;
+    let v: Value = crate::json::parse(line).map_err(|e| e.to_string())?;
     if !v.is_object() {
         return Err("not a JSON object".to_string());
     }
@@ -396,6 +396,9 @@ mod tests {
         assert_eq!(classify(r#"{"test":"a"}"#), Ok(ResultLine::Run));
         assert!(classify("[1]").is_err());
         assert!(classify(r#"{"axb":"other"}"#).is_err());
+        // A header whose kind is given twice: refused, not the last kept.
+        let e = classify(r#"{"axb":"other","axb":"webgpu-results"}"#).unwrap_err();
+        assert!(e.starts_with("the key `axb` is given twice"), "{e}");
     }
 
     #[test]

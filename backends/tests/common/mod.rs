@@ -88,3 +88,60 @@ pub fn tools(needed: &[backends::toolchain::Tool]) -> bool {
     }
     true
 }
+
+/// `rel` below the repository root (the workspace).
+pub fn repo(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(rel)
+}
+
+/// `backends ARGS` run in the repository root, so that `suites/simt` and
+/// the like name the repository's files.
+pub fn backends_at_root(args: &[&str]) -> Output {
+    bin().args(args).current_dir(repo("")).output().unwrap()
+}
+
+/// The database `results/database/import.sh` builds, as `dir/results.sqlite`.
+pub fn committed_db(dir: &Path) -> PathBuf {
+    let db = dir.join("results.sqlite");
+    let o = Command::new("sh")
+        .arg(repo("results/database/import.sh"))
+        .arg(&db)
+        .env("BACKENDS", BIN)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    db
+}
+
+/// The kernel programs of the folder `dir` (every file loads).
+pub fn kernel_programs(dir: &Path) -> Vec<progress_litmus::kernel::load::NamedProgram> {
+    use progress_litmus::kernel::load::{load_all, Item};
+    let (items, errors) = load_all(&[dir.to_path_buf()]);
+    assert!(errors.is_empty(), "{errors:?}");
+    items
+        .into_iter()
+        .filter_map(|i| match i {
+            Item::Kernel(p) => Some(p),
+            Item::Axb(_) => None,
+        })
+        .collect()
+}
+
+/// `g++ -fsyntax-only` of the CUDA file `f` against the CPU shim
+/// (`backends/cuda-shim`) and the declarations of the device side
+/// (`tests/data/kernel_cuda_syntax.h`); fails the test with g++'s errors,
+/// naming `what`.
+pub fn cuda_syntax_check(gxx: &Path, f: &Path, what: &str) {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(gxx)
+        .args(["-std=c++17", "-fsyntax-only", "-x", "c++", "-I"])
+        .arg(here.join("cuda-shim"))
+        .arg("-include")
+        .arg(here.join("tests/data/kernel_cuda_syntax.h"))
+        .arg(f)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{what}: {}", stderr(&out));
+}

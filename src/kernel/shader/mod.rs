@@ -286,7 +286,10 @@ pub fn load(
 }
 
 /// naga's validation: types, uniformity of barriers, and the analysis the
-/// translation reads expression types from.
+/// translation reads expression types from. The message is naga's whole
+/// chain of causes ("function `f` is invalid: expression [3] is invalid:
+/// ..."), not only its outermost line, and names a function without a
+/// name (SPIR-V's usually have none) by the entry point whose body it is.
 fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, ShaderError> {
     naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
@@ -295,8 +298,48 @@ fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, ShaderErro
     .validate(module)
     .map_err(|e| {
         let span = e.spans().next().map_or(Span::UNDEFINED, |(s, _)| *s);
-        ShaderError::new(span, format!("invalid shader: {}", e.as_inner()))
+        let inner = e.as_inner();
+        let head = match inner {
+            naga::valid::ValidationError::Function { handle, name, .. } => {
+                format!("{} is invalid", function_name(module, *handle, name))
+            }
+            other => other.to_string(),
+        };
+        let mut msg = format!("invalid shader: {head}");
+        let mut cause = std::error::Error::source(inner);
+        while let Some(c) = cause {
+            let text = c.to_string();
+            // thiserror's `transparent` repeats its source's line.
+            if !msg.ends_with(&text) {
+                msg.push_str(": ");
+                msg.push_str(&text);
+            }
+            cause = c.source();
+        }
+        ShaderError::new(span, crate::error::printable(&msg))
     })
+}
+
+/// A function of `module` for a message: `function `f``, or for one
+/// without a name, the entry point whose body it is (naga's SPIR-V reader
+/// calls an entry point's function from a wrapper), else its index.
+fn function_name(
+    module: &naga::Module,
+    handle: naga::Handle<naga::Function>,
+    name: &str,
+) -> String {
+    if !name.is_empty() {
+        return format!("function `{name}`");
+    }
+    let calls = |f: &naga::Function| {
+        f.body
+            .iter()
+            .any(|s| matches!(s, naga::Statement::Call { function, .. } if *function == handle))
+    };
+    match module.entry_points.iter().find(|e| calls(&e.function)) {
+        Some(e) => format!("the body of entry point `{}`", e.name),
+        None => format!("function {} (it has no name)", handle.index()),
+    }
 }
 
 /// What a shader's annotation lines say (docs/KERNEL.md §10.1): comment

@@ -39,6 +39,8 @@ pub fn parse(
     // A module in the other byte order, or not SPIR-V at all, goes to naga
     // as it is (its error names it).
     let prepared = if words[0] == MAGIC {
+        check_array_lengths(&words, workgroup_size)
+            .map_err(|msg| FileError::whole(path, format!("SPIR-V: {msg}")))?;
         prepare(&words, workgroup_size)
     } else {
         None
@@ -59,6 +61,7 @@ pub fn parse(
 const MAGIC: u32 = 0x0723_0203;
 
 // Opcodes and operands of the SPIR-V specification used here.
+const OP_NAME: u16 = 5;
 const OP_EXT_INST_IMPORT: u16 = 11;
 const OP_EXT_INST: u16 = 12;
 const OP_ENTRY_POINT: u16 = 15;
@@ -75,6 +78,7 @@ const OP_LOAD: u16 = 61;
 const OP_STORE: u16 = 62;
 const OP_DECORATE: u16 = 71;
 const OP_CONSTANT_NULL: u16 = 46;
+const OP_TYPE_ARRAY: u16 = 28;
 const OP_FUNCTION: u16 = 54;
 const OP_VARIABLE: u16 = 59;
 const OP_ACCESS_CHAIN: u16 = 65;
@@ -211,6 +215,84 @@ fn zero_pushes(words: &[u32], ins: &[(usize, usize, u16)], f: &mut Facts) {
             f.zero_push.insert(w[2]);
         }
     }
+}
+
+/// Refuses an array whose length is a constant above the kernel
+/// language's cells ([`crate::kernel::program::MAX_CELLS`] in all): such
+/// an array can never be a program's memory, and naga's reader panics on
+/// one of 2^31 bytes or more (an `OpSpecConstant %uint 4294967295` as a
+/// length). The error names the length's constant (its `OpName`, and
+/// `SpecId` for a specialization constant) and the `OpTypeArray`'s place:
+/// its instruction number and byte offset, SPIR-V having no lines. A
+/// malformed instruction stream is left to naga.
+pub fn check_array_lengths(words: &[u32], workgroup_size: Option<u8>) -> Result<(), String> {
+    let Some(ins) = instructions(words) else {
+        return Ok(());
+    };
+    let f = facts(words, &ins);
+    let mut names: HashMap<u32, String> = HashMap::new();
+    let mut spec_id: HashMap<u32, u32> = HashMap::new();
+    let mut constants: HashMap<u32, (u64, bool)> = HashMap::new();
+    for &(at, n, op) in &ins {
+        let w = &words[at..at + n];
+        match op {
+            OP_NAME if n >= 3 => {
+                names.insert(w[1], string_at(&w[2..]));
+            }
+            OP_DECORATE if n >= 4 && w[2] == DECORATION_SPEC_ID => {
+                spec_id.insert(w[1], w[3]);
+            }
+            OP_CONSTANT | OP_SPEC_CONSTANT if n == 4 || n == 5 => {
+                let high = if n == 5 { u64::from(w[4]) << 32 } else { 0 };
+                let mut v = high | u64::from(w[3]);
+                // The launch's workgroup size replaces a spec constant's.
+                if let (true, Some(&k), Some(s)) = (
+                    op == OP_SPEC_CONSTANT,
+                    f.size_parts.get(&w[2]),
+                    workgroup_size,
+                ) {
+                    v = if k == 0 { u64::from(s) } else { 1 };
+                }
+                constants.insert(w[2], (v, op == OP_SPEC_CONSTANT));
+            }
+            _ => {}
+        }
+    }
+    let most = crate::kernel::program::MAX_CELLS as u64;
+    for (k, &(at, n, op)) in ins.iter().enumerate() {
+        let w = &words[at..at + n];
+        if op != OP_TYPE_ARRAY || n != 4 {
+            continue;
+        }
+        let Some(&(len, spec)) = constants.get(&w[3]) else {
+            continue;
+        };
+        if len <= most {
+            continue;
+        }
+        let shown = |id: u32| match names.get(&id) {
+            Some(s) => format!("%{id} `{}`", crate::error::printable(s)),
+            None => format!("%{id}"),
+        };
+        let what = match (spec, spec_id.get(&w[3])) {
+            (true, Some(sid)) => format!(
+                "the specialization constant {} (SpecId {sid}), whose default is {len}",
+                shown(w[3])
+            ),
+            (true, None) => format!(
+                "the specialization constant {}, whose default is {len}",
+                shown(w[3])
+            ),
+            (false, _) => format!("the constant {} = {len}", shown(w[3])),
+        };
+        return Err(format!(
+            "instruction {} (byte {}): the length of the array type {} is {what}: more than the {most} cells the kernel language holds in all (give the constant a smaller value)",
+            k + 1,
+            at * 4,
+            shown(w[1])
+        ));
+    }
+    Ok(())
 }
 
 /// The rewritten module, or `None` where nothing needed rewriting (or the
