@@ -4,7 +4,9 @@
 //! library (suites/idioms) and some larger launches under the eleven
 //! models (six products a program, with the reductions, as `oracle
 //! classify` does), on one thread, and prints per program the states and
-//! transitions stored, the time, the states stored per second and the bytes
+//! transitions stored, the time, the states stored per second, the states
+//! explored per second (chain states, expanded but not stored, included:
+//! docs/KERNEL.md §8.8) and the bytes
 //! a stored state took in the largest product (all its tables, and its
 //! state table alone: states and index, what SPIN's and LTSmin's figures
 //! count); then the idioms' totals.
@@ -84,11 +86,12 @@ fn measure(p: &Program, runs: usize) -> Result<(Stats, Duration), String> {
 fn row(name: &str, r: &Result<(Stats, Duration), String>) {
     match r {
         Ok((s, t)) => println!(
-            "{name:<34} {:>10} {:>11} {:>10.3} {:>12.0} {:>11.1} {:>11.1}",
+            "{name:<34} {:>10} {:>11} {:>10.3} {:>12.0} {:>12.0} {:>11.1} {:>11.1}",
             s.states,
             s.transitions,
             t.as_secs_f64(),
             s.states as f64 / t.as_secs_f64().max(1e-9),
+            (s.states + s.passed) as f64 / t.as_secs_f64().max(1e-9),
             s.bytes_per_state(),
             s.state_bytes_per_state()
         ),
@@ -98,8 +101,8 @@ fn row(name: &str, r: &Result<(Stats, Duration), String>) {
 
 fn header(what: &str) {
     println!(
-        "{what:<34} {:>10} {:>11} {:>10} {:>12} {:>11} {:>11}",
-        "states", "transitions", "core s", "states/s", "bytes/state", "table B/st"
+        "{what:<34} {:>10} {:>11} {:>10} {:>12} {:>12} {:>11} {:>11}",
+        "states", "transitions", "core s", "states/s", "explored/s", "bytes/state", "table B/st"
     );
 }
 

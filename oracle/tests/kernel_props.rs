@@ -3,7 +3,7 @@
 //! steps first, dead registers, the partial-order reduction, all of them); the model hierarchy holds at every scope; every
 //! failing verdict has a witness that replays on the program.
 
-use oracle::kernel::product::Reductions;
+use oracle::kernel::product::{Chains, Reductions};
 use oracle::kernel::{
     decide_both, decide_both_full, flat_verdicts_all, flat_verdicts_stats, KernelError, Options,
 };
@@ -240,10 +240,13 @@ proptest! {
         };
         for red in [
             Reductions::ALL,
-            Reductions { symmetry: true, local_first: false, dead_registers: false, partial_order: false },
-            Reductions { symmetry: false, local_first: true, dead_registers: false, partial_order: false },
-            Reductions { symmetry: false, local_first: false, dead_registers: true, partial_order: false },
-            Reductions { symmetry: false, local_first: false, dead_registers: false, partial_order: true },
+            Reductions { symmetry: true, local_first: false, dead_registers: false, partial_order: false, chains: Chains::Never },
+            Reductions { symmetry: false, local_first: true, dead_registers: false, partial_order: false, chains: Chains::Never },
+            Reductions { symmetry: false, local_first: false, dead_registers: true, partial_order: false, chains: Chains::Never },
+            Reductions { symmetry: false, local_first: false, dead_registers: false, partial_order: true, chains: Chains::Never },
+            Reductions { symmetry: false, local_first: true, dead_registers: false, partial_order: false, chains: Chains::Always },
+            Reductions { symmetry: true, local_first: false, dead_registers: false, partial_order: true, chains: Chains::Always },
+            Reductions { chains: Chains::Always, ..Reductions::ALL },
         ] {
             let got = both(&p, &m, red);
             if matches!(&got, Err(e) if e.is_bound()) {
@@ -413,22 +416,27 @@ proptest! {
         m in model(),
         all in any::<bool>(),
     ) {
-        let opts = Options {
-            max_states: 60_000,
-            reductions: if all { Reductions::ALL } else { Reductions::NONE },
-        };
+        // The full product stores every state: chains (§8.8) only in
+        // the lean tables, which then give the same verdicts from fewer
+        // states.
+        let reductions = if all { Reductions { chains: Chains::Never, ..Reductions::ALL } } else { Reductions::NONE };
+        let opts = Options { max_states: 60_000, reductions };
         let key = |r: Result<(oracle::kernel::Decision, oracle::kernel::Decision), KernelError>| {
             r.map(|(w, s)| (w.verdict, s.verdict, w.deadlock, w.states, w.transitions))
                 .map_err(|e| e.is_bound())
         };
         let full = key(decide_both_full(&p, &m, opts));
         let lean = key(decide_both(&p, &m, opts));
+        let chained = key(decide_both(&p, &m, Options { reductions: Reductions { chains: if all { Chains::Always } else { Chains::Never }, ..reductions }, ..opts }));
         // The two charge different tables to the budget: one may stop
         // where the other does not.
-        if full == Err(true) || lean == Err(true) {
+        if full == Err(true) || lean == Err(true) || chained == Err(true) {
             return Ok(());
         }
-        prop_assert_eq!(lean, full, "under {}\n{}", m, litmus::print(&p));
+        prop_assert_eq!(&lean, &full, "under {}\n{}", m, litmus::print(&p));
+        let (l, c) = (lean.unwrap(), chained.unwrap());
+        prop_assert_eq!((l.0, l.1, l.2), (c.0, c.1, c.2), "chains under {}\n{}", m, litmus::print(&p));
+        prop_assert!(c.3 <= l.3, "{} states with chains, {} without", c.3, l.3);
     }
 }
 
@@ -568,9 +576,9 @@ proptest! {
             r => r,
         };
         for red in [
-            Reductions { symmetry: false, local_first: true, dead_registers: false, partial_order: false },
-            Reductions { symmetry: false, local_first: true, dead_registers: true, partial_order: false },
-            Reductions { symmetry: false, local_first: true, dead_registers: false, partial_order: true },
+            Reductions { symmetry: false, local_first: true, dead_registers: false, partial_order: false, chains: Chains::Never },
+            Reductions { symmetry: false, local_first: true, dead_registers: true, partial_order: false, chains: Chains::Never },
+            Reductions { symmetry: false, local_first: true, dead_registers: false, partial_order: true, chains: Chains::Never },
         ] {
             let got = both(&p, &m, red);
             prop_assert_eq!(&got, &full, "{:?} under {}\n{}", red, m, litmus::print(&p));
@@ -774,8 +782,8 @@ proptest! {
             Err(e) if e.is_bound() || matches!(e, KernelError::Unsupported(_)) => return Ok(()),
             r => r,
         };
-        let por = Reductions { symmetry: false, local_first: false, dead_registers: false, partial_order: true };
-        for red in [por, Reductions { local_first: true, ..por }, Reductions::ALL] {
+        let por = Reductions { symmetry: false, local_first: false, dead_registers: false, partial_order: true, chains: Chains::Never };
+        for red in [por, Reductions { local_first: true, ..por }, Reductions::ALL, Reductions { chains: Chains::Always, ..Reductions::ALL }] {
             let got = both(&p, &m, red);
             if matches!(&got, Err(e) if e.is_bound()) {
                 continue;
@@ -854,6 +862,23 @@ fn the_partial_order_reduction_keeps_the_look_back_verdicts_with_fewer_states() 
         sa.states,
         sw.states
     );
+    // Under a bound the product does not fit without chains (docs/KERNEL.md
+    // §8.8), it is built again with them: the same verdicts.
+    let small = Options {
+        max_states: sa.max_states - 1,
+        reductions: Reductions::ALL,
+    };
+    let never = Options {
+        reductions: Reductions {
+            chains: Chains::Never,
+            ..Reductions::ALL
+        },
+        ..small
+    };
+    assert!(flat_verdicts_all(&p, never).unwrap_err().is_bound());
+    let (vc, dc, sc) = flat_verdicts_all(&p, small).unwrap();
+    assert_eq!((vc, dc), (va, da));
+    assert!(sc.max_states < sa.max_states && sc.passed > 0, "{sc:?}");
 }
 
 /// A stubborn set of several actors (docs/KERNEL.md §8.7): a writer that

@@ -34,6 +34,8 @@ pub struct Lean<S> {
     pub graph: Graph<S>,
     pub max_states: usize,
     pub meter: Meter,
+    /// Chain states passed while exploring (§8.8).
+    pub passed: usize,
 }
 
 fn explore_error(max_states: usize, e: ExploreError<Fault>) -> KernelError {
@@ -48,9 +50,13 @@ fn explore_error(max_states: usize, e: ExploreError<Fault>) -> KernelError {
 pub fn build<S: Packed>(k: &Kernel, max_states: usize) -> Result<Lean<S>, KernelError> {
     let mut meter = Meter::new(super::budget(max_states));
     let mut graph = Graph::new(RULE_BYTES_PER_STATE, RULE_BYTES_PER_EDGE);
+    let mut chains = Vec::new();
+    let mut passed = 0usize;
     graph
         .explore(&[k.start::<S>()], &mut meter, max_states, |s, out| {
-            k.successors(s, out)
+            k.successors_chained(s, out, true, &mut chains, false)?;
+            passed += chains.iter().map(|c| c.len as usize).sum::<usize>();
+            Ok(())
         })
         .map_err(|e| explore_error(max_states, e))?;
     graph.shrink();
@@ -58,6 +64,7 @@ pub fn build<S: Packed>(k: &Kernel, max_states: usize) -> Result<Lean<S>, Kernel
         graph,
         max_states,
         meter,
+        passed,
     })
 }
 
@@ -71,8 +78,17 @@ pub fn deadlock<S: Packed>(k: &Kernel, p: &Lean<S>) -> bool {
 /// Whether some component of `g` (ids `comp`) witnesses non-termination
 /// under weak fairness: it has an internal edge, and every entity
 /// guaranteed in it steps on an internal edge or is disabled somewhere in
-/// it.
-fn weak_witness<S: Packed>(k: &Kernel, g: &Graph<S>, comp: &[u32], count: usize) -> bool {
+/// it. With chains (§8.8) an internal edge also stands for the chain
+/// states it passed, which lie in the component: their steppers and
+/// enabled entities are found again by following the edges of the
+/// component's states (`canon`: as the graph was built).
+fn weak_witness<S: Packed>(
+    k: &Kernel,
+    g: &Graph<S>,
+    comp: &[u32],
+    count: usize,
+    canon: bool,
+) -> Result<bool, KernelError> {
     let masks = k.kind_masks();
     let mut internal = vec![false; count];
     let mut steppers = vec![0u64; count];
@@ -91,15 +107,29 @@ fn weak_witness<S: Packed>(k: &Kernel, g: &Graph<S>, comp: &[u32], count: usize)
     // states of cyclic components only (most components are one state
     // without a loop).
     let mut always = vec![u64::MAX; count];
+    let (mut out, mut chains) = (Vec::new(), Vec::new());
     for (n, &c) in comp.iter().enumerate() {
-        if internal[c as usize] {
-            always[c as usize] &= k.enabled(g.state(n).as_ref());
+        if !internal[c as usize] {
+            continue;
+        }
+        let s = g.state(n);
+        always[c as usize] &= k.enabled(s.as_ref());
+        if k.chains {
+            out.clear();
+            k.successors_chained(&s, &mut out, canon, &mut chains, true)
+                .map_err(KernelError::Fault)?;
+            for (&(_, t), ch) in out.iter().zip(&chains) {
+                if ch.len > 0 && g.table.get(&t).is_some_and(|x| comp[x as usize] == c) {
+                    steppers[c as usize] |= ch.steppers;
+                    always[c as usize] &= ch.always;
+                }
+            }
         }
     }
-    (0..g.num_states()).any(|n| {
+    Ok((0..g.num_states()).any(|n| {
         let c = comp[n] as usize;
         internal[c] && k.guaranteed(g.state(n).as_ref()) & always[c] & !steppers[c] == 0
-    })
+    }))
 }
 
 /// Whether the program is guaranteed to terminate under weak fairness
@@ -108,7 +138,7 @@ pub fn weak_passes<S: Packed>(k: &Kernel, p: &Lean<S>) -> Result<bool, KernelErr
     let g = &p.graph;
     let (comp, count) = arena::scc(&g.rows);
     if k.symmetry.is_none() {
-        return Ok(!weak_witness(k, g, &comp, count));
+        return Ok(!weak_witness(k, g, &comp, count, true)?);
     }
     lifted_passes(k, p, &comp, count)
 }
@@ -170,14 +200,15 @@ fn lifted_witness<S: Packed>(
         table.get(&canon).is_some_and(|n| comp[n as usize] == c)
     };
     lift.clear();
+    let mut chains = Vec::new();
     lift.explore(roots, meter, p.max_states, |s, out| {
-        k.successors_with(s, out, false)?;
+        k.successors_chained(s, out, false, &mut chains, false)?;
         out.retain(|(_, t)| in_component(t));
         Ok(())
     })
     .map_err(|e| explore_error(p.max_states, e))?;
     let (lcomp, lcount) = arena::scc(&lift.rows);
-    Ok(weak_witness(k, lift, &lcomp, lcount))
+    weak_witness(k, lift, &lcomp, lcount, false)
 }
 
 /// Whether every state is in the attractor of termination under strong

@@ -31,7 +31,7 @@ pub mod symmetry;
 pub mod witness;
 pub mod words;
 
-use product::{Kernel, Reductions};
+use product::{Chains, Kernel, Reductions};
 use progress_litmus::kernel::load::NamedProgram;
 use progress_litmus::kernel::machine::{Fault, Packed};
 use progress_litmus::kernel::program::{Outcome, Program};
@@ -227,8 +227,28 @@ pub fn decide_both(
     model: &ScopedModel,
     opts: Options,
 ) -> Result<(Decision, Decision), KernelError> {
-    let k = Kernel::new(program, model, opts.reductions)?;
-    with_words!(k.words, decide_both_w(&k, opts.max_states))
+    let red = opts.reductions;
+    let first = match red.chains {
+        Chains::WhenLarge => Reductions {
+            chains: Chains::Never,
+            ..red
+        },
+        _ => red,
+    };
+    let k = Kernel::new(program, model, first)?;
+    match with_words!(k.words, decide_both_w(&k, opts.max_states)) {
+        // Too large without chains: again with them (docs/KERNEL.md §8.8).
+        Err(e) if e.is_bound() && red.chains == Chains::WhenLarge => {
+            drop(k);
+            let always = Reductions {
+                chains: Chains::Always,
+                ..red
+            };
+            let k = Kernel::new(program, model, always)?;
+            with_words!(k.words, decide_both_w(&k, opts.max_states))
+        }
+        r => r,
+    }
 }
 
 /// [`decide_both`] on the full product with the rules of [`check`] and

@@ -88,6 +88,23 @@ pub struct Reductions {
     /// actors with such a step only those of the lowest index inside their
     /// workgroup (all of them where lanes are interchangeable).
     pub partial_order: bool,
+    /// Store no state with exactly one explored step (a reduced step of
+    /// one actor): an edge goes on through such states to the next state
+    /// with several moves or none (docs/KERNEL.md §8.8). The lean tables
+    /// only; the full product, witnesses' ground, keeps every state.
+    pub chains: Chains,
+}
+
+/// When the lean tables skip chain states (§8.8): they store 2 to 5
+/// times fewer states but take 2 to 3 times longer, so by default only
+/// a product that does not fit its bound without them is built again
+/// with them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chains {
+    Never,
+    /// Again with chains, when the bound or budget stops the product.
+    WhenLarge,
+    Always,
 }
 
 impl Reductions {
@@ -96,12 +113,14 @@ impl Reductions {
         local_first: false,
         dead_registers: false,
         partial_order: false,
+        chains: Chains::Never,
     };
     pub const ALL: Reductions = Reductions {
         symmetry: true,
         local_first: true,
         dead_registers: true,
         partial_order: true,
+        chains: Chains::WhenLarge,
     };
 }
 
@@ -121,6 +140,8 @@ pub struct Kernel {
     take_all: bool,
     pub symmetry: Option<Symmetry>,
     live: Option<Liveness>,
+    /// Whether the lean tables skip chain states (§8.8).
+    pub chains: bool,
     /// Per code block, the pcs whose steps never go first (bit pc): the
     /// targets of its backward jumps, which every cycle of its control
     /// flow passes through (the cycle proviso, §8.2 and §8.7).
@@ -196,6 +217,7 @@ impl Kernel {
             take_all,
             symmetry,
             live,
+            chains: red.chains == Chains::Always,
             cut: p.codes.iter().map(loop_heads).collect(),
         })
     }
@@ -590,17 +612,86 @@ impl Kernel {
         while actors != 0 {
             let a = actors.trailing_zeros() as usize;
             actors &= actors - 1;
-            let first = m.actor_invocations(a).start;
-            m.steps_into(s, a, &mut |info, mut t: S| {
-                self.scopes.on_step(m, t.as_mut(), first);
-                if let Some(live) = &self.live {
-                    live.clear(m, t.as_mut(), first);
+            self.step_actor(s, a, out, canon)?;
+        }
+        Ok(())
+    }
+
+    /// The steps of actor `a` from `s` (one, or two where a lockstep
+    /// branch diverges).
+    fn step_actor<S: Packed>(
+        &self,
+        s: &S,
+        a: usize,
+        out: &mut Vec<(Move, S)>,
+        canon: bool,
+    ) -> Result<(), Fault> {
+        let m = &self.machine;
+        let first = m.actor_invocations(a).start;
+        m.steps_into(s, a, &mut |info, mut t: S| {
+            self.scopes.on_step(m, t.as_mut(), first);
+            if let Some(live) = &self.live {
+                live.clear(m, t.as_mut(), first);
+            }
+            if canon {
+                self.canon(&mut t);
+            }
+            out.push((Move::step(a, info), t));
+        })
+    }
+
+    /// The actor whose step alone is explored from `s`, if exactly one
+    /// actor's is (reduced: local steps first or the partial-order
+    /// reduction chose it alone): then `s` has exactly one explored
+    /// transition, and with chains ([`Reductions::chains`]) it is a *chain state*,
+    /// not stored (§8.8). Reduced steps are deterministic (a lockstep
+    /// branch, which may diverge, is never reduced); a step with two
+    /// successors would end the chain.
+    fn sole_step<S: Packed>(&self, s: &S) -> Option<usize> {
+        let m = &self.machine;
+        let st = s.as_ref();
+        let resident = self.scopes.resident(m, st);
+        let firsts = self.first_actors(s, self.runnable(st, resident));
+        (firsts.count_ones() == 1).then(|| firsts.trailing_zeros() as usize)
+    }
+
+    /// [`Kernel::successors_with`], each transition followed through the
+    /// chain states after it (with chains, [`Reductions::chains`]) to the first
+    /// state that has several explored transitions or none; `chains`
+    /// gets, per transition, what the chain states it passed had
+    /// (their enabled entities and their steppers, when `weak`: only the
+    /// weak rule asks).
+    pub fn successors_chained<S: Packed>(
+        &self,
+        s: &S,
+        out: &mut Vec<(Move, S)>,
+        canon: bool,
+        chains: &mut Vec<Chain>,
+        weak: bool,
+    ) -> Result<(), Fault> {
+        self.successors_with(s, out, canon)?;
+        chains.clear();
+        let mut one = Vec::with_capacity(2);
+        for (_, t) in out.iter_mut() {
+            let mut ch = Chain {
+                steppers: 0,
+                always: u64::MAX,
+                len: 0,
+            };
+            while let Some(a) = self.chains.then(|| self.sole_step(t)).flatten() {
+                one.clear();
+                self.step_actor(t, a, &mut one, canon)?;
+                let &[(mv, next)] = &one[..] else {
+                    break;
+                };
+                if weak {
+                    ch.always &= self.enabled(t.as_ref());
+                    ch.steppers |= self.move_mask(mv);
                 }
-                if canon {
-                    self.canon(&mut t);
-                }
-                out.push((Move::step(a, info), t));
-            })?;
+                ch.len += 1;
+                *t = next;
+            }
+            chains.push(ch);
         }
         Ok(())
     }
@@ -632,6 +723,21 @@ fn loop_heads(code: &progress_litmus::kernel::program::Code) -> u64 {
         }
     }
     heads
+}
+
+/// What a transition of the lean tables passed through: chain states not
+/// stored (§8.8). Their moves lead on to the transition's target, so the
+/// strong rule and deadlocks need nothing of them; the weak rule needs
+/// the entities stepping on the way and those enabled at every one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chain {
+    /// The entities that step between the transition's first move and
+    /// its target.
+    pub steppers: u64,
+    /// The entities with a move at every chain state passed.
+    pub always: u64,
+    /// The chain states passed.
+    pub len: u32,
 }
 
 /// A built product: the graph and the guaranteed entities of every state.

@@ -30,6 +30,10 @@ pub struct Stats {
     /// Of these, the bytes of the largest product's states and index
     /// alone (what SPIN's and LTSmin's state tables hold).
     pub max_state_bytes: usize,
+    /// Chain states passed while exploring (docs/KERNEL.md §8.8): states
+    /// expanded but not stored, counted each time an edge goes through
+    /// one. States explored are `states + passed`.
+    pub passed: usize,
 }
 
 impl Stats {
@@ -70,6 +74,7 @@ impl Stats {
             max_states: g.node_count(),
             max_bytes: bytes,
             max_state_bytes: state_bytes,
+            passed: 0,
         }
     }
 }
@@ -86,6 +91,7 @@ impl Stats {
             max_states: g.num_states(),
             max_bytes: g.bytes(),
             max_state_bytes: g.table.bytes(),
+            passed: p.passed,
         }
     }
 }
@@ -95,6 +101,7 @@ impl AddAssign for Stats {
         self.products += o.products;
         self.states += o.states;
         self.transitions += o.transitions;
+        self.passed += o.passed;
         if o.max_states > self.max_states {
             self.max_states = o.max_states;
             self.max_bytes = o.max_bytes;
