@@ -678,7 +678,12 @@ impl Kernel {
                 always: u64::MAX,
                 len: 0,
             };
-            while let Some(a) = self.chains.then(|| self.sole_step(t)).flatten() {
+            // A chain has at most 64 steps an actor (no step from a loop
+            // head, so none repeats a pc); the cap only guards the proof.
+            while let Some(a) = (self.chains && ch.len < MAX_CHAIN)
+                .then(|| self.sole_step(t))
+                .flatten()
+            {
                 one.clear();
                 self.step_actor(t, a, &mut one, canon)?;
                 let &[(mv, next)] = &one[..] else {
@@ -724,6 +729,11 @@ fn loop_heads(code: &progress_litmus::kernel::program::Code) -> u64 {
     }
     heads
 }
+
+/// The most chain states one edge passes (§8.8): more than any chain can
+/// have (each actor's steps in it are at most its code's length); a
+/// longer one would end there and store its state.
+const MAX_CHAIN: u32 = 4096;
 
 /// What a transition of the lean tables passed through: chain states not
 /// stored (§8.8). Their moves lead on to the transition's target, so the
