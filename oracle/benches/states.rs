@@ -130,6 +130,7 @@ fn main() {
             ("seqlock (Dat3M) 7wg", read("seqlock.litmus")),
             ("decoupled-lookback 3wg x 3inv", read("lookback-3x3.litmus")),
             ("decoupled-lookback 4wg x 2inv", read("lookback-4x2.litmus")),
+            ("decoupled-lookback 4wg x 3inv", read("lookback-4x3.litmus")),
             ("decoupled-lookback 4wg x 4inv", read("lookback-4x4.litmus")),
         ];
         launches("goal (11 models, one run)", progs);

@@ -706,6 +706,21 @@ proptest! {
 /// one shared), stores and read-modify-writes that stop, spin loops on
 /// loads, barriers and collectives, id-dependent and uniform code.
 fn por_program() -> impl Strategy<Value = Program> {
+    programs_of(false)
+}
+
+/// [`por_program`]s whose every block has a spin loop around a collective
+/// (`l: a = x; b = subgroupAll(a); if (b == 0) goto l;` with random
+/// location, operation, registers and comparison) among random
+/// instructions: where collectives are determined and loads blind
+/// (docs/KERNEL.md §8.5, §8.7).
+fn spin_program() -> impl Strategy<Value = Program> {
+    programs_of(true)
+}
+
+/// The programs of [`por_program`], with a spin loop around a collective
+/// in every block when `spin`.
+fn programs_of(spin: bool) -> impl Strategy<Value = Program> {
     let ins = |len: usize| {
         let addr = (0u8..3).prop_map(|loc| Addr {
             loc,
@@ -723,15 +738,52 @@ fn por_program() -> impl Strategy<Value = Program> {
             1 => (prop::sample::select(CollectiveOp::ALL.to_vec()), 0..NREGS, plain(2)).prop_map(|(op, dst, src)| Instr::Collective { op, dst, src }),
         ]
     };
+    let spin_loop = move |len: usize| {
+        (
+            0..len.saturating_sub(2).max(1),
+            0u8..3,
+            prop::sample::select(CollectiveOp::ALL.to_vec()),
+            0..NREGS,
+            any::<bool>(),
+            prop::sample::select(vec![Cmp::Eq, Cmp::Ne]),
+        )
+    };
     let code = move || {
-        (2usize..=5).prop_flat_map(move |len| {
-            prop::collection::vec(ins(len), len).prop_map(move |instrs| Code {
-                regs: vec!["a".into(), "b".into()],
-                labels: vec![None; len],
-                constructs: Vec::new(),
-                at: Default::default(),
-                instrs,
-            })
+        (if spin { 3usize..=6 } else { 2usize..=5 }).prop_flat_map(move |len| {
+            (prop::collection::vec(ins(len), len), spin_loop(len)).prop_map(
+                move |(mut instrs, (k, loc, op, a, same, cmp))| {
+                    if spin {
+                        let b = if same { a } else { 1 - a };
+                        instrs[k] = Instr::Atomic {
+                            op: AtomicOp::Load,
+                            addr: Addr {
+                                loc,
+                                index: Operand::Imm(0),
+                            },
+                            dst: Some(a),
+                            branch: None,
+                        };
+                        instrs[k + 1] = Instr::Collective {
+                            op,
+                            dst: b,
+                            src: Operand::Reg(a),
+                        };
+                        instrs[k + 2] = Instr::Branch {
+                            a: Operand::Reg(b),
+                            cmp,
+                            b: Operand::Imm(0),
+                            target: Target::from_pc(k, len),
+                        };
+                    }
+                    Code {
+                        regs: vec!["a".into(), "b".into()],
+                        labels: vec![None; len],
+                        constructs: Vec::new(),
+                        at: Default::default(),
+                        instrs,
+                    }
+                },
+            )
         })
     };
     let loc = |name: &str, shared: bool| Location {
@@ -800,6 +852,31 @@ proptest! {
             }
             let (lean, whole) = (lean.map(show).map_err(|e| e.to_string()), whole.map(show).map_err(|e| e.to_string()));
             prop_assert_eq!(lean, whole, "{:?} under {}\n{}", red, m, litmus::print(&p));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(100), ..ProptestConfig::default() })]
+
+    /// Determined collectives and blind loads (docs/KERNEL.md §8.5, §8.7)
+    /// on programs that spin around a collective: dead registers alone,
+    /// the partial-order reduction with them, and every reduction give the
+    /// unreduced product's verdicts and deadlock.
+    #[test]
+    fn determined_collectives_and_blind_loads_keep_verdicts_and_deadlocks(p in spin_program(), m in model()) {
+        let full = match both(&p, &m, Reductions::NONE) {
+            Err(e) if e.is_bound() || matches!(e, KernelError::Unsupported(_)) => return Ok(()),
+            r => r,
+        };
+        let dead = Reductions { dead_registers: true, ..Reductions::NONE };
+        let por = Reductions { dead_registers: true, partial_order: true, ..Reductions::NONE };
+        for red in [dead, por, Reductions::ALL, Reductions { chains: Chains::Always, ..Reductions::ALL }] {
+            let got = both(&p, &m, red);
+            if matches!(&got, Err(e) if e.is_bound()) {
+                continue;
+            }
+            prop_assert_eq!(&got, &full, "{:?} under {}\n{}", red, m, litmus::print(&p));
         }
     }
 }

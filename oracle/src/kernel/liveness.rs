@@ -13,10 +13,20 @@
 //! of the product that keeps every verdict and every deadlock. Outcomes
 //! read final registers: `oracle outcomes`, witnesses and drawings build
 //! their products without it.
+//!
+//! *Determined collectives* (§8.5) extend the map with values: once some
+//! lane of a subgroup is at a collective whose result its own operand
+//! already decides (`subgroupAll` of a 0, `subgroupAny` of a non-zero,
+//! `subgroupBroadcastFirst` with lane 0 there), the operands of every lane
+//! at that collective are read by nobody (each lane there can only arrive;
+//! the completing arrival computes the result they cannot change) and are
+//! set to one value, when the operand register is dead after the
+//! collective or is its destination.
 
 use progress_litmus::kernel::cfg;
 use progress_litmus::kernel::machine::{set_bits, Machine};
-use progress_litmus::kernel::program::{Code, Operand};
+use progress_litmus::kernel::program::{AtomicOp, Code, CollectiveOp, Instr, Operand};
+use std::ops::Range;
 
 /// The live registers of every pc of every code block.
 #[derive(Clone, Debug)]
@@ -26,6 +36,13 @@ pub struct Liveness {
     dead: Vec<Vec<u8>>,
     /// Per invocation: its workgroup's first and last invocation + 1.
     wg_range: Vec<(usize, usize)>,
+    /// Per code block, per pc: the collective there whose operand register
+    /// dies with it (op, register), for determined collectives; empty
+    /// when none applies (lockstep and SIMT-Step machines, where a
+    /// collective is one step of its active lanes, or no such collective).
+    decided: Vec<Vec<Option<(CollectiveOp, u8)>>>,
+    /// The subgroup size.
+    sg_size: usize,
 }
 
 /// Registers read and written by each instruction of a block.
@@ -39,6 +56,23 @@ fn uses_defs(code: &Code) -> Vec<(u8, u8)> {
             });
             let defs = i.dst().map_or(0, |r| 1u8 << r);
             (uses, defs)
+        })
+        .collect()
+}
+
+/// Per pc of a block: the collective whose operand is a register dead
+/// after it (or overwritten by it), with that register.
+fn decided_of(code: &Code, dead: &[u8]) -> Vec<Option<(CollectiveOp, u8)>> {
+    code.instrs
+        .iter()
+        .enumerate()
+        .map(|(pc, i)| match *i {
+            Instr::Collective {
+                op,
+                dst,
+                src: Operand::Reg(a),
+            } if a == dst || dead[pc + 1] & (1 << a) != 0 => Some((op, a)),
+            _ => None,
         })
         .collect()
 }
@@ -75,7 +109,22 @@ impl Liveness {
     pub fn new(m: &Machine) -> Option<Liveness> {
         let p = &m.program;
         let dead: Vec<Vec<u8>> = p.codes.iter().map(dead_of).collect();
-        if dead.iter().all(|d| d.iter().all(|&x| x == 0)) {
+        let interleaved = !m.lockstep() && m.direct().is_none();
+        let decided: Vec<Vec<Option<(CollectiveOp, u8)>>> = if interleaved {
+            p.codes
+                .iter()
+                .zip(&dead)
+                .map(|(c, d)| decided_of(c, d))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let decided = if decided.iter().flatten().any(Option::is_some) {
+            decided
+        } else {
+            Vec::new()
+        };
+        if dead.iter().all(|d| d.iter().all(|&x| x == 0)) && decided.is_empty() {
             return None;
         }
         let n = p.workgroup_size as usize;
@@ -85,7 +134,12 @@ impl Liveness {
                 (w * n, (w + 1) * n)
             })
             .collect();
-        Some(Liveness { dead, wg_range })
+        Some(Liveness {
+            dead,
+            wg_range,
+            decided,
+            sg_size: p.subgroup_size.max(1) as usize,
+        })
     }
 
     /// Clears the dead registers of the invocations of `inv`'s workgroup
@@ -104,13 +158,165 @@ impl Liveness {
                 set_bits(s, off, w, 0);
             }
         }
+        if !self.decided.is_empty() {
+            for first in (lo..hi).step_by(self.sg_size) {
+                self.settle_collectives(m, s, first..(first + self.sg_size).min(hi));
+            }
+        }
     }
+
+    /// Determined collectives in the subgroup of `lanes`: for each lane at
+    /// such a collective (the first at its pc), if the operands of the
+    /// lanes there decide the result, sets every one of them to the value
+    /// that decides it (§8.5).
+    fn settle_collectives(&self, m: &Machine, s: &mut [u64], lanes: Range<usize>) {
+        let code = m.code_index(lanes.start);
+        for i in lanes.clone() {
+            let pc = m.pc(s, i);
+            let Some((op, a)) = self.decided[code].get(pc).copied().flatten() else {
+                continue;
+            };
+            if at(m, s, &lanes, pc).next() != Some(i) {
+                continue; // settled from the first lane at this pc
+            }
+            let Some(v) = self.determined(m, s, &lanes, pc) else {
+                continue;
+            };
+            let there: Vec<usize> = at(m, s, &lanes, pc).collect();
+            for j in there {
+                if op == CollectiveOp::BroadcastFirst && j == lanes.start {
+                    continue; // lane 0's operand is the result
+                }
+                let (off, w) = m.reg_range(j, a as usize);
+                set_bits(s, off, w, v);
+            }
+        }
+    }
+
+    /// The value that settles the determined collective at `pc` in the
+    /// subgroup of `lanes` (§8.5), if the collective there is one whose
+    /// operand dies with it and the operands of the lanes at it decide
+    /// its result.
+    fn determined(&self, m: &Machine, s: &[u64], lanes: &Range<usize>, pc: usize) -> Option<u64> {
+        let code = m.code_index(lanes.start);
+        let (op, a) = self.decided.get(code)?.get(pc).copied().flatten()?;
+        let mut at = at(m, s, lanes, pc);
+        match op {
+            CollectiveOp::All => at.any(|j| m.reg(s, j, a as usize) == 0).then_some(0),
+            CollectiveOp::Any => at.any(|j| m.reg(s, j, a as usize) != 0).then_some(1),
+            CollectiveOp::BroadcastFirst => (at.next() == Some(lanes.start)).then_some(0),
+        }
+    }
+
+    /// Whether invocation `i`'s next instruction `ins`, at `pc`, is a
+    /// *blind load* (§8.7): a load whose value nobody will read, because
+    /// its register is dead after it or is the operand of a collective
+    /// next that the lanes already there decide. It then commutes with
+    /// every write to its cell: the value is cleared in either order.
+    pub fn blind(&self, m: &Machine, s: &[u64], i: usize, pc: usize, ins: &Instr) -> bool {
+        let Instr::Atomic {
+            op: AtomicOp::Load,
+            dst: Some(r),
+            branch: None,
+            ..
+        } = *ins
+        else {
+            return false;
+        };
+        let code = m.code_index(i);
+        if self.dead[code][pc + 1] >> r & 1 != 0 {
+            return true;
+        }
+        let lane = m.coords(i).3;
+        let lanes = i - lane..(i - lane + self.sg_size).min(self.wg_range[i].1);
+        self.decided
+            .get(code)
+            .and_then(|d| d.get(pc + 1).copied().flatten())
+            .is_some_and(|(_, a)| a == r)
+            && self.determined(m, s, &lanes, pc + 1).is_some()
+    }
+}
+
+/// The lanes of `lanes` at `pc` in the same code block as the first.
+fn at<'a>(
+    m: &'a Machine,
+    s: &'a [u64],
+    lanes: &Range<usize>,
+    pc: usize,
+) -> impl Iterator<Item = usize> + 'a {
+    let code = m.code_index(lanes.start);
+    lanes
+        .clone()
+        .filter(move |&j| m.pc(s, j) == pc && m.code_index(j) == code)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use progress_litmus::kernel::litmus;
+
+    /// Steps invocation `i` of `m` (interleaved: actor `i`) and settles.
+    fn step(m: &Machine, l: &Liveness, s: &[u64; 4], i: usize) -> [u64; 4] {
+        let mut out = Vec::new();
+        m.steps(s, i, &mut out).unwrap();
+        let mut t = out[0].1;
+        l.clear(m, &mut t, i);
+        t
+    }
+
+    #[test]
+    fn a_collective_its_lanes_decide_settles_their_operands() {
+        // v is each lane's local id: lane 0 decides subgroupAll (0), any
+        // lane but 0 decides subgroupAny (non-zero).
+        for (op, value) in [("subgroupAll", 0), ("subgroupAny", 1)] {
+            let p = litmus::parse(&format!(
+                "values 4;\nworkgroups 1;\nworkgroup_size 3;\nsubgroup_size 3;\nglobal x;\nkernel {{\n  v = local_id;\n  v = {op}(v);\n  x = v;\n}}\n"
+            ))
+            .unwrap();
+            let m = Machine::new(&p, false).unwrap();
+            let l = Liveness::new(&m).unwrap();
+            let mut s = [0u64; 4];
+            m.init(&mut s);
+            let v = |s: &[u64; 4], i: usize| m.reg(s, i, 0);
+            // Lane 2 alone at the collective (v = 2): decided only by Any.
+            let s2 = step(&m, &l, &s, 2);
+            assert_eq!(v(&s2, 2), if value == 1 { 1 } else { 2 }, "{op}");
+            // Lanes 1 and 2 there (v = 1, 2): Any settles both to 1.
+            let s12 = step(&m, &l, &s2, 1);
+            assert_eq!(
+                (v(&s12, 1), v(&s12, 2)),
+                if value == 1 { (1, 1) } else { (1, 2) }
+            );
+            // All three there: lane 0's 0 decides All, every operand is 0.
+            let s012 = step(&m, &l, &s12, 0);
+            assert!((0..3).all(|i| v(&s012, i) == if value == 1 { 1 } else { 0 }));
+            // Lane 0 first, then lane 1: settled on lane 1's arrival.
+            let s01 = step(&m, &l, &step(&m, &l, &s, 0), 1);
+            assert_eq!(v(&s01, 1), if value == 1 { 1 } else { 0 });
+        }
+    }
+
+    #[test]
+    fn a_load_is_blind_when_its_value_dies_or_joins_a_decided_collective() {
+        let p = litmus::parse(
+            "values 4;\nworkgroups 1;\nworkgroup_size 2;\nsubgroup_size 2;\nglobal x;\nglobal y;\nkernel {\n  v = x;\n  v = subgroupAll(v);\n  r = y;\n  x = v;\n}\n",
+        )
+        .unwrap();
+        let m = Machine::new(&p, false).unwrap();
+        let l = Liveness::new(&m).unwrap();
+        let code = &p.codes[0];
+        let mut s = [0u64; 4];
+        m.init(&mut s);
+        // r = y is never read: blind anywhere.
+        assert!(l.blind(&m, &s, 0, 2, &code.instrs[2]));
+        // v = x: not blind while nobody is at the collective, blind once
+        // lane 1 waits there with the 0 it read.
+        assert!(!l.blind(&m, &s, 0, 0, &code.instrs[0]));
+        let s1 = step(&m, &l, &s, 1);
+        assert!(l.blind(&m, &s1, 0, 0, &code.instrs[0]));
+        // A store is never blind.
+        assert!(!l.blind(&m, &s1, 0, 3, &code.instrs[3]));
+    }
 
     #[test]
     fn a_value_never_read_is_dead_and_a_loop_keeps_its_register_live() {

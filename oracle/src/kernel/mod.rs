@@ -24,6 +24,7 @@ pub mod lifted;
 pub mod liveness;
 pub mod outcomes;
 pub mod product;
+pub mod proviso;
 pub mod rows;
 pub mod scopes;
 pub mod stats;

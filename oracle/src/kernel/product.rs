@@ -11,11 +11,11 @@
 
 use super::independence::{self, Accesses, Futures, Lazy};
 use super::liveness::Liveness;
+use super::proviso;
 use super::scopes::{self, Scopes, DEVICE};
 use super::symmetry::Symmetry;
 use super::KernelError;
 use progress_litmus::axb::space::{explore_metered, Exceeded, Lts, Meter};
-use progress_litmus::axb::test::Target;
 use progress_litmus::kernel::machine::{Fault, Machine, Packed, StepInfo};
 use progress_litmus::kernel::program::{Instr, Program};
 use progress_litmus::kernel::{Sched, ScopedModel};
@@ -78,7 +78,7 @@ pub struct Reductions {
     /// Identify states that differ by a permutation of interchangeable
     /// workgroups or lanes.
     pub symmetry: bool,
-    /// Let a local, F-neutral step not from a loop head go first and alone.
+    /// Let a local, F-neutral step off the cycle proviso's cut go first and alone.
     pub local_first: bool,
     /// Clear registers no later step reads ([`super::liveness`]).
     pub dead_registers: bool,
@@ -142,10 +142,10 @@ pub struct Kernel {
     live: Option<Liveness>,
     /// Whether the lean tables skip chain states (§8.8).
     pub chains: bool,
-    /// Per code block, the pcs whose steps never go first (bit pc): the
-    /// targets of its backward jumps, which every cycle of its control
-    /// flow passes through (the cycle proviso, §8.2 and §8.7).
-    cut: Vec<u64>,
+    /// Per code block, its cut (`proviso::cut`, one bit a pc): the loop
+    /// heads, whose steps never go first, and the sync points, where a
+    /// completing arrival never goes first (the cycle proviso, §8.2, §8.7).
+    cut: Vec<(u64, u64)>,
 }
 
 impl Kernel {
@@ -218,7 +218,7 @@ impl Kernel {
             symmetry,
             live,
             chains: red.chains == Chains::Always,
-            cut: p.codes.iter().map(loop_heads).collect(),
+            cut: p.codes.iter().map(proviso::cut).collect(),
         })
     }
 
@@ -347,13 +347,17 @@ impl Kernel {
     }
 
     /// Actor `a`'s next instruction and its pc, if it can step, the step
-    /// is not from a loop head (so no cycle consists of such steps alone: §8.2's and
+    /// is off the cut (not from a loop head, not a completing arrival at a
+    /// sync point: so no cycle consists of such steps alone, §8.2's and
     /// §8.7's cycle proviso) and it leaves every F set as it is.
     fn may_go_first<S: Packed>(&self, s: &S, a: usize) -> Option<(usize, Instr)> {
         let m = &self.machine;
         let (pc, ins) = m.next_instr(s.as_ref(), a)?;
         let i = m.actor_invocations(a).start;
-        if self.cut[m.code_index(i)] >> pc & 1 != 0 {
+        let (heads, syncs) = self.cut[m.code_index(i)];
+        if heads >> pc & 1 != 0
+            || syncs >> pc & 1 != 0 && !self.arrival_waits(s.as_ref(), i, pc, &ins)
+        {
             return None;
         }
         let mut t = *s;
@@ -365,7 +369,7 @@ impl Kernel {
     /// it is local (registers and pc only), or with the partial-order
     /// reduction a memory step no other invocation can disturb or observe
     /// any more, or an arrival at a barrier or collective that does not
-    /// complete it; and it is not from a loop head and leaves every F set as it is
+    /// complete it, or a blind load; and it is off the cut and leaves every F set as it is
     /// ([`Kernel::may_go_first`]).
     fn reducible<S: Packed>(&self, s: &S, a: usize, fut: &mut Lazy) -> bool {
         let m = &self.machine;
@@ -381,12 +385,23 @@ impl Kernel {
                 Instr::Barrier | Instr::Collective { .. } => {
                     self.arrival_waits(s.as_ref(), first, pc, &ins)
                 }
-                _ => independence::conflicts(m, s.as_ref(), first, &ins, fut.get()) == Some(0),
+                _ => match independence::conflicts(m, s.as_ref(), first, &ins, fut.get()) {
+                    Some(c) => c == 0 || self.blind(s.as_ref(), first, pc, &ins),
+                    None => false,
+                },
             }
         } else {
             false
         };
         kind && self.may_go_first(s, a).is_some()
+    }
+
+    /// Whether invocation `i`'s next instruction is a blind load (§8.7,
+    /// [`Liveness::blind`]): nobody reads what it loads.
+    fn blind(&self, s: &[u64], i: usize, pc: usize, ins: &Instr) -> bool {
+        self.live
+            .as_ref()
+            .is_some_and(|l| l.blind(&self.machine, s, i, pc, ins))
     }
 
     /// Whether invocation `i`'s arrival at the barrier or collective at
@@ -414,7 +429,7 @@ impl Kernel {
     /// What invocation `i` asks of a stubborn set holding it (§8.7), as
     /// (the invocations it must then hold too, whether it may be in one,
     /// whether its step may be the set's key step): an actor about to
-    /// step (not from a loop head, not changing F) needs every invocation whose future
+    /// step (off the cut, not changing F) needs every invocation whose future
     /// conflicts with its memory step, or every member of the barrier or
     /// collective it arrives at (its step is a key unless it completes
     /// it); a waiting one needs every member of what it waits at, so that
@@ -451,6 +466,7 @@ impl Kernel {
                 self.arrival_waits(st, i, pc, &ins),
             ),
             Instr::Atomic { .. } => match independence::conflicts(m, st, i, &ins, futures) {
+                Some(_) if self.blind(st, i, pc, &ins) => (0, true, true),
                 Some(c) => (c, true, true),
                 None => (0, false, false),
             },
@@ -572,10 +588,10 @@ impl Kernel {
     /// reducing by symmetry) or left as they are.
     ///
     /// With the local-first reduction, when some actors' next steps are
-    /// local, not from a loop head and F-neutral, only those steps are taken (all of
+    /// local, off the cut and F-neutral, only those steps are taken (all of
     /// them, so that the choice does not depend on ids and commutes with
     /// symmetry): they commute with every other move and nobody can observe
-    /// them, and as every cycle of the program passes a loop head no cycle consists of them alone.
+    /// them, and as every cycle of the program passes the cut no cycle consists of them alone.
     /// The partial-order reduction adds memory steps nobody else can still
     /// disturb or observe and arrivals that leave their actor waiting, and
     /// takes only the actors of the lowest index inside their workgroup
@@ -713,21 +729,6 @@ impl Kernel {
         self.canon(&mut s);
         s
     }
-}
-
-/// The pcs of a code block that are the target of a jump back (to
-/// itself or an earlier pc), as bits: every cycle of its control flow
-/// graph passes through one, since only such jumps go back.
-fn loop_heads(code: &progress_litmus::kernel::program::Code) -> u64 {
-    let mut heads = 0u64;
-    for (pc, ins) in code.instrs.iter().enumerate() {
-        if let Some(Target::At(t)) = ins.target() {
-            if t as usize <= pc {
-                heads |= 1 << t;
-            }
-        }
-    }
-    heads
 }
 
 /// The most chain states one edge passes (§8.8): more than any chain can
