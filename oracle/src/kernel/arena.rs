@@ -73,11 +73,12 @@ impl<S: Packed> StateTable<S> {
         let mut s = S::default();
         let t = s.as_mut();
         match &self.halves {
-            None => t.copy_from_slice(self.roots.get(id as u32)),
+            None => copy(t, self.roots.get(id as u32)),
             Some((l, r)) => {
                 let x = self.roots.get(id as u32)[0];
-                t[..self.split].copy_from_slice(l.get((x >> 32) as u32));
-                t[self.split..].copy_from_slice(r.get(x as u32));
+                let (a, b) = t.split_at_mut(self.split);
+                copy(a, l.get((x >> 32) as u32));
+                copy(b, r.get(x as u32));
             }
         }
         s
@@ -188,6 +189,15 @@ impl<S: Packed> StateTable<S> {
         let k = self.key(&s, meter)?;
         let w = self.root(&k);
         self.roots.insert(w, hash(w), meter, max_states)
+    }
+}
+
+/// Copies a few words word by word (a slice copy of a length not known
+/// at compile time calls memcpy, which costs more than these words).
+#[inline]
+fn copy(to: &mut [u64], from: &[u64]) {
+    for (t, f) in to.iter_mut().zip(from) {
+        *t = *f;
     }
 }
 

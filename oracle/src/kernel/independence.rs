@@ -14,7 +14,7 @@
 //! per such local state and remembered.
 
 use progress_litmus::kernel::cfg;
-use progress_litmus::kernel::machine::Machine;
+use progress_litmus::kernel::machine::{get_bits, Machine};
 use progress_litmus::kernel::program::{AtomicOp, Instr, Operand, MAX_INVOCATIONS};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -139,16 +139,21 @@ impl Accesses {
             return (0, 0);
         }
         let nregs = m.program.codes[m.code_index(j)].regs.len();
-        let mut env: Env = [None; 8];
-        let mut key = 0u64;
-        for (r, slot) in env.iter_mut().enumerate().take(nregs) {
-            let v = m.reg(s, j, r);
-            *slot = Some(v);
-            key |= (v as u64 & 255) << (8 * r);
-        }
+        // The key: the registers' bits as the state holds them (one read
+        // when they fit a word), else a byte each.
+        let (off, vb) = m.reg_range(j, 0);
+        let key = if nregs as u32 * vb < 64 {
+            get_bits(s, off, nregs as u32 * vb)
+        } else {
+            (0..nregs).fold(0, |k, r| k | (m.reg(s, j, r) as u64 & 255) << (8 * r))
+        };
         let k = (j as u8, pc as u8, key);
         if let Some(&f) = self.memo.borrow().get(&k) {
             return f;
+        }
+        let mut env: Env = [None; 8];
+        for (r, slot) in env.iter_mut().enumerate().take(nregs) {
+            *slot = Some(m.reg(s, j, r));
         }
         let f = future(m, j, pc, env);
         self.memo.borrow_mut().insert(k, f);
