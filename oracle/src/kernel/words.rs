@@ -29,6 +29,11 @@ pub const ID_MASK: u32 = (1 << ID_BITS) - 1;
 /// The most tuples a table holds (ids `0..MAX_IDS`).
 pub const MAX_IDS: usize = ID_MASK as usize - 1;
 
+/// Index slots from which look-ups are asked for ahead
+/// ([`Words::is_large`]): 4 MB of index, its tuples several more, past
+/// what a core's caches hold.
+pub const LARGE: usize = 1 << 20;
+
 /// A 64-bit hash of words (a multiply-rotate fold and a finalizer, so
 /// that the low bits, which pick the slot, mix every bit).
 #[inline]
@@ -247,6 +252,21 @@ impl Words {
     pub fn prefetch(&self, h: u64) {
         if let Some(slot) = self.slots.get(home(h, self.slots.len())) {
             prefetch(slot);
+        }
+    }
+
+    /// Whether the index has [`LARGE`] slots or more: then its look-ups
+    /// mostly wait on memory, and asking for their slots ahead pays.
+    #[inline]
+    pub fn is_large(&self) -> bool {
+        self.slots.len() >= LARGE
+    }
+
+    /// Asks the processor to fetch the tuple of id `id`, if stored.
+    #[inline]
+    pub fn prefetch_id(&self, id: u32) {
+        if let Some(s) = self.data.get(id as usize * self.width) {
+            prefetch(s);
         }
     }
 
