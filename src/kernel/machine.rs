@@ -594,6 +594,14 @@ impl Machine {
         if !self.can_step(s, a) {
             return None;
         }
+        self.stepping_instr(s, a)
+    }
+
+    /// [`Machine::next_instr`] of an actor known to be able to step
+    /// ([`Machine::can_step`]), without checking it again.
+    #[inline]
+    pub fn stepping_instr(&self, s: &[u64], a: usize) -> Option<(usize, Instr)> {
+        debug_assert!(self.can_step(s, a));
         let i = self.actor_invocations(a).start;
         let pc = if self.lockstep {
             self.read_stack(s, a).last()?.pc

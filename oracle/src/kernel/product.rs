@@ -349,12 +349,12 @@ impl Kernel {
         actors
     }
 
-    /// Actor `a`'s next instruction and its pc, if it can step, the step
-    /// is off the cut (not from a loop head, not a completing arrival at a
+    /// Actor `a`'s next instruction and its pc, if the step (of an actor
+    /// that can step: a runnable one) is off the cut (not from a loop head, not a completing arrival at a
     /// sync point: so no cycle consists of such steps alone, §8.2's and
     /// §8.7's cycle proviso) and it leaves every F set as it is.
     fn may_go_first<S: Packed>(&self, s: &S, a: usize) -> Option<(usize, Instr)> {
-        let (pc, ins) = self.machine.next_instr(s.as_ref(), a)?;
+        let (pc, ins) = self.machine.stepping_instr(s.as_ref(), a)?;
         self.off_cut_keeps_f(s.as_ref(), a, pc, &ins)
             .then_some((pc, ins))
     }
@@ -374,10 +374,10 @@ impl Kernel {
     /// reduction a memory step no other invocation can disturb or observe
     /// any more, or an arrival at a barrier or collective that does not
     /// complete it, or a blind load; and it is off the cut and leaves every F set as it is
-    /// ([`Kernel::may_go_first`]).
+    /// ([`Kernel::may_go_first`]). Asked of runnable actors only.
     fn reducible<S: Packed>(&self, s: &S, a: usize, fut: &mut Lazy) -> bool {
         let m = &self.machine;
-        let Some((pc, ins)) = m.next_instr(s.as_ref(), a) else {
+        let Some((pc, ins)) = m.stepping_instr(s.as_ref(), a) else {
             return false;
         };
         let first = m.actor_invocations(a).start;
@@ -389,10 +389,9 @@ impl Kernel {
                 Instr::Barrier | Instr::Collective { .. } => {
                     self.arrival_waits(s.as_ref(), first, pc, &ins)
                 }
-                _ => match independence::conflicts(m, s.as_ref(), first, &ins, fut.get()) {
-                    Some(c) => c == 0 || self.blind(s.as_ref(), first, pc, &ins),
-                    None => false,
-                },
+                _ => independence::unconflicted_or(m, s.as_ref(), first, &ins, fut, || {
+                    self.blind(s.as_ref(), first, pc, &ins)
+                }),
             }
         } else {
             false
