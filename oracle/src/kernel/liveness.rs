@@ -235,8 +235,13 @@ impl Liveness {
             let Some(v) = self.determined(m, s, &lanes, pc) else {
                 continue;
             };
-            let there: Vec<usize> = at(m, s, &lanes, pc).collect();
-            for j in there {
+            // The lanes there, as bits from the first lane (no vector
+            // per settled step).
+            let there = at(m, s, &lanes, pc).fold(0u64, |b, j| b | 1 << (j - lanes.start));
+            for j in lanes
+                .clone()
+                .filter(|j| there >> (j - lanes.start) & 1 != 0)
+            {
                 if op == CollectiveOp::BroadcastFirst && j == lanes.start {
                     continue; // lane 0's operand is the result
                 }
