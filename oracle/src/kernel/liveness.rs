@@ -38,7 +38,7 @@ pub struct Liveness {
     /// dead registers there take, as (word, bits) twice (`dead` in the
     /// state's layout); `None` if some register block spans more than
     /// two words.
-    masks: Option<Vec<Vec<[(u32, u64); 2]>>>,
+    masks: Option<Vec<Vec<WordMasks>>>,
     /// Per invocation: its workgroup's first and last invocation + 1.
     wg_range: Vec<(usize, usize)>,
     /// Per code block, per pc: the collective there whose operand register
@@ -108,9 +108,12 @@ fn dead_of(code: &Code) -> Vec<u8> {
     live.iter().map(|l| all & !l).collect()
 }
 
+/// Bits of a state to clear, as (word, bits) twice (unused: bits 0).
+type WordMasks = [(u32, u64); 2];
+
 /// [`Liveness::masks`]: per invocation, per pc, the state bits of its
 /// dead registers, in at most two words (else `None`).
-fn clear_masks(m: &Machine, dead: &[Vec<u8>]) -> Option<Vec<Vec<[(u32, u64); 2]>>> {
+fn clear_masks(m: &Machine, dead: &[Vec<u8>]) -> Option<Vec<Vec<WordMasks>>> {
     (0..m.num_invocations())
         .map(|i| {
             dead[m.code_index(i)]
