@@ -17,7 +17,7 @@
 
 use super::product::Move;
 use super::rows::{Out, Rows};
-use super::words::{hash, Words};
+use super::words::{hash, Words, LARGE};
 use progress_litmus::axb::space::{Exceeded, Meter, OutOfMemory, TooLarge};
 use progress_litmus::kernel::machine::Packed;
 use std::marker::PhantomData;
@@ -36,6 +36,9 @@ pub struct StateTable<S> {
     /// The tables of the left (`..split`) and right halves, if collapsed.
     halves: Option<(Words, Words)>,
     split: usize,
+    /// Index slots from which look-ups are requested ahead
+    /// ([`LARGE`]; the tests lower it).
+    ahead_from: usize,
     _s: PhantomData<S>,
 }
 
@@ -55,6 +58,7 @@ impl<S: Packed> StateTable<S> {
             roots: Words::new(if collapsed { 1 } else { w }, extra),
             halves: collapsed.then(|| (Words::new(split, 0), Words::new(w - split, 0))),
             split,
+            ahead_from: LARGE,
             _s: PhantomData,
         }
     }
@@ -184,9 +188,16 @@ impl<S: Packed> StateTable<S> {
         Ok(k)
     }
 
+    /// Whether the state index is large enough to request look-ups
+    /// ahead ([`LARGE`]).
+    #[inline]
+    fn is_large(&self) -> bool {
+        self.roots.index_len() >= self.ahead_from
+    }
+
     /// Asks for the tuples of state `id`'s halves (a hint).
     fn prefetch_state(&self, id: usize) {
-        if !self.roots.is_large() {
+        if !self.is_large() {
             return;
         }
         if let Some((l, r)) = &self.halves {
@@ -203,7 +214,7 @@ impl<S: Packed> StateTable<S> {
     /// the index slots of the halves that differ from their parent's,
     /// their tuples, then, where both halves are stored already, the
     /// index slot and tuple of the pair; only once the index outgrows
-    /// the processor's caches ([`Words::is_large`]): before, the
+    /// the processor's caches ([`LARGE`]): before, the
     /// requests cost more than the waits. Nothing is changed.
     fn prefetch_batch(&self, b: &mut Batch<S>, first: usize) {
         b.plans.clear();
@@ -214,7 +225,7 @@ impl<S: Packed> StateTable<S> {
             }
             from = end;
         }
-        if !self.roots.is_large() {
+        if !self.is_large() {
             return;
         }
         let Some((l, r)) = &self.halves else {
@@ -277,7 +288,7 @@ impl<S: Packed> StateTable<S> {
             same_right: eq(c, nc),
             ..Plan::default()
         };
-        let ask = self.roots.is_large();
+        let ask = self.is_large();
         if !p.same_left {
             p.left = hash(a);
             if ask {
@@ -694,6 +705,96 @@ mod tests {
             Err(Exceeded::States(_))
         ));
         assert!(t.bytes() <= meter.used());
+    }
+
+    /// Explores a synthetic graph of 3-word states (a fault at state
+    /// `fault`) under `max_states`, look-ups requested ahead from
+    /// `ahead_from` index slots: the states by id, the rows, the error.
+    fn explore_synthetic(
+        ahead_from: usize,
+        max_states: usize,
+        fault: u64,
+    ) -> (Vec<[u64; 3]>, Vec<Vec<u32>>, Option<String>) {
+        let mut g: Graph<[u64; 3]> = Graph::new(0, 0);
+        g.table.ahead_from = ahead_from;
+        let mut meter = Meter::new(usize::MAX);
+        let r = g.explore(&[[0, 0, 0]], &mut meter, max_states, |s, out| {
+            let [a, b, c] = *s;
+            if a * 1000 + b == fault {
+                return Err("fault");
+            }
+            let mut push = |k: u32, t: [u64; 3]| out.push((Move::terminate(k as usize), t));
+            push(0, [(a + 1) % 97, b, c]);
+            push(1, [a, (b * 3 + 1) % 89, c ^ 1]);
+            if a % 3 == 0 {
+                push(2, [a, b, (c + 2) % 5]);
+            }
+            Ok(())
+        });
+        let err = r.err().map(|e| match e {
+            ExploreError::Succ(f) => f.to_string(),
+            ExploreError::Exceeded(x) => format!("{x:?}"),
+        });
+        let n = g.rows.num_rows();
+        let states = (0..g.num_states()).map(|i| g.state(i)).collect();
+        (states, (0..n).map(|i| g.out(i).collect()).collect(), err)
+    }
+
+    /// [`explore_synthetic`]'s graph explored one state at a time with a
+    /// hash map, up to the fault (no bound): the states by id and rows.
+    fn reference_synthetic(fault: u64) -> (Vec<[u64; 3]>, Vec<Vec<u32>>) {
+        let mut ids = std::collections::HashMap::new();
+        let mut states = vec![[0u64; 3]];
+        ids.insert([0u64; 3], 0u32);
+        let mut rows = Vec::new();
+        for n in 0.. {
+            let Some(&[a, b, c]) = states.get(n) else {
+                break;
+            };
+            if a * 1000 + b == fault {
+                break;
+            }
+            let mut succ = vec![(0, [(a + 1) % 97, b, c]), (1, [a, (b * 3 + 1) % 89, c ^ 1])];
+            if a % 3 == 0 {
+                succ.push((2, [a, b, (c + 2) % 5]));
+            }
+            let mut row: Vec<u32> = succ
+                .into_iter()
+                .map(|(k, t)| {
+                    let id = *ids.entry(t).or_insert_with(|| {
+                        states.push(t);
+                        states.len() as u32 - 1
+                    });
+                    edge(id, Move::terminate(k))
+                })
+                .collect();
+            row.sort_unstable_by_key(|&e| target(e));
+            rows.push(row);
+        }
+        (states, rows)
+    }
+
+    #[test]
+    fn exploring_with_look_ups_ahead_changes_nothing() {
+        for fault in [u64::MAX, 40_013] {
+            let (states, rows, _) = explore_synthetic(0, 100_000, fault);
+            assert_eq!((states, rows), reference_synthetic(fault));
+        }
+        for (max, fault) in [(100_000, u64::MAX), (3000, u64::MAX), (100_000, 40_013)] {
+            let plain = explore_synthetic(usize::MAX, max, fault);
+            let ahead = explore_synthetic(0, max, fault);
+            assert!(plain.0.len() > 1000);
+            assert_eq!(plain, ahead);
+        }
+        // The bound and the fault stop it.
+        assert!(explore_synthetic(0, 3000, u64::MAX)
+            .2
+            .unwrap()
+            .contains("States"));
+        assert_eq!(
+            explore_synthetic(0, 100_000, 40_013).2.as_deref(),
+            Some("fault")
+        );
     }
 
     #[test]

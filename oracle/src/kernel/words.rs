@@ -33,8 +33,8 @@ pub const MAX_IDS: usize = ID_MASK as usize - 1;
 const AHEAD: usize = 16;
 
 /// Index slots from which look-ups are asked for ahead
-/// ([`Words::is_large`]): 4 MB of index, its tuples several more, past
-/// what a core's caches hold.
+/// (`super::arena`): 4 MB of index, its tuples several more, past what a
+/// core's caches hold; then look-ups mostly wait on memory.
 pub const LARGE: usize = 1 << 20;
 
 /// A 64-bit hash of words (a multiply-rotate fold and a finalizer, so
@@ -277,11 +277,10 @@ impl Words {
         }
     }
 
-    /// Whether the index has [`LARGE`] slots or more: then its look-ups
-    /// mostly wait on memory, and asking for their slots ahead pays.
+    /// Slots of the index.
     #[inline]
-    pub fn is_large(&self) -> bool {
-        self.slots.len() >= LARGE
+    pub fn index_len(&self) -> usize {
+        self.slots.len()
     }
 
     /// Asks the processor to fetch the tuple of id `id`, if stored.
