@@ -523,30 +523,43 @@ impl Machine {
     #[inline]
     pub fn waiting(&self, s: &[u64], i: usize) -> bool {
         if self.lockstep {
-            let g = self.invs[i].sg;
-            get(s, self.sgs[g].wait_off, 1) != 0
-                && self
-                    .read_stack(s, g)
-                    .last()
-                    .is_some_and(|e| e.mask & (1 << self.invs[i].lane) != 0)
+            self.lockstep_waiting(s, i)
         } else {
             get(s, self.invs[i].wait_off, 1) != 0 || self.merge_waiting(s, i)
         }
+    }
+
+    /// [`Machine::waiting`] in lockstep, off the interleaved path.
+    #[inline(never)]
+    fn lockstep_waiting(&self, s: &[u64], i: usize) -> bool {
+        let g = self.invs[i].sg;
+        get(s, self.sgs[g].wait_off, 1) != 0
+            && self
+                .read_stack(s, g)
+                .last()
+                .is_some_and(|e| e.mask & (1 << self.invs[i].lane) != 0)
     }
 
     /// The pc of invocation `i` (its code length when it has finished).
     #[inline]
     pub fn pc(&self, s: &[u64], i: usize) -> usize {
         if self.lockstep {
-            let v = &self.invs[i];
-            self.read_stack(s, v.sg)
-                .iter()
-                .rev()
-                .find(|e| e.mask & (1 << v.lane) != 0)
-                .map_or(self.lens[v.code], |e| e.pc)
+            self.lockstep_pc(s, i)
         } else {
             get(s, self.invs[i].pc_off, self.pcb) as usize
         }
+    }
+
+    /// [`Machine::pc`] in lockstep, off the interleaved path (which then
+    /// inlines where it is called).
+    #[inline(never)]
+    fn lockstep_pc(&self, s: &[u64], i: usize) -> usize {
+        let v = &self.invs[i];
+        self.read_stack(s, v.sg)
+            .iter()
+            .rev()
+            .find(|e| e.mask & (1 << v.lane) != 0)
+            .map_or(self.lens[v.code], |e| e.pc)
     }
 
     #[inline]
@@ -594,6 +607,14 @@ impl Machine {
         if !self.can_step(s, a) {
             return None;
         }
+        self.stepping_instr(s, a)
+    }
+
+    /// [`Machine::next_instr`] of an actor known to be able to step
+    /// ([`Machine::can_step`]), without checking it again.
+    #[inline]
+    pub fn stepping_instr(&self, s: &[u64], a: usize) -> Option<(usize, Instr)> {
+        debug_assert!(self.can_step(s, a));
         let i = self.actor_invocations(a).start;
         let pc = if self.lockstep {
             self.read_stack(s, a).last()?.pc

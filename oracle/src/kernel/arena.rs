@@ -17,7 +17,7 @@
 
 use super::product::Move;
 use super::rows::{Out, Rows};
-use super::words::{hash, Words};
+use super::words::{hash, Words, LARGE};
 use progress_litmus::axb::space::{Exceeded, Meter, OutOfMemory, TooLarge};
 use progress_litmus::kernel::machine::Packed;
 use std::marker::PhantomData;
@@ -36,6 +36,9 @@ pub struct StateTable<S> {
     /// The tables of the left (`..split`) and right halves, if collapsed.
     halves: Option<(Words, Words)>,
     split: usize,
+    /// Index slots from which look-ups are requested ahead
+    /// ([`LARGE`]; the tests lower it).
+    ahead_from: usize,
     _s: PhantomData<S>,
 }
 
@@ -55,6 +58,7 @@ impl<S: Packed> StateTable<S> {
             roots: Words::new(if collapsed { 1 } else { w }, extra),
             halves: collapsed.then(|| (Words::new(split, 0), Words::new(w - split, 0))),
             split,
+            ahead_from: LARGE,
             _s: PhantomData,
         }
     }
@@ -73,11 +77,12 @@ impl<S: Packed> StateTable<S> {
         let mut s = S::default();
         let t = s.as_mut();
         match &self.halves {
-            None => t.copy_from_slice(self.roots.get(id as u32)),
+            None => copy(t, self.roots.get(id as u32)),
             Some((l, r)) => {
                 let x = self.roots.get(id as u32)[0];
-                t[..self.split].copy_from_slice(l.get((x >> 32) as u32));
-                t[self.split..].copy_from_slice(r.get(x as u32));
+                let (a, b) = t.split_at_mut(self.split);
+                copy(a, l.get((x >> 32) as u32));
+                copy(b, r.get(x as u32));
             }
         }
         s
@@ -154,6 +159,151 @@ impl<S: Packed> StateTable<S> {
         Ok(k)
     }
 
+    /// [`StateTable::key_near`] with the halves' hashes of `plan`
+    /// ([`StateTable::prefetch_batch`]).
+    #[inline]
+    fn key_planned(
+        &mut self,
+        s: &S,
+        (n, id): (&S, usize),
+        plan: &Plan,
+        meter: &mut Meter,
+    ) -> Result<S, Exceeded> {
+        let Some((l, r)) = &mut self.halves else {
+            return Ok(*s);
+        };
+        debug_assert!(plan_is_for(plan, s, n, self.split));
+        let (a, b) = s.as_ref().split_at(self.split);
+        let pair = self.roots.get(id as u32)[0];
+        let x = match plan.same_left {
+            true => (pair >> 32) as u32,
+            false => l.insert(a, plan.left, meter, MAX_IDS)?.0,
+        };
+        let y = match plan.same_right {
+            true => pair as u32,
+            false => r.insert(b, plan.right, meter, MAX_IDS)?.0,
+        };
+        let mut k = S::default();
+        k.as_mut()[0] = (x as u64) << 32 | y as u64;
+        Ok(k)
+    }
+
+    /// Whether the state index is large enough to request look-ups
+    /// ahead ([`LARGE`]).
+    #[inline]
+    fn is_large(&self) -> bool {
+        self.roots.index_len() >= self.ahead_from
+    }
+
+    /// Asks for the tuples of state `id`'s halves (a hint).
+    fn prefetch_state(&self, id: usize) {
+        if !self.is_large() {
+            return;
+        }
+        if let Some((l, r)) = &self.halves {
+            let x = self.roots.get(id as u32)[0];
+            l.prefetch_id((x >> 32) as u32);
+            r.prefetch_id(x as u32);
+        }
+    }
+
+    /// Plans the look-ups of the successors of batch `b` (its first
+    /// state of id `first`) and asks for
+    /// what they will read, stage by stage (each stage's reads wait on
+    /// the previous stage's requests, all of them in flight at once):
+    /// the index slots of the halves that differ from their parent's,
+    /// their tuples, then, where both halves are stored already, the
+    /// index slot and tuple of the pair; only once the index outgrows
+    /// the processor's caches ([`LARGE`]): before, the
+    /// requests cost more than the waits. Nothing is changed.
+    fn prefetch_batch(&self, b: &mut Batch<S>, first: usize) {
+        b.plans.clear();
+        let mut from = 0;
+        for (s, &end) in b.states.iter().zip(&b.ends) {
+            for (_, t) in &b.out[from..end] {
+                b.plans.push(self.plan(t, s));
+            }
+            from = end;
+        }
+        if !self.is_large() {
+            return;
+        }
+        let Some((l, r)) = &self.halves else {
+            for (_, t) in &b.out {
+                self.roots.prefetch(hash(t.as_ref()));
+            }
+            for (_, t) in &b.out {
+                self.roots.prefetch_tuple(hash(t.as_ref()));
+            }
+            return;
+        };
+        for p in &b.plans {
+            if !p.same_left {
+                l.prefetch_tuple(p.left);
+            }
+            if !p.same_right {
+                r.prefetch_tuple(p.right);
+            }
+        }
+        let mut keys: Vec<u64> = Vec::with_capacity(b.plans.len());
+        let mut from = 0;
+        for (j, &end) in b.ends.iter().enumerate() {
+            let pair = self.roots.get((first + j) as u32)[0];
+            for ((_, t), p) in b.out[from..end].iter().zip(&b.plans[from..end]) {
+                let (a, c) = t.as_ref().split_at(self.split);
+                let x = if p.same_left {
+                    Some((pair >> 32) as u32)
+                } else {
+                    l.find(a, p.left)
+                };
+                let y = if p.same_right {
+                    Some(pair as u32)
+                } else {
+                    r.find(c, p.right)
+                };
+                if let (Some(x), Some(y)) = (x, y) {
+                    let h = hash(&[(x as u64) << 32 | y as u64]);
+                    self.roots.prefetch(h);
+                    keys.push(h);
+                }
+            }
+            from = end;
+        }
+        for &h in &keys {
+            self.roots.prefetch_tuple(h);
+        }
+    }
+
+    /// The look-ups of successor `t` of `s`: which halves are `s`'s, the
+    /// hashes of the others, whose index slots are asked for.
+    fn plan(&self, t: &S, s: &S) -> Plan {
+        let Some((l, r)) = &self.halves else {
+            return Plan::default();
+        };
+        let (a, c) = t.as_ref().split_at(self.split);
+        let (na, nc) = s.as_ref().split_at(self.split);
+        let eq = |u: &[u64], v: &[u64]| u.iter().zip(v).fold(true, |e, (p, q)| e & (p == q));
+        let mut p = Plan {
+            same_left: eq(a, na),
+            same_right: eq(c, nc),
+            ..Plan::default()
+        };
+        let ask = self.is_large();
+        if !p.same_left {
+            p.left = hash(a);
+            if ask {
+                l.prefetch(p.left);
+            }
+        }
+        if !p.same_right {
+            p.right = hash(c);
+            if ask {
+                r.prefetch(p.right);
+            }
+        }
+        p
+    }
+
     /// The words of a key that `roots` holds.
     #[inline]
     fn root<'a>(&self, k: &'a S) -> &'a [u64] {
@@ -188,6 +338,26 @@ impl<S: Packed> StateTable<S> {
         let k = self.key(&s, meter)?;
         let w = self.root(&k);
         self.roots.insert(w, hash(w), meter, max_states)
+    }
+}
+
+/// Whether `plan` is [`StateTable::plan`]'s for successor `t` of `n`
+/// (halves split at `split`).
+fn plan_is_for<S: Packed>(plan: &Plan, t: &S, n: &S, split: usize) -> bool {
+    let (a, c) = t.as_ref().split_at(split);
+    let (na, nc) = n.as_ref().split_at(split);
+    (plan.same_left == (a == na))
+        && (plan.same_right == (c == nc))
+        && (plan.same_left || plan.left == hash(a))
+        && (plan.same_right || plan.right == hash(c))
+}
+
+/// Copies a few words word by word (a slice copy of a length not known
+/// at compile time calls memcpy, which costs more than these words).
+#[inline]
+fn copy(to: &mut [u64], from: &[u64]) {
+    for (t, f) in to.iter_mut().zip(from) {
+        *t = *f;
     }
 }
 
@@ -264,6 +434,14 @@ impl<S: Packed> Graph<S> {
 
     /// Explores breadth first from `roots`: `succ(s, emit)` emits each
     /// transition out of `s`. States get ids in the order found.
+    ///
+    /// States are expanded [`BATCH`] at a time, and the index slots and
+    /// tuples their successors will look up are asked for (prefetched)
+    /// for the whole batch before any is looked up: a look-up waits on
+    /// memory, and one state has too few successors to overlap the waits.
+    /// The tables are then changed state by state, successor by
+    /// successor, exactly as one state at a time would: the same ids,
+    /// and the same bound, budget or fault stops it at the same place.
     pub fn explore<E>(
         &mut self,
         roots: &[S],
@@ -274,47 +452,127 @@ impl<S: Packed> Graph<S> {
         for &r in roots {
             self.table.insert(r, meter, max_states)?;
         }
-        let mut out: Vec<(Move, S)> = Vec::new();
-        let mut keys: Vec<(S, u64)> = Vec::new();
+        let mut b = Batch::default();
         let mut row: Vec<u32> = Vec::new();
         let mut next = 0;
         while next < self.table.len() {
-            let s = self.table.state(next);
-            let id = next;
-            next += 1;
-            self.rows.begin(id, meter)?;
-            out.clear();
-            succ(&s, &mut out).map_err(ExploreError::Succ)?;
-            keys.clear();
-            for (_, t) in &out {
-                let k = self.table.key_near(t, Some((&s, id)), meter)?;
-                let h = hash(self.table.root(&k));
-                self.table.roots.prefetch(h);
-                keys.push((k, h));
+            let end = (next + BATCH).min(self.table.len());
+            let fault = self.expand(next..end, &mut b, &mut succ);
+            self.table.prefetch_batch(&mut b, next);
+            for j in 0..b.states.len() {
+                self.store(next + j, &b, j, meter, max_states, &mut row)?;
             }
-            for &(_, h) in &keys {
-                self.table.roots.prefetch_tuple(h);
+            if let Some(e) = fault {
+                self.rows.begin(next + b.states.len(), meter)?;
+                return Err(ExploreError::Succ(e));
             }
-            row.clear();
-            for (&(mv, _), (k, h)) in out.iter().zip(&keys) {
-                let w = self.table.root(k);
-                let (id, _) = self.table.roots.insert(w, *h, meter, max_states)?;
-                row.push(edge(id, mv));
-            }
-            // Rows ascend by target ([`Rows`]); the rules ignore the order.
-            row.sort_unstable_by_key(|&e| target(e));
-            for &e in &row {
-                if !self.rows.has_room() {
-                    return Err(ExploreError::Exceeded(Exceeded::States(TooLarge {
-                        bound: max_states,
-                    })));
-                }
-                self.rows.push(e, meter)?;
-            }
-            self.rows.end(meter)?;
+            next = end;
         }
         Ok(())
     }
+
+    /// Expands the states of `ids` into `b` (their states, successors
+    /// and where each one's successors end), up to the first whose
+    /// successors fail: that failure.
+    fn expand<E>(
+        &self,
+        ids: std::ops::Range<usize>,
+        b: &mut Batch<S>,
+        succ: &mut impl FnMut(&S, &mut Vec<(Move, S)>) -> Result<(), E>,
+    ) -> Option<E> {
+        b.states.clear();
+        b.out.clear();
+        b.ends.clear();
+        for id in ids.clone() {
+            self.table.prefetch_state(id);
+        }
+        let mut out = std::mem::take(&mut b.one);
+        let mut fault = None;
+        for id in ids {
+            let s = self.table.state(id);
+            out.clear();
+            if let Err(e) = succ(&s, &mut out) {
+                fault = Some(e);
+                break;
+            }
+            b.states.push(s);
+            b.out.extend_from_slice(&out);
+            b.ends.push(b.out.len());
+        }
+        b.one = out;
+        fault
+    }
+
+    /// Stores the successors of the `j`th state of batch `b`, of id `id`,
+    /// and its row.
+    fn store(
+        &mut self,
+        id: usize,
+        b: &Batch<S>,
+        j: usize,
+        meter: &mut Meter,
+        max_states: usize,
+        row: &mut Vec<u32>,
+    ) -> Result<(), Exceeded> {
+        self.rows.begin(id, meter).map_err(Exceeded::Memory)?;
+        let s = &b.states[j];
+        let from = if j == 0 { 0 } else { b.ends[j - 1] };
+        row.clear();
+        for (&(mv, t), plan) in b.out[from..b.ends[j]].iter().zip(&b.plans[from..]) {
+            let k = self.table.key_planned(&t, (s, id), plan, meter)?;
+            let w = self.table.root(&k);
+            let (id, _) = self.table.roots.insert(w, hash(w), meter, max_states)?;
+            row.push(edge(id, mv));
+        }
+        // Rows ascend by target ([`Rows`]); the rules ignore the order.
+        row.sort_unstable_by_key(|&e| target(e));
+        for &e in row.iter() {
+            if !self.rows.has_room() {
+                return Err(Exceeded::States(TooLarge { bound: max_states }));
+            }
+            self.rows.push(e, meter).map_err(Exceeded::Memory)?;
+        }
+        self.rows.end(meter).map_err(Exceeded::Memory)
+    }
+}
+
+/// States expanded at once by [`Graph::explore`]: enough successors to
+/// overlap their look-ups' waits on memory.
+pub const BATCH: usize = 32;
+
+/// A batch of expanded states ([`Graph::explore`]).
+struct Batch<S> {
+    states: Vec<S>,
+    /// The successors of every state, one state's after another's.
+    out: Vec<(Move, S)>,
+    /// Where each state's successors end in `out`.
+    ends: Vec<usize>,
+    /// Per successor, its look-ups' hashes ([`StateTable::prefetch_batch`]).
+    plans: Vec<Plan>,
+    /// One state's successors.
+    one: Vec<(Move, S)>,
+}
+
+impl<S> Default for Batch<S> {
+    fn default() -> Self {
+        Batch {
+            states: Vec::new(),
+            out: Vec::new(),
+            ends: Vec::new(),
+            plans: Vec::new(),
+            one: Vec::new(),
+        }
+    }
+}
+
+/// The look-ups of a successor: the hashes of its halves, and whether
+/// each is its parent's (then it has the parent's half id).
+#[derive(Clone, Copy, Default)]
+struct Plan {
+    left: u64,
+    right: u64,
+    same_left: bool,
+    same_right: bool,
 }
 
 /// Why an exploration stopped: the bound or budget, or the successor
@@ -447,6 +705,96 @@ mod tests {
             Err(Exceeded::States(_))
         ));
         assert!(t.bytes() <= meter.used());
+    }
+
+    /// Explores a synthetic graph of 3-word states (a fault at state
+    /// `fault`) under `max_states`, look-ups requested ahead from
+    /// `ahead_from` index slots: the states by id, the rows, the error.
+    fn explore_synthetic(
+        ahead_from: usize,
+        max_states: usize,
+        fault: u64,
+    ) -> (Vec<[u64; 3]>, Vec<Vec<u32>>, Option<String>) {
+        let mut g: Graph<[u64; 3]> = Graph::new(0, 0);
+        g.table.ahead_from = ahead_from;
+        let mut meter = Meter::new(usize::MAX);
+        let r = g.explore(&[[0, 0, 0]], &mut meter, max_states, |s, out| {
+            let [a, b, c] = *s;
+            if a * 1000 + b == fault {
+                return Err("fault");
+            }
+            let mut push = |k: u32, t: [u64; 3]| out.push((Move::terminate(k as usize), t));
+            push(0, [(a + 1) % 97, b, c]);
+            push(1, [a, (b * 3 + 1) % 89, c ^ 1]);
+            if a % 3 == 0 {
+                push(2, [a, b, (c + 2) % 5]);
+            }
+            Ok(())
+        });
+        let err = r.err().map(|e| match e {
+            ExploreError::Succ(f) => f.to_string(),
+            ExploreError::Exceeded(x) => format!("{x:?}"),
+        });
+        let n = g.rows.num_rows();
+        let states = (0..g.num_states()).map(|i| g.state(i)).collect();
+        (states, (0..n).map(|i| g.out(i).collect()).collect(), err)
+    }
+
+    /// [`explore_synthetic`]'s graph explored one state at a time with a
+    /// hash map, up to the fault (no bound): the states by id and rows.
+    fn reference_synthetic(fault: u64) -> (Vec<[u64; 3]>, Vec<Vec<u32>>) {
+        let mut ids = std::collections::HashMap::new();
+        let mut states = vec![[0u64; 3]];
+        ids.insert([0u64; 3], 0u32);
+        let mut rows = Vec::new();
+        for n in 0.. {
+            let Some(&[a, b, c]) = states.get(n) else {
+                break;
+            };
+            if a * 1000 + b == fault {
+                break;
+            }
+            let mut succ = vec![(0, [(a + 1) % 97, b, c]), (1, [a, (b * 3 + 1) % 89, c ^ 1])];
+            if a % 3 == 0 {
+                succ.push((2, [a, b, (c + 2) % 5]));
+            }
+            let mut row: Vec<u32> = succ
+                .into_iter()
+                .map(|(k, t)| {
+                    let id = *ids.entry(t).or_insert_with(|| {
+                        states.push(t);
+                        states.len() as u32 - 1
+                    });
+                    edge(id, Move::terminate(k))
+                })
+                .collect();
+            row.sort_unstable_by_key(|&e| target(e));
+            rows.push(row);
+        }
+        (states, rows)
+    }
+
+    #[test]
+    fn exploring_with_look_ups_ahead_changes_nothing() {
+        for fault in [u64::MAX, 40_013] {
+            let (states, rows, _) = explore_synthetic(0, 100_000, fault);
+            assert_eq!((states, rows), reference_synthetic(fault));
+        }
+        for (max, fault) in [(100_000, u64::MAX), (3000, u64::MAX), (100_000, 40_013)] {
+            let plain = explore_synthetic(usize::MAX, max, fault);
+            let ahead = explore_synthetic(0, max, fault);
+            assert!(plain.0.len() > 1000);
+            assert_eq!(plain, ahead);
+        }
+        // The bound and the fault stop it.
+        assert!(explore_synthetic(0, 3000, u64::MAX)
+            .2
+            .unwrap()
+            .contains("States"));
+        assert_eq!(
+            explore_synthetic(0, 100_000, 40_013).2.as_deref(),
+            Some("fault")
+        );
     }
 
     #[test]

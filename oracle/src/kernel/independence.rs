@@ -14,7 +14,7 @@
 //! per such local state and remembered.
 
 use progress_litmus::kernel::cfg;
-use progress_litmus::kernel::machine::Machine;
+use progress_litmus::kernel::machine::{get_bits, Machine};
 use progress_litmus::kernel::program::{AtomicOp, Instr, Operand, MAX_INVOCATIONS};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -139,16 +139,21 @@ impl Accesses {
             return (0, 0);
         }
         let nregs = m.program.codes[m.code_index(j)].regs.len();
-        let mut env: Env = [None; 8];
-        let mut key = 0u64;
-        for (r, slot) in env.iter_mut().enumerate().take(nregs) {
-            let v = m.reg(s, j, r);
-            *slot = Some(v);
-            key |= (v as u64 & 255) << (8 * r);
-        }
+        // The key: the registers' bits as the state holds them (one read
+        // when they fit a word), else a byte each.
+        let (off, vb) = m.reg_range(j, 0);
+        let key = if nregs as u32 * vb < 64 {
+            get_bits(s, off, nregs as u32 * vb)
+        } else {
+            (0..nregs).fold(0, |k, r| k | (m.reg(s, j, r) as u64 & 255) << (8 * r))
+        };
         let k = (j as u8, pc as u8, key);
         if let Some(&f) = self.memo.borrow().get(&k) {
             return f;
+        }
+        let mut env: Env = [None; 8];
+        for (r, slot) in env.iter_mut().enumerate().take(nregs) {
+            *slot = Some(m.reg(s, j, r));
         }
         let f = future(m, j, pc, env);
         self.memo.borrow_mut().insert(k, f);
@@ -176,20 +181,70 @@ pub struct Lazy<'a> {
     acc: Option<&'a Accesses>,
     m: &'a Machine,
     s: &'a [u64],
-    f: Option<Futures>,
+    f: Futures,
+    /// The invocations whose futures `f` holds.
+    known: u32,
 }
 
 impl<'a> Lazy<'a> {
     pub fn new(acc: Option<&'a Accesses>, m: &'a Machine, s: &'a [u64]) -> Lazy<'a> {
-        Lazy { acc, m, s, f: None }
+        Lazy {
+            acc,
+            m,
+            s,
+            f: [(0, 0); MAX_INVOCATIONS],
+            known: 0,
+        }
+    }
+
+    /// The future cells of invocation `j`.
+    fn of(&mut self, j: usize) -> (u64, u64) {
+        if self.known & (1 << j) == 0 {
+            let acc = self
+                .acc
+                .expect("future cells asked for with the reduction on");
+            self.f[j] = acc.of(self.m, self.s, j);
+            self.known |= 1 << j;
+        }
+        self.f[j]
     }
 
     pub fn get(&mut self) -> &Futures {
-        let (acc, m, s) = (self.acc, self.m, self.s);
-        self.f.get_or_insert_with(|| {
-            acc.expect("future cells asked for with the reduction on")
-                .futures(m, s)
+        for j in 0..self.m.num_invocations() {
+            self.of(j);
+        }
+        &self.f
+    }
+
+    /// Whether the future of some invocation other than `i` conflicts
+    /// with an access of `cell` ([`conflicts`] not empty), reading the
+    /// futures only up to the first that does.
+    fn any_conflict(&mut self, i: usize, cell: u64, load: bool) -> bool {
+        (0..self.m.num_invocations()).any(|j| {
+            j != i && {
+                let (w, a) = self.of(j);
+                (if load { w } else { a }) & cell != 0
+            }
         })
+    }
+}
+
+/// Whether invocation `i`'s memory instruction `ins` at `s` is one no
+/// other invocation can disturb or observe any more, or `blind` holds
+/// of it (asked only when needed): [`conflicts`] is empty or `blind`;
+/// `false` where `ins` is no memory access or its index is out of
+/// bounds.
+pub fn unconflicted_or(
+    m: &Machine,
+    s: &[u64],
+    i: usize,
+    ins: &Instr,
+    fut: &mut Lazy,
+    blind: impl FnOnce() -> bool,
+) -> bool {
+    match access(m, s, i, ins) {
+        Some((cell, load)) => blind() || !fut.any_conflict(i, cell, load),
+        None => false,
     }
 }
 

@@ -34,6 +34,11 @@ pub struct Liveness {
     /// Per code block, per pc (END included): the registers dead there,
     /// one bit a register.
     dead: Vec<Vec<u8>>,
+    /// Per invocation, per pc (END included): the bits of the state its
+    /// dead registers there take, as (word, bits) twice (`dead` in the
+    /// state's layout); `None` if some register block spans more than
+    /// two words.
+    masks: Option<Vec<Vec<WordMasks>>>,
     /// Per invocation: its workgroup's first and last invocation + 1.
     wg_range: Vec<(usize, usize)>,
     /// Per code block, per pc: the collective there whose operand register
@@ -103,6 +108,39 @@ fn dead_of(code: &Code) -> Vec<u8> {
     live.iter().map(|l| all & !l).collect()
 }
 
+/// Bits of a state to clear, as (word, bits) twice (unused: bits 0).
+type WordMasks = [(u32, u64); 2];
+
+/// [`Liveness::masks`]: per invocation, per pc, the state bits of its
+/// dead registers, in at most two words (else `None`).
+fn clear_masks(m: &Machine, dead: &[Vec<u8>]) -> Option<Vec<Vec<WordMasks>>> {
+    (0..m.num_invocations())
+        .map(|i| {
+            dead[m.code_index(i)]
+                .iter()
+                .map(|&d| {
+                    let mut words: Vec<(u32, u64)> = Vec::new();
+                    for r in (0..8).filter(|r| d >> r & 1 != 0) {
+                        let (off, w) = m.reg_range(i, r);
+                        for b in off..off + w {
+                            match words.iter_mut().find(|x| x.0 == b / 64) {
+                                Some(x) => x.1 |= 1 << (b % 64),
+                                None => words.push((b / 64, 1 << (b % 64))),
+                            }
+                        }
+                    }
+                    match words[..] {
+                        [] => Some([(0, 0), (0, 0)]),
+                        [a] => Some([a, (0, 0)]),
+                        [a, b] => Some([a, b]),
+                        _ => None,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
 impl Liveness {
     /// The liveness of a program's blocks; `None` when no register is
     /// ever dead (nothing to clear).
@@ -134,8 +172,10 @@ impl Liveness {
                 (w * n, (w + 1) * n)
             })
             .collect();
+        let masks = clear_masks(m, &dead);
         Some(Liveness {
             dead,
+            masks,
             wg_range,
             decided,
             sg_size: p.subgroup_size.max(1) as usize,
@@ -147,7 +187,28 @@ impl Liveness {
     /// release only their own workgroup).
     pub fn clear(&self, m: &Machine, s: &mut [u64], inv: usize) {
         let (lo, hi) = self.wg_range[inv];
-        for i in lo..hi {
+        match &self.masks {
+            Some(masks) => {
+                for (i, by_pc) in masks.iter().enumerate().take(hi).skip(lo) {
+                    let pc = m.pc(s, i);
+                    for &(w, bits) in &by_pc[pc.min(by_pc.len() - 1)] {
+                        s[w as usize] &= !bits;
+                    }
+                }
+            }
+            None => self.clear_registers(m, s, lo..hi),
+        }
+        if !self.decided.is_empty() {
+            for first in (lo..hi).step_by(self.sg_size) {
+                self.settle_collectives(m, s, first..(first + self.sg_size).min(hi));
+            }
+        }
+    }
+
+    /// Clears the dead registers of invocations `invs`, register by
+    /// register.
+    fn clear_registers(&self, m: &Machine, s: &mut [u64], invs: Range<usize>) {
+        for i in invs {
             let pc = m.pc(s, i);
             let code = m.code_index(i);
             let mut dead = self.dead[code][pc.min(self.dead[code].len() - 1)];
@@ -156,11 +217,6 @@ impl Liveness {
                 dead &= dead - 1;
                 let (off, w) = m.reg_range(i, r);
                 set_bits(s, off, w, 0);
-            }
-        }
-        if !self.decided.is_empty() {
-            for first in (lo..hi).step_by(self.sg_size) {
-                self.settle_collectives(m, s, first..(first + self.sg_size).min(hi));
             }
         }
     }
@@ -182,8 +238,13 @@ impl Liveness {
             let Some(v) = self.determined(m, s, &lanes, pc) else {
                 continue;
             };
-            let there: Vec<usize> = at(m, s, &lanes, pc).collect();
-            for j in there {
+            // The lanes there, as bits from the first lane (no vector
+            // per settled step).
+            let there = at(m, s, &lanes, pc).fold(0u64, |b, j| b | 1 << (j - lanes.start));
+            for j in lanes
+                .clone()
+                .filter(|j| there >> (j - lanes.start) & 1 != 0)
+            {
                 if op == CollectiveOp::BroadcastFirst && j == lanes.start {
                     continue; // lane 0's operand is the result
                 }

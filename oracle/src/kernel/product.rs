@@ -146,6 +146,8 @@ pub struct Kernel {
     /// heads, whose steps never go first, and the sync points, where a
     /// completing arrival never goes first (the cycle proviso, §8.2, §8.7).
     cut: Vec<(u64, u64)>,
+    /// Whether some scope runs the priority scheduler.
+    priority: bool,
 }
 
 impl Kernel {
@@ -219,6 +221,7 @@ impl Kernel {
             live,
             chains: red.chains == Chains::Always,
             cut: p.codes.iter().map(proviso::cut).collect(),
+            priority,
         })
     }
 
@@ -304,10 +307,10 @@ impl Kernel {
                 actors |= 1 << a;
             }
         }
-        let model = sc.model;
-        if ![model.device, model.workgroup, model.subgroup].contains(&Sched::Priority) {
+        if !self.priority {
             return actors;
         }
+        let model = sc.model;
         // A child "has a move" if an actor in it can step or an invocation
         // in it can terminate.
         let mut moving = 0u32;
@@ -346,23 +349,24 @@ impl Kernel {
         actors
     }
 
-    /// Actor `a`'s next instruction and its pc, if it can step, the step
-    /// is off the cut (not from a loop head, not a completing arrival at a
+    /// Actor `a`'s next instruction and its pc, if the step (of an actor
+    /// that can step: a runnable one) is off the cut (not from a loop head, not a completing arrival at a
     /// sync point: so no cycle consists of such steps alone, §8.2's and
     /// §8.7's cycle proviso) and it leaves every F set as it is.
     fn may_go_first<S: Packed>(&self, s: &S, a: usize) -> Option<(usize, Instr)> {
+        let (pc, ins) = self.machine.stepping_instr(s.as_ref(), a)?;
+        self.off_cut_keeps_f(s.as_ref(), a, pc, &ins)
+            .then_some((pc, ins))
+    }
+
+    /// [`Kernel::may_go_first`] of actor `a` whose next instruction,
+    /// at `pc`, is `ins`.
+    fn off_cut_keeps_f(&self, s: &[u64], a: usize, pc: usize, ins: &Instr) -> bool {
         let m = &self.machine;
-        let (pc, ins) = m.next_instr(s.as_ref(), a)?;
         let i = m.actor_invocations(a).start;
         let (heads, syncs) = self.cut[m.code_index(i)];
-        if heads >> pc & 1 != 0
-            || syncs >> pc & 1 != 0 && !self.arrival_waits(s.as_ref(), i, pc, &ins)
-        {
-            return None;
-        }
-        let mut t = *s;
-        self.scopes.on_step(m, t.as_mut(), i);
-        (t == *s).then_some((pc, ins))
+        !(heads >> pc & 1 != 0 || syncs >> pc & 1 != 0 && !self.arrival_waits(s, i, pc, ins))
+            && self.scopes.step_keeps_f(m, s, i)
     }
 
     /// Whether actor `a`'s next step may go first and alone (§8.2, §8.7):
@@ -370,10 +374,10 @@ impl Kernel {
     /// reduction a memory step no other invocation can disturb or observe
     /// any more, or an arrival at a barrier or collective that does not
     /// complete it, or a blind load; and it is off the cut and leaves every F set as it is
-    /// ([`Kernel::may_go_first`]).
+    /// ([`Kernel::may_go_first`]). Asked of runnable actors only.
     fn reducible<S: Packed>(&self, s: &S, a: usize, fut: &mut Lazy) -> bool {
         let m = &self.machine;
-        let Some((pc, ins)) = m.next_instr(s.as_ref(), a) else {
+        let Some((pc, ins)) = m.stepping_instr(s.as_ref(), a) else {
             return false;
         };
         let first = m.actor_invocations(a).start;
@@ -385,15 +389,14 @@ impl Kernel {
                 Instr::Barrier | Instr::Collective { .. } => {
                     self.arrival_waits(s.as_ref(), first, pc, &ins)
                 }
-                _ => match independence::conflicts(m, s.as_ref(), first, &ins, fut.get()) {
-                    Some(c) => c == 0 || self.blind(s.as_ref(), first, pc, &ins),
-                    None => false,
-                },
+                _ => independence::unconflicted_or(m, s.as_ref(), first, &ins, fut, || {
+                    self.blind(s.as_ref(), first, pc, &ins)
+                }),
             }
         } else {
             false
         };
-        kind && self.may_go_first(s, a).is_some()
+        kind && self.off_cut_keeps_f(s.as_ref(), a, pc, &ins)
     }
 
     /// Whether invocation `i`'s next instruction is a blind load (§8.7,

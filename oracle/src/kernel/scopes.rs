@@ -244,6 +244,39 @@ impl Scopes {
         }
     }
 
+    /// Whether a step of the actor moving invocation `i` leaves every F
+    /// set as it is: [`Scopes::on_step`] would write back the values it
+    /// reads (the same computation, without copying the state).
+    pub fn step_keeps_f(&self, m: &Machine, st: &[u64], i: usize) -> bool {
+        let (w, _, g, lane) = m.coords(i);
+        let tm = m.terminated_mask(st);
+        if let Some(o) = self.dev {
+            let f = get_bits(st, o, self.w as u32) as u16;
+            let t = self.term_wgs_of(tm);
+            if after_step(self.model.device, f, w, t) & low(self.w) != f {
+                return false;
+            }
+        }
+        if let Some(&o) = self.wg.get(w) {
+            let f = get_bits(st, o, self.per as u32) as u16;
+            let t = self.term_sgs(tm, w);
+            let k = g - w * self.per;
+            if after_step(self.model.workgroup, f, k, t) & low(self.per) != f {
+                return false;
+            }
+        }
+        if !self.lockstep {
+            if let Some(&o) = self.sg.get(g) {
+                let f = get_bits(st, o, self.s as u32) as u16;
+                let t = self.term_lanes(tm, g);
+                if after_step(self.model.subgroup, f, lane, t) & low(self.s) != f {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     /// F updates for the Terminate of invocation `i` (already marked
     /// terminated in `st`): the lane leaves its subgroup's F; a subgroup
     /// whose lanes have all terminated leaves its workgroup's; a workgroup
@@ -347,6 +380,12 @@ impl Scopes {
             format!("F: {}", parts.join(" "))
         }
     }
+}
+
+/// The low `n` bits (the width of an F set of `n` children, as
+/// [`set_bits`] writes it).
+fn low(n: usize) -> u16 {
+    ((1u32 << n) - 1) as u16
 }
 
 /// Whether child `k` is in F; a scope without F (one child) guarantees it.

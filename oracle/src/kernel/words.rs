@@ -29,6 +29,14 @@ pub const ID_MASK: u32 = (1 << ID_BITS) - 1;
 /// The most tuples a table holds (ids `0..MAX_IDS`).
 pub const MAX_IDS: usize = ID_MASK as usize - 1;
 
+/// How many tuples ahead [`Words::place`] requests their first slots.
+const AHEAD: usize = 16;
+
+/// Index slots from which look-ups are asked for ahead
+/// (`super::arena`): 4 MB of index, its tuples several more, past what a
+/// core's caches hold; then look-ups mostly wait on memory.
+pub const LARGE: usize = 1 << 20;
+
 /// A 64-bit hash of words (a multiply-rotate fold and a finalizer, so
 /// that the low bits, which pick the slot, mix every bit).
 #[inline]
@@ -197,7 +205,11 @@ impl Words {
             self.grow(meter).map_err(Exceeded::Memory)?;
         }
         let id = len as u32;
-        self.data.extend_from_slice(w);
+        // Word by word: a slice copy of a length not known at compile
+        // time calls memcpy, which costs more than these few words.
+        for &x in w {
+            self.data.push(x);
+        }
         let (slot, _) = self.probe(w, h);
         self.slots[slot] = tag(h) | (id + 1);
         Ok((id, true))
@@ -230,10 +242,25 @@ impl Words {
     }
 
     /// Places every tuple again in an index of `size` slots.
+    ///
+    /// Each tuple's first slot is requested [`AHEAD`] tuples before it is
+    /// placed (the hashes wait in a ring): a large index misses the
+    /// caches at nearly every placement, and the requests overlap.
     fn place(&mut self, size: usize) {
         self.slots = vec![0; size];
-        for id in 0..self.len() {
-            let h = hash(self.get(id as u32));
+        let n = self.len();
+        let mut ring = [0u64; AHEAD];
+        for (id, slot) in ring.iter_mut().enumerate().take(n) {
+            *slot = hash(self.get(id as u32));
+            prefetch(&self.slots[home(*slot, size)]);
+        }
+        for id in 0..n {
+            let h = ring[id % AHEAD];
+            if id + AHEAD < n {
+                let later = hash(self.get((id + AHEAD) as u32));
+                prefetch(&self.slots[home(later, size)]);
+                ring[id % AHEAD] = later;
+            }
             let mut i = home(h, size);
             while self.slots[i] != 0 {
                 i = if i + 1 == size { 0 } else { i + 1 };
@@ -247,6 +274,20 @@ impl Words {
     pub fn prefetch(&self, h: u64) {
         if let Some(slot) = self.slots.get(home(h, self.slots.len())) {
             prefetch(slot);
+        }
+    }
+
+    /// Slots of the index.
+    #[inline]
+    pub fn index_len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Asks the processor to fetch the tuple of id `id`, if stored.
+    #[inline]
+    pub fn prefetch_id(&self, id: u32) {
+        if let Some(s) = self.data.get(id as usize * self.width) {
+            prefetch(s);
         }
     }
 
