@@ -207,39 +207,9 @@ impl Scopes {
     /// F updates for a step of the actor moving invocation `i` (in lockstep
     /// the whole subgroup of `i` steps: no lane-scope update).
     pub fn on_step(&self, m: &Machine, st: &mut [u64], i: usize) {
-        let (w, _, g, lane) = m.coords(i);
-        let tm = m.terminated_mask(st);
-        if let Some(o) = self.dev {
-            let f = get_bits(st, o, self.w as u32) as u16;
-            let t = self.term_wgs_of(tm);
-            set_bits(
-                st,
-                o,
-                self.w as u32,
-                after_step(self.model.device, f, w, t) as u64,
-            );
-        }
-        if let Some(&o) = self.wg.get(w) {
-            let f = get_bits(st, o, self.per as u32) as u16;
-            let t = self.term_sgs(tm, w);
-            let k = g - w * self.per;
-            set_bits(
-                st,
-                o,
-                self.per as u32,
-                after_step(self.model.workgroup, f, k, t) as u64,
-            );
-        }
-        if !self.lockstep {
-            if let Some(&o) = self.sg.get(g) {
-                let f = get_bits(st, o, self.s as u32) as u16;
-                let t = self.term_lanes(tm, g);
-                set_bits(
-                    st,
-                    o,
-                    self.s as u32,
-                    after_step(self.model.subgroup, f, lane, t) as u64,
-                );
+        for (o, w, f, nf) in self.step_updates(m, st, i).into_iter().flatten() {
+            if nf != f {
+                set_bits(st, o, w, nf as u64);
             }
         }
     }
@@ -248,33 +218,40 @@ impl Scopes {
     /// set as it is: [`Scopes::on_step`] would write back the values it
     /// reads (the same computation, without copying the state).
     pub fn step_keeps_f(&self, m: &Machine, st: &[u64], i: usize) -> bool {
+        self.step_updates(m, st, i)
+            .into_iter()
+            .flatten()
+            .all(|(_, _, f, nf)| nf == f)
+    }
+
+    /// The F sets a step of the actor moving invocation `i` updates (the
+    /// device's, its workgroup's, its subgroup's with interleaved lanes),
+    /// each as (offset, width, value now, value after the step).
+    fn step_updates(&self, m: &Machine, st: &[u64], i: usize) -> [Option<(u32, u32, u16, u16)>; 3] {
         let (w, _, g, lane) = m.coords(i);
         let tm = m.terminated_mask(st);
-        if let Some(o) = self.dev {
-            let f = get_bits(st, o, self.w as u32) as u16;
-            let t = self.term_wgs_of(tm);
-            if after_step(self.model.device, f, w, t) & low(self.w) != f {
-                return false;
-            }
-        }
-        if let Some(&o) = self.wg.get(w) {
-            let f = get_bits(st, o, self.per as u32) as u16;
-            let t = self.term_sgs(tm, w);
+        let f_at = |o: u32, n: usize| get_bits(st, o, n as u32) as u16;
+        let dev = self.dev.map(|o| {
+            let f = f_at(o, self.w);
+            let nf = after_step(self.model.device, f, w, self.term_wgs_of(tm)) & low(self.w);
+            (o, self.w as u32, f, nf)
+        });
+        let wg = self.wg.get(w).map(|&o| {
+            let f = f_at(o, self.per);
             let k = g - w * self.per;
-            if after_step(self.model.workgroup, f, k, t) & low(self.per) != f {
-                return false;
-            }
-        }
-        if !self.lockstep {
-            if let Some(&o) = self.sg.get(g) {
-                let f = get_bits(st, o, self.s as u32) as u16;
-                let t = self.term_lanes(tm, g);
-                if after_step(self.model.subgroup, f, lane, t) & low(self.s) != f {
-                    return false;
-                }
-            }
-        }
-        true
+            let nf = after_step(self.model.workgroup, f, k, self.term_sgs(tm, w)) & low(self.per);
+            (o, self.per as u32, f, nf)
+        });
+        let sg = (!self.lockstep)
+            .then(|| self.sg.get(g))
+            .flatten()
+            .map(|&o| {
+                let f = f_at(o, self.s);
+                let nf =
+                    after_step(self.model.subgroup, f, lane, self.term_lanes(tm, g)) & low(self.s);
+                (o, self.s as u32, f, nf)
+            });
+        [dev, wg, sg]
     }
 
     /// F updates for the Terminate of invocation `i` (already marked
