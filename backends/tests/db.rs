@@ -42,6 +42,11 @@ fn import_lines(target: &str, suite: &Path, lines: &Path, out: &Path, name: &str
 }
 
 /// `db list --db DB --format json`.
+/// `backends db import --db DB SRC --suite SUITE`.
+fn import_with_suite(db: &Path, src: &Path, suite: &Path) -> Output {
+    backends(&["db", "import", "--db", s(db), s(src), "--suite", s(suite)])
+}
+
 fn db_list(db: &Path) -> serde_json::Value {
     json(&backends(&[
         "db",
@@ -892,43 +897,27 @@ fn a_journal_alone_without_a_suite_is_refused_unless_given_one() {
     );
     // --suite gives it: the suite the device file records.
     let db = dir.join("b.sqlite");
-    let o = backends(&[
-        "db",
-        "import",
-        "--db",
-        s(&db),
-        s(&bare),
-        "--suite",
-        s(&suite),
-    ]);
+    let o = import_with_suite(&db, &bare, &suite);
     assert!(o.status.success(), "{}", common::stderr(&o));
     assert_eq!(db_list(&db)[0]["suite"], device["suite"]["fnv64"]);
     // Another suite with the test's name but not its program: refused by
     // the device file's record.
-    let o = backends(&[
-        "db",
-        "import",
-        "--db",
-        s(&dir.join("c.sqlite")),
-        s(&dir.join("o")),
-        "--suite",
-        s(&common::published_suite(&dir, &["3t3i_1"])),
-    ]);
+    let o = import_with_suite(
+        &dir.join("c.sqlite"),
+        &dir.join("o"),
+        &common::published_suite(&dir, &["3t3i_1"]),
+    );
     assert_clean_failure(
         &o,
         2,
         &["acme.journal.jsonl: its device file records", "--suite"],
     );
     // --suite is for journals only.
-    let o = backends(&[
-        "db",
-        "import",
-        "--db",
-        s(&dir.join("d.sqlite")),
-        s(&dir.join("o/3_thread_3_instruction")),
-        "--suite",
-        s(&suite),
-    ]);
+    let o = import_with_suite(
+        &dir.join("d.sqlite"),
+        &dir.join("o/3_thread_3_instruction"),
+        &suite,
+    );
     assert_clean_failure(&o, 2, &["--suite is for campaign journals"]);
     // A relative suite beside the journal (the test runs in backends/,
     // where no 3t3i.ron is).
