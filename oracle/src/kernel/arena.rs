@@ -175,13 +175,18 @@ impl<S: Packed> StateTable<S> {
         debug_assert!(plan_is_for(plan, s, n, self.split));
         let (a, b) = s.as_ref().split_at(self.split);
         let pair = self.roots.get(id as u32)[0];
-        let x = match plan.same_left {
-            true => (pair >> 32) as u32,
-            false => l.insert(a, plan.left, meter, MAX_IDS)?.0,
+        // A half found while planning keeps its id (ids never change);
+        // one not found then may have been stored since, by an earlier
+        // successor: it is looked up again.
+        let x = match (plan.same_left, plan.left_id) {
+            (true, _) => (pair >> 32) as u32,
+            (false, Some(x)) => x,
+            (false, None) => l.insert(a, plan.left, meter, MAX_IDS)?.0,
         };
-        let y = match plan.same_right {
-            true => pair as u32,
-            false => r.insert(b, plan.right, meter, MAX_IDS)?.0,
+        let y = match (plan.same_right, plan.right_id) {
+            (true, _) => pair as u32,
+            (false, Some(y)) => y,
+            (false, None) => r.insert(b, plan.right, meter, MAX_IDS)?.0,
         };
         let mut k = S::default();
         k.as_mut()[0] = (x as u64) << 32 | y as u64;
@@ -215,7 +220,9 @@ impl<S: Packed> StateTable<S> {
     /// their tuples, then, where both halves are stored already, the
     /// index slot and tuple of the pair; only once the index outgrows
     /// the processor's caches ([`LARGE`]): before, the
-    /// requests cost more than the waits. Nothing is changed.
+    /// requests cost more than the waits. The tables are not changed:
+    /// the ids of the halves found are noted in their plans, so that
+    /// storing does not look them up again.
     fn prefetch_batch(&self, b: &mut Batch<S>, first: usize) {
         b.plans.clear();
         let mut from = 0;
@@ -249,17 +256,19 @@ impl<S: Packed> StateTable<S> {
         let mut from = 0;
         for (j, &end) in b.ends.iter().enumerate() {
             let pair = self.roots.get((first + j) as u32)[0];
-            for ((_, t), p) in b.out[from..end].iter().zip(&b.plans[from..end]) {
+            for ((_, t), p) in b.out[from..end].iter().zip(&mut b.plans[from..end]) {
                 let (a, c) = t.as_ref().split_at(self.split);
                 let x = if p.same_left {
                     Some((pair >> 32) as u32)
                 } else {
-                    l.find(a, p.left)
+                    p.left_id = l.find(a, p.left);
+                    p.left_id
                 };
                 let y = if p.same_right {
                     Some(pair as u32)
                 } else {
-                    r.find(c, p.right)
+                    p.right_id = r.find(c, p.right);
+                    p.right_id
                 };
                 if let (Some(x), Some(y)) = (x, y) {
                     let h = hash(&[(x as u64) << 32 | y as u64]);
@@ -573,6 +582,10 @@ struct Plan {
     right: u64,
     same_left: bool,
     same_right: bool,
+    /// The ids of the halves found stored while planning (large tables
+    /// only: [`StateTable::prefetch_batch`]).
+    left_id: Option<u32>,
+    right_id: Option<u32>,
 }
 
 /// Why an exploration stopped: the bound or budget, or the successor

@@ -180,19 +180,23 @@ impl Words {
         bound: usize,
     ) -> Result<(u32, bool), Exceeded> {
         debug_assert_eq!(w.len(), self.width);
+        let mut slot = None;
         if !self.slots.is_empty() {
-            if let (_, Some(id)) = self.probe(w, h) {
-                return Ok((id, false));
+            match self.probe(w, h) {
+                (_, Some(id)) => return Ok((id, false)),
+                (i, None) => slot = Some(i),
             }
         }
-        self.add(w, h, meter, bound)
+        self.add(w, h, slot, meter, bound)
     }
 
-    /// Stores `w`, not present.
+    /// Stores `w`, not present; `slot` is the empty slot where the probe
+    /// that missed it stopped (still its place unless the index grows).
     fn add(
         &mut self,
         w: &[u64],
         h: u64,
+        slot: Option<usize>,
         meter: &mut Meter,
         bound: usize,
     ) -> Result<(u32, bool), Exceeded> {
@@ -201,8 +205,10 @@ impl Words {
             return Err(Exceeded::States(TooLarge { bound }));
         }
         self.reserve(meter).map_err(Exceeded::Memory)?;
+        let mut slot = slot;
         if (len + 1) * 4 > self.slots.len() * 3 {
             self.grow(meter).map_err(Exceeded::Memory)?;
+            slot = None;
         }
         let id = len as u32;
         // Word by word: a slice copy of a length not known at compile
@@ -210,7 +216,11 @@ impl Words {
         for &x in w {
             self.data.push(x);
         }
-        let (slot, _) = self.probe(w, h);
+        let slot = match slot {
+            Some(i) => i,
+            None => self.probe(w, h).0,
+        };
+        debug_assert_eq!(self.slots[slot], 0);
         self.slots[slot] = tag(h) | (id + 1);
         Ok((id, true))
     }
