@@ -176,17 +176,40 @@ macro_rules! with_words {
 }
 pub(crate) use with_words;
 
+/// Which verdicts of a product a caller needs: the rule of a verdict not
+/// needed is not run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Want {
+    Weak,
+    Strong,
+    Both,
+}
+
+/// The weak and strong verdicts of the product of `k` (each `None` when
+/// not wanted).
+///
+/// The strong rule runs first: a program that terminates under weak
+/// fairness terminates under strong fairness (a strongly fair run is
+/// weakly fair; docs/KERNEL.md §8.4), so where it fails strongly, or
+/// deadlocks, it fails weakly too and the weak rule (components, lifted
+/// ones under symmetry) is not run. The full product's rules
+/// ([`decide_both_full`]) run both, and the tests compare the two.
 fn decide_both_w<S: Packed>(
     k: &Kernel,
     max_states: usize,
-) -> Result<(Decision, Decision), KernelError> {
+    want: Want,
+) -> Result<(Option<Decision>, Option<Decision>), KernelError> {
     let p = lean::build::<S>(k, max_states)?;
     let states = p.graph.num_states();
     let transitions = p.graph.num_edges();
     let stats = stats::Stats::of_lean(&p);
     let deadlock = lean::deadlock(k, &p);
-    let weak = !deadlock && lean::weak_passes(k, &p)?;
-    let strong = lean::strong_passes(k, &p);
+    let strong = (want != Want::Weak).then(|| !deadlock && lean::strong_passes(k, &p));
+    let weak = match want {
+        Want::Strong => None,
+        _ if deadlock || strong == Some(false) => Some(false),
+        _ => Some(lean::weak_passes(k, &p)?),
+    };
     let d = |pass: bool| Decision {
         verdict: Verdict::from_pass(pass),
         deadlock,
@@ -194,7 +217,7 @@ fn decide_both_w<S: Packed>(
         transitions,
         stats,
     };
-    Ok((d(weak), d(strong)))
+    Ok((weak.map(d), strong.map(d)))
 }
 
 /// [`decide_both_w`] on the full product ([`product::build`], the rules of
@@ -228,6 +251,18 @@ pub fn decide_both(
     model: &ScopedModel,
     opts: Options,
 ) -> Result<(Decision, Decision), KernelError> {
+    let (weak, strong) = decide_wanted(program, model, opts, Want::Both)?;
+    Ok((weak.expect("wanted"), strong.expect("wanted")))
+}
+
+/// The verdicts `want` asks for of `program` under `model` (whose own
+/// fairness is ignored).
+fn decide_wanted(
+    program: &Program,
+    model: &ScopedModel,
+    opts: Options,
+    want: Want,
+) -> Result<(Option<Decision>, Option<Decision>), KernelError> {
     let red = opts.reductions;
     let first = match red.chains {
         Chains::WhenLarge => Reductions {
@@ -237,7 +272,7 @@ pub fn decide_both(
         _ => red,
     };
     let k = Kernel::new(program, model, first)?;
-    match with_words!(k.words, decide_both_w(&k, opts.max_states)) {
+    match with_words!(k.words, decide_both_w(&k, opts.max_states, want)) {
         // Too large without chains: again with them (docs/KERNEL.md §8.8).
         Err(e) if e.is_bound() && red.chains == Chains::WhenLarge => {
             drop(k);
@@ -246,7 +281,7 @@ pub fn decide_both(
                 ..red
             };
             let k = Kernel::new(program, model, always)?;
-            with_words!(k.words, decide_both_w(&k, opts.max_states))
+            with_words!(k.words, decide_both_w(&k, opts.max_states, want))
         }
         r => r,
     }
@@ -270,11 +305,11 @@ pub fn decide(
     model: &ScopedModel,
     opts: Options,
 ) -> Result<Decision, KernelError> {
-    let (weak, strong) = decide_both(program, model, opts)?;
     Ok(match model.fairness {
-        Fairness::Weak => weak,
-        Fairness::Strong => strong,
-    })
+        Fairness::Weak => decide_wanted(program, model, opts, Want::Weak)?.0,
+        Fairness::Strong => decide_wanted(program, model, opts, Want::Strong)?.1,
+    }
+    .expect("wanted"))
 }
 
 /// The verdicts under the eleven models of docs/SPEC.md at the device
@@ -397,18 +432,20 @@ fn flat_verdicts_with(
             continue;
         }
         let m = ScopedModel::flat(Model::new(base, Fairness::Weak));
-        let (weak, strong) = decide_both(program, &m, opts)?;
+        // The unfair model has one verdict: its weak one.
+        let want = if base == Base::Unfair {
+            Want::Weak
+        } else {
+            Want::Both
+        };
+        let (weak, strong) = decide_wanted(program, &m, opts, want)?;
+        let weak = weak.expect("wanted");
         cost += weak.stats;
         if early && base == Base::Unfair && weak.verdict == Verdict::P {
             return Ok((Verdicts([Verdict::P; 11]), false, cost));
         }
         deadlock |= weak.deadlock;
-        // The unfair model has one verdict: its weak one.
-        let strong = if base == Base::Unfair {
-            weak.verdict
-        } else {
-            strong.verdict
-        };
+        let strong = strong.map_or(weak.verdict, |d| d.verdict);
         if early {
             record(&mut v, base, weak.verdict, strong);
         } else {
