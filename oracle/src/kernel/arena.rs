@@ -76,13 +76,18 @@ impl<S: Packed> StateTable<S> {
     pub fn state(&self, id: usize) -> S {
         let mut s = S::default();
         let t = s.as_mut();
+        // The lengths copied are the state type's (`split` is half its
+        // words), known at compile time: the copies are a few moves, not
+        // calls to memcpy (3.5% of the 4 x 3 look-back's time).
+        let half = t.len() / 2;
+        debug_assert_eq!(half, self.split);
         match &self.halves {
-            None => copy(t, self.roots.get(id as u32)),
+            None => t.copy_from_slice(self.roots.get(id as u32)),
             Some((l, r)) => {
                 let x = self.roots.get(id as u32)[0];
-                let (a, b) = t.split_at_mut(self.split);
-                copy(a, l.get((x >> 32) as u32));
-                copy(b, r.get(x as u32));
+                let (a, b) = t.split_at_mut(half);
+                a.copy_from_slice(l.get((x >> 32) as u32));
+                b.copy_from_slice(r.get(x as u32));
             }
         }
         s
@@ -359,15 +364,6 @@ fn plan_is_for<S: Packed>(plan: &Plan, t: &S, n: &S, split: usize) -> bool {
         && (plan.same_right == (c == nc))
         && (plan.same_left || plan.left == hash(a))
         && (plan.same_right || plan.right == hash(c))
-}
-
-/// Copies a few words word by word (a slice copy of a length not known
-/// at compile time calls memcpy, which costs more than these words).
-#[inline]
-fn copy(to: &mut [u64], from: &[u64]) {
-    for (t, f) in to.iter_mut().zip(from) {
-        *t = *f;
-    }
 }
 
 /// An edge word: target id, mover (4 bits), Terminate (1 bit).
