@@ -162,8 +162,8 @@ impl Group {
         }
     }
 
-    /// The blocks' keys; false, with only the first pieces read, where
-    /// those are increasing (the blocks are sorted).
+    /// The blocks' keys; false, with only some pieces read, where those
+    /// of the first word already increase (the blocks are sorted).
     #[inline]
     fn keys<const K: usize>(&self, s: &[u64], keys: &mut [[u64; K]; MAX_INVOCATIONS]) -> bool {
         let n = self.n;
@@ -173,7 +173,7 @@ impl Group {
             .zip(self.offs.chunks_exact(n))
             .enumerate()
         {
-            if j == 1 && (1..n).all(|b| keys[b - 1][0] < keys[b][0]) {
+            if j > 0 && col.word == 0 && (1..n).all(|b| keys[b - 1][0] < keys[b][0]) {
                 return false;
             }
             let word = if K == 1 { 0 } else { col.word };
