@@ -20,63 +20,262 @@
 //! loses; [`super::lifted`] decides it by lifting cyclic components back.
 
 use super::scopes::Scopes;
-use progress_litmus::kernel::machine::{get_bits, set_bits, Machine};
-use progress_litmus::kernel::program::{CollectiveOp, IdKind, Instr};
+use progress_litmus::kernel::machine::{Machine, MAX_WORDS};
+use progress_litmus::kernel::program::{CollectiveOp, IdKind, Instr, MAX_INVOCATIONS};
 
-/// The interchangeable workgroups and lanes of a program under a model,
-/// with the bit fields that move with each.
+/// The interchangeable workgroups and lanes of a program under a model:
+/// the groups of interchangeable blocks, in the order they are sorted.
 #[derive(Clone, Debug)]
 pub struct Symmetry {
-    /// Classes of interchangeable workgroups (ascending, at least two each).
-    wg_classes: Vec<Vec<usize>>,
-    /// Per workgroup: its fields (invocations, lockstep stacks, shared
-    /// cells, the F sets of its scopes, its bit of the device's F).
-    wg_fields: Vec<Vec<(u32, u32)>>,
-    /// Subgroups whose lanes are interchangeable: each lane's field and the
-    /// offset of the subgroup's F.
-    lane_sgs: Vec<LaneGroup>,
-    /// Workgroups whose subgroups are interchangeable: per subgroup, the
-    /// fields that move with it (its lanes, lockstep stack, F set and its
-    /// bit of the workgroup's F).
-    sg_classes: Vec<Vec<Vec<(u32, u32)>>>,
+    /// The lanes of each subgroup whose lanes are interchangeable (a lane
+    /// carries its fields and its bit of the subgroup's F), then the
+    /// subgroups of each workgroup whose subgroups are (a subgroup carries
+    /// its lanes in lane order, its lockstep stack, its F set and its bit
+    /// of the workgroup's F), then the workgroups of each class (a
+    /// workgroup carries its invocations, lockstep stacks, shared cells,
+    /// the F sets of its scopes and its bit of the device's F).
+    groups: Vec<Group>,
+    /// Whether some group is of lanes or subgroups.
+    permutes_lanes: bool,
 }
 
-/// The lanes' fields of a subgroup and the offset of its F set.
-type LaneGroup = (Vec<(u32, u32)>, Option<u32>);
-
-fn chunks((_, w): (u32, u32)) -> usize {
-    w.div_ceil(32) as usize
+/// Interchangeable blocks (lanes of a subgroup, subgroups of a workgroup,
+/// workgroups of a class), each a list of bit fields of the same widths,
+/// cut into pieces of at most 32 bits (a wider field from its low end).
+/// A block's record is its pieces in order, compared lexicographically as
+/// unsigned numbers.
+///
+/// A block's key holds its pieces in order, each whole in one word, the
+/// first highest: keys compare as words in order as the records do. The
+/// `j`th pieces of the blocks form a column; a column whose pieces lie
+/// at one stride and span at most 64 bits is read and written at once.
+#[derive(Clone, Debug)]
+struct Group {
+    /// The blocks (at most [`MAX_INVOCATIONS`]).
+    n: usize,
+    columns: Vec<Column>,
+    /// Per column, its pieces' offsets in the state (`n` each).
+    offs: Vec<u32>,
+    /// The words of a key.
+    words: usize,
 }
 
-fn read(s: &[u64], (off, w): (u32, u32), out: &mut [u64]) -> usize {
-    let end = off + w;
-    let mut o = off;
-    let mut k = 0;
-    while o < end {
-        let c = (end - o).min(32);
-        out[k] = get_bits(s, o, c);
-        k += 1;
-        o += c;
+/// The `j`th pieces of the blocks.
+#[derive(Clone, Copy, Debug)]
+struct Column {
+    /// A piece's width and mask.
+    width: u32,
+    mask: u64,
+    /// A piece's word of the key and its shift there.
+    word: usize,
+    shift: u32,
+    /// The bits between one block's piece and the next's, when the pieces
+    /// are so evenly spaced and the column spans `span` bits, at most 64;
+    /// 0 otherwise.
+    stride: u32,
+    span: u32,
+    /// The column's pieces' bits from the first piece's offset.
+    bits: u64,
+}
+
+/// Reads the bits of `mask` (of `w` bits) at `off`.
+#[inline]
+fn load(s: &[u64], off: u32, w: u32, mask: u64) -> u64 {
+    let (i, b) = ((off / 64) as usize, off % 64);
+    let mut v = s[i] >> b;
+    if b + w > 64 {
+        v |= s[i + 1] << (64 - b);
     }
-    k
+    v & mask
 }
 
-fn write(s: &mut [u64], (off, w): (u32, u32), vals: &[u64]) -> usize {
-    let end = off + w;
-    let mut o = off;
-    let mut k = 0;
-    while o < end {
-        let c = (end - o).min(32);
-        set_bits(s, o, c, vals[k]);
-        k += 1;
-        o += c;
+/// Writes the bits of `mask` (of `w` bits) at `off` from `v`.
+#[inline]
+fn store(s: &mut [u64], off: u32, w: u32, mask: u64, v: u64) {
+    let (i, b) = ((off / 64) as usize, off % 64);
+    s[i] = (s[i] & !(mask << b)) | ((v & mask) << b);
+    if b + w > 64 {
+        let hi = mask >> (64 - b);
+        s[i + 1] = (s[i + 1] & !hi) | ((v & mask) >> (64 - b));
     }
-    k
 }
 
-thread_local! {
-    static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+/// The pieces of a block: offsets and widths.
+fn pieces(fields: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for &(off, w) in fields {
+        let end = off + w;
+        let mut o = off;
+        while o < end {
+            let c = (end - o).min(32);
+            out.push((o, c));
+            o += c;
+        }
+    }
+    out
 }
+
+/// The low `w` bits.
+fn low(w: u32) -> u64 {
+    if w == 64 {
+        !0
+    } else {
+        (1 << w) - 1
+    }
+}
+
+impl Group {
+    fn new<F: AsRef<[(u32, u32)]>>(blocks: &[F]) -> Group {
+        let n = blocks.len();
+        assert!(n <= MAX_INVOCATIONS, "at most 16 blocks");
+        let pcs: Vec<Vec<(u32, u32)>> = blocks.iter().map(|b| pieces(b.as_ref())).collect();
+        let (mut columns, mut offs) = (Vec::new(), Vec::new());
+        let (mut word, mut used) = (0, 0);
+        for (j, &(first, c)) in pcs[0].iter().enumerate() {
+            assert!(pcs.iter().all(|p| p[j].1 == c), "blocks of one shape");
+            // Each piece whole in a word: a new one where the last is full.
+            if used + c > 64 {
+                word += 1;
+                used = 0;
+            }
+            used += c;
+            let next = pcs.get(1).map_or(first + c, |p| p[j].0);
+            let stride = (next.checked_sub(first).filter(|&d| d >= c))
+                .filter(|&d| (0..n).all(|b| pcs[b][j].0 == first + b as u32 * d))
+                .filter(|&d| (n as u32 - 1) * d + c <= 64);
+            columns.push(Column {
+                width: c,
+                mask: low(c),
+                word,
+                shift: 64 - used,
+                stride: stride.unwrap_or(0),
+                span: stride.map_or(0, |d| (n as u32 - 1) * d + c),
+                bits: stride.map_or(0, |d| (0..n as u32).fold(0, |m, b| m | low(c) << (b * d))),
+            });
+            offs.extend(pcs.iter().map(|p| p[j].0));
+        }
+        Group {
+            n,
+            columns,
+            offs,
+            words: word + 1,
+        }
+    }
+
+    /// The blocks' keys; false, with only some pieces read, where those
+    /// of the first word already increase (the blocks are sorted).
+    #[inline]
+    fn keys<const K: usize>(&self, s: &[u64], keys: &mut [[u64; K]; MAX_INVOCATIONS]) -> bool {
+        let n = self.n;
+        for (j, (col, offs)) in self
+            .columns
+            .iter()
+            .zip(self.offs.chunks_exact(n))
+            .enumerate()
+        {
+            if j > 0 && col.word == 0 && (1..n).all(|b| keys[b - 1][0] < keys[b][0]) {
+                return false;
+            }
+            let word = if K == 1 { 0 } else { col.word };
+            if col.span > 0 {
+                let mut v = load(s, offs[0], col.span, col.bits);
+                for key in &mut keys[..n] {
+                    key[word] |= (v & col.mask) << col.shift;
+                    v >>= col.stride;
+                }
+            } else {
+                for (key, &o) in keys[..n].iter_mut().zip(offs) {
+                    key[word] |= load(s, o, col.width, col.mask) << col.shift;
+                }
+            }
+        }
+        true
+    }
+
+    /// Sorts the blocks by their records (keys of `K` words).
+    fn sort<const K: usize>(&self, s: &mut [u64]) {
+        let n = self.n;
+        let mut keys = [[0u64; K]; MAX_INVOCATIONS];
+        if !self.keys(s, &mut keys) || keys[..n].is_sorted() {
+            return;
+        }
+        // Insertion sort of the blocks' indices.
+        let mut order = [0usize; MAX_INVOCATIONS];
+        for b in 0..n {
+            let mut j = b;
+            while j > 0 && keys[order[j - 1]] > keys[b] {
+                order[j] = order[j - 1];
+                j -= 1;
+            }
+            order[j] = b;
+        }
+        for (col, offs) in self.columns.iter().zip(self.offs.chunks_exact(n)) {
+            let piece = |slot: usize| keys[order[slot]][col.word] >> col.shift & col.mask;
+            if col.span > 0 {
+                let v = (0..n).fold(0, |v, slot| v | piece(slot) << (slot as u32 * col.stride));
+                store(s, offs[0], col.span, col.bits, v);
+            } else {
+                for (slot, &o) in offs.iter().enumerate() {
+                    store(s, o, col.width, col.mask, piece(slot));
+                }
+            }
+        }
+    }
+
+    /// The `j`th pieces of two blocks, `off` the column's offsets.
+    #[inline]
+    fn pair(s: &[u64], col: &Column, offs: &[u32]) -> (u64, u64) {
+        if col.span > 0 {
+            let v = load(s, offs[0], col.span, col.bits);
+            (v & col.mask, v >> col.stride & col.mask)
+        } else {
+            let (a, b) = (offs[0], offs[1]);
+            (
+                load(s, a, col.width, col.mask),
+                load(s, b, col.width, col.mask),
+            )
+        }
+    }
+
+    /// Sorts two blocks: compared piece by piece up to the first
+    /// difference, swapped where the second comes first.
+    fn sort_pair(&self, s: &mut [u64]) {
+        let mut cols = self.columns.iter().zip(self.offs.chunks_exact(2));
+        let first_greater = cols.find_map(|(col, offs)| {
+            let (a, b) = Group::pair(s, col, offs);
+            (a != b).then_some(a > b)
+        });
+        if first_greater != Some(true) {
+            return;
+        }
+        for (col, offs) in self.columns.iter().zip(self.offs.chunks_exact(2)) {
+            let (a, b) = Group::pair(s, col, offs);
+            if col.span > 0 {
+                store(s, offs[0], col.span, col.bits, b | a << col.stride);
+            } else {
+                store(s, offs[0], col.width, col.mask, b);
+                store(s, offs[1], col.width, col.mask, a);
+            }
+        }
+    }
+
+    fn canonicalize(&self, s: &mut [u64]) {
+        if self.n == 2 {
+            return self.sort_pair(s);
+        }
+        match self.words {
+            1 => self.sort::<1>(s),
+            2 => self.sort::<2>(s),
+            3 | 4 => self.sort::<4>(s),
+            _ => self.sort::<MAX_KEY_WORDS>(s),
+        }
+    }
+}
+
+/// The most words of a key: pieces of at most 32 bits, whole in a word,
+/// fill more than half of each word but the last, and a record is part of
+/// a state.
+const MAX_KEY_WORDS: usize = 2 * MAX_WORDS;
 
 impl Symmetry {
     /// The symmetry of a program under the model of `sc`, if it has any.
@@ -88,11 +287,14 @@ impl Symmetry {
             return None;
         }
         let wg_fields = workgroup_fields(m, sc);
+        let mut groups: Vec<Group> = lane_sgs.iter().map(lane_blocks).collect();
+        groups.extend(sg_classes.iter().map(|sgs| Group::new(sgs)));
+        groups.extend(wg_classes.iter().map(|class| {
+            Group::new(&class.iter().map(|&w| &wg_fields[w][..]).collect::<Vec<_>>())
+        }));
         Some(Symmetry {
-            wg_classes,
-            wg_fields,
-            lane_sgs,
-            sg_classes,
+            groups,
+            permutes_lanes: !lane_sgs.is_empty() || !sg_classes.is_empty(),
         })
     }
 
@@ -101,7 +303,7 @@ impl Symmetry {
     /// picks actors by their index inside the workgroup would not commute
     /// with the permutations.
     pub fn permutes_lanes(&self) -> bool {
-        !self.lane_sgs.is_empty() || !self.sg_classes.is_empty()
+        self.permutes_lanes
     }
 
     /// Replaces a state by the canonical member of its orbit: lanes sorted
@@ -109,53 +311,26 @@ impl Symmetry {
     /// inside their classes (each level compares records already
     /// canonical inside).
     pub fn canonicalize(&self, s: &mut [u64]) {
-        for (lanes, fsg) in &self.lane_sgs {
-            sort_lanes(s, lanes, *fsg);
-        }
-        for sgs in &self.sg_classes {
-            sort_blocks(s, sgs);
-        }
-        for class in &self.wg_classes {
-            sort_blocks(
-                s,
-                &class
-                    .iter()
-                    .map(|&w| &self.wg_fields[w][..])
-                    .collect::<Vec<_>>(),
-            );
+        for g in &self.groups {
+            g.canonicalize(s);
         }
     }
 }
 
-/// Sorts interchangeable blocks (workgroups of a class, subgroups of a
-/// workgroup) by their records: the concatenation of each block's fields
-/// (the same widths for every block).
-fn sort_blocks<F: AsRef<[(u32, u32)]>>(s: &mut [u64], blocks: &[F]) {
-    let len: usize = blocks[0].as_ref().iter().map(|&r| chunks(r)).sum();
-    SCRATCH.with(|scratch| {
-        let mut buf = scratch.borrow_mut();
-        buf.clear();
-        buf.resize(len * blocks.len(), 0);
-        for (k, b) in blocks.iter().enumerate() {
-            let rec = &mut buf[k * len..(k + 1) * len];
-            let mut at = 0;
-            for &r in b.as_ref() {
-                at += read(s, r, &mut rec[at..]);
-            }
-        }
-        let rec = |k: usize| &buf[k * len..(k + 1) * len];
-        if (1..blocks.len()).all(|k| rec(k - 1) <= rec(k)) {
-            return;
-        }
-        let mut order: Vec<usize> = (0..blocks.len()).collect();
-        order.sort_by(|&a, &b| rec(a).cmp(rec(b)));
-        for (slot, &k) in order.iter().enumerate() {
-            let mut at = 0;
-            for &r in blocks[slot].as_ref() {
-                at += write(s, r, &buf[k * len + at..(k + 1) * len]);
-            }
-        }
-    });
+/// The lanes' fields of a subgroup and the offset of its F set.
+type LaneGroup = (Vec<(u32, u32)>, Option<u32>);
+
+/// The group of a subgroup's lanes: each lane's fields and its bit of the
+/// subgroup's F.
+fn lane_blocks((lanes, fsg): &LaneGroup) -> Group {
+    let blocks: Vec<Vec<(u32, u32)>> = (lanes.iter().enumerate())
+        .map(|(l, &r)| {
+            std::iter::once(r)
+                .chain(fsg.map(|o| (o + l as u32, 1)))
+                .collect()
+        })
+        .collect();
+    Group::new(&blocks)
 }
 
 /// The classes of interchangeable workgroups: those running the same code
@@ -285,29 +460,332 @@ fn workgroup_fields(m: &Machine, sc: &Scopes) -> Vec<Vec<(u32, u32)>> {
         .collect()
 }
 
-/// Sorts the lanes of one subgroup by their fields (and F bit).
-fn sort_lanes(s: &mut [u64], lanes: &[(u32, u32)], fsg: Option<u32>) {
-    let n = lanes.len();
-    let f = fsg.map(|o| get_bits(s, o, n as u32));
-    let mut recs = [[0u64; 4]; 8];
-    for (l, &r) in lanes.iter().enumerate() {
-        let used = read(s, r, &mut recs[l]);
-        if let Some(f) = f {
-            recs[l][used] = (f >> l) & 1;
+#[cfg(test)]
+mod tests {
+    //! The canonical form against the first implementation's (kept here
+    //! as the reference): the same representative for every state.
+
+    use super::*;
+    use crate::kernel::product::{Kernel, Reductions};
+    use progress_litmus::kernel::machine::{get_bits, set_bits};
+    use progress_litmus::kernel::ScopedModel;
+
+    /// The first implementation: records read 32 bits at a time into
+    /// scratch vectors, compared whole.
+    struct Reference {
+        wg_classes: Vec<Vec<usize>>,
+        wg_fields: Vec<Vec<(u32, u32)>>,
+        lane_sgs: Vec<LaneGroup>,
+        sg_classes: Vec<Vec<Vec<(u32, u32)>>>,
+    }
+
+    fn read(s: &[u64], (off, w): (u32, u32), out: &mut Vec<u64>) {
+        let end = off + w;
+        let mut o = off;
+        while o < end {
+            let c = (end - o).min(32);
+            out.push(get_bits(s, o, c));
+            o += c;
         }
     }
-    if (1..n).all(|l| recs[l - 1] <= recs[l]) {
-        return;
+
+    fn write(s: &mut [u64], (off, w): (u32, u32), vals: &[u64]) -> usize {
+        let end = off + w;
+        let (mut o, mut k) = (off, 0);
+        while o < end {
+            let c = (end - o).min(32);
+            set_bits(s, o, c, vals[k]);
+            k += 1;
+            o += c;
+        }
+        k
     }
-    recs[..n].sort();
-    let mut nf = 0u64;
-    for (slot, &r) in lanes.iter().enumerate() {
-        let used = write(s, r, &recs[slot]);
-        if fsg.is_some() {
-            nf |= recs[slot][used] << slot;
+
+    fn sort_blocks<F: AsRef<[(u32, u32)]>>(s: &mut [u64], blocks: &[F]) {
+        let recs: Vec<Vec<u64>> = blocks
+            .iter()
+            .map(|b| {
+                let mut rec = Vec::new();
+                for &r in b.as_ref() {
+                    read(s, r, &mut rec);
+                }
+                rec
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..blocks.len()).collect();
+        order.sort_by(|&a, &b| recs[a].cmp(&recs[b]));
+        for (slot, &k) in order.iter().enumerate() {
+            let mut at = 0;
+            for &r in blocks[slot].as_ref() {
+                at += write(s, r, &recs[k][at..]);
+            }
         }
     }
-    if let Some(o) = fsg {
-        set_bits(s, o, n as u32, nf);
+
+    fn sort_lanes(s: &mut [u64], lanes: &[(u32, u32)], fsg: Option<u32>) {
+        let n = lanes.len();
+        let f = fsg.map(|o| get_bits(s, o, n as u32));
+        let mut recs: Vec<Vec<u64>> = Vec::new();
+        for (l, &r) in lanes.iter().enumerate() {
+            let mut rec = Vec::new();
+            read(s, r, &mut rec);
+            if let Some(f) = f {
+                rec.push((f >> l) & 1);
+            }
+            recs.push(rec);
+        }
+        recs.sort();
+        let mut nf = 0u64;
+        for (slot, &r) in lanes.iter().enumerate() {
+            let used = write(s, r, &recs[slot]);
+            if fsg.is_some() {
+                nf |= recs[slot][used] << slot;
+            }
+        }
+        if let Some(o) = fsg {
+            set_bits(s, o, n as u32, nf);
+        }
+    }
+
+    impl Reference {
+        fn new(m: &Machine, sc: &Scopes) -> Reference {
+            Reference {
+                wg_classes: workgroup_classes(m, sc),
+                wg_fields: workgroup_fields(m, sc),
+                lane_sgs: lane_groups(m, sc),
+                sg_classes: subgroup_classes(m, sc),
+            }
+        }
+
+        fn canonicalize(&self, s: &mut [u64]) {
+            for (lanes, fsg) in &self.lane_sgs {
+                sort_lanes(s, lanes, *fsg);
+            }
+            for sgs in &self.sg_classes {
+                sort_blocks(s, sgs);
+            }
+            for class in &self.wg_classes {
+                let blocks: Vec<&[(u32, u32)]> =
+                    class.iter().map(|&w| &self.wg_fields[w][..]).collect();
+                sort_blocks(s, &blocks);
+            }
+        }
+    }
+
+    /// A small deterministic generator (xorshift64*).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// The idioms (suites/idioms, their expectations dropped) and larger
+    /// launches of them: more workgroups, invocations and subgroups.
+    fn programs() -> Vec<(String, String)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../suites/idioms");
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+            .collect();
+        names.sort();
+        let launches = [
+            "",
+            "workgroup_size 2;\n",
+            "workgroup_size 4;\nsubgroup_size 2;\n",
+            "workgroup_size 6;\nsubgroup_size 3;\n",
+            "workgroup_size 8;\n",
+        ];
+        // Many registers: records of more than 128 bits.
+        let wide = "values 16;\nworkgroups 2;\nworkgroup_size 4;\nsubgroup_size 2;\n\
+            global x;\nshared y[2];\nkernel {\n  a = fetch_add(x, 1);\n  b = a + 1;\n\
+            c = b + a;\n  y[0] = c;\n  d = y[1];\n  e = d + c;\n  f = e + b;\n  g = x;\n\
+            h = g + f;\n  y[1] = h;\n}\n";
+        let mut out = vec![("wide".to_string(), wide.to_string())];
+        for path in names {
+            let src: String = std::fs::read_to_string(&path)
+                .unwrap()
+                .lines()
+                .filter(|l| !l.starts_with("expect"))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let name = path.file_stem().unwrap().to_string_lossy().to_string();
+            for (k, extra) in launches.iter().enumerate() {
+                let wider = src.replace("values 4;", "values 8;");
+                let more = wider.replace("workgroups 2;", "workgroups 4;");
+                let more = more.replace("workgroups 3;", "workgroups 5;");
+                for (v, text) in [&src, &more].into_iter().enumerate() {
+                    let text = text.replacen("kernel", &format!("{extra}kernel"), 1);
+                    out.push((format!("{name} launch {k}.{v}"), text));
+                }
+            }
+        }
+        out
+    }
+
+    /// Compares the two canonical forms on the successors (as they are,
+    /// and with random bits flipped) along random walks of the unreduced
+    /// product; the number of states compared and of those reordered.
+    fn compare(k: &Kernel, name: &str, rng: &mut Rng) -> (usize, usize) {
+        let sym = k.symmetry.as_ref().unwrap();
+        let reference = Reference::new(&k.machine, &k.scopes);
+        let bits = k.scopes.end as usize;
+        let (mut compared, mut moved) = (0, 0);
+        let mut out = Vec::new();
+        for _ in 0..8 {
+            let mut s: [u64; MAX_WORDS] = k.initial();
+            for _ in 0..60 {
+                out.clear();
+                if k.successors_with(&s, &mut out, false).is_err() || out.is_empty() {
+                    break;
+                }
+                for &(_, t) in &out {
+                    let mut flipped = t;
+                    for (i, w) in flipped.iter_mut().enumerate().take(bits.div_ceil(64)) {
+                        let keep = (bits - 64 * i).min(64);
+                        let mask = if keep == 64 { !0 } else { (1 << keep) - 1 };
+                        if rng.below(4) == 0 {
+                            *w ^= rng.next() & rng.next() & mask;
+                        }
+                    }
+                    for u in [t, flipped] {
+                        let (mut a, mut b) = (u, u);
+                        sym.canonicalize(&mut a);
+                        reference.canonicalize(&mut b);
+                        assert_eq!(a, b, "{name}: from {u:x?}");
+                        compared += 1;
+                        moved += usize::from(a != u);
+                    }
+                }
+                s = out[rng.below(out.len())].1;
+            }
+        }
+        (compared, moved)
+    }
+
+    #[test]
+    fn canonical_forms_are_the_first_implementations() {
+        let models = [
+            "OBE",
+            "WEAK_FAIR",
+            "UNFAIR_STRONG",
+            "OBE, workgroup=obe, subgroup=obe",
+            "WEAK_FAIR, workgroup=unfair, subgroup=fair",
+            "OBE, subgroup=lockstep",
+            "WEAK_FAIR, subgroup=scf",
+        ];
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut kernels, mut compared, mut moved) = (0, 0, 0);
+        let (mut lanes, mut subgroups) = (0, 0);
+        for (name, src) in programs() {
+            let Ok(p) = progress_litmus::kernel::litmus::parse(&src) else {
+                continue;
+            };
+            for m in models {
+                let model = ScopedModel::parse(m).unwrap();
+                let Ok(k) = Kernel::new(&p, &model, Reductions::ALL) else {
+                    continue;
+                };
+                let Some(sym) = &k.symmetry else { continue };
+                let r = Reference::new(&k.machine, &k.scopes);
+                lanes += usize::from(!r.lane_sgs.is_empty());
+                subgroups += usize::from(!r.sg_classes.is_empty());
+                assert_eq!(
+                    sym.permutes_lanes(),
+                    !r.lane_sgs.is_empty() || !r.sg_classes.is_empty()
+                );
+                let (c, mv) = compare(&k, &format!("{name} under {m}"), &mut rng);
+                kernels += 1;
+                compared += c;
+                moved += mv;
+            }
+        }
+        assert!(kernels > 300, "{kernels} kernels");
+        assert!(
+            lanes > 50 && subgroups > 50,
+            "{lanes} lanes, {subgroups} subgroups"
+        );
+        assert!(
+            moved * 4 > compared,
+            "{moved} of {compared} states reordered"
+        );
+    }
+
+    /// `n` blocks of fields of widths `widths` from `at`, `gap` bits
+    /// apart, each field `skip` bits after the last.
+    fn layout(n: u32, at: u32, widths: &[u32], skip: u32, gap: u32) -> Vec<Vec<(u32, u32)>> {
+        let mut o = at;
+        (0..n)
+            .map(|_| {
+                let b = widths
+                    .iter()
+                    .map(|&w| {
+                        let f = (o, w);
+                        o += w + skip;
+                        f
+                    })
+                    .collect();
+                o += gap;
+                b
+            })
+            .collect()
+    }
+
+    /// Groups whose columns are read at once (across words or not) or
+    /// piece by piece, with wide fields cut and keys of several words,
+    /// against the first implementation on random states with equal
+    /// prefixes.
+    #[test]
+    fn groups_sort_as_the_first_implementation() {
+        let mut uneven = layout(3, 5, &[3, 7, 2], 0, 9);
+        uneven[1] = vec![(200, 3), (210, 7), (203, 2)];
+        let layouts = [
+            layout(4, 0, &[32, 32], 0, 0),
+            layout(4, 7, &[32, 32], 0, 3),
+            layout(3, 13, &[40, 30, 1], 0, 1),
+            layout(16, 3, &[1, 1, 1], 0, 0),
+            layout(5, 50, &[4, 2], 1, 2),
+            layout(8, 60, &[5, 3], 2, 0),
+            layout(3, 1, &[64, 63, 2], 0, 5),
+            layout(2, 5, &[40, 3, 1], 0, 7),
+            layout(2, 58, &[4, 4, 2], 1, 0),
+            uneven,
+        ];
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let mut moved = 0;
+        for blocks in &layouts {
+            let g = Group::new(blocks);
+            let pieces: Vec<Vec<(u32, u32)>> = blocks.iter().map(|b| pieces(b)).collect();
+            for _ in 0..2000 {
+                let mut s = [0u64; MAX_WORDS];
+                s.iter_mut().for_each(|w| *w = rng.next());
+                // Equal prefixes: some blocks copy the first pieces of another.
+                for b in 0..blocks.len() {
+                    if rng.below(2) == 0 {
+                        let from = rng.below(blocks.len());
+                        let len = rng.below(pieces[b].len() + 1);
+                        for (&(to, c), &(at, _)) in pieces[b].iter().zip(&pieces[from]).take(len) {
+                            let v = get_bits(&s, at, c);
+                            set_bits(&mut s, to, c, v);
+                        }
+                    }
+                }
+                let (mut a, mut r) = (s, s);
+                g.canonicalize(&mut a);
+                sort_blocks(&mut r, blocks);
+                assert_eq!(a, r, "{blocks:?} from {s:x?}");
+                moved += usize::from(a != s);
+            }
+        }
+        assert!(moved > 8000, "{moved} reordered");
     }
 }
