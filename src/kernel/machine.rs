@@ -15,7 +15,8 @@
 use crate::kernel::cfg;
 use crate::kernel::model::Direct;
 use crate::kernel::program::{
-    Addr, AtomicOp, CollectiveOp, CondBranch, Instr, Operand, Program, MAX_LOCKSTEP_SUBGROUP,
+    Addr, AtomicOp, CollectiveOp, CondBranch, Instr, Operand, Program, MAX_INVOCATIONS,
+    MAX_LOCKSTEP_SUBGROUP,
 };
 use crate::kernel::structure::Structure;
 
@@ -133,6 +134,35 @@ pub struct StepInfo {
     pub branch: u8,
     /// Which of several successors of one lockstep step this is.
     pub choice: u8,
+}
+
+/// The control fields of every invocation of one state, decoded once
+/// ([`Machine::view`]): what choosing a state's moves reads again and
+/// again (pcs, waiting and terminated flags, which actors can step).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct View {
+    /// Per invocation, its pc ([`Machine::pc`]: its code length when it
+    /// has finished).
+    pub pc: [u8; MAX_INVOCATIONS],
+    /// Per actor that can step, the pc of its next instruction
+    /// ([`Machine::stepping_instr`]).
+    pub next: [u8; MAX_INVOCATIONS],
+    /// Bit `i`: invocation `i` has signalled Terminate.
+    pub terminated: u32,
+    /// Bit `i`: invocation `i` waits ([`Machine::waiting`]).
+    pub waiting: u32,
+    /// Bit `i`: invocation `i` has reached END.
+    pub finished: u32,
+    /// Bit `a`: actor `a` can step ([`Machine::can_step`]).
+    pub steppable: u32,
+}
+
+impl View {
+    /// The invocations that may signal Terminate ([`Machine::can_terminate`]).
+    #[inline]
+    pub fn can_terminate(&self) -> u32 {
+        self.finished & !self.terminated
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -565,6 +595,76 @@ impl Machine {
     #[inline]
     fn set_pc(&self, s: &mut [u64], i: usize, pc: usize) {
         set(s, self.invs[i].pc_off, self.pcb, pc as u64)
+    }
+
+    /// The control fields of every invocation of `s`, decoded once.
+    #[inline]
+    pub fn view(&self, s: &[u64]) -> View {
+        if self.lockstep || self.direct.is_some() {
+            return self.view_slow(s);
+        }
+        let mut v = View::default();
+        for (i, inv) in self.invs.iter().enumerate() {
+            let pc = get(s, inv.pc_off, self.pcb) as usize;
+            v.pc[i] = pc as u8;
+            v.next[i] = pc as u8;
+            v.terminated |= (get(s, inv.term_off, 1) as u32) << i;
+            v.waiting |= (get(s, inv.wait_off, 1) as u32) << i;
+            v.finished |= ((pc >= self.lens[inv.code]) as u32) << i;
+        }
+        let all = (1u32 << self.invs.len()) - 1;
+        v.steppable = all & !(v.terminated | v.waiting | v.finished);
+        v
+    }
+
+    /// [`Machine::view`] of lockstep and SIMT-Step machines, field by field.
+    #[inline(never)]
+    fn view_slow(&self, s: &[u64]) -> View {
+        if self.lockstep {
+            return self.lockstep_view(s);
+        }
+        let mut v = View::default();
+        for i in 0..self.invs.len() {
+            v.pc[i] = self.pc(s, i) as u8;
+            v.terminated |= (self.terminated(s, i) as u32) << i;
+            v.waiting |= (self.waiting(s, i) as u32) << i;
+            v.finished |= ((v.pc[i] as usize >= self.code_len(i)) as u32) << i;
+        }
+        for a in 0..self.num_actors() {
+            if self.can_step(s, a) {
+                v.steppable |= 1 << a;
+                v.next[a] = self.stepping_instr(s, a).map_or(0, |(pc, _)| pc as u8);
+            }
+        }
+        v
+    }
+
+    /// [`Machine::view`] in lockstep: each subgroup's stack read once.
+    fn lockstep_view(&self, s: &[u64]) -> View {
+        let mut v = View::default();
+        for (g, sg) in self.sgs.iter().enumerate() {
+            let stack = self.read_stack(s, g);
+            let wait = get(s, sg.wait_off, 1) != 0;
+            let len = self.lens[sg.code];
+            let top = stack.last();
+            for lane in 0..self.s {
+                let i = sg.first_inv + lane;
+                let pc = stack
+                    .iter()
+                    .rev()
+                    .find(|e| e.mask & (1 << lane) != 0)
+                    .map_or(len, |e| e.pc);
+                v.pc[i] = pc as u8;
+                v.terminated |= (get(s, self.invs[i].term_off, 1) as u32) << i;
+                v.waiting |= ((wait && top.is_some_and(|e| e.mask & (1 << lane) != 0)) as u32) << i;
+                v.finished |= ((pc >= len) as u32) << i;
+            }
+            if let (Some(e), false) = (top, wait) {
+                v.steppable |= 1 << g;
+                v.next[g] = e.pc as u8;
+            }
+        }
+        v
     }
 
     /// Whether invocation `i` has reached END.
@@ -1433,5 +1533,61 @@ mod semantics {
         t = step(&m, &t, 0)[0].1;
         assert!(m.finished(&t, 1));
         assert!(!m.can_step(&t, 0));
+    }
+
+    /// Every state reachable from the initial one (terminating finished
+    /// invocations too), at most `cap`.
+    fn reachable(m: &Machine, cap: usize) -> Vec<S> {
+        let mut seen = std::collections::HashSet::new();
+        let mut work = vec![init(m)];
+        let mut all = Vec::new();
+        while let Some(s) = work.pop() {
+            if all.len() >= cap || !seen.insert(s) {
+                continue;
+            }
+            all.push(s);
+            for a in 0..m.num_actors() {
+                work.extend(step(m, &s, a).into_iter().map(|(_, t)| t));
+            }
+            for i in (0..m.num_invocations()).filter(|&i| m.can_terminate(&s, i)) {
+                let mut t = s;
+                m.terminate(&mut t, i);
+                work.push(t);
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn a_view_holds_what_the_accessors_read() {
+        let src = "values 4;\nworkgroups 2;\nworkgroup_size 2;\nsubgroup_size 2;\nglobal x;\nkernel {\n  if (lane_id == 0) {\n    r = subgroupAll(1);\n  }\n  barrier();\n  r = x;\n  x = 1;\n  if (r != 0) {\n    q = subgroupAny(r);\n  }\n}\n";
+        let p = litmus::parse(src).unwrap();
+        let machines = [
+            Machine::new(&p, false).unwrap(),
+            Machine::new(&p, true).unwrap(),
+            Machine::with_direct(&p, false, Some(Direct::Scf)).unwrap(),
+        ];
+        for m in &machines {
+            let states = reachable(m, 5000);
+            assert!(states.len() > 20, "{} states", states.len());
+            for s in &states {
+                let v = m.view(s);
+                for i in 0..m.num_invocations() {
+                    assert_eq!(v.pc[i] as usize, m.pc(s, i));
+                    assert_eq!(v.terminated >> i & 1 != 0, m.terminated(s, i));
+                    assert_eq!(v.waiting >> i & 1 != 0, m.waiting(s, i));
+                    assert_eq!(v.finished >> i & 1 != 0, m.finished(s, i));
+                    assert_eq!(v.can_terminate() >> i & 1 != 0, m.can_terminate(s, i));
+                }
+                assert_eq!(v.terminated, m.terminated_mask(s));
+                for a in 0..m.num_actors() {
+                    assert_eq!(v.steppable >> a & 1 != 0, m.can_step(s, a));
+                    if m.can_step(s, a) {
+                        let pc = m.stepping_instr(s, a).unwrap().0;
+                        assert_eq!(v.next[a] as usize, pc);
+                    }
+                }
+            }
+        }
     }
 }

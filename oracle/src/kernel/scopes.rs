@@ -204,10 +204,25 @@ impl Scopes {
         self.term_wgs_of(m.terminated_mask(st))
     }
 
+    /// [`Scopes::resident`] from the terminated invocations `tm`.
+    pub fn resident_of(&self, tm: u32) -> u16 {
+        let all = ((1u32 << self.w) - 1) as u16;
+        match self.model.occupancy {
+            None => all,
+            Some(k) => {
+                let t = self.term_wgs_of(tm);
+                let admitted = (k as usize + t.count_ones() as usize).min(self.w);
+                ((1u32 << admitted) - 1) as u16 & !t
+            }
+        }
+    }
+
     /// F updates for a step of the actor moving invocation `i` (in lockstep
-    /// the whole subgroup of `i` steps: no lane-scope update).
-    pub fn on_step(&self, m: &Machine, st: &mut [u64], i: usize) {
-        for (o, w, f, nf) in self.step_updates(m, st, i).into_iter().flatten() {
+    /// the whole subgroup of `i` steps: no lane-scope update); `tm`: the
+    /// terminated invocations ([`Machine::terminated_mask`], which no step
+    /// changes).
+    pub fn on_step(&self, m: &Machine, st: &mut [u64], i: usize, tm: u32) {
+        for (o, w, f, nf) in self.step_updates(m, st, i, tm).into_iter().flatten() {
             if nf != f {
                 set_bits(st, o, w, nf as u64);
             }
@@ -217,8 +232,8 @@ impl Scopes {
     /// Whether a step of the actor moving invocation `i` leaves every F
     /// set as it is: [`Scopes::on_step`] would write back the values it
     /// reads (the same computation, without copying the state).
-    pub fn step_keeps_f(&self, m: &Machine, st: &[u64], i: usize) -> bool {
-        self.step_updates(m, st, i)
+    pub fn step_keeps_f(&self, m: &Machine, st: &[u64], i: usize, tm: u32) -> bool {
+        self.step_updates(m, st, i, tm)
             .into_iter()
             .flatten()
             .all(|(_, _, f, nf)| nf == f)
@@ -226,20 +241,34 @@ impl Scopes {
 
     /// The F sets a step of the actor moving invocation `i` updates (the
     /// device's, its workgroup's, its subgroup's with interleaved lanes),
-    /// each as (offset, width, value now, value after the step).
-    fn step_updates(&self, m: &Machine, st: &[u64], i: usize) -> [Option<(u32, u32, u16, u16)>; 3] {
+    /// each as (offset, width, value now, value after the step); `tm`: the
+    /// terminated invocations.
+    fn step_updates(
+        &self,
+        m: &Machine,
+        st: &[u64],
+        i: usize,
+        tm: u32,
+    ) -> [Option<(u32, u32, u16, u16)>; 3] {
         let (w, _, g, lane) = m.coords(i);
-        let tm = m.terminated_mask(st);
         let f_at = |o: u32, n: usize| get_bits(st, o, n as u32) as u16;
+        // Only LOBE reads the terminated children (`after_step`).
+        let lobe = |s: Sched, t: &dyn Fn() -> u16| if s == Sched::Lobe { t() } else { 0 };
         let dev = self.dev.map(|o| {
             let f = f_at(o, self.w);
-            let nf = after_step(self.model.device, f, w, self.term_wgs_of(tm)) & low(self.w);
-            (o, self.w as u32, f, nf)
+            let t = lobe(self.model.device, &|| self.term_wgs_of(tm));
+            (
+                o,
+                self.w as u32,
+                f,
+                after_step(self.model.device, f, w, t) & low(self.w),
+            )
         });
         let wg = self.wg.get(w).map(|&o| {
             let f = f_at(o, self.per);
             let k = g - w * self.per;
-            let nf = after_step(self.model.workgroup, f, k, self.term_sgs(tm, w)) & low(self.per);
+            let t = lobe(self.model.workgroup, &|| self.term_sgs(tm, w));
+            let nf = after_step(self.model.workgroup, f, k, t) & low(self.per);
             (o, self.per as u32, f, nf)
         });
         let sg = (!self.lockstep)
@@ -247,8 +276,8 @@ impl Scopes {
             .flatten()
             .map(|&o| {
                 let f = f_at(o, self.s);
-                let nf =
-                    after_step(self.model.subgroup, f, lane, self.term_lanes(tm, g)) & low(self.s);
+                let t = lobe(self.model.subgroup, &|| self.term_lanes(tm, g));
+                let nf = after_step(self.model.subgroup, f, lane, t) & low(self.s);
                 (o, self.s as u32, f, nf)
             });
         [dev, wg, sg]
@@ -322,15 +351,11 @@ impl Scopes {
     /// bound K the first `K + (terminated workgroups)` by id that have not
     /// terminated (workgroups are admitted in id order as slots free up).
     pub fn resident(&self, m: &Machine, st: &[u64]) -> u16 {
-        let all = ((1u32 << self.w) - 1) as u16;
-        match self.model.occupancy {
-            None => all,
-            Some(k) => {
-                let t = self.term_wgs(m, st);
-                let admitted = (k as usize + t.count_ones() as usize).min(self.w);
-                ((1u32 << admitted) - 1) as u16 & !t
-            }
-        }
+        let tm = match self.model.occupancy {
+            None => 0,
+            Some(_) => m.terminated_mask(st),
+        };
+        self.resident_of(tm)
     }
 
     /// `F: dev={0,1} wg0={..} sg0={..}` for people (scopes with an F only).
