@@ -237,6 +237,22 @@ pub struct Machine {
     /// iteration count.
     iter_slots: usize,
     iter_bits: u32,
+    /// Interleaved lanes without a direct model: per invocation, where
+    /// [`Machine::view`] reads its pc, registers and flags at once.
+    ctl: Vec<Ctl>,
+}
+
+/// An invocation's control fields in one read: the bits from its pc to
+/// its waiting flag (interleaved: pc, registers, terminated, waiting).
+#[derive(Clone, Copy, Debug)]
+struct Ctl {
+    off: u32,
+    /// Bits from the pc to the waiting flag, both included (at most 63,
+    /// else the fields are read one by one).
+    width: u32,
+    /// Where the terminated flag is from `off` (the waiting flag follows).
+    flags: u32,
+    len: u32,
 }
 
 impl Machine {
@@ -312,6 +328,7 @@ impl Machine {
             counted,
             iter_slots,
             iter_bits: simt::iter_bits(vb),
+            ctl: Vec::new(),
         };
         let off = m.lay_out_invocations((cell as u32) * vb);
         let off = m.lay_out_subgroups(off);
@@ -322,6 +339,21 @@ impl Machine {
             .into());
         }
         m.bits = off;
+        if !m.lockstep && m.direct.is_none() {
+            m.ctl = m
+                .invs
+                .iter()
+                .map(|v| {
+                    debug_assert_eq!(v.wait_off, v.term_off + 1);
+                    Ctl {
+                        off: v.pc_off,
+                        width: v.wait_off + 1 - v.pc_off,
+                        flags: v.term_off - v.pc_off,
+                        len: m.lens[v.code] as u32,
+                    }
+                })
+                .collect();
+        }
         Ok(m)
     }
 
@@ -603,18 +635,30 @@ impl Machine {
         if self.lockstep || self.direct.is_some() {
             return self.view_slow(s);
         }
-        let mut v = View::default();
-        for (i, inv) in self.invs.iter().enumerate() {
-            let pc = get(s, inv.pc_off, self.pcb) as usize;
-            v.pc[i] = pc as u8;
-            v.next[i] = pc as u8;
-            v.terminated |= (get(s, inv.term_off, 1) as u32) << i;
-            v.waiting |= (get(s, inv.wait_off, 1) as u32) << i;
-            v.finished |= ((pc >= self.lens[inv.code]) as u32) << i;
+        let mut pcs = [0u8; MAX_INVOCATIONS];
+        let (mut terminated, mut waiting, mut finished) = (0u32, 0u32, 0u32);
+        let pc_mask = (1u64 << self.pcb) - 1;
+        for (i, c) in self.ctl.iter().enumerate().take(MAX_INVOCATIONS) {
+            let (pc, flags) = if c.width < 64 {
+                let x = get(s, c.off, c.width);
+                (x & pc_mask, x >> c.flags)
+            } else {
+                (get(s, c.off, self.pcb), get(s, c.off + c.flags, 2))
+            };
+            pcs[i] = pc as u8;
+            terminated |= (flags as u32 & 1) << i;
+            waiting |= (flags as u32 >> 1 & 1) << i;
+            finished |= ((pc as u32 >= c.len) as u32) << i;
         }
         let all = (1u32 << self.invs.len()) - 1;
-        v.steppable = all & !(v.terminated | v.waiting | v.finished);
-        v
+        View {
+            pc: pcs,
+            next: pcs,
+            terminated,
+            waiting,
+            finished,
+            steppable: all & !(terminated | waiting | finished),
+        }
     }
 
     /// [`Machine::view`] of lockstep and SIMT-Step machines, field by field.

@@ -203,6 +203,7 @@ pub struct Lazy<'a> {
 }
 
 impl<'a> Lazy<'a> {
+    #[inline(always)]
     pub fn new(acc: Option<&'a Accesses>, m: &'a Machine, s: &'a [u64], v: &'a View) -> Lazy<'a> {
         Lazy {
             acc,
