@@ -197,20 +197,29 @@ pub struct Lazy<'a> {
     s: &'a [u64],
     /// The pcs of the invocations at `s` ([`View::pc`]).
     pc: &'a [u8; MAX_INVOCATIONS],
-    f: Futures,
+    /// The futures known so far (a buffer of the caller's: no copy of
+    /// the array per state).
+    f: &'a mut Futures,
     /// The invocations whose futures `f` holds.
     known: u32,
 }
 
 impl<'a> Lazy<'a> {
-    #[inline(always)]
-    pub fn new(acc: Option<&'a Accesses>, m: &'a Machine, s: &'a [u64], v: &'a View) -> Lazy<'a> {
+    /// Futures at `s` (whose view is `v`), kept in `buf` (its entries
+    /// past the invocations must be empty: [`conflicts`] reads them).
+    pub fn new(
+        acc: Option<&'a Accesses>,
+        m: &'a Machine,
+        s: &'a [u64],
+        v: &'a View,
+        buf: &'a mut Futures,
+    ) -> Lazy<'a> {
         Lazy {
             acc,
             m,
             s,
             pc: &v.pc,
-            f: [(0, 0); MAX_INVOCATIONS],
+            f: buf,
             known: 0,
         }
     }
@@ -231,7 +240,7 @@ impl<'a> Lazy<'a> {
         for j in 0..self.m.num_invocations() {
             self.of(j);
         }
-        &self.f
+        self.f
     }
 
     /// Whether the future of some invocation other than `i` conflicts

@@ -219,9 +219,35 @@ impl Liveness {
     /// release only their own workgroup).
     pub fn clear(&self, m: &Machine, s: &mut [u64], inv: usize) {
         let (lo, hi) = self.wg_range[inv];
+        self.clear_invocations(m, s, lo..hi);
+        if !self.decided.is_empty() {
+            for first in (lo..hi).step_by(self.sg_size) {
+                self.settle_collectives(m, s, first..(first + self.sg_size).min(hi));
+            }
+        }
+    }
+
+    /// [`Liveness::clear`] after a step that changed no invocation but
+    /// `inv` (interleaved lanes, no barrier or collective), of a state the
+    /// map leaves as it is: only `inv`'s registers and its subgroup's
+    /// collectives can change, as the map of any other invocation or
+    /// subgroup reads only its own pcs and registers, as they were
+    /// (§8.5: the map is idempotent, and every state the product expands
+    /// is its image or the initial state, which it keeps).
+    pub fn clear_one(&self, m: &Machine, s: &mut [u64], inv: usize) {
+        self.clear_invocations(m, s, inv..inv + 1);
+        if !self.decided.is_empty() {
+            let first = inv - m.coords(inv).3;
+            let hi = self.wg_range[inv].1;
+            self.settle_collectives(m, s, first..(first + self.sg_size).min(hi));
+        }
+    }
+
+    /// Clears the dead registers of invocations `invs`.
+    fn clear_invocations(&self, m: &Machine, s: &mut [u64], invs: Range<usize>) {
         match &self.masks {
             Some(masks) => {
-                for i in lo..hi {
+                for i in invs {
                     let (first, end) = masks.at[i];
                     let pc = (m.pc(s, i) as u32).min(end);
                     let [(w0, b0), (w1, b1)] = masks.all[(first + pc) as usize];
@@ -229,12 +255,7 @@ impl Liveness {
                     s[w1 as usize] &= !b1;
                 }
             }
-            None => self.clear_registers(m, s, lo..hi),
-        }
-        if !self.decided.is_empty() {
-            for first in (lo..hi).step_by(self.sg_size) {
-                self.settle_collectives(m, s, first..(first + self.sg_size).min(hi));
-            }
+            None => self.clear_registers(m, s, invs),
         }
     }
 

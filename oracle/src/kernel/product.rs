@@ -17,7 +17,7 @@ use super::symmetry::Symmetry;
 use super::KernelError;
 use progress_litmus::axb::space::{explore_metered, Exceeded, Lts, Meter};
 use progress_litmus::kernel::machine::{Fault, Machine, Packed, StepInfo, View};
-use progress_litmus::kernel::program::{Instr, Program};
+use progress_litmus::kernel::program::{Instr, Program, MAX_INVOCATIONS};
 use progress_litmus::kernel::{Sched, ScopedModel};
 use std::cell::RefCell;
 
@@ -153,6 +153,10 @@ pub struct Kernel {
     cut: Vec<(u64, u64)>,
     /// Whether some scope runs the priority scheduler.
     priority: bool,
+    /// Interleaved lanes without a SIMT-Step model: per code block, the
+    /// pcs of its barriers and collectives, one bit each (steps that may
+    /// move other invocations); empty otherwise (any step may).
+    syncs: Vec<u64>,
 }
 
 impl Kernel {
@@ -208,6 +212,18 @@ impl Kernel {
             })
             .collect();
         let priority = [model.device, model.workgroup, model.subgroup].contains(&Sched::Priority);
+        let syncs = if machine.lockstep() || machine_direct.is_some() {
+            Vec::new()
+        } else {
+            p.codes
+                .iter()
+                .map(|c| {
+                    (c.instrs.iter().enumerate())
+                        .filter(|(_, i)| matches!(i, Instr::Barrier | Instr::Collective { .. }))
+                        .fold(0u64, |b, (pc, _)| b | 1 << pc)
+                })
+                .collect()
+        };
         let symmetry = if red.symmetry {
             Symmetry::new(&machine, &scopes)
         } else {
@@ -241,6 +257,7 @@ impl Kernel {
             chains: red.chains == Chains::Always,
             cut: p.codes.iter().map(proviso::cut).collect(),
             priority,
+            syncs,
         })
     }
 
@@ -569,7 +586,8 @@ impl Kernel {
             return 0;
         }
         let m = &self.machine;
-        let mut fut = Lazy::new(self.por.as_ref(), m, s.as_ref(), v);
+        let mut buf = [(0, 0); MAX_INVOCATIONS];
+        let mut fut = Lazy::new(self.por.as_ref(), m, s.as_ref(), v, &mut buf);
         let alone = if self.take_all {
             (0..m.num_actors())
                 .filter(|&a| actors & (1 << a) != 0 && self.reducible(s, v, a, &mut fut))
@@ -670,7 +688,14 @@ impl Kernel {
         m.steps_into(s, a, &mut |info, mut t: S| {
             self.scopes.on_step(m, t.as_mut(), first, tm);
             if let Some(live) = &self.live {
-                live.clear(m, t.as_mut(), first);
+                // Only the stepping invocation changed, unless it
+                // arrived at a barrier or collective (§8.5).
+                match self.syncs.get(m.code_index(first)) {
+                    Some(syncs) if syncs >> info.pc & 1 == 0 => {
+                        live.clear_one(m, t.as_mut(), first)
+                    }
+                    _ => live.clear(m, t.as_mut(), first),
+                }
             }
             if canon {
                 self.canon(&mut t);
