@@ -58,6 +58,12 @@ pub fn after_step(s: Sched, f: u16, t: usize, terminated: u16) -> u16 {
     }
 }
 
+/// Whether a step of a child may change F ([`after_step`] is not the
+/// identity): the schedulers that add the children that step.
+pub fn steps_change_f(s: Sched) -> bool {
+    matches!(s, Sched::Obe | Sched::HsaObe | Sched::Lobe)
+}
+
 /// F after child `t` terminates; `terminated` includes `t`.
 pub fn after_terminate(s: Sched, f: u16, t: usize, n: usize, terminated: u16) -> u16 {
     match s {
@@ -254,24 +260,31 @@ impl Scopes {
         let f_at = |o: u32, n: usize| get_bits(st, o, n as u32) as u16;
         // Only LOBE reads the terminated children (`after_step`).
         let lobe = |s: Sched, t: &dyn Fn() -> u16| if s == Sched::Lobe { t() } else { 0 };
-        let dev = self.dev.map(|o| {
-            let f = f_at(o, self.w);
-            let t = lobe(self.model.device, &|| self.term_wgs_of(tm));
-            (
-                o,
-                self.w as u32,
-                f,
-                after_step(self.model.device, f, w, t) & low(self.w),
-            )
-        });
-        let wg = self.wg.get(w).map(|&o| {
-            let f = f_at(o, self.per);
-            let k = g - w * self.per;
-            let t = lobe(self.model.workgroup, &|| self.term_sgs(tm, w));
-            let nf = after_step(self.model.workgroup, f, k, t) & low(self.per);
-            (o, self.per as u32, f, nf)
-        });
-        let sg = (!self.lockstep)
+        // A scope whose F no step changes is left out (`after_step` would
+        // give back the F it read).
+        let dev = self
+            .dev
+            .filter(|_| steps_change_f(self.model.device))
+            .map(|o| {
+                let f = f_at(o, self.w);
+                let t = lobe(self.model.device, &|| self.term_wgs_of(tm));
+                (
+                    o,
+                    self.w as u32,
+                    f,
+                    after_step(self.model.device, f, w, t) & low(self.w),
+                )
+            });
+        let wg = (self.wg.get(w))
+            .filter(|_| steps_change_f(self.model.workgroup))
+            .map(|&o| {
+                let f = f_at(o, self.per);
+                let k = g - w * self.per;
+                let t = lobe(self.model.workgroup, &|| self.term_sgs(tm, w));
+                let nf = after_step(self.model.workgroup, f, k, t) & low(self.per);
+                (o, self.per as u32, f, nf)
+            });
+        let sg = (!self.lockstep && steps_change_f(self.model.subgroup))
             .then(|| self.sg.get(g))
             .flatten()
             .map(|&o| {
@@ -418,5 +431,14 @@ mod tests {
         assert_eq!(after_terminate(Sched::HsaObe, 0b101, 0, 3, 0b001), 0b110);
         assert_eq!(after_terminate(Sched::Priority, 0b100, 2, 3, 0b111), 0);
         assert_eq!(show(0b101, 3), "{0,2}");
+    }
+
+    #[test]
+    fn the_schedulers_whose_f_no_step_changes_are_those_steps_change_f_leaves_out() {
+        for s in Sched::ALL {
+            let identity = (0..8u16)
+                .all(|f| (0..3).all(|t| (0..8u16).all(|term| after_step(s, f, t, term) == f)));
+            assert_eq!(identity, !steps_change_f(s), "{s:?}");
+        }
     }
 }
