@@ -339,21 +339,7 @@ impl Machine {
             .into());
         }
         m.bits = off;
-        if !m.lockstep && m.direct.is_none() {
-            m.ctl = m
-                .invs
-                .iter()
-                .map(|v| {
-                    debug_assert_eq!(v.wait_off, v.term_off + 1);
-                    Ctl {
-                        off: v.pc_off,
-                        width: v.wait_off + 1 - v.pc_off,
-                        flags: v.term_off - v.pc_off,
-                        len: m.lens[v.code] as u32,
-                    }
-                })
-                .collect();
-        }
+        m.ctl = m.control_table();
         Ok(m)
     }
 
@@ -398,6 +384,25 @@ impl Machine {
             }
         }
         off
+    }
+
+    /// [`Machine::ctl`]: empty in lockstep or under a direct model.
+    fn control_table(&self) -> Vec<Ctl> {
+        if self.lockstep || self.direct.is_some() {
+            return Vec::new();
+        }
+        self.invs
+            .iter()
+            .map(|v| {
+                debug_assert_eq!(v.wait_off, v.term_off + 1);
+                Ctl {
+                    off: v.pc_off,
+                    width: v.wait_off + 1 - v.pc_off,
+                    flags: v.term_off - v.pc_off,
+                    len: self.lens[v.code] as u32,
+                }
+            })
+            .collect()
     }
 
     /// Places every lockstep subgroup's stack from bit `off`; returns the end.

@@ -200,30 +200,9 @@ impl Kernel {
                 }
             })
             .collect();
-        let (mut wg_invs, mut wg_actors) = (vec![0u32; scopes.w], vec![0u32; scopes.w]);
-        for i in 0..machine.num_invocations() {
-            wg_invs[machine.coords(i).0] |= 1 << i;
-        }
-        let actor_invs: Vec<u32> = (0..machine.num_actors())
-            .map(|a| {
-                let r = machine.actor_invocations(a);
-                wg_actors[machine.coords(r.start).0] |= 1 << a;
-                r.fold(0, |acc, i| acc | 1 << i)
-            })
-            .collect();
+        let (wg_invs, wg_actors, actor_invs) = bit_tables(&machine, scopes.w);
         let priority = [model.device, model.workgroup, model.subgroup].contains(&Sched::Priority);
-        let syncs = if machine.lockstep() || machine_direct.is_some() {
-            Vec::new()
-        } else {
-            p.codes
-                .iter()
-                .map(|c| {
-                    (c.instrs.iter().enumerate())
-                        .filter(|(_, i)| matches!(i, Instr::Barrier | Instr::Collective { .. }))
-                        .fold(0u64, |b, (pc, _)| b | 1 << pc)
-                })
-                .collect()
-        };
+        let syncs = sync_pcs(&machine);
         let symmetry = if red.symmetry {
             Symmetry::new(&machine, &scopes)
         } else {
@@ -776,6 +755,40 @@ impl Kernel {
         self.canon(&mut s);
         s
     }
+}
+
+/// Per workgroup its invocations and its actors, and per actor its
+/// invocations, one bit each ([`Kernel`]'s `wg_invs`, `wg_actors`,
+/// `actor_invs`).
+fn bit_tables(m: &Machine, workgroups: usize) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let (mut wg_invs, mut wg_actors) = (vec![0u32; workgroups], vec![0u32; workgroups]);
+    for i in 0..m.num_invocations() {
+        wg_invs[m.coords(i).0] |= 1 << i;
+    }
+    let actor_invs = (0..m.num_actors())
+        .map(|a| {
+            let r = m.actor_invocations(a);
+            wg_actors[m.coords(r.start).0] |= 1 << a;
+            r.fold(0, |acc, i| acc | 1 << i)
+        })
+        .collect();
+    (wg_invs, wg_actors, actor_invs)
+}
+
+/// [`Kernel`]'s `syncs`: per code block the pcs of its barriers and
+/// collectives, with interleaved lanes and no SIMT-Step model (else
+/// empty).
+fn sync_pcs(m: &Machine) -> Vec<u64> {
+    if m.lockstep() || m.direct().is_some() {
+        return Vec::new();
+    }
+    (m.program.codes.iter())
+        .map(|c| {
+            (c.instrs.iter().enumerate())
+                .filter(|(_, i)| matches!(i, Instr::Barrier | Instr::Collective { .. }))
+                .fold(0u64, |b, (pc, _)| b | 1 << pc)
+        })
+        .collect()
 }
 
 /// The invocations or actors (`by_wg`, per workgroup) of the `resident`
