@@ -962,14 +962,12 @@ impl Machine {
             }
             Instr::Barrier => {
                 set(t, v.wait_off, 1, 1);
-                let members: Vec<usize> = (v.wg * self.n..(v.wg + 1) * self.n).collect();
-                self.release_if_all_wait(t, &members, pc, None);
+                self.release_if_all_wait(t, v.wg * self.n..(v.wg + 1) * self.n, pc, None);
             }
             Instr::Collective { op, dst, src } => {
                 set(t, v.wait_off, 1, 1);
                 let first = i - v.lane;
-                let members: Vec<usize> = (first..first + self.s).collect();
-                self.release_if_all_wait(t, &members, pc, Some((op, dst, src)));
+                self.release_if_all_wait(t, first..first + self.s, pc, Some((op, dst, src)));
             }
         }
         Ok(info)
@@ -980,24 +978,29 @@ impl Machine {
     fn release_if_all_wait(
         &self,
         t: &mut [u64],
-        members: &[usize],
+        members: std::ops::Range<usize>,
         pc: usize,
         collective: Option<(CollectiveOp, u8, Operand)>,
     ) {
         let all = members
-            .iter()
-            .all(|&j| get(t, self.invs[j].wait_off, 1) != 0 && self.pc(t, j) == pc);
+            .clone()
+            .all(|j| get(t, self.invs[j].wait_off, 1) != 0 && self.pc(t, j) == pc);
         if !all {
             return;
         }
         if let Some((op, dst, src)) = collective {
-            let vals: Vec<u16> = members.iter().map(|&j| self.eval(t, j, src)).collect();
-            let r = collective_result(op, &vals);
-            for &j in members {
+            // The members' operands, on the stack (a subgroup has at most
+            // a workgroup's invocations).
+            let mut vals = [0u16; MAX_INVOCATIONS];
+            for (k, j) in members.clone().enumerate() {
+                vals[k] = self.eval(t, j, src);
+            }
+            let r = collective_result(op, &vals[..members.len()]);
+            for j in members.clone() {
                 self.set_reg(t, j, dst as usize, r);
             }
         }
-        for &j in members {
+        for j in members {
             set(t, self.invs[j].wait_off, 1, 0);
             self.set_pc(t, j, pc + 1);
         }
