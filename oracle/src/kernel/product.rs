@@ -712,7 +712,7 @@ impl Kernel {
     ) -> Result<(), Fault> {
         self.successors_with(s, out, canon)?;
         chains.clear();
-        let mut one = Vec::with_capacity(2);
+        let mut one = Vec::new(); // allocated at the first chain state only
         for (_, t) in out.iter_mut() {
             let mut ch = Chain {
                 steppers: 0,
