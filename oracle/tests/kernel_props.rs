@@ -3,7 +3,8 @@
 //! steps first, dead registers, the partial-order reduction, all of them); the model hierarchy holds at every scope; every
 //! failing verdict has a witness that replays on the program.
 
-use oracle::kernel::product::{Chains, Reductions};
+use oracle::kernel::liveness::Liveness;
+use oracle::kernel::product::{self, Chains, Kernel, Reductions};
 use oracle::kernel::{
     decide_both, decide_both_full, flat_verdicts_all, flat_verdicts_stats, KernelError, Options,
 };
@@ -437,6 +438,38 @@ proptest! {
         let (l, c) = (lean.unwrap(), chained.unwrap());
         prop_assert_eq!((l.0, l.1, l.2), (c.0, c.1, c.2), "chains under {}\n{}", m, litmus::print(&p));
         prop_assert!(c.3 <= l.3, "{} states with chains, {} without", c.3, l.3);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(300), ..ProptestConfig::default() })]
+
+    /// Every state the product expands is kept by the map of dead
+    /// registers and determined collectives (§8.5) on every workgroup:
+    /// what lets a step that moves only its own invocation clear only that
+    /// invocation and settle only its subgroup.
+    #[test]
+    fn every_state_expanded_is_kept_by_the_dead_register_map(
+        p in prop_oneof![program(), sync_program()],
+        m in model(),
+    ) {
+        let r = Reductions { chains: Chains::Never, ..Reductions::ALL };
+        let Ok(k) = Kernel::new(&p, &m, r) else {
+            return Ok(());
+        };
+        let Some(live) = Liveness::new(&k.machine) else {
+            return Ok(());
+        };
+        let Ok(prod) = product::build::<[u64; 8]>(&k, 20_000) else {
+            return Ok(());
+        };
+        for s in prod.lts.graph.node_weights() {
+            let mut t = *s;
+            for i in 0..k.machine.num_invocations() {
+                live.clear(&k.machine, &mut t, i);
+            }
+            prop_assert_eq!(&t, s, "under {}\n{}", m, litmus::print(&p));
+        }
     }
 }
 

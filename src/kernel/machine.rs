@@ -15,7 +15,8 @@
 use crate::kernel::cfg;
 use crate::kernel::model::Direct;
 use crate::kernel::program::{
-    Addr, AtomicOp, CollectiveOp, CondBranch, Instr, Operand, Program, MAX_LOCKSTEP_SUBGROUP,
+    Addr, AtomicOp, CollectiveOp, CondBranch, Instr, Operand, Program, MAX_INVOCATIONS,
+    MAX_LOCKSTEP_SUBGROUP,
 };
 use crate::kernel::structure::Structure;
 
@@ -135,6 +136,35 @@ pub struct StepInfo {
     pub choice: u8,
 }
 
+/// The control fields of every invocation of one state, decoded once
+/// ([`Machine::view`]): what choosing a state's moves reads again and
+/// again (pcs, waiting and terminated flags, which actors can step).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct View {
+    /// Per invocation, its pc ([`Machine::pc`]: its code length when it
+    /// has finished).
+    pub pc: [u8; MAX_INVOCATIONS],
+    /// Per actor that can step, the pc of its next instruction
+    /// ([`Machine::stepping_instr`]).
+    pub next: [u8; MAX_INVOCATIONS],
+    /// Bit `i`: invocation `i` has signalled Terminate.
+    pub terminated: u32,
+    /// Bit `i`: invocation `i` waits ([`Machine::waiting`]).
+    pub waiting: u32,
+    /// Bit `i`: invocation `i` has reached END.
+    pub finished: u32,
+    /// Bit `a`: actor `a` can step ([`Machine::can_step`]).
+    pub steppable: u32,
+}
+
+impl View {
+    /// The invocations that may signal Terminate ([`Machine::can_terminate`]).
+    #[inline]
+    pub fn can_terminate(&self) -> u32 {
+        self.finished & !self.terminated
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Inv {
     wg: usize,
@@ -207,6 +237,22 @@ pub struct Machine {
     /// iteration count.
     iter_slots: usize,
     iter_bits: u32,
+    /// Interleaved lanes without a direct model: per invocation, where
+    /// [`Machine::view`] reads its pc, registers and flags at once.
+    ctl: Vec<Ctl>,
+}
+
+/// An invocation's control fields in one read: the bits from its pc to
+/// its waiting flag (interleaved: pc, registers, terminated, waiting).
+#[derive(Clone, Copy, Debug)]
+struct Ctl {
+    off: u32,
+    /// Bits from the pc to the waiting flag, both included (at most 63,
+    /// else the fields are read one by one).
+    width: u32,
+    /// Where the terminated flag is from `off` (the waiting flag follows).
+    flags: u32,
+    len: u32,
 }
 
 impl Machine {
@@ -282,6 +328,7 @@ impl Machine {
             counted,
             iter_slots,
             iter_bits: simt::iter_bits(vb),
+            ctl: Vec::new(),
         };
         let off = m.lay_out_invocations((cell as u32) * vb);
         let off = m.lay_out_subgroups(off);
@@ -292,6 +339,7 @@ impl Machine {
             .into());
         }
         m.bits = off;
+        m.ctl = m.control_table();
         Ok(m)
     }
 
@@ -336,6 +384,25 @@ impl Machine {
             }
         }
         off
+    }
+
+    /// [`Machine::ctl`]: empty in lockstep or under a direct model.
+    fn control_table(&self) -> Vec<Ctl> {
+        if self.lockstep || self.direct.is_some() {
+            return Vec::new();
+        }
+        self.invs
+            .iter()
+            .map(|v| {
+                debug_assert_eq!(v.wait_off, v.term_off + 1);
+                Ctl {
+                    off: v.pc_off,
+                    width: v.wait_off + 1 - v.pc_off,
+                    flags: v.term_off - v.pc_off,
+                    len: self.lens[v.code] as u32,
+                }
+            })
+            .collect()
     }
 
     /// Places every lockstep subgroup's stack from bit `off`; returns the end.
@@ -565,6 +632,88 @@ impl Machine {
     #[inline]
     fn set_pc(&self, s: &mut [u64], i: usize, pc: usize) {
         set(s, self.invs[i].pc_off, self.pcb, pc as u64)
+    }
+
+    /// The control fields of every invocation of `s`, decoded once.
+    #[inline]
+    pub fn view(&self, s: &[u64]) -> View {
+        if self.lockstep || self.direct.is_some() {
+            return self.view_slow(s);
+        }
+        let mut pcs = [0u8; MAX_INVOCATIONS];
+        let (mut terminated, mut waiting, mut finished) = (0u32, 0u32, 0u32);
+        let pc_mask = (1u64 << self.pcb) - 1;
+        for (i, c) in self.ctl.iter().enumerate().take(MAX_INVOCATIONS) {
+            let (pc, flags) = if c.width < 64 {
+                let x = get(s, c.off, c.width);
+                (x & pc_mask, x >> c.flags)
+            } else {
+                (get(s, c.off, self.pcb), get(s, c.off + c.flags, 2))
+            };
+            pcs[i] = pc as u8;
+            terminated |= (flags as u32 & 1) << i;
+            waiting |= (flags as u32 >> 1 & 1) << i;
+            finished |= ((pc as u32 >= c.len) as u32) << i;
+        }
+        let all = (1u32 << self.invs.len()) - 1;
+        View {
+            pc: pcs,
+            next: pcs,
+            terminated,
+            waiting,
+            finished,
+            steppable: all & !(terminated | waiting | finished),
+        }
+    }
+
+    /// [`Machine::view`] of lockstep and SIMT-Step machines, field by field.
+    #[inline(never)]
+    fn view_slow(&self, s: &[u64]) -> View {
+        if self.lockstep {
+            return self.lockstep_view(s);
+        }
+        let mut v = View::default();
+        for i in 0..self.invs.len() {
+            v.pc[i] = self.pc(s, i) as u8;
+            v.terminated |= (self.terminated(s, i) as u32) << i;
+            v.waiting |= (self.waiting(s, i) as u32) << i;
+            v.finished |= ((v.pc[i] as usize >= self.code_len(i)) as u32) << i;
+        }
+        for a in 0..self.num_actors() {
+            if self.can_step(s, a) {
+                v.steppable |= 1 << a;
+                v.next[a] = self.stepping_instr(s, a).map_or(0, |(pc, _)| pc as u8);
+            }
+        }
+        v
+    }
+
+    /// [`Machine::view`] in lockstep: each subgroup's stack read once.
+    fn lockstep_view(&self, s: &[u64]) -> View {
+        let mut v = View::default();
+        for (g, sg) in self.sgs.iter().enumerate() {
+            let stack = self.read_stack(s, g);
+            let wait = get(s, sg.wait_off, 1) != 0;
+            let len = self.lens[sg.code];
+            let top = stack.last();
+            for lane in 0..self.s {
+                let i = sg.first_inv + lane;
+                let pc = stack
+                    .iter()
+                    .rev()
+                    .find(|e| e.mask & (1 << lane) != 0)
+                    .map_or(len, |e| e.pc);
+                v.pc[i] = pc as u8;
+                v.terminated |= (get(s, self.invs[i].term_off, 1) as u32) << i;
+                v.waiting |= ((wait && top.is_some_and(|e| e.mask & (1 << lane) != 0)) as u32) << i;
+                v.finished |= ((pc >= len) as u32) << i;
+            }
+            if let (Some(e), false) = (top, wait) {
+                v.steppable |= 1 << g;
+                v.next[g] = e.pc as u8;
+            }
+        }
+        v
     }
 
     /// Whether invocation `i` has reached END.
@@ -813,14 +962,12 @@ impl Machine {
             }
             Instr::Barrier => {
                 set(t, v.wait_off, 1, 1);
-                let members: Vec<usize> = (v.wg * self.n..(v.wg + 1) * self.n).collect();
-                self.release_if_all_wait(t, &members, pc, None);
+                self.release_if_all_wait(t, v.wg * self.n..(v.wg + 1) * self.n, pc, None);
             }
             Instr::Collective { op, dst, src } => {
                 set(t, v.wait_off, 1, 1);
                 let first = i - v.lane;
-                let members: Vec<usize> = (first..first + self.s).collect();
-                self.release_if_all_wait(t, &members, pc, Some((op, dst, src)));
+                self.release_if_all_wait(t, first..first + self.s, pc, Some((op, dst, src)));
             }
         }
         Ok(info)
@@ -831,24 +978,29 @@ impl Machine {
     fn release_if_all_wait(
         &self,
         t: &mut [u64],
-        members: &[usize],
+        members: std::ops::Range<usize>,
         pc: usize,
         collective: Option<(CollectiveOp, u8, Operand)>,
     ) {
         let all = members
-            .iter()
-            .all(|&j| get(t, self.invs[j].wait_off, 1) != 0 && self.pc(t, j) == pc);
+            .clone()
+            .all(|j| get(t, self.invs[j].wait_off, 1) != 0 && self.pc(t, j) == pc);
         if !all {
             return;
         }
         if let Some((op, dst, src)) = collective {
-            let vals: Vec<u16> = members.iter().map(|&j| self.eval(t, j, src)).collect();
-            let r = collective_result(op, &vals);
-            for &j in members {
+            // The members' operands, on the stack (a subgroup has at most
+            // a workgroup's invocations).
+            let mut vals = [0u16; MAX_INVOCATIONS];
+            for (k, j) in members.clone().enumerate() {
+                vals[k] = self.eval(t, j, src);
+            }
+            let r = collective_result(op, &vals[..members.len()]);
+            for j in members.clone() {
                 self.set_reg(t, j, dst as usize, r);
             }
         }
-        for &j in members {
+        for j in members {
             set(t, self.invs[j].wait_off, 1, 0);
             self.set_pc(t, j, pc + 1);
         }
@@ -1433,5 +1585,61 @@ mod semantics {
         t = step(&m, &t, 0)[0].1;
         assert!(m.finished(&t, 1));
         assert!(!m.can_step(&t, 0));
+    }
+
+    /// Every state reachable from the initial one (terminating finished
+    /// invocations too), at most `cap`.
+    fn reachable(m: &Machine, cap: usize) -> Vec<S> {
+        let mut seen = std::collections::HashSet::new();
+        let mut work = vec![init(m)];
+        let mut all = Vec::new();
+        while let Some(s) = work.pop() {
+            if all.len() >= cap || !seen.insert(s) {
+                continue;
+            }
+            all.push(s);
+            for a in 0..m.num_actors() {
+                work.extend(step(m, &s, a).into_iter().map(|(_, t)| t));
+            }
+            for i in (0..m.num_invocations()).filter(|&i| m.can_terminate(&s, i)) {
+                let mut t = s;
+                m.terminate(&mut t, i);
+                work.push(t);
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn a_view_holds_what_the_accessors_read() {
+        let src = "values 4;\nworkgroups 2;\nworkgroup_size 2;\nsubgroup_size 2;\nglobal x;\nkernel {\n  if (lane_id == 0) {\n    r = subgroupAll(1);\n  }\n  barrier();\n  r = x;\n  x = 1;\n  if (r != 0) {\n    q = subgroupAny(r);\n  }\n}\n";
+        let p = litmus::parse(src).unwrap();
+        let machines = [
+            Machine::new(&p, false).unwrap(),
+            Machine::new(&p, true).unwrap(),
+            Machine::with_direct(&p, false, Some(Direct::Scf)).unwrap(),
+        ];
+        for m in &machines {
+            let states = reachable(m, 5000);
+            assert!(states.len() > 20, "{} states", states.len());
+            for s in &states {
+                let v = m.view(s);
+                for i in 0..m.num_invocations() {
+                    assert_eq!(v.pc[i] as usize, m.pc(s, i));
+                    assert_eq!(v.terminated >> i & 1 != 0, m.terminated(s, i));
+                    assert_eq!(v.waiting >> i & 1 != 0, m.waiting(s, i));
+                    assert_eq!(v.finished >> i & 1 != 0, m.finished(s, i));
+                    assert_eq!(v.can_terminate() >> i & 1 != 0, m.can_terminate(s, i));
+                }
+                assert_eq!(v.terminated, m.terminated_mask(s));
+                for a in 0..m.num_actors() {
+                    assert_eq!(v.steppable >> a & 1 != 0, m.can_step(s, a));
+                    if m.can_step(s, a) {
+                        let pc = m.stepping_instr(s, a).unwrap().0;
+                        assert_eq!(v.next[a] as usize, pc);
+                    }
+                }
+            }
+        }
     }
 }

@@ -14,7 +14,7 @@
 //! per such local state and remembered.
 
 use progress_litmus::kernel::cfg;
-use progress_litmus::kernel::machine::{get_bits, Machine};
+use progress_litmus::kernel::machine::{get_bits, Machine, View};
 use progress_litmus::kernel::program::{AtomicOp, Instr, Operand, MAX_INVOCATIONS};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -30,6 +30,10 @@ type Local = (u8, u8, u64);
 pub struct Accesses {
     /// (invocation, pc, registers) to (cells written, cells accessed).
     memo: RefCell<FxHashMap<Local, (u64, u64)>>,
+    /// Per invocation: where its registers start in a state, the bits
+    /// they take when they fit a key word (else 0: a byte each), and
+    /// how many there are.
+    regs: Vec<(u32, u32, usize)>,
 }
 
 fn operand(m: &Machine, i: usize, env: &Env, o: Operand) -> Option<u16> {
@@ -128,22 +132,32 @@ fn future(m: &Machine, i: usize, pc: usize, env: Env) -> (u64, u64) {
 }
 
 impl Accesses {
-    pub fn new() -> Accesses {
-        Accesses::default()
+    pub fn new(m: &Machine) -> Accesses {
+        let regs = (0..m.num_invocations())
+            .map(|j| {
+                let nregs = m.program.codes[m.code_index(j)].regs.len();
+                let (off, vb) = m.reg_range(j, 0);
+                let bits = nregs as u32 * vb;
+                (off, if bits < 64 { bits } else { 0 }, nregs)
+            })
+            .collect();
+        Accesses {
+            memo: RefCell::default(),
+            regs,
+        }
     }
 
-    /// The cells invocation `j` may still write and access from `s`.
-    fn of(&self, m: &Machine, s: &[u64], j: usize) -> (u64, u64) {
-        let pc = m.pc(s, j);
+    /// The cells invocation `j`, at `pc` ([`Machine::pc`]), may still
+    /// write and access from `s`.
+    fn of(&self, m: &Machine, s: &[u64], j: usize, pc: usize) -> (u64, u64) {
         if pc >= m.code_len(j) {
             return (0, 0);
         }
-        let nregs = m.program.codes[m.code_index(j)].regs.len();
+        let (off, bits, nregs) = self.regs[j];
         // The key: the registers' bits as the state holds them (one read
         // when they fit a word), else a byte each.
-        let (off, vb) = m.reg_range(j, 0);
-        let key = if nregs as u32 * vb < 64 {
-            get_bits(s, off, nregs as u32 * vb)
+        let key = if bits > 0 || nregs == 0 {
+            get_bits(s, off, bits)
         } else {
             (0..nregs).fold(0, |k, r| k | (m.reg(s, j, r) as u64 & 255) << (8 * r))
         };
@@ -165,7 +179,7 @@ impl Accesses {
     pub fn futures(&self, m: &Machine, s: &[u64]) -> Futures {
         let mut f = [(0, 0); MAX_INVOCATIONS];
         for (j, slot) in f.iter_mut().enumerate().take(m.num_invocations()) {
-            *slot = self.of(m, s, j);
+            *slot = self.of(m, s, j, m.pc(s, j));
         }
         f
     }
@@ -181,18 +195,31 @@ pub struct Lazy<'a> {
     acc: Option<&'a Accesses>,
     m: &'a Machine,
     s: &'a [u64],
-    f: Futures,
+    /// The pcs of the invocations at `s` ([`View::pc`]).
+    pc: &'a [u8; MAX_INVOCATIONS],
+    /// The futures known so far (a buffer of the caller's: no copy of
+    /// the array per state).
+    f: &'a mut Futures,
     /// The invocations whose futures `f` holds.
     known: u32,
 }
 
 impl<'a> Lazy<'a> {
-    pub fn new(acc: Option<&'a Accesses>, m: &'a Machine, s: &'a [u64]) -> Lazy<'a> {
+    /// Futures at `s` (whose view is `v`), kept in `buf` (its entries
+    /// past the invocations must be empty: [`conflicts`] reads them).
+    pub fn new(
+        acc: Option<&'a Accesses>,
+        m: &'a Machine,
+        s: &'a [u64],
+        v: &'a View,
+        buf: &'a mut Futures,
+    ) -> Lazy<'a> {
         Lazy {
             acc,
             m,
             s,
-            f: [(0, 0); MAX_INVOCATIONS],
+            pc: &v.pc,
+            f: buf,
             known: 0,
         }
     }
@@ -203,7 +230,7 @@ impl<'a> Lazy<'a> {
             let acc = self
                 .acc
                 .expect("future cells asked for with the reduction on");
-            self.f[j] = acc.of(self.m, self.s, j);
+            self.f[j] = acc.of(self.m, self.s, j, self.pc[j] as usize);
             self.known |= 1 << j;
         }
         self.f[j]
@@ -213,7 +240,7 @@ impl<'a> Lazy<'a> {
         for j in 0..self.m.num_invocations() {
             self.of(j);
         }
-        &self.f
+        self.f
     }
 
     /// Whether the future of some invocation other than `i` conflicts
@@ -255,12 +282,12 @@ fn access(m: &Machine, s: &[u64], i: usize, ins: &Instr) -> Option<(u64, bool)> 
     let Instr::Atomic { op, addr, .. } = *ins else {
         return None;
     };
-    let nregs = m.program.codes[m.code_index(i)].regs.len();
-    let mut env: Env = [None; 8];
-    for (r, slot) in env.iter_mut().enumerate().take(nregs) {
-        *slot = Some(m.reg(s, i, r));
-    }
-    let cell = cells(m, i, addr.loc as usize, operand(m, i, &env, addr.index));
+    // The index's value (every register is known at `s`).
+    let k = match addr.index {
+        Operand::Reg(r) => Some(m.reg(s, i, r as usize)),
+        o => operand(m, i, &[None; 8], o),
+    };
+    let cell = cells(m, i, addr.loc as usize, k);
     (cell != 0).then_some((cell, matches!(op, AtomicOp::Load)))
 }
 

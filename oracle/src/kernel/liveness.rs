@@ -38,7 +38,7 @@ pub struct Liveness {
     /// dead registers there take, as (word, bits) twice (`dead` in the
     /// state's layout); `None` if some register block spans more than
     /// two words.
-    masks: Option<Vec<Vec<WordMasks>>>,
+    masks: Option<Masks>,
     /// Per invocation: its workgroup's first and last invocation + 1.
     wg_range: Vec<(usize, usize)>,
     /// Per code block, per pc: the collective there whose operand register
@@ -46,6 +46,8 @@ pub struct Liveness {
     /// when none applies (lockstep and SIMT-Step machines, where a
     /// collective is one step of its active lanes, or no such collective).
     decided: Vec<Vec<Option<(CollectiveOp, u8)>>>,
+    /// Per code block, the pcs of `decided` with a collective, one bit each.
+    decided_pcs: Vec<u64>,
     /// The subgroup size.
     sg_size: usize,
 }
@@ -111,9 +113,29 @@ fn dead_of(code: &Code) -> Vec<u8> {
 /// Bits of a state to clear, as (word, bits) twice (unused: bits 0).
 type WordMasks = [(u32, u64); 2];
 
+/// [`Liveness::masks`] in one table: every invocation's pcs in a row.
+#[derive(Clone, Debug)]
+struct Masks {
+    all: Vec<WordMasks>,
+    /// Per invocation, its first row in `all` and its last pc (END).
+    at: Vec<(u32, u32)>,
+}
+
 /// [`Liveness::masks`]: per invocation, per pc, the state bits of its
 /// dead registers, in at most two words (else `None`).
-fn clear_masks(m: &Machine, dead: &[Vec<u8>]) -> Option<Vec<Vec<WordMasks>>> {
+fn clear_masks(m: &Machine, dead: &[Vec<u8>]) -> Option<Masks> {
+    let per_inv = clear_masks_of(m, dead)?;
+    let mut all = Vec::new();
+    let mut at = Vec::new();
+    for by_pc in per_inv {
+        at.push((all.len() as u32, by_pc.len() as u32 - 1));
+        all.extend(by_pc);
+    }
+    Some(Masks { all, at })
+}
+
+/// [`clear_masks`], per invocation.
+fn clear_masks_of(m: &Machine, dead: &[Vec<u8>]) -> Option<Vec<Vec<WordMasks>>> {
     (0..m.num_invocations())
         .map(|i| {
             dead[m.code_index(i)]
@@ -173,11 +195,21 @@ impl Liveness {
             })
             .collect();
         let masks = clear_masks(m, &dead);
+        let decided_pcs = decided
+            .iter()
+            .map(|d| {
+                d.iter()
+                    .enumerate()
+                    .filter(|(_, x)| x.is_some())
+                    .fold(0u64, |b, (pc, _)| b | 1 << pc)
+            })
+            .collect();
         Some(Liveness {
             dead,
             masks,
             wg_range,
             decided,
+            decided_pcs,
             sg_size: p.subgroup_size.max(1) as usize,
         })
     }
@@ -187,21 +219,43 @@ impl Liveness {
     /// release only their own workgroup).
     pub fn clear(&self, m: &Machine, s: &mut [u64], inv: usize) {
         let (lo, hi) = self.wg_range[inv];
-        match &self.masks {
-            Some(masks) => {
-                for (i, by_pc) in masks.iter().enumerate().take(hi).skip(lo) {
-                    let pc = m.pc(s, i);
-                    for &(w, bits) in &by_pc[pc.min(by_pc.len() - 1)] {
-                        s[w as usize] &= !bits;
-                    }
-                }
-            }
-            None => self.clear_registers(m, s, lo..hi),
-        }
+        self.clear_invocations(m, s, lo..hi);
         if !self.decided.is_empty() {
             for first in (lo..hi).step_by(self.sg_size) {
                 self.settle_collectives(m, s, first..(first + self.sg_size).min(hi));
             }
+        }
+    }
+
+    /// [`Liveness::clear`] after a step that changed no invocation but
+    /// `inv` (interleaved lanes, no barrier or collective), of a state the
+    /// map leaves as it is: only `inv`'s registers and its subgroup's
+    /// collectives can change, as the map of any other invocation or
+    /// subgroup reads only its own pcs and registers, as they were
+    /// (§8.5: the map is idempotent, and every state the product expands
+    /// is its image or the initial state, which it keeps).
+    pub fn clear_one(&self, m: &Machine, s: &mut [u64], inv: usize) {
+        self.clear_invocations(m, s, inv..inv + 1);
+        if !self.decided.is_empty() {
+            let first = inv - m.coords(inv).3;
+            let hi = self.wg_range[inv].1;
+            self.settle_collectives(m, s, first..(first + self.sg_size).min(hi));
+        }
+    }
+
+    /// Clears the dead registers of invocations `invs`.
+    fn clear_invocations(&self, m: &Machine, s: &mut [u64], invs: Range<usize>) {
+        match &self.masks {
+            Some(masks) => {
+                for i in invs {
+                    let (first, end) = masks.at[i];
+                    let pc = (m.pc(s, i) as u32).min(end);
+                    let [(w0, b0), (w1, b1)] = masks.all[(first + pc) as usize];
+                    s[w0 as usize] &= !b0;
+                    s[w1 as usize] &= !b1;
+                }
+            }
+            None => self.clear_registers(m, s, invs),
         }
     }
 
@@ -227,8 +281,12 @@ impl Liveness {
     /// that decides it (§8.5).
     fn settle_collectives(&self, m: &Machine, s: &mut [u64], lanes: Range<usize>) {
         let code = m.code_index(lanes.start);
+        let decided_pcs = self.decided_pcs[code];
         for i in lanes.clone() {
             let pc = m.pc(s, i);
+            if decided_pcs >> pc & 1 == 0 {
+                continue;
+            }
             let Some((op, a)) = self.decided[code].get(pc).copied().flatten() else {
                 continue;
             };

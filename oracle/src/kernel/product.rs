@@ -16,8 +16,8 @@ use super::scopes::{self, Scopes, DEVICE};
 use super::symmetry::Symmetry;
 use super::KernelError;
 use progress_litmus::axb::space::{explore_metered, Exceeded, Lts, Meter};
-use progress_litmus::kernel::machine::{Fault, Machine, Packed, StepInfo};
-use progress_litmus::kernel::program::{Instr, Program};
+use progress_litmus::kernel::machine::{Fault, Machine, Packed, StepInfo, View};
+use progress_litmus::kernel::program::{Instr, Program, MAX_INVOCATIONS};
 use progress_litmus::kernel::{Sched, ScopedModel};
 use std::cell::RefCell;
 
@@ -132,6 +132,11 @@ pub struct Kernel {
     pub words: usize,
     actor_mask: Vec<u64>,
     inv_mask: Vec<u64>,
+    /// Per workgroup, its invocations and its actors, one bit each.
+    wg_invs: Vec<u32>,
+    wg_actors: Vec<u32>,
+    /// Per actor, the invocations it moves, one bit each.
+    actor_invs: Vec<u32>,
     local_first: bool,
     /// The partial-order reduction's tables, when it is on (§8.7).
     por: Option<Accesses>,
@@ -148,6 +153,10 @@ pub struct Kernel {
     cut: Vec<(u64, u64)>,
     /// Whether some scope runs the priority scheduler.
     priority: bool,
+    /// Interleaved lanes without a SIMT-Step model: per code block, the
+    /// pcs of its barriers and collectives, one bit each (steps that may
+    /// move other invocations); empty otherwise (any step may).
+    syncs: Vec<u64>,
 }
 
 impl Kernel {
@@ -191,7 +200,9 @@ impl Kernel {
                 }
             })
             .collect();
+        let (wg_invs, wg_actors, actor_invs) = bit_tables(&machine, scopes.w);
         let priority = [model.device, model.workgroup, model.subgroup].contains(&Sched::Priority);
+        let syncs = sync_pcs(&machine);
         let symmetry = if red.symmetry {
             Symmetry::new(&machine, &scopes)
         } else {
@@ -206,7 +217,7 @@ impl Kernel {
         // priority scope nor a SIMT-Step model (§8.7).
         let por =
             (red.partial_order && !priority && machine_direct.is_none() && !machine.lockstep())
-                .then(Accesses::new);
+                .then(|| Accesses::new(&machine));
         let take_all = por.is_none() || symmetry.as_ref().is_some_and(|s| s.permutes_lanes());
         Ok(Kernel {
             machine,
@@ -214,6 +225,9 @@ impl Kernel {
             words,
             actor_mask,
             inv_mask,
+            wg_invs,
+            wg_actors,
+            actor_invs,
             local_first: red.local_first && !priority && machine_direct.is_none(),
             por,
             take_all,
@@ -222,6 +236,7 @@ impl Kernel {
             chains: red.chains == Chains::Always,
             cut: p.codes.iter().map(proviso::cut).collect(),
             priority,
+            syncs,
         })
     }
 
@@ -276,16 +291,20 @@ impl Kernel {
     /// their subgroups, workgroups and the device). The weak rule needs
     /// this, not the moves a reduced product explores.
     pub fn enabled(&self, s: &[u64]) -> u64 {
-        let m = &self.machine;
-        let resident = self.scopes.resident(m, s);
+        self.enabled_in(&self.machine.view(s))
+    }
+
+    /// [`Kernel::enabled`] of the state `v` views.
+    fn enabled_in(&self, v: &View) -> u64 {
+        let resident = self.scopes.resident_of(v.terminated);
         let mut en = 0u64;
-        for i in 0..m.num_invocations() {
-            let (w, ..) = m.coords(i);
-            if resident & (1 << w) != 0 && m.can_terminate(s, i) {
-                en |= self.inv_mask[i];
-            }
+        let mut invs = v.can_terminate() & of_resident(&self.wg_invs, resident);
+        while invs != 0 {
+            let i = invs.trailing_zeros() as usize;
+            invs &= invs - 1;
+            en |= self.inv_mask[i];
         }
-        let mut actors = self.runnable(s, resident);
+        let mut actors = self.runnable(v, resident);
         while actors != 0 {
             let a = actors.trailing_zeros() as usize;
             actors &= actors - 1;
@@ -297,30 +316,21 @@ impl Kernel {
     /// The actors allowed to step: resident, able to step, and lowest among
     /// their siblings with a move at every scope run by the priority
     /// scheduler.
-    fn runnable(&self, s: &[u64], resident: u16) -> u32 {
-        let m = &self.machine;
-        let sc = &self.scopes;
-        let mut actors = 0u32;
-        for a in 0..m.num_actors() {
-            let (w, ..) = m.coords(m.actor_invocations(a).start);
-            if resident & (1 << w) != 0 && m.can_step(s, a) {
-                actors |= 1 << a;
-            }
-        }
+    fn runnable(&self, v: &View, resident: u16) -> u32 {
+        let mut actors = v.steppable & of_resident(&self.wg_actors, resident);
         if !self.priority {
             return actors;
         }
+        let m = &self.machine;
+        let sc = &self.scopes;
         let model = sc.model;
         // A child "has a move" if an actor in it can step or an invocation
         // in it can terminate.
-        let mut moving = 0u32;
-        for i in 0..m.num_invocations() {
-            let (w, ..) = m.coords(i);
-            if resident & (1 << w) != 0
-                && (m.can_terminate(s, i) || actors & (1 << m.actor_of(i)) != 0)
-            {
-                moving |= 1 << i;
-            }
+        let mut moving = v.can_terminate() & of_resident(&self.wg_invs, resident);
+        let mut rest = actors;
+        while rest != 0 {
+            moving |= self.actor_invs[rest.trailing_zeros() as usize];
+            rest &= rest - 1;
         }
         // The first block of `unit` invocations in `range` with a move.
         let lowest = |range: std::ops::Range<usize>, unit: usize| {
@@ -349,24 +359,32 @@ impl Kernel {
         actors
     }
 
+    /// The instruction at `pc` of invocation `i`'s code.
+    #[inline]
+    fn instr(&self, i: usize, pc: usize) -> Instr {
+        let m = &self.machine;
+        m.program.codes[m.code_index(i)].instrs[pc]
+    }
+
     /// Actor `a`'s next instruction and its pc, if the step (of an actor
     /// that can step: a runnable one) is off the cut (not from a loop head, not a completing arrival at a
     /// sync point: so no cycle consists of such steps alone, §8.2's and
     /// §8.7's cycle proviso) and it leaves every F set as it is.
-    fn may_go_first<S: Packed>(&self, s: &S, a: usize) -> Option<(usize, Instr)> {
-        let (pc, ins) = self.machine.stepping_instr(s.as_ref(), a)?;
-        self.off_cut_keeps_f(s.as_ref(), a, pc, &ins)
+    fn may_go_first<S: Packed>(&self, s: &S, v: &View, a: usize) -> Option<(usize, Instr)> {
+        let pc = v.next[a] as usize;
+        let ins = self.instr(self.machine.actor_invocations(a).start, pc);
+        self.off_cut_keeps_f(s.as_ref(), v, a, pc, &ins)
             .then_some((pc, ins))
     }
 
     /// [`Kernel::may_go_first`] of actor `a` whose next instruction,
     /// at `pc`, is `ins`.
-    fn off_cut_keeps_f(&self, s: &[u64], a: usize, pc: usize, ins: &Instr) -> bool {
+    fn off_cut_keeps_f(&self, s: &[u64], v: &View, a: usize, pc: usize, ins: &Instr) -> bool {
         let m = &self.machine;
         let i = m.actor_invocations(a).start;
         let (heads, syncs) = self.cut[m.code_index(i)];
-        !(heads >> pc & 1 != 0 || syncs >> pc & 1 != 0 && !self.arrival_waits(s, i, pc, ins))
-            && self.scopes.step_keeps_f(m, s, i)
+        !(heads >> pc & 1 != 0 || syncs >> pc & 1 != 0 && !self.arrival_waits(v, i, pc, ins))
+            && self.scopes.step_keeps_f(m, s, i, v.terminated)
     }
 
     /// Whether actor `a`'s next step may go first and alone (§8.2, §8.7):
@@ -375,20 +393,17 @@ impl Kernel {
     /// any more, or an arrival at a barrier or collective that does not
     /// complete it, or a blind load; and it is off the cut and leaves every F set as it is
     /// ([`Kernel::may_go_first`]). Asked of runnable actors only.
-    fn reducible<S: Packed>(&self, s: &S, a: usize, fut: &mut Lazy) -> bool {
+    fn reducible<S: Packed>(&self, s: &S, v: &View, a: usize, fut: &mut Lazy) -> bool {
         let m = &self.machine;
-        let Some((pc, ins)) = m.stepping_instr(s.as_ref(), a) else {
-            return false;
-        };
         let first = m.actor_invocations(a).start;
+        let pc = v.next[a] as usize;
+        let ins = self.instr(first, pc);
         let kind = if ins.is_local() {
             // A lockstep branch may diverge: two successors, not a local step.
             self.local_first && !(m.lockstep() && matches!(ins, Instr::Branch { .. }))
         } else if self.por.is_some() {
             match ins {
-                Instr::Barrier | Instr::Collective { .. } => {
-                    self.arrival_waits(s.as_ref(), first, pc, &ins)
-                }
+                Instr::Barrier | Instr::Collective { .. } => self.arrival_waits(v, first, pc, &ins),
                 _ => independence::unconflicted_or(m, s.as_ref(), first, &ins, fut, || {
                     self.blind(s.as_ref(), first, pc, &ins)
                 }),
@@ -396,7 +411,7 @@ impl Kernel {
         } else {
             false
         };
-        kind && self.off_cut_keeps_f(s.as_ref(), a, pc, &ins)
+        kind && self.off_cut_keeps_f(s.as_ref(), v, a, pc, &ins)
     }
 
     /// Whether invocation `i`'s next instruction is a blind load (§8.7,
@@ -410,10 +425,9 @@ impl Kernel {
     /// Whether invocation `i`'s arrival at the barrier or collective at
     /// `pc` leaves it waiting: some other member of its workgroup
     /// (barrier) or subgroup (collective) is not waiting at `pc`.
-    fn arrival_waits(&self, s: &[u64], i: usize, pc: usize, ins: &Instr) -> bool {
-        let m = &self.machine;
+    fn arrival_waits(&self, v: &View, i: usize, pc: usize, ins: &Instr) -> bool {
         self.members(i, ins)
-            .any(|j| j != i && !(m.waiting(s, j) && m.pc(s, j) == pc))
+            .any(|j| j != i && !(v.waiting >> j & 1 != 0 && v.pc[j] as usize == pc))
     }
 
     /// The invocations that meet invocation `i` at the barrier (its
@@ -442,6 +456,7 @@ impl Kernel {
     fn demand<S: Packed>(
         &self,
         s: &S,
+        v: &View,
         i: usize,
         runnable: u32,
         futures: &Futures,
@@ -450,23 +465,23 @@ impl Kernel {
         let st = s.as_ref();
         let others = |r: std::ops::Range<usize>| r.fold(0u32, |acc, j| acc | 1 << j) & !(1 << i);
         if runnable & (1 << i) == 0 {
-            if m.terminated(st, i) {
+            if v.terminated >> i & 1 != 0 {
                 return (0, true, false);
             }
-            if !m.waiting(st, i) {
+            if v.waiting >> i & 1 == 0 {
                 return (0, false, false);
             }
-            let ins = m.program.codes[m.code_index(i)].instrs[m.pc(st, i)];
+            let ins = self.instr(i, v.pc[i] as usize);
             return (others(self.members(i, &ins)), true, false);
         }
-        let Some((pc, ins)) = self.may_go_first(s, i) else {
+        let Some((pc, ins)) = self.may_go_first(s, v, i) else {
             return (0, false, false);
         };
         match ins {
             Instr::Barrier | Instr::Collective { .. } => (
                 others(self.members(i, &ins)),
                 true,
-                self.arrival_waits(st, i, pc, &ins),
+                self.arrival_waits(v, i, pc, &ins),
             ),
             Instr::Atomic { .. } => match independence::conflicts(m, st, i, &ins, futures) {
                 Some(_) if self.blind(st, i, pc, &ins) => (0, true, true),
@@ -486,7 +501,7 @@ impl Kernel {
     /// are interchangeable, the lowest id inside the workgroup) are taken,
     /// all of them: a choice that commutes with every permutation symmetry
     /// uses.
-    fn stubborn<S: Packed>(&self, s: &S, runnable: u32, fut: &mut Lazy) -> u32 {
+    fn stubborn<S: Packed>(&self, s: &S, v: &View, runnable: u32, fut: &mut Lazy) -> u32 {
         if self.por.is_none() || runnable.count_ones() < 2 {
             return 0;
         }
@@ -494,7 +509,7 @@ impl Kernel {
         let futures = fut.get();
         let (mut need, mut ok, mut key) = ([0u32; 32], 0u32, 0u32);
         for (i, need) in need.iter_mut().enumerate().take(m.num_invocations()) {
-            let (n, o, k) = self.demand(s, i, runnable, futures);
+            let (n, o, k) = self.demand(s, v, i, runnable, futures);
             *need = n;
             ok |= (o as u32) << i;
             key |= (k as u32) << i;
@@ -545,35 +560,36 @@ impl Kernel {
     /// of them with the lowest index inside their workgroup (a choice that
     /// commutes with permuting workgroups), unless lanes are
     /// interchangeable.
-    fn first_actors<S: Packed>(&self, s: &S, actors: u32) -> u32 {
+    fn first_actors<S: Packed>(&self, s: &S, v: &View, actors: u32) -> u32 {
         if !self.local_first && self.por.is_none() {
             return 0;
         }
         let m = &self.machine;
-        let mut fut = Lazy::new(self.por.as_ref(), m, s.as_ref());
+        let mut buf = [(0, 0); MAX_INVOCATIONS];
+        let mut fut = Lazy::new(self.por.as_ref(), m, s.as_ref(), v, &mut buf);
         let alone = if self.take_all {
             (0..m.num_actors())
-                .filter(|&a| actors & (1 << a) != 0 && self.reducible(s, a, &mut fut))
+                .filter(|&a| actors & (1 << a) != 0 && self.reducible(s, v, a, &mut fut))
                 .fold(0, |acc, a| acc | 1 << a)
         } else {
-            self.lowest_reducible(s, actors, &mut fut)
+            self.lowest_reducible(s, v, actors, &mut fut)
         };
         if alone != 0 {
             return alone;
         }
-        self.stubborn(s, actors, &mut fut)
+        self.stubborn(s, v, actors, &mut fut)
     }
 
     /// Interleaved lanes (the partial-order reduction's case): actor
     /// `w * n + k` is invocation k of workgroup w; the actors of the
     /// lowest k with a reducible step.
-    fn lowest_reducible<S: Packed>(&self, s: &S, actors: u32, fut: &mut Lazy) -> u32 {
+    fn lowest_reducible<S: Packed>(&self, s: &S, v: &View, actors: u32, fut: &mut Lazy) -> u32 {
         let m = &self.machine;
         let n = m.program.workgroup_size as usize;
         for k in 0..n {
             let chosen = (k..m.num_actors())
                 .step_by(n)
-                .filter(|&a| actors & (1 << a) != 0 && self.reducible(s, a, fut))
+                .filter(|&a| actors & (1 << a) != 0 && self.reducible(s, v, a, fut))
                 .fold(0u32, |acc, a| acc | 1 << a);
             if chosen != 0 {
                 return chosen;
@@ -606,51 +622,59 @@ impl Kernel {
         canon: bool,
     ) -> Result<(), Fault> {
         let m = &self.machine;
-        let st = s.as_ref();
-        let resident = self.scopes.resident(m, st);
-        let mut actors = self.runnable(st, resident);
-        let firsts = self.first_actors(s, actors);
+        let v = m.view(s.as_ref());
+        let resident = self.scopes.resident_of(v.terminated);
+        let mut actors = self.runnable(&v, resident);
+        let firsts = self.first_actors(s, &v, actors);
         let local_only = firsts != 0;
         if local_only {
             actors = firsts;
         }
         if !local_only {
-            for i in 0..m.num_invocations() {
-                let (w, ..) = m.coords(i);
-                if resident & (1 << w) != 0 && m.can_terminate(st, i) {
-                    let mut t = *s;
-                    m.terminate(t.as_mut(), i);
-                    self.scopes.on_terminate(m, t.as_mut(), i);
-                    if canon {
-                        self.canon(&mut t);
-                    }
-                    out.push((Move::terminate(i), t));
+            let mut invs = v.can_terminate() & of_resident(&self.wg_invs, resident);
+            while invs != 0 {
+                let i = invs.trailing_zeros() as usize;
+                invs &= invs - 1;
+                let mut t = *s;
+                m.terminate(t.as_mut(), i);
+                self.scopes.on_terminate(m, t.as_mut(), i);
+                if canon {
+                    self.canon(&mut t);
                 }
+                out.push((Move::terminate(i), t));
             }
         }
         while actors != 0 {
             let a = actors.trailing_zeros() as usize;
             actors &= actors - 1;
-            self.step_actor(s, a, out, canon)?;
+            self.step_actor(s, a, v.terminated, out, canon)?;
         }
         Ok(())
     }
 
     /// The steps of actor `a` from `s` (one, or two where a lockstep
-    /// branch diverges).
+    /// branch diverges); `tm`: the terminated invocations at `s`.
     fn step_actor<S: Packed>(
         &self,
         s: &S,
         a: usize,
+        tm: u32,
         out: &mut Vec<(Move, S)>,
         canon: bool,
     ) -> Result<(), Fault> {
         let m = &self.machine;
         let first = m.actor_invocations(a).start;
         m.steps_into(s, a, &mut |info, mut t: S| {
-            self.scopes.on_step(m, t.as_mut(), first);
+            self.scopes.on_step(m, t.as_mut(), first, tm);
             if let Some(live) = &self.live {
-                live.clear(m, t.as_mut(), first);
+                // Only the stepping invocation changed, unless it
+                // arrived at a barrier or collective (§8.5).
+                match self.syncs.get(m.code_index(first)) {
+                    Some(syncs) if syncs >> info.pc & 1 == 0 => {
+                        live.clear_one(m, t.as_mut(), first)
+                    }
+                    _ => live.clear(m, t.as_mut(), first),
+                }
             }
             if canon {
                 self.canon(&mut t);
@@ -666,11 +690,9 @@ impl Kernel {
     /// not stored (§8.8). Reduced steps are deterministic (a lockstep
     /// branch, which may diverge, is never reduced); a step with two
     /// successors would end the chain.
-    fn sole_step<S: Packed>(&self, s: &S) -> Option<usize> {
-        let m = &self.machine;
-        let st = s.as_ref();
-        let resident = self.scopes.resident(m, st);
-        let firsts = self.first_actors(s, self.runnable(st, resident));
+    fn sole_step<S: Packed>(&self, s: &S, v: &View) -> Option<usize> {
+        let resident = self.scopes.resident_of(v.terminated);
+        let firsts = self.first_actors(s, v, self.runnable(v, resident));
         (firsts.count_ones() == 1).then(|| firsts.trailing_zeros() as usize)
     }
 
@@ -690,7 +712,7 @@ impl Kernel {
     ) -> Result<(), Fault> {
         self.successors_with(s, out, canon)?;
         chains.clear();
-        let mut one = Vec::with_capacity(2);
+        let mut one = Vec::new(); // allocated at the first chain state only
         for (_, t) in out.iter_mut() {
             let mut ch = Chain {
                 steppers: 0,
@@ -699,17 +721,18 @@ impl Kernel {
             };
             // A chain has at most 64 steps an actor (no step from a loop
             // head, so none repeats a pc); the cap only guards the proof.
-            while let Some(a) = (self.chains && ch.len < MAX_CHAIN)
-                .then(|| self.sole_step(t))
-                .flatten()
-            {
+            while self.chains && ch.len < MAX_CHAIN {
+                let v = self.machine.view(t.as_ref());
+                let Some(a) = self.sole_step(t, &v) else {
+                    break;
+                };
                 one.clear();
-                self.step_actor(t, a, &mut one, canon)?;
+                self.step_actor(t, a, v.terminated, &mut one, canon)?;
                 let &[(mv, next)] = &one[..] else {
                     break;
                 };
                 if weak {
-                    ch.always &= self.enabled(t.as_ref());
+                    ch.always &= self.enabled_in(&v);
                     ch.steppers |= self.move_mask(mv);
                 }
                 ch.len += 1;
@@ -732,6 +755,53 @@ impl Kernel {
         self.canon(&mut s);
         s
     }
+}
+
+/// Per workgroup its invocations and its actors, and per actor its
+/// invocations, one bit each ([`Kernel`]'s `wg_invs`, `wg_actors`,
+/// `actor_invs`).
+fn bit_tables(m: &Machine, workgroups: usize) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let (mut wg_invs, mut wg_actors) = (vec![0u32; workgroups], vec![0u32; workgroups]);
+    for i in 0..m.num_invocations() {
+        wg_invs[m.coords(i).0] |= 1 << i;
+    }
+    let actor_invs = (0..m.num_actors())
+        .map(|a| {
+            let r = m.actor_invocations(a);
+            wg_actors[m.coords(r.start).0] |= 1 << a;
+            r.fold(0, |acc, i| acc | 1 << i)
+        })
+        .collect();
+    (wg_invs, wg_actors, actor_invs)
+}
+
+/// [`Kernel`]'s `syncs`: per code block the pcs of its barriers and
+/// collectives, with interleaved lanes and no SIMT-Step model (else
+/// empty).
+fn sync_pcs(m: &Machine) -> Vec<u64> {
+    if m.lockstep() || m.direct().is_some() {
+        return Vec::new();
+    }
+    (m.program.codes.iter())
+        .map(|c| {
+            (c.instrs.iter().enumerate())
+                .filter(|(_, i)| matches!(i, Instr::Barrier | Instr::Collective { .. }))
+                .fold(0u64, |b, (pc, _)| b | 1 << pc)
+        })
+        .collect()
+}
+
+/// The invocations or actors (`by_wg`, per workgroup) of the `resident`
+/// workgroups.
+#[inline]
+fn of_resident(by_wg: &[u32], resident: u16) -> u32 {
+    let mut r = resident as u32;
+    let mut all = 0u32;
+    while r != 0 {
+        all |= by_wg.get(r.trailing_zeros() as usize).copied().unwrap_or(0);
+        r &= r - 1;
+    }
+    all
 }
 
 /// The most chain states one edge passes (§8.8): more than any chain can

@@ -58,6 +58,12 @@ pub fn after_step(s: Sched, f: u16, t: usize, terminated: u16) -> u16 {
     }
 }
 
+/// Whether a step of a child may change F ([`after_step`] is not the
+/// identity): the schedulers that add the children that step.
+pub fn steps_change_f(s: Sched) -> bool {
+    matches!(s, Sched::Obe | Sched::HsaObe | Sched::Lobe)
+}
+
 /// F after child `t` terminates; `terminated` includes `t`.
 pub fn after_terminate(s: Sched, f: u16, t: usize, n: usize, terminated: u16) -> u16 {
     match s {
@@ -204,10 +210,25 @@ impl Scopes {
         self.term_wgs_of(m.terminated_mask(st))
     }
 
+    /// [`Scopes::resident`] from the terminated invocations `tm`.
+    pub fn resident_of(&self, tm: u32) -> u16 {
+        let all = ((1u32 << self.w) - 1) as u16;
+        match self.model.occupancy {
+            None => all,
+            Some(k) => {
+                let t = self.term_wgs_of(tm);
+                let admitted = (k as usize + t.count_ones() as usize).min(self.w);
+                ((1u32 << admitted) - 1) as u16 & !t
+            }
+        }
+    }
+
     /// F updates for a step of the actor moving invocation `i` (in lockstep
-    /// the whole subgroup of `i` steps: no lane-scope update).
-    pub fn on_step(&self, m: &Machine, st: &mut [u64], i: usize) {
-        for (o, w, f, nf) in self.step_updates(m, st, i).into_iter().flatten() {
+    /// the whole subgroup of `i` steps: no lane-scope update); `tm`: the
+    /// terminated invocations ([`Machine::terminated_mask`], which no step
+    /// changes).
+    pub fn on_step(&self, m: &Machine, st: &mut [u64], i: usize, tm: u32) {
+        for (o, w, f, nf) in self.step_updates(m, st, i, tm).into_iter().flatten() {
             if nf != f {
                 set_bits(st, o, w, nf as u64);
             }
@@ -217,8 +238,8 @@ impl Scopes {
     /// Whether a step of the actor moving invocation `i` leaves every F
     /// set as it is: [`Scopes::on_step`] would write back the values it
     /// reads (the same computation, without copying the state).
-    pub fn step_keeps_f(&self, m: &Machine, st: &[u64], i: usize) -> bool {
-        self.step_updates(m, st, i)
+    pub fn step_keeps_f(&self, m: &Machine, st: &[u64], i: usize, tm: u32) -> bool {
+        self.step_updates(m, st, i, tm)
             .into_iter()
             .flatten()
             .all(|(_, _, f, nf)| nf == f)
@@ -226,29 +247,50 @@ impl Scopes {
 
     /// The F sets a step of the actor moving invocation `i` updates (the
     /// device's, its workgroup's, its subgroup's with interleaved lanes),
-    /// each as (offset, width, value now, value after the step).
-    fn step_updates(&self, m: &Machine, st: &[u64], i: usize) -> [Option<(u32, u32, u16, u16)>; 3] {
+    /// each as (offset, width, value now, value after the step); `tm`: the
+    /// terminated invocations.
+    fn step_updates(
+        &self,
+        m: &Machine,
+        st: &[u64],
+        i: usize,
+        tm: u32,
+    ) -> [Option<(u32, u32, u16, u16)>; 3] {
         let (w, _, g, lane) = m.coords(i);
-        let tm = m.terminated_mask(st);
         let f_at = |o: u32, n: usize| get_bits(st, o, n as u32) as u16;
-        let dev = self.dev.map(|o| {
-            let f = f_at(o, self.w);
-            let nf = after_step(self.model.device, f, w, self.term_wgs_of(tm)) & low(self.w);
-            (o, self.w as u32, f, nf)
-        });
-        let wg = self.wg.get(w).map(|&o| {
-            let f = f_at(o, self.per);
-            let k = g - w * self.per;
-            let nf = after_step(self.model.workgroup, f, k, self.term_sgs(tm, w)) & low(self.per);
-            (o, self.per as u32, f, nf)
-        });
-        let sg = (!self.lockstep)
+        // Only LOBE reads the terminated children (`after_step`).
+        let lobe = |s: Sched, t: &dyn Fn() -> u16| if s == Sched::Lobe { t() } else { 0 };
+        // A scope whose F no step changes is left out (`after_step` would
+        // give back the F it read).
+        let dev = self
+            .dev
+            .filter(|_| steps_change_f(self.model.device))
+            .map(|o| {
+                let f = f_at(o, self.w);
+                let t = lobe(self.model.device, &|| self.term_wgs_of(tm));
+                (
+                    o,
+                    self.w as u32,
+                    f,
+                    after_step(self.model.device, f, w, t) & low(self.w),
+                )
+            });
+        let wg = (self.wg.get(w))
+            .filter(|_| steps_change_f(self.model.workgroup))
+            .map(|&o| {
+                let f = f_at(o, self.per);
+                let k = g - w * self.per;
+                let t = lobe(self.model.workgroup, &|| self.term_sgs(tm, w));
+                let nf = after_step(self.model.workgroup, f, k, t) & low(self.per);
+                (o, self.per as u32, f, nf)
+            });
+        let sg = (!self.lockstep && steps_change_f(self.model.subgroup))
             .then(|| self.sg.get(g))
             .flatten()
             .map(|&o| {
                 let f = f_at(o, self.s);
-                let nf =
-                    after_step(self.model.subgroup, f, lane, self.term_lanes(tm, g)) & low(self.s);
+                let t = lobe(self.model.subgroup, &|| self.term_lanes(tm, g));
+                let nf = after_step(self.model.subgroup, f, lane, t) & low(self.s);
                 (o, self.s as u32, f, nf)
             });
         [dev, wg, sg]
@@ -322,15 +364,11 @@ impl Scopes {
     /// bound K the first `K + (terminated workgroups)` by id that have not
     /// terminated (workgroups are admitted in id order as slots free up).
     pub fn resident(&self, m: &Machine, st: &[u64]) -> u16 {
-        let all = ((1u32 << self.w) - 1) as u16;
-        match self.model.occupancy {
-            None => all,
-            Some(k) => {
-                let t = self.term_wgs(m, st);
-                let admitted = (k as usize + t.count_ones() as usize).min(self.w);
-                ((1u32 << admitted) - 1) as u16 & !t
-            }
-        }
+        let tm = match self.model.occupancy {
+            None => 0,
+            Some(_) => m.terminated_mask(st),
+        };
+        self.resident_of(tm)
     }
 
     /// `F: dev={0,1} wg0={..} sg0={..}` for people (scopes with an F only).
@@ -393,5 +431,14 @@ mod tests {
         assert_eq!(after_terminate(Sched::HsaObe, 0b101, 0, 3, 0b001), 0b110);
         assert_eq!(after_terminate(Sched::Priority, 0b100, 2, 3, 0b111), 0);
         assert_eq!(show(0b101, 3), "{0,2}");
+    }
+
+    #[test]
+    fn the_schedulers_whose_f_no_step_changes_are_those_steps_change_f_leaves_out() {
+        for s in Sched::ALL {
+            let identity = (0..8u16)
+                .all(|f| (0..3).all(|t| (0..8u16).all(|term| after_step(s, f, t, term) == f)));
+            assert_eq!(identity, !steps_change_f(s), "{s:?}");
+        }
     }
 }
