@@ -222,3 +222,30 @@ fn large_tests_are_explored_in_a_second_phase() {
     assert_eq!(got[0], Err(oracle::TooLarge { bound }));
     assert_eq!(got[1], oracle::try_verdicts(&two, 1000));
 }
+
+/// Regression (stop 23's adversarial pass): on this program of 2
+/// workgroups x 4 lanes the weak rule, lifting each cyclic component of
+/// the product reduced by lane symmetry, outgrew a bound of 100,000
+/// states, so the products were built again with chains and still gave
+/// no verdict (8.8 s at a bound of 3M). Every flat product fails the
+/// strong rule, and the strong rule runs first: the weak verdict is then
+/// F without the weak rule (docs/KERNEL.md §8.4), and the program is
+/// decided in 61,275 states.
+#[test]
+fn a_program_failing_the_strong_rule_needs_no_weak_rule_within_a_small_bound() {
+    let f = data("tests/data/strong-fails-first.litmus");
+    let out = oracle(&[
+        "classify",
+        "--format",
+        "json",
+        "--max-states",
+        "100000",
+        s(&f),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let verdicts = v[0]["verdicts"].as_object().unwrap();
+    assert_eq!(verdicts.len(), 11);
+    assert!(verdicts.values().all(|x| x == "F"), "{verdicts:?}");
+}
