@@ -10,7 +10,7 @@
 //! ```text
 //! remote$ nvcc -O2 -arch=sm_90 -o tests tests.cu
 //! remote$ ./tests --info > info.json
-//! remote$ ./tests --iterations 20 --deadline-ms 100 > runs.jsonl
+//! remote$ ./tests --iterations 20 --deadline-ms 1000 > runs.jsonl
 //! local$  backends import --target cuda SUITE --lines runs.jsonl --info info.json --out results/h100 --name h100
 //! ```
 //!
@@ -40,6 +40,7 @@ use crate::campaign::journal::{self, Entry, RunRecord, Session};
 use crate::campaign::options::RunTarget;
 use crate::campaign::output::{check_name, paths, write_results};
 use crate::campaign::suite::{check_tests, load_suite, show_paths, suite_json};
+use crate::campaign::timing;
 use crate::campaign::{env, finish, input, Failure};
 use crate::excerpt::{excerpt, message, printable};
 use crate::mapping::Mapping;
@@ -92,6 +93,9 @@ pub struct Summary {
     pub runs: usize,
     pub non_terminating: usize,
     pub files: Vec<PathBuf>,
+    /// Mappings whose deadline may have cut slow runs short
+    /// ([`crate::campaign::timing`]).
+    pub warnings: Vec<String>,
 }
 
 /// Reads the `--info` file: one JSON object (the first non-empty line).
@@ -543,6 +547,7 @@ fn write_import(
     let files = write_results(&args.out, args.target, &name, tests, &contents, description)?;
     drop(writer);
     Ok(Summary {
+        warnings: timing::warnings(&name, &timing::per_mapping(&contents)),
         name,
         runs: contents.results().count(),
         non_terminating: contents.results().filter(|r| !r.terminated).count(),
@@ -567,6 +572,9 @@ pub fn main(args: &ImportArgs) -> ExitCode {
 /// The summary line of an import, plain or SIMT (stderr, or one JSON
 /// object on stdout with `--format json`), and its exit status.
 pub(crate) fn summarise(result: Result<Summary, Failure>, args: &ImportArgs) -> ExitCode {
+    if let Ok(s) = &result {
+        timing::print(&s.warnings);
+    }
     finish(
         result,
         args.format,
@@ -585,6 +593,7 @@ pub(crate) fn summarise(result: Result<Summary, Failure>, args: &ImportArgs) -> 
                 "name": s.name,
                 "runs": s.runs,
                 "non_terminating": s.non_terminating,
+                "warnings": s.warnings,
                 "out": args.out.display().to_string(),
                 "files": s.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
             })

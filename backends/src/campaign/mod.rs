@@ -12,6 +12,9 @@
 //! - [`journal`]: the append-only record of a campaign.
 //! - [`import`]: `backends import`, the result lines of a program that ran
 //!   on another machine, turned into the same journal and results.
+//! - [`timing`]: whether the deadline told slow runs from hangs (per
+//!   mapping, the slowest terminating run against the quickest stopped
+//!   one), warned of by `run` and `import`.
 //! - [`db_journal`]: a journal as runs for the results database
 //!   (`backends db import`, one row per iteration).
 //! - [`Failure`]: how a command fails, with its exit status.
@@ -20,7 +23,7 @@
 //! [`crate::target`] and writes its results in the format of
 //! [`crate::report::results`]; neither part knows of campaigns. Inside,
 //! the commands ([`run`], [`import`]) use the stages, the stages use
-//! [`options`], [`suite`], [`journal`] and this module, never the reverse.
+//! [`options`], [`suite`], [`journal`], [`timing`] and this module, never the reverse.
 
 pub mod build;
 pub mod cache;
@@ -33,6 +36,7 @@ pub mod output;
 pub mod run;
 pub mod simt;
 pub mod suite;
+pub mod timing;
 
 use crate::excerpt::printable;
 use crate::report::format::Format;

@@ -10,6 +10,7 @@
 
 use crate::campaign::journal::{self, Entry};
 use crate::campaign::options::RunTarget;
+use crate::campaign::timing;
 use crate::campaign::{env, input, Failure};
 use crate::mapping::Mapping;
 use crate::report::results::{self, Cell};
@@ -182,6 +183,7 @@ fn device_doc(
             })).collect::<Vec<_>>(),
             "wall_ms": sessions.iter().map(|(s, e, _)| e - s).sum::<u64>(),
             "runs_ms": (run_ms * 1000.0).round() / 1000.0,
+            "mappings": timing::json(&timing::per_mapping(contents)),
         },
     })
 }

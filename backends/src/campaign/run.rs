@@ -29,6 +29,9 @@ pub struct Summary {
     pub ran_now: usize,
     pub non_terminating: usize,
     pub files: Vec<PathBuf>,
+    /// Mappings whose deadline may have cut slow runs short
+    /// ([`crate::campaign::timing`]).
+    pub warnings: Vec<String>,
 }
 
 /// The flags that only some targets take, checked; the mappings, sorted,
@@ -224,6 +227,10 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
     let files = write_results(&args.out, args.target, &name, &tests, &contents, device)?;
     drop(writer);
     Ok(Summary {
+        warnings: crate::campaign::timing::warnings(
+            &name,
+            &crate::campaign::timing::per_mapping(&contents),
+        ),
         name,
         runs,
         ran_now: runs - already,

@@ -76,6 +76,8 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         runs: runs as usize,
         non_terminating: none as usize,
         files: vec![file],
+        // SIMT runs have no deadline: each is one launch waited for.
+        warnings: Vec::new(),
     })
 }
 

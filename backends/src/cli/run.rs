@@ -8,8 +8,12 @@ use std::process::ExitCode;
 /// `backends run`: the campaign, then its summary as a line on stderr or
 /// (`--format json`) an object on stdout.
 pub fn run(args: &RunArgs) -> ExitCode {
+    let result = campaign::run::run(args);
+    if let Ok(s) = &result {
+        campaign::timing::print(&s.warnings);
+    }
     finish(
-        campaign::run::run(args),
+        result,
         args.format,
         |s| {
             format!(
@@ -28,6 +32,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 "runs": s.runs,
                 "ran_now": s.ran_now,
                 "non_terminating": s.non_terminating,
+                "warnings": s.warnings,
                 "out": args.out.display().to_string(),
                 "files": s.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
             })
