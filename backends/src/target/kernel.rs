@@ -742,6 +742,9 @@ fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
         } else if sp.bare {
             // Two tests, not `&&` (which a verifier reads as arithmetic).
             format!("pc >= {}", sp.u(start))
+        } else if start == 0 {
+            // `pc >= 0u` of an unsigned pc: nvcc warns (#186-D, on the H200).
+            format!("{left}pc < {}", sp.u(end))
         } else {
             format!("{left}pc >= {} && pc < {}", sp.u(start), sp.u(end))
         };
@@ -990,7 +993,7 @@ fn kernel_body(prog: &Program, lay: &Layout, sp: &Spell) -> String {
             "uint wg_id = gl_WorkGroupID.x;\nuint local_id = gl_LocalInvocationID.x;\nuint subgroup_id = local_id / {s}u;\nuint lane_id = local_id % {s}u;\n"
         ),
         Lang::Cuda => format!(
-            "const uint wg_id = blockIdx.x;\nconst uint local_id = threadIdx.x;\nconst uint subgroup_id = local_id / {s}u;\nconst uint lane_id = local_id % {s}u;\n(void)subgroup_id;\n(void)lane_id;\n"
+            "const uint wg_id = blockIdx.x;\nconst uint local_id = threadIdx.x;\nconst uint subgroup_id = local_id / {s}u;\nconst uint lane_id = local_id % {s}u;\n(void)wg_id;\n(void)subgroup_id;\n(void)lane_id;\n"
         ),
     };
     let ids = if has_collectives(prog) {
@@ -1093,7 +1096,7 @@ fn cuda_file(p: &NamedProgram, lay: &Layout, body: &str) -> String {
          // Blocks of {n} threads; mem: the global locations; stop: mapped host memory\n\
          // the host sets at its deadline; ends[0]: finished, ends[1]: stopped.\n\
          __global__ void axb_kernel(unsigned int* mem, volatile unsigned int* stop, unsigned int* ends) {{\n    \
-         __shared__ unsigned int sh[{sh}];\n{}}}\n\n\
+         __shared__ unsigned int sh[{sh}];\n    (void)sh;\n{}}}\n\n\
          static const unsigned int WORKGROUPS = {};\nstatic const unsigned int WORKGROUP_SIZE = {n};\n\
          static const unsigned int WORDS = {};\nstatic const unsigned int INIT[] = {{{}}};\nstatic const char* NAME = \"{}\";\n\n{CUDA_HOST}",
         run_line(p, lay, "//"),

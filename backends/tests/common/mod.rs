@@ -132,11 +132,14 @@ pub fn kernel_programs(dir: &Path) -> Vec<progress_litmus::kernel::load::NamedPr
 /// `g++ -fsyntax-only` of the CUDA file `f` against the CPU shim
 /// (`backends/cuda-shim`) and the declarations of the device side
 /// (`tests/data/kernel_cuda_syntax.h`); fails the test with g++'s errors,
-/// naming `what`.
+/// naming `what`. Warnings are errors: nvcc warned of unused variables
+/// and of `pc >= 0u` in the first build on a GPU (results/h200), and g++
+/// finds the same (unused parameters aside, which nvcc does not report).
 pub fn cuda_syntax_check(gxx: &Path, f: &Path, what: &str) {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = Command::new(gxx)
-        .args(["-std=c++17", "-fsyntax-only", "-x", "c++", "-I"])
+        .args(["-std=c++17", "-fsyntax-only", "-x", "c++"])
+        .args(["-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror", "-I"])
         .arg(here.join("cuda-shim"))
         .arg("-include")
         .arg(here.join("tests/data/kernel_cuda_syntax.h"))

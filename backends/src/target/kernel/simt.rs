@@ -496,7 +496,9 @@ fn simt_body(p: &Program, blocks: &[String], lang: Lang) -> String {
     };
     let state = match lang {
         Lang::Wgsl => "var left = false;\nvar budget = BUDGET;\n",
-        _ => "bool left = false;\nuint budget = BUDGET;\n",
+        // nvcc warns of a budget no loop spends (#177-D, seen on the H200).
+        Lang::Cuda => "bool left = false;\nuint budget = BUDGET;\n(void)budget;\n",
+        Lang::Glsl => "bool left = false;\nuint budget = BUDGET;\n",
     };
     let mut prog = format!(
         "{decl} subgroup_id = dev_sg;\n{decl} lane_id = dev_lane;\n{decl} local_id = subgroup_id * {s}u + lane_id;\n{state}{}",
