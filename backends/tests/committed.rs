@@ -109,3 +109,17 @@ fn the_cpu_campaign_on_the_complete_weak_fair_suites_is_current() {
         .sum();
     assert_eq!(listed, 5231);
 }
+
+#[test]
+fn the_h200_campaign_is_current() {
+    let now = report("h200", &["results/h200"]);
+    assert!(
+        now == committed("h200"),
+        "results/h200 is stale: regenerate it with the commands in its README"
+    );
+    // The published suite: two full iterations and part of a third (the
+    // device time ran out), each test and mapping at least twice.
+    assert_eq!(device_runs("h200", "h200"), (3627, 895));
+    assert_eq!(device_runs("h200", "h200-intra-warp"), (483 * 2, 69));
+    assert_eq!(device_runs("h200", "h200-cooperative"), (483 * 3, 138));
+}

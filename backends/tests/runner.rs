@@ -760,3 +760,63 @@ fn several_suites_make_one_campaign_and_names_must_be_unique() {
     let o = run(&[&a, &a]);
     assert_clean_failure(&o, 2, &["two tests are named `2t2i_2`"]);
 }
+
+/// From the first Hopper campaign (results/h200): round-robin runs that
+/// terminated took up to 296 ms against a 300 ms deadline, so some runs
+/// reported non-terminating may have been slow ones. `import` says so per
+/// mapping (stderr, and `warnings` in JSON) and records the figures in the
+/// device file; the cooperative runs (at most 22 ms) draw no warning.
+#[test]
+fn import_warns_when_a_terminating_run_came_close_to_the_deadline() {
+    let dir = scratch("import-deadline");
+    let import = |file: &str, name: &str, format: &str| {
+        backends_at_root(&[
+            "import",
+            "--target",
+            "cuda",
+            "suites/oopsla21/oopsla21.ron",
+            "--lines",
+            file,
+            "--info",
+            "results/h200/raw/call1/info.json",
+            "--out",
+            s(&dir),
+            "--name",
+            name,
+            "--format",
+            format,
+        ])
+    };
+    let o = import("results/h200/raw/call1/pub/r1-pub-p08.jsonl", "rr", "json");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let w: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(w[0].starts_with("rr, chunked: a run that terminated took 230.2 ms"));
+    assert!(w[1].starts_with("rr, round-robin: a run that terminated took 239.3 ms"));
+    assert!(
+        stderr(&o).contains("warning: rr, round-robin: "),
+        "{}",
+        stderr(&o)
+    );
+    let device: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("rr.device.json")).unwrap())
+            .unwrap();
+    let rr = &device["times"]["mappings"]["round-robin"];
+    assert_eq!(rr["slowest_terminated_ms"], 239.349);
+    assert_eq!(rr["quickest_stopped_ms"], 303.472);
+    assert_eq!(device["times"]["mappings"]["plain"]["terminated"], 30);
+
+    let o = import(
+        "results/h200/raw/call1/coop/r1-pub-p08.jsonl",
+        "coop",
+        "text",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+}

@@ -227,12 +227,13 @@ fn bad_simt_input_is_one_error_naming_where() {
 }
 
 #[test]
-fn the_committed_results_cpu_threads_sso_only_swiftshader_all_four() {
+fn the_committed_results_cpu_threads_sso_only_swiftshader_and_h200_all_four() {
     let all = ["CM", "SM", "SCF", "SSO"].map(String::from).to_vec();
     assert_eq!(
         consistent(&repo("results/simt")),
         vec![
             ("cpu-threads".to_string(), vec!["SSO".to_string()]),
+            ("h200".to_string(), all.clone()),
             ("swiftshader".to_string(), all),
         ]
     );

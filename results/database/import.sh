@@ -1,8 +1,9 @@
 #!/bin/sh
 # Builds the results database: the eight GPUs of the paper (Table 5, the
 # published artifact's CSVs in data/empirical), a SwiftShader run of the
-# WebGPU page (results/swiftshader) and this project's CPU runs
-# (results/cpu), with what is known of each device. Run from anywhere:
+# WebGPU page (results/swiftshader), this project's CPU runs (results/cpu)
+# and its NVIDIA H200 runs (results/h200), with what is known of each
+# device. Run from anywhere:
 #
 #     results/database/import.sh results.sqlite
 #
@@ -42,3 +43,7 @@ gpu tx1 NVIDIA "Tegra X1 (Maxwell), Vulkan" "SHIELD Android TV"
     --host "headless Chromium" results/swiftshader
 # The CPU runs: the host comes from their device.json.
 "$bin" db import --db "$db" --vendor CPU --architecture "x86_64, C++ threads" results/cpu
+# The first Hopper GPU (results/h200/README.md): the published suite under
+# the three mappings, intra-warp and with a cooperative launch.
+"$bin" db import --db "$db" --vendor NVIDIA --architecture "H200 (Hopper), CUDA" \
+    --host "a rented GPU machine (Firecracker VM)" results/h200
