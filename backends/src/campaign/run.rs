@@ -14,6 +14,7 @@ use crate::campaign::journal::{self, Entry, Session};
 use crate::campaign::options::{campaign, default_name, RunArgs, RunTarget};
 use crate::campaign::output::{check_name, paths, write_results};
 use crate::campaign::suite::{check_tests, load_suite, select};
+use crate::campaign::timing;
 use crate::campaign::{env, input, Failure};
 use crate::excerpt::excerpt;
 use crate::mapping::Mapping;
@@ -227,10 +228,7 @@ pub fn run(args: &RunArgs) -> Result<Summary, Failure> {
     let files = write_results(&args.out, args.target, &name, &tests, &contents, device)?;
     drop(writer);
     Ok(Summary {
-        warnings: crate::campaign::timing::warnings(
-            &name,
-            &crate::campaign::timing::per_mapping(&contents),
-        ),
+        warnings: timing::warnings(&name, &timing::per_mapping(&contents)),
         name,
         runs,
         ran_now: runs - already,
