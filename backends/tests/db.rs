@@ -93,6 +93,15 @@ fn the_committed_database_reproduces_the_published_analysis() {
         "--format",
         "json",
     ]));
+    // The database keeps no run times, so it cannot mark the mappings
+    // whose deadline was too close to call (the H200's device files can):
+    // apart from those marks, the two reports agree.
+    let mut from_csv = from_csv;
+    let mut marked = 0;
+    for f in from_csv.as_array_mut().unwrap() {
+        marked += f.as_object_mut().unwrap().remove("close_calls").is_some() as usize;
+    }
+    assert_eq!(marked, 2 * 11, "h200 and h200-intra-warp, every model");
     assert_eq!(from_db, from_csv, "the database reads as the CSV folders");
     let devices: BTreeSet<&str> = from_db
         .as_array()

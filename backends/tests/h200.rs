@@ -124,3 +124,35 @@ fn a_cooperative_launch_is_weakly_but_not_strongly_fair() {
         63
     );
 }
+
+/// `backends report` marks the mappings whose deadline was too close to
+/// call, from the campaigns' device files (`times.mappings`): the H200's
+/// round-robin and chunked runs, and intra-warp round-robin; not the
+/// cooperative ones (at most 22 ms against 300 ms) nor plain.
+#[test]
+fn the_report_marks_the_mappings_whose_deadline_was_too_close_to_call() {
+    let d = load();
+    let calls = |name: &str| -> Vec<Mapping> {
+        let r = d.report.devices.iter().find(|r| r.device == name).unwrap();
+        r.close_calls.iter().map(|c| c.mapping).collect()
+    };
+    assert_eq!(calls("h200"), [Mapping::RoundRobin, Mapping::Chunked]);
+    assert_eq!(calls("h200-intra-warp"), [Mapping::RoundRobin]);
+    assert!(calls("h200-cooperative").is_empty());
+    // The published CSVs have no device files: nothing to mark.
+    assert!(calls("toucan_quadro_rtx4000-inter-workgroup").is_empty());
+    let text = d.report.text(None);
+    assert!(text.contains(
+        "  round-robin  deadline too close to call: a run that terminated took 295.6 ms, over half of the 300.2 ms"
+    ));
+    let json: serde_json::Value = serde_json::from_str(&d.report.json()).unwrap();
+    let h200_hsa = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["device"] == "h200" && f["model"] == "HSA")
+        .unwrap();
+    assert_eq!(h200_hsa["close_calls"][0]["mapping"], "round-robin");
+    assert_eq!(h200_hsa["close_calls"][0]["slowest_terminated_ms"], 295.61);
+    assert_eq!(h200_hsa["close_calls"][1]["quickest_stopped_ms"], 342.615);
+}

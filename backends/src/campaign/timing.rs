@@ -12,8 +12,9 @@
 //! its quickest stopped run (which lasted about the deadline, plus the
 //! stop): when the first took over half as long as the second, the
 //! campaign's non-terminating runs under that mapping may be slow runs
-//! cut short. `run` and `import` warn, and the device file records the
-//! figures (`times.mappings`).
+//! cut short (the rule is [`crate::report::observations::close_call`]).
+//! `run` and `import` warn, the device file records the figures
+//! (`times.mappings`), and `backends report` marks those mappings.
 
 use crate::campaign::journal;
 use serde_json::{json, Value};
@@ -34,7 +35,7 @@ impl MappingTimes {
     /// A terminating run took over half as long as a stopped one.
     pub fn close_call(&self) -> bool {
         match (self.slowest_terminated_ms, self.quickest_stopped_ms) {
-            (Some(t), Some(s)) => 2.0 * t > s,
+            (Some(t), Some(s)) => crate::report::observations::close_call(t, s),
             _ => false,
         }
     }

@@ -169,7 +169,7 @@ pub struct Nonterm {
 }
 
 /// The findings for one device.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct DeviceReport {
     pub device: String,
     /// Tests with observations.
@@ -185,6 +185,9 @@ pub struct DeviceReport {
     /// Zero makes consistency vacuous (e.g. UNFAIR: every synthesized test
     /// fails under it).
     pub conformance: Vec<usize>,
+    /// The mappings whose deadline was too close to call, from the
+    /// campaigns' device files: there a hang may have been a slow run.
+    pub close_calls: Vec<observations::CloseCall>,
 }
 
 /// The whole report.
@@ -319,6 +322,7 @@ pub fn analyse(devices: &[Device], tests: &Tests) -> Result<Report, String> {
             nonterm,
             violations,
             conformance,
+            close_calls: observations::close_calls(d)?,
         });
     }
     Ok(Report {
@@ -338,6 +342,9 @@ struct JsonFinding<'a> {
     #[serde(skip_serializing_if = "is_one")]
     campaigns: usize,
     violations: &'a [Violation],
+    /// Mappings whose deadline was too close to call.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    close_calls: &'a [observations::CloseCall],
 }
 
 fn is_one(n: &usize) -> bool {
@@ -365,6 +372,7 @@ impl Report {
                     consistent: d.violations[i].is_empty(),
                     campaigns: d.campaigns,
                     violations: &d.violations[i],
+                    close_calls: &d.close_calls,
                 });
             }
         }
@@ -463,6 +471,15 @@ fn device_section(out: &mut String, d: &DeviceReport, max_listed: Option<usize>)
                 n.occasional
             );
         }
+    }
+    for c in &d.close_calls {
+        let _ = writeln!(
+            out,
+            "  {:<12} deadline too close to call: a run that terminated took {:.1} ms, over half of the {:.1} ms after which the quickest non-terminating run was stopped; its non-terminating runs may be slow runs",
+            c.mapping.name(),
+            c.slowest_terminated_ms,
+            c.quickest_stopped_ms
+        );
     }
     let consistent: Vec<String> = Model::ALL
         .iter()

@@ -216,16 +216,16 @@ pub fn device_file(csv: &Path) -> Option<PathBuf> {
     Some(out.join(format!("{stem}.device.json")))
 }
 
-/// The suites recorded for `d`'s result files, one per `device.json` that
-/// records one. Result files without one (the artifact's own CSVs, or
-/// outputs older than the fingerprint) record nothing.
-pub fn recorded_suites(d: &Device) -> Result<Vec<RecordedSuite>, String> {
-    let mut out: Vec<RecordedSuite> = Vec::new();
+/// The `device.json` files of `d`'s result files, each read once, with
+/// their contents. Result files without one (the artifact's own CSVs)
+/// have none.
+fn device_docs(d: &Device) -> Result<Vec<(PathBuf, serde_json::Value)>, String> {
+    let mut out: Vec<(PathBuf, serde_json::Value)> = Vec::new();
     for csv in &d.sources {
         let Some(file) = device_file(csv).filter(|f| f.is_file()) else {
             continue;
         };
-        if out.iter().any(|r| r.file == file) {
+        if out.iter().any(|(f, _)| *f == file) {
             continue;
         }
         let len = std::fs::metadata(&file).map_or(0, |m| m.len());
@@ -239,6 +239,17 @@ pub fn recorded_suites(d: &Device) -> Result<Vec<RecordedSuite>, String> {
             .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
         let doc: serde_json::Value = crate::json::parse(&text)
             .map_err(|e| format!("{}: not a device file: {e}", file.display()))?;
+        out.push((file, doc));
+    }
+    Ok(out)
+}
+
+/// The suites recorded for `d`'s result files, one per `device.json` that
+/// records one. Result files without one (the artifact's own CSVs, or
+/// outputs older than the fingerprint) record nothing.
+pub fn recorded_suites(d: &Device) -> Result<Vec<RecordedSuite>, String> {
+    let mut out: Vec<RecordedSuite> = Vec::new();
+    for (file, doc) in device_docs(d)? {
         let Some(suite) = doc.get("suite") else {
             continue;
         };
@@ -257,6 +268,70 @@ pub fn recorded_suites(d: &Device) -> Result<Vec<RecordedSuite>, String> {
                     "{}: `suite` must be {{\"tests\": N, \"fnv64\": 16 hex digits}}",
                     file.display()
                 ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a deadline was too close to call: a run that terminated took
+/// over half as long as the quickest run that was stopped, so a run
+/// reported non-terminating may have been a slow one (learned on the
+/// H200, `results/h200/README.md`; `backends run` and `import` warn by
+/// the same rule).
+pub fn close_call(slowest_terminated_ms: f64, quickest_stopped_ms: f64) -> bool {
+    2.0 * slowest_terminated_ms > quickest_stopped_ms
+}
+
+/// A mapping of a campaign whose deadline was a [`close_call`], as its
+/// `device.json` records it (`times.mappings`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CloseCall {
+    #[serde(serialize_with = "ser_mapping")]
+    pub mapping: Mapping,
+    pub slowest_terminated_ms: f64,
+    pub quickest_stopped_ms: f64,
+}
+
+fn ser_mapping<S: serde::Serializer>(m: &Mapping, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(m.name())
+}
+
+/// The close calls recorded for `d`'s result files, by mapping. Device
+/// files without `times.mappings` (older outputs) record none; figures
+/// that are not non-negative numbers are an error naming the file.
+pub fn close_calls(d: &Device) -> Result<Vec<CloseCall>, String> {
+    let mut out = Vec::new();
+    for (file, doc) in device_docs(d)? {
+        let Some(mappings) = doc.pointer("/times/mappings").and_then(|m| m.as_object()) else {
+            continue;
+        };
+        for m in Mapping::ALL {
+            let Some(t) = mappings.get(m.name()) else {
+                continue;
+            };
+            let ms = |key: &str| -> Result<Option<f64>, String> {
+                match t.get(key) {
+                    None | Some(serde_json::Value::Null) => Ok(None),
+                    Some(v) => match v.as_f64() {
+                        Some(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
+                        _ => Err(format!(
+                            "{}: times.mappings.{}.{key} must be a time in ms or null",
+                            file.display(),
+                            m.name()
+                        )),
+                    },
+                }
+            };
+            let (slow, quick) = (ms("slowest_terminated_ms")?, ms("quickest_stopped_ms")?);
+            if let (Some(slow), Some(quick)) = (slow, quick) {
+                if close_call(slow, quick) {
+                    out.push(CloseCall {
+                        mapping: m,
+                        slowest_terminated_ms: slow,
+                        quickest_stopped_ms: quick,
+                    });
+                }
             }
         }
     }
