@@ -156,3 +156,35 @@ fn the_report_marks_the_mappings_whose_deadline_was_too_close_to_call() {
     assert_eq!(h200_hsa["close_calls"][0]["slowest_terminated_ms"], 295.61);
     assert_eq!(h200_hsa["close_calls"][1]["quickest_stopped_ms"], 342.615);
 }
+
+/// A device file whose times are not times is refused, naming the file
+/// and the field, not read as "no close call".
+#[test]
+fn a_forged_device_file_time_is_an_error_naming_the_file() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h200-forged");
+    let _ = std::fs::remove_dir_all(&dir);
+    let csv_dir = dir.join("2_thread_2_instruction/CUDA");
+    std::fs::create_dir_all(&csv_dir).unwrap();
+    std::fs::copy(
+        repo("results/h200/2_thread_2_instruction/CUDA/h200.csv"),
+        csv_dir.join("h200.csv"),
+    )
+    .unwrap();
+    let forged = r#"{"times": {"mappings": {"round-robin": {"slowest_terminated_ms": "x", "quickest_stopped_ms": 300}}}}"#;
+    std::fs::write(dir.join("h200.device.json"), forged).unwrap();
+    let devices = observations::load(&[dir.clone()]).unwrap();
+    let tests = analysis::load_tests(&[repo("data/oopsla21/tests")]).unwrap();
+    let err = analysis::analyse(&devices, &tests).err().unwrap();
+    assert!(err.contains("h200.device.json"), "{err}");
+    assert!(
+        err.contains(
+            "times.mappings.round-robin.slowest_terminated_ms must be a time in ms or null"
+        ),
+        "{err}"
+    );
+    // Null (nothing terminated) is no close call, and no error.
+    let null = forged.replace(r#""x""#, "null");
+    std::fs::write(dir.join("h200.device.json"), null).unwrap();
+    let report = analysis::analyse(&devices, &tests).unwrap();
+    assert!(report.devices[0].close_calls.is_empty());
+}
