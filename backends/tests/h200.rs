@@ -172,7 +172,7 @@ fn a_forged_device_file_time_is_an_error_naming_the_file() {
     .unwrap();
     let forged = r#"{"times": {"mappings": {"round-robin": {"slowest_terminated_ms": "x", "quickest_stopped_ms": 300}}}}"#;
     std::fs::write(dir.join("h200.device.json"), forged).unwrap();
-    let devices = observations::load(&[dir.clone()]).unwrap();
+    let devices = observations::load(std::slice::from_ref(&dir)).unwrap();
     let tests = analysis::load_tests(&[repo("data/oopsla21/tests")]).unwrap();
     let err = analysis::analyse(&devices, &tests).err().unwrap();
     assert!(err.contains("h200.device.json"), "{err}");
