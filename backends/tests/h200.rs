@@ -187,4 +187,59 @@ fn a_forged_device_file_time_is_an_error_naming_the_file() {
     std::fs::write(dir.join("h200.device.json"), null).unwrap();
     let report = analysis::analyse(&devices, &tests).unwrap();
     assert!(report.devices[0].close_calls.is_empty());
+    // From an adversarial pass: shapes that are not figures, a file of
+    // another device, and something other than a file are errors too.
+    let refused = |doc: &str, needle: &str| {
+        let f = dir.join("h200.device.json");
+        let _ = std::fs::remove_file(&f);
+        let _ = std::fs::remove_dir(&f);
+        std::fs::write(&f, doc).unwrap();
+        let err = analysis::analyse(&devices, &tests).err().unwrap();
+        assert!(err.contains(needle), "{doc}: {err}");
+    };
+    refused(r#"{"times": "x"}"#, "times must be an object");
+    refused(
+        r#"{"times": {"mappings": [1]}}"#,
+        "times.mappings must be an object",
+    );
+    refused(
+        r#"{"times": {"mappings": {"chunked": "x"}}}"#,
+        "times.mappings.chunked must be an object",
+    );
+    refused(
+        r#"{"device": "somebody-else"}"#,
+        "the device file of h200 names device somebody-else",
+    );
+    let f = dir.join("h200.device.json");
+    std::fs::remove_file(&f).unwrap();
+    std::fs::create_dir(&f).unwrap();
+    let err = analysis::analyse(&devices, &tests).err().unwrap();
+    assert!(
+        err.contains("h200.device.json: not a regular file"),
+        "{err}"
+    );
+    std::fs::remove_dir(&f).unwrap();
+    // A close call on a mapping where nothing hung is no mark: plain
+    // terminated in every run of this configuration, round-robin did not.
+    std::fs::write(
+        &f,
+        r#"{"times": {"mappings": {"plain": {"slowest_terminated_ms": 50, "quickest_stopped_ms": 60}, "round-robin": {"slowest_terminated_ms": 50, "quickest_stopped_ms": 60}}}}"#,
+    )
+    .unwrap();
+    let hangs = |m: Mapping| {
+        devices[0]
+            .tests
+            .values()
+            .filter(|o| matches!(o.cell(m), Cell::Fail { .. }))
+            .count()
+    };
+    assert_eq!(hangs(Mapping::Plain), 0);
+    assert!(hangs(Mapping::RoundRobin) > 0);
+    let report = analysis::analyse(&devices, &tests).unwrap();
+    let marked: Vec<Mapping> = report.devices[0]
+        .close_calls
+        .iter()
+        .map(|c| c.mapping)
+        .collect();
+    assert_eq!(marked, [Mapping::RoundRobin]);
 }

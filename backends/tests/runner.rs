@@ -819,4 +819,22 @@ fn import_warns_when_a_terminating_run_came_close_to_the_deadline() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+
+    // From an adversarial pass: an elapsed_ms of 1e306 was accepted, then
+    // rounded to infinity and written as null. Past the longest deadline
+    // and as long again to stop, it is refused, naming the file and line.
+    let src = std::fs::read_to_string(repo("results/h200/raw/call1/pub/r1-pub-p08.jsonl")).unwrap();
+    let first = src.lines().next().unwrap();
+    let at = first.find("\"elapsed_ms\":").unwrap() + "\"elapsed_ms\":".len();
+    let end = at + first[at..].find(',').unwrap();
+    let huge = dir.join("huge.jsonl");
+    std::fs::write(&huge, format!("{}1e306{}\n", &first[..at], &first[end..])).unwrap();
+    let o = import(s(&huge), "huge", "text");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("huge.jsonl:1: `elapsed_ms` is not a time in ms"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.join("huge.device.json").exists());
 }

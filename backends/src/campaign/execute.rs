@@ -25,6 +25,12 @@ use std::sync::mpsc::{self, Receiver};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// The longest a run can have lasted: the longest deadline
+/// ([`crate::target::host::MAX_DEADLINE_MS`]) and as long again to stop.
+/// A longer `elapsed_ms` is refused, not carried into the device file's
+/// figures (where 1e306 once rounded to infinity, written as null).
+pub const MAX_ELAPSED_MS: f64 = 2.0 * crate::target::host::MAX_DEADLINE_MS as f64;
+
 /// The arguments of one program invocation (without the executable).
 pub fn program_command(
     args: &RunArgs,
@@ -106,8 +112,15 @@ pub fn parse_result_line(line: &str, target: &str, at_unix_ms: u64) -> Result<Ru
         .ok_or_else(|| format!("`terminated` is not a boolean in `{}`", shown()))?;
     let elapsed_ms = take("elapsed_ms")?
         .as_f64()
-        .filter(|t| *t >= 0.0)
-        .ok_or_else(|| format!("`elapsed_ms` is not a time in ms in `{}`", shown()))?;
+        .filter(|t| (0.0..=MAX_ELAPSED_MS).contains(t))
+        // -0.0 reads as 0.
+        .map(|t| t + 0.0)
+        .ok_or_else(|| {
+            format!(
+                "`elapsed_ms` is not a time in ms (0 to {MAX_ELAPSED_MS}: the longest deadline and as long again to stop) in `{}`",
+                shown()
+            )
+        })?;
     let instances = u64_of(take("instances")?, "instances")?;
     let workgroups = u64_of(take("workgroups")?, "workgroups")?;
     Ok(RunRecord {
@@ -195,7 +208,7 @@ pub(crate) fn check_run(
             ));
         }
     }
-    if !r.elapsed_ms.is_finite() || r.elapsed_ms < 0.0 {
+    if !(0.0..=MAX_ELAPSED_MS).contains(&r.elapsed_ms) {
         return Err(format!("elapsed_ms {} is not a time", r.elapsed_ms));
     }
     check_launch(r, mapping, threads)

@@ -14,6 +14,7 @@
 //! `<stem>.<variant>`, observed under the plain mapping only (so it is
 //! reported, like the CUDA intra-warp files, rather than dropped).
 
+use crate::excerpt::excerpt;
 use crate::mapping::Mapping;
 use crate::report::results::{self, Cell, ColumnKind};
 use std::collections::BTreeMap;
@@ -222,11 +223,16 @@ pub fn device_file(csv: &Path) -> Option<PathBuf> {
 fn device_docs(d: &Device) -> Result<Vec<(PathBuf, serde_json::Value)>, String> {
     let mut out: Vec<(PathBuf, serde_json::Value)> = Vec::new();
     for csv in &d.sources {
-        let Some(file) = device_file(csv).filter(|f| f.is_file()) else {
+        let Some(file) = device_file(csv) else {
             continue;
         };
-        if out.iter().any(|(f, _)| *f == file) {
+        if out.iter().any(|(f, _)| *f == file) || std::fs::symlink_metadata(&file).is_err() {
             continue;
+        }
+        // A directory, a device, a FIFO or a dangling link by that name
+        // is not read as "no device file".
+        if !std::fs::metadata(&file).is_ok_and(|m| m.is_file()) {
+            return Err(format!("{}: not a regular file", file.display()));
         }
         let len = std::fs::metadata(&file).map_or(0, |m| m.len());
         if len > MAX_FILE_BYTES {
@@ -239,6 +245,17 @@ fn device_docs(d: &Device) -> Result<Vec<(PathBuf, serde_json::Value)>, String> 
             .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
         let doc: serde_json::Value = crate::json::parse(&text)
             .map_err(|e| format!("{}: not a device file: {e}", file.display()))?;
+        let stem = csv.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        if let Some(named) = doc.get("device").and_then(|v| v.as_str()) {
+            if named != stem {
+                return Err(format!(
+                    "{}: the device file of {} names device {}",
+                    file.display(),
+                    excerpt(stem),
+                    excerpt(named)
+                ));
+            }
+        }
         out.push((file, doc));
     }
     Ok(out)
@@ -297,45 +314,65 @@ fn ser_mapping<S: serde::Serializer>(m: &Mapping, s: S) -> Result<S::Ok, S::Erro
     s.serialize_str(m.name())
 }
 
-/// The close calls recorded for `d`'s result files, by mapping. Device
-/// files without `times.mappings` (older outputs) record none; figures
-/// that are not non-negative numbers are an error naming the file.
+/// The close calls recorded for `d`'s result files, by mapping: over all
+/// its device files, the slowest terminating run against the quickest
+/// stopped one. Device files without `times.mappings` (older outputs)
+/// record none; anything else that is not figures in ms (or null) is an
+/// error naming the file and field.
 pub fn close_calls(d: &Device) -> Result<Vec<CloseCall>, String> {
-    let mut out = Vec::new();
+    let mut slow: [Option<f64>; 3] = [None; 3];
+    let mut quick: [Option<f64>; 3] = [None; 3];
     for (file, doc) in device_docs(d)? {
-        let Some(mappings) = doc.pointer("/times/mappings").and_then(|m| m.as_object()) else {
+        let bad = |field: &str, what: &str| format!("{}: {field} must be {what}", file.display());
+        let Some(times) = doc.get("times") else {
             continue;
         };
+        let times = times.as_object().ok_or_else(|| bad("times", "an object"))?;
+        let Some(mappings) = times.get("mappings") else {
+            continue;
+        };
+        let mappings = mappings
+            .as_object()
+            .ok_or_else(|| bad("times.mappings", "an object"))?;
         for m in Mapping::ALL {
             let Some(t) = mappings.get(m.name()) else {
                 continue;
             };
+            let at = |key: &str| format!("times.mappings.{}.{key}", m.name());
+            let t = t
+                .as_object()
+                .ok_or_else(|| bad(&format!("times.mappings.{}", m.name()), "an object"))?;
             let ms = |key: &str| -> Result<Option<f64>, String> {
                 match t.get(key) {
                     None | Some(serde_json::Value::Null) => Ok(None),
-                    Some(v) => match v.as_f64() {
-                        Some(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
-                        _ => Err(format!(
-                            "{}: times.mappings.{}.{key} must be a time in ms or null",
-                            file.display(),
-                            m.name()
-                        )),
-                    },
+                    Some(v) => v
+                        .as_f64()
+                        .filter(|x| x.is_finite() && *x >= 0.0)
+                        .map(Some)
+                        .ok_or_else(|| bad(&at(key), "a time in ms or null")),
                 }
             };
-            let (slow, quick) = (ms("slowest_terminated_ms")?, ms("quickest_stopped_ms")?);
-            if let (Some(slow), Some(quick)) = (slow, quick) {
-                if close_call(slow, quick) {
-                    out.push(CloseCall {
-                        mapping: m,
-                        slowest_terminated_ms: slow,
-                        quickest_stopped_ms: quick,
-                    });
-                }
+            let i = m.code() as usize;
+            if let Some(x) = ms("slowest_terminated_ms")? {
+                slow[i] = Some(slow[i].map_or(x, |y| y.max(x)));
+            }
+            if let Some(x) = ms("quickest_stopped_ms")? {
+                quick[i] = Some(quick[i].map_or(x, |y| y.min(x)));
             }
         }
     }
-    Ok(out)
+    Ok(Mapping::ALL
+        .into_iter()
+        .filter_map(|m| {
+            let i = m.code() as usize;
+            let (s, q) = (slow[i]?, quick[i]?);
+            close_call(s, q).then_some(CloseCall {
+                mapping: m,
+                slowest_terminated_ms: s,
+                quickest_stopped_ms: q,
+            })
+        })
+        .collect())
 }
 
 fn add(
