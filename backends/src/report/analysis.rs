@@ -140,14 +140,10 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Violation {
     pub test: String,
-    #[serde(serialize_with = "ser_mapping")]
+    #[serde(serialize_with = "observations::ser_mapping")]
     pub mapping: Mapping,
     pub failed: u32,
     pub runs: u32,
-}
-
-fn ser_mapping<S: serde::Serializer>(m: &Mapping, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(m.name())
 }
 
 impl Violation {

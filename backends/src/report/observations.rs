@@ -310,7 +310,8 @@ pub struct CloseCall {
     pub quickest_stopped_ms: f64,
 }
 
-fn ser_mapping<S: serde::Serializer>(m: &Mapping, s: S) -> Result<S::Ok, S::Error> {
+/// A mapping in JSON: its name.
+pub(crate) fn ser_mapping<S: serde::Serializer>(m: &Mapping, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(m.name())
 }
 
