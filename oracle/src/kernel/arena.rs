@@ -223,7 +223,10 @@ impl<S: Packed> StateTable<S> {
     /// the previous stage's requests, all of them in flight at once):
     /// the index slots of the halves that differ from their parent's,
     /// their tuples, then, where both halves are stored already, the
-    /// index slot and tuple of the pair; only once the index outgrows
+    /// index slot and tuple of the pair, and where one is not, the index
+    /// slot of the pair under the id it will most likely get (the next
+    /// of its table; a new state's look-up waits on its slot too); only
+    /// once the index outgrows
     /// the processor's caches ([`LARGE`]): before, the
     /// requests cost more than the waits. The tables are not changed:
     /// the ids of the halves found are noted in their plans, so that
@@ -258,6 +261,7 @@ impl<S: Packed> StateTable<S> {
             }
         }
         let mut keys: Vec<u64> = Vec::with_capacity(b.plans.len());
+        let (mut new_l, mut new_r) = (Vec::new(), Vec::new());
         let mut from = 0;
         for (j, &end) in b.ends.iter().enumerate() {
             let pair = self.roots.get((first + j) as u32)[0];
@@ -279,6 +283,15 @@ impl<S: Packed> StateTable<S> {
                     let h = hash(&[(x as u64) << 32 | y as u64]);
                     self.roots.prefetch(h);
                     keys.push(h);
+                } else {
+                    // A half not stored yet will most likely get the next
+                    // id of its table (unless an earlier successor of the
+                    // batch brings the same half): the state's index slot
+                    // is asked for under the ids it will then have. A
+                    // wrong guess costs one useless request.
+                    let x = x.unwrap_or_else(|| guess(&mut new_l, p.left, l.len()));
+                    let y = y.unwrap_or_else(|| guess(&mut new_r, p.right, r.len()));
+                    self.roots.prefetch(hash(&[(x as u64) << 32 | y as u64]));
                 }
             }
             from = end;
@@ -353,6 +366,18 @@ impl<S: Packed> StateTable<S> {
         let w = self.root(&k);
         self.roots.insert(w, hash(w), meter, max_states)
     }
+}
+
+/// The id a half of hash `h` not stored in its table (of `len` halves)
+/// will most likely get: that of an earlier successor of the batch whose
+/// half has the same hash, else the next after theirs (`new`: their
+/// hashes, in order).
+fn guess(new: &mut Vec<u64>, h: u64, len: usize) -> u32 {
+    let at = new.iter().position(|&x| x == h).unwrap_or_else(|| {
+        new.push(h);
+        new.len() - 1
+    });
+    (len + at) as u32
 }
 
 /// Whether `plan` is [`StateTable::plan`]'s for successor `t` of `n`
@@ -692,6 +717,18 @@ pub fn reverse(rows: &Rows) -> (Vec<u32>, Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Halves new to their table get its next ids in the order they come,
+    /// a half seen earlier in the batch the id guessed for it then.
+    #[test]
+    fn a_new_half_is_guessed_the_id_it_will_get() {
+        let mut new = Vec::new();
+        let ids: Vec<u32> = [10, 20, 10, 30, 20]
+            .iter()
+            .map(|&h| guess(&mut new, h, 5))
+            .collect();
+        assert_eq!(ids, [5, 6, 5, 7, 6]);
+    }
 
     #[test]
     fn the_table_finds_every_state_it_stored_across_growths() {
