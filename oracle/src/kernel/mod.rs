@@ -32,7 +32,7 @@ pub mod symmetry;
 pub mod witness;
 pub mod words;
 
-use product::{Chains, Kernel, Reductions};
+use product::{Chains, Kernel, Reductions, Shared};
 use progress_litmus::kernel::load::NamedProgram;
 use progress_litmus::kernel::machine::{Fault, Packed};
 use progress_litmus::kernel::program::{Outcome, Program};
@@ -251,7 +251,7 @@ pub fn decide_both(
     model: &ScopedModel,
     opts: Options,
 ) -> Result<(Decision, Decision), KernelError> {
-    let (weak, strong) = decide_wanted(program, model, opts, Want::Both)?;
+    let (weak, strong) = decide_wanted(program, model, opts, Want::Both, &mut Shared::default())?;
     Ok((weak.expect("wanted"), strong.expect("wanted")))
 }
 
@@ -262,6 +262,7 @@ fn decide_wanted(
     model: &ScopedModel,
     opts: Options,
     want: Want,
+    shared: &mut Shared,
 ) -> Result<(Option<Decision>, Option<Decision>), KernelError> {
     let red = opts.reductions;
     let first = match red.chains {
@@ -271,7 +272,7 @@ fn decide_wanted(
         },
         _ => red,
     };
-    let k = Kernel::new(program, model, first)?;
+    let k = Kernel::new_sharing(program, model, first, shared)?;
     match with_words!(k.words, decide_both_w(&k, opts.max_states, want)) {
         // Too large without chains: again with them (docs/KERNEL.md §8.8).
         Err(e) if e.is_bound() && red.chains == Chains::WhenLarge => {
@@ -280,7 +281,7 @@ fn decide_wanted(
                 chains: Chains::Always,
                 ..red
             };
-            let k = Kernel::new(program, model, always)?;
+            let k = Kernel::new_sharing(program, model, always, shared)?;
             with_words!(k.words, decide_both_w(&k, opts.max_states, want))
         }
         r => r,
@@ -306,8 +307,12 @@ pub fn decide(
     opts: Options,
 ) -> Result<Decision, KernelError> {
     Ok(match model.fairness {
-        Fairness::Weak => decide_wanted(program, model, opts, Want::Weak)?.0,
-        Fairness::Strong => decide_wanted(program, model, opts, Want::Strong)?.1,
+        Fairness::Weak => {
+            decide_wanted(program, model, opts, Want::Weak, &mut Shared::default())?.0
+        }
+        Fairness::Strong => {
+            decide_wanted(program, model, opts, Want::Strong, &mut Shared::default())?.1
+        }
     }
     .expect("wanted"))
 }
@@ -418,6 +423,8 @@ fn flat_verdicts_with(
     let mut v: [Option<Verdict>; 11] = [None; 11];
     let mut deadlock = false;
     let mut cost = stats::Stats::default();
+    // The six products share the machine's tables.
+    let mut shared = Shared::default();
     let order = [
         Base::Unfair,
         Base::Obe,
@@ -438,7 +445,7 @@ fn flat_verdicts_with(
         } else {
             Want::Both
         };
-        let (weak, strong) = decide_wanted(program, &m, opts, want)?;
+        let (weak, strong) = decide_wanted(program, &m, opts, want, &mut shared)?;
         let weak = weak.expect("wanted");
         cost += weak.stats;
         if early && base == Base::Unfair && weak.verdict == Verdict::P {
