@@ -23,7 +23,7 @@
 //! sections (`idioms`, `large`, `goals`). `STATES_BENCH_MAX=N` bounds each
 //! product (default 20,000,000 states).
 //!
-//! Times are the time the thread ran on a core (Linux's schedstat), not
+//! Times are the time the thread ran on a core (its CPU-time clock), not
 //! the wall clock, so that a shared machine's load does not count; the
 //! states/s are per core.
 
@@ -42,25 +42,26 @@ fn max_states() -> usize {
         .unwrap_or(20_000_000)
 }
 
-/// The time this thread has run on a core (Linux: the scheduler's own
-/// count in /proc/thread-self/schedstat), or `None` elsewhere. States per
-/// second per core are states per second of this time: on a shared
-/// machine the wall clock also counts the time other processes had the
-/// core.
+/// The time this thread has run on a core (the thread's CPU-time clock,
+/// which the kernel brings up to date when read), or `None` where there
+/// is none. States per second per core are states per second of this
+/// time: on a shared machine the wall clock also counts the time other
+/// processes had the core.
 fn cpu_time() -> Option<Duration> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(ns))
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    ok.then(|| Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
 }
 
-/// The elapsed core time since `cpu0`, or wall time since `t0` where
-/// core time is not known or too short to count (the scheduler updates
-/// its count at its ticks and switches, every few milliseconds).
+/// The core time since `cpu0`, or the wall time since `t0` where core
+/// time is not known.
 fn elapsed(t0: Instant, cpu0: Option<Duration>) -> Duration {
     match (cpu0, cpu_time()) {
-        (Some(a), Some(b)) if b.saturating_sub(a) >= Duration::from_millis(50) => {
-            b.saturating_sub(a)
-        }
+        (Some(a), Some(b)) => b.saturating_sub(a),
         _ => t0.elapsed(),
     }
 }
