@@ -215,16 +215,7 @@ impl Kernel {
     ) -> Result<Kernel, KernelError> {
         model.validate().map_err(KernelError::Unsupported)?;
         shared.for_machine(model.subgroup);
-        let lockstep = model.subgroup == Sched::Lockstep;
-        let machine =
-            Machine::with_direct(p, lockstep, model.subgroup.direct()).map_err(|e| match e.at {
-                Some((line, col)) => KernelError::At {
-                    line,
-                    col,
-                    msg: e.msg,
-                },
-                None => KernelError::Unsupported(e.msg),
-            })?;
+        let machine = machine_of(p, model.subgroup)?;
         let scopes = Scopes::new(&machine, model);
         // Under a SIMT-Step model a step may move or release other lanes
         // (merges, collective branches): no step is local (§8.2).
@@ -808,6 +799,21 @@ impl Kernel {
         self.canon(&mut s);
         s
     }
+}
+
+/// The machine of `p` under subgroup scheduler `sub` (lockstep lanes,
+/// or a SIMT-Step model's direct steps); the rest of a model does not
+/// change it.
+fn machine_of(p: &Program, sub: Sched) -> Result<Machine, KernelError> {
+    let lockstep = sub == Sched::Lockstep;
+    Machine::with_direct(p, lockstep, sub.direct()).map_err(|e| match e.at {
+        Some((line, col)) => KernelError::At {
+            line,
+            col,
+            msg: e.msg,
+        },
+        None => KernelError::Unsupported(e.msg),
+    })
 }
 
 /// Per workgroup its invocations and its actors, and per actor its
