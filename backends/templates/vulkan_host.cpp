@@ -16,17 +16,24 @@
 // At the deadline it writes 1 to the stop flag, a word of host-visible,
 // host-coherent memory that the shader reads (coherent volatile) once per
 // loop iteration, so every invocation leaves its loop, the dispatch ends
-// and the next run starts in the same process. (Vulkan makes host writes
-// available to the device at submission; a write during a dispatch reaching
-// the device is what coherent memory does in practice, and a dispatch that
-// does not end within 30 s (plus 1 ms per workgroup) of the flag is an
-// error, never a result.)
+// and the next run starts in the same process. Vulkan makes host writes
+// available to the device only at submission, so where the flag lives
+// matters: on an NVIDIA H200 (driver 580) a flag in host memory never
+// reached a running dispatch (the canary ran on for 30 s after it), so the
+// flag goes in device-local host-visible memory (a BAR mapping, written
+// through to the GPU's own memory) where the device has such a type
+// (--stop-memory auto, the default; `device` insists, `host` is the old
+// placement: the first host-visible, host-coherent type; --info says which
+// the flag got). A dispatch that does not end within --stop-grace-ms (30 s,
+// plus 1 ms per workgroup) of the flag is an error, never a result.
 //
 // Same command line and result lines as the C++ and CUDA programs (see
 // `backends/src/host.rs`), plus --shaders DIR, --device D and --info.
 // ---------------------------------------------------------------------------
 
 #include <vulkan/vulkan.h>
+
+#include <atomic>
 
 #include <algorithm>
 #include <cerrno>
@@ -58,13 +65,16 @@ static const char kUsage[] =
     "  --device D           Vulkan physical device index (default: 0)\n"
     "  --info               print the device as JSON and exit (with --shaders, after the canary)\n"
     "  --no-canary          run even if the device ends loops by itself (testing the host only)\n"
+    "  --stop-memory WHERE  the stop flag's memory: auto (device-local host-visible if the device\n"
+    "                       has it, else host), device, host (default: auto)\n"
+    "  --stop-grace-ms MS   how long a stopped dispatch may take to end, plus 1 ms per workgroup\n"
+    "                       (default: 30000)\n"
     "Before any run the host dispatches axb-canary.comp, one thread waiting for a write nobody\n"
     "makes: if the device ends it, the device leaves loops by itself (llvmpipe/lavapipe does,\n"
     "after 65535 iterations) and its runs cannot show non-termination, so the host refuses it.\n";
 
 // @HOST_UTIL@
 
-static const int kStopGraceS = 30;
 
 [[noreturn]] static void fail(const std::string& msg) {
     std::fprintf(stderr, "error: %s\n", msg.c_str());
@@ -209,6 +219,7 @@ static uint32_t memory_type(VkPhysicalDevice pd, uint32_t allowed, VkMemoryPrope
 struct Buffer {
     VkBuffer buffer = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
+    bool device_local = false;  // the memory type chosen is device-local
 };
 
 static Buffer make_buffer(VkPhysicalDevice pd, VkDevice dev, VkDeviceSize size, VkBufferUsageFlags usage,
@@ -229,6 +240,11 @@ static Buffer make_buffer(VkPhysicalDevice pd, VkDevice dev, VkDeviceSize size, 
     ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
     ai.allocationSize = req.size;
     ai.memoryTypeIndex = type;
+    {
+        VkPhysicalDeviceMemoryProperties mp;
+        vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+        b.device_local = (mp.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
+    }
     VK_CHECK(vkAllocateMemory(dev, &ai, nullptr, &b.memory));
     VK_CHECK(vkBindBufferMemory(dev, b.buffer, b.memory, 0));
     return b;
@@ -238,6 +254,8 @@ int main(int argc, char** argv) {
     std::string shader_dir, tests_arg;
     std::vector<uint32_t> mappings;
     long instances = -1, iterations = 1, deadline_ms = 20000, device_index = 0;
+    long stop_grace_ms = 30000;
+    std::string stop_memory = "auto";
     bool list = false, info = false, canary = true;
     for (int i = 1; i < argc; i++) {
         std::string v;
@@ -270,6 +288,13 @@ int main(int argc, char** argv) {
             info = true;
         } else if (std::strcmp(argv[i], "--no-canary") == 0) {
             canary = false;
+        } else if (axb_flag(argc, argv, &i, "--stop-grace-ms", &v)) {
+            stop_grace_ms = axb_parse_count("--stop-grace-ms", v, 1);
+        } else if (axb_flag(argc, argv, &i, "--stop-memory", &v)) {
+            if (v != "auto" && v != "device" && v != "host") {
+                axb_fail_usage("--stop-memory: `" + v + "` is not auto, device or host");
+            }
+            stop_memory = v;
         } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
             std::fputs(kUsage, stdout);
             return 0;
@@ -406,9 +431,15 @@ int main(int argc, char** argv) {
     }
     Buffer mem = make_buffer(pd, dev, max_words * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, "test memory");
-    Buffer stop_buf = make_buffer(pd, dev, 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 0,
-                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                  "stop flag (host-visible, host-coherent)");
+    // The stop flag: device-local if asked for or (auto) if there is such
+    // a host-visible, host-coherent type; see the note at the top.
+    const VkMemoryPropertyFlags host_rw = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkMemoryPropertyFlags stop_need =
+        stop_memory == "device" ? host_rw | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT : host_rw;
+    const VkMemoryPropertyFlags stop_prefer = stop_memory == "auto" ? VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT : 0;
+    Buffer stop_buf = make_buffer(pd, dev, 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, stop_prefer, stop_need,
+                                  "stop flag (host-visible, host-coherent; --stop-memory)");
+    const bool stop_on_device = stop_buf.device_local;
     void* mapped = nullptr;
     VK_CHECK(vkMapMemory(dev, stop_buf.memory, 0, VK_WHOLE_SIZE, 0, &mapped));
     volatile uint32_t* stop = (volatile uint32_t*)mapped;
@@ -528,9 +559,10 @@ int main(int argc, char** argv) {
             const bool terminated = r == VK_SUCCESS;
             if (r == VK_TIMEOUT) {
                 *stop = 1u;
+                std::atomic_thread_fence(std::memory_order_seq_cst);  // out of any write-combining buffer
                 // Every workgroup still to run must start and leave:
                 // allow 1 ms each (CPU devices are that slow).
-                const uint64_t grace_ms = (uint64_t)kStopGraceS * 1000u + s.workgroups;
+                const uint64_t grace_ms = (uint64_t)stop_grace_ms + s.workgroups;
                 r = vkWaitForFences(dev, 1, &fence, VK_TRUE, grace_ms * 1000000ull);
                 if (r == VK_TIMEOUT) {
                     fail("test " + s.name + ", " + kMappingNames[s.mapping] + ": the dispatch did not end within " +
@@ -584,11 +616,12 @@ int main(int argc, char** argv) {
         if (stop_latency_ms >= 0) std::snprintf(latency, sizeof latency, "%.3f", stop_latency_ms);
         std::printf("{\"device\":%s,\"index\":%ld,\"device_type\":\"%s\",\"vendor_id\":%u,\"device_id\":%u,"
                     "\"api_version\":\"%s\",\"driver_version\":%u,\"driver_name\":%s,\"driver_info\":%s,"
-                    "\"subgroup_size\":%u,\"max_workgroups_x\":%u,\"stop_latency_ms\":%s}\n",
+                    "\"subgroup_size\":%u,\"max_workgroups_x\":%u,\"stop_memory\":\"%s\",\"stop_latency_ms\":%s}\n",
                     axb_json_string(props.deviceName).c_str(), device_index, device_type_name(props.deviceType),
                     props.vendorID, props.deviceID, version_string(props.apiVersion).c_str(), props.driverVersion,
                     axb_json_string(driver.driverName).c_str(), axb_json_string(driver.driverInfo).c_str(),
-                    subgroup.subgroupSize, props.limits.maxComputeWorkGroupCount[0], latency);
+                    subgroup.subgroupSize, props.limits.maxComputeWorkGroupCount[0], stop_on_device ? "device" : "host",
+                    latency);
         return 0;
     }
 

@@ -558,6 +558,39 @@ fn vulkan_host_checks_the_canary_runs_shaders_and_stops_spinning_runs() {
         );
     }
 
+    // The stop flag's memory (the H200 lesson, results/h200-vulkan): --info
+    // says where it went; lavapipe's every memory type is device-local, so
+    // `auto` and `device` put it there. A bad --stop-memory or
+    // --stop-grace-ms is a usage error naming the flag.
+    assert!(
+        info[0]["stop_memory"] == "device" || info[0]["stop_memory"] == "host",
+        "{info:?}"
+    );
+    if bounded_loops {
+        assert_eq!(info[0]["stop_memory"], "device", "{info:?}");
+        let on_device = run_json(&exe, &["--info", "--stop-memory", "device"]);
+        assert_eq!(on_device[0]["stop_memory"], "device", "{on_device:?}");
+    }
+    for (flag, value, needle) in [
+        (
+            "--stop-memory",
+            "gpu",
+            "--stop-memory: `gpu` is not auto, device or host",
+        ),
+        ("--stop-grace-ms", "0", "--stop-grace-ms"),
+    ] {
+        let bad = Command::new(&exe)
+            .args([&shaders, flag, value])
+            .output()
+            .unwrap();
+        assert_eq!(bad.status.code(), Some(2), "{flag} {value}");
+        assert!(
+            String::from_utf8_lossy(&bad.stderr).contains(needle),
+            "{flag} {value}: {}",
+            String::from_utf8_lossy(&bad.stderr)
+        );
+    }
+
     // Shaders emitted for 4 instances cannot run 5; unknown tests are named.
     let wrong = Command::new(&exe)
         .args([&shaders, "--instances", "5"])

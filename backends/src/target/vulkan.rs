@@ -14,6 +14,9 @@
 //! at its deadline: it writes the stop flag, a word of host-visible,
 //! host-coherent memory that every loop iteration of the shader reads, so
 //! a non-terminating run ends and the next one starts in the same process.
+//! The word is device-local where the device has such memory
+//! (`--stop-memory auto`): on an NVIDIA H200 a flag in host memory never
+//! reached a running dispatch (`results/h200-vulkan/README.md`).
 //! `backends run --target vulkan` does all of this for a suite.
 //!
 //! **The canary.** A run that ends is only evidence of termination if the
