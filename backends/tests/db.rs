@@ -90,6 +90,7 @@ fn the_committed_database_reproduces_the_published_analysis() {
         s(&repo("results/cpu")),
         s(&repo("results/swiftshader")),
         s(&repo("results/h200")),
+        s(&repo("results/h200-vulkan")),
         "--format",
         "json",
     ]));
@@ -101,7 +102,11 @@ fn the_committed_database_reproduces_the_published_analysis() {
     for f in from_csv.as_array_mut().unwrap() {
         marked += f.as_object_mut().unwrap().remove("close_calls").is_some() as usize;
     }
-    assert_eq!(marked, 2 * 11, "h200 and h200-intra-warp, every model");
+    assert_eq!(
+        marked,
+        4 * 11,
+        "h200, h200-intra-warp, h200-vulkan and h200-wgpu, every model"
+    );
     assert_eq!(from_db, from_csv, "the database reads as the CSV folders");
     let devices: BTreeSet<&str> = from_db
         .as_array()
@@ -111,8 +116,9 @@ fn the_committed_database_reproduces_the_published_analysis() {
         .collect();
     // The paper's 8 GPUs, 3 RTX 4000 variants, 4 Vulkan files' 2
     // intra-workgroup columns, 2 CPU campaigns, SwiftShader, and the H200
-    // (normal, intra-warp and cooperative launches).
-    assert_eq!(devices.len(), 8 + 3 + 4 * 2 + 2 + 1 + 3, "{devices:?}");
+    // (CUDA: normal, intra-warp and cooperative launches, and the two
+    // 2 s-deadline reruns; Vulkan; wgpu).
+    assert_eq!(devices.len(), 8 + 3 + 4 * 2 + 2 + 1 + 5 + 2, "{devices:?}");
     // SwiftShader, through the WebGPU page, hangs on LOBE's conformance tests.
     assert!(!weak_lobe(&from_db, "swiftshader").is_empty());
     // §6.3.2: the A12 and the Mali-G77 violate weak LOBE on the same 11.

@@ -39,8 +39,8 @@ fn the_site_shows_every_device_and_the_published_verdicts() {
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
     let rows = index.matches("<tr><td><a href=\"devices/").count();
     assert_eq!(
-        rows, 25,
-        "8 GPUs, their 11 variants, SwiftShader, 2 CPU runs, the H200's 3 launches"
+        rows, 29,
+        "8 GPUs, their 11 variants, SwiftShader, 2 CPU runs, the H200's 5 CUDA campaigns, Vulkan and wgpu"
     );
     // Weak LOBE is the third model column: violated on 11 of its 122
     // conformance tests by the A12 and the g77, consistent on the A14.
@@ -144,7 +144,7 @@ fn the_site_opens_in_headless_chromium_from_file_urls() {
     let profile = dir.join("profile");
     let index = format!("file://{}", out.join("index.html").display());
     let dom = chromium(&browser, &profile, &["--dump-dom".into()], &index);
-    assert_eq!(dom.matches("<a href=\"devices/").count(), 25, "{dom}");
+    assert_eq!(dom.matches("<a href=\"devices/").count(), 29, "{dom}");
     let device = format!(
         "file://{}",
         out.join(format!("devices/{A12}.html")).display()

@@ -2,8 +2,8 @@
 # Builds the results database: the eight GPUs of the paper (Table 5, the
 # published artifact's CSVs in data/empirical), a SwiftShader run of the
 # WebGPU page (results/swiftshader), this project's CPU runs (results/cpu)
-# and its NVIDIA H200 runs (results/h200), with what is known of each
-# device. Run from anywhere:
+# and its NVIDIA H200 runs (results/h200: CUDA; results/h200-vulkan:
+# Vulkan and wgpu), with what is known of each device. Run from anywhere:
 #
 #     results/database/import.sh results.sqlite
 #
@@ -47,3 +47,7 @@ gpu tx1 NVIDIA "Tegra X1 (Maxwell), Vulkan" "SHIELD Android TV"
 # the three mappings, intra-warp and with a cooperative launch.
 "$bin" db import --db "$db" --vendor NVIDIA --architecture "H200 (Hopper), CUDA" \
     --host "a rented GPU machine (Firecracker VM)" results/h200
+# The same H200 through Vulkan (vkrun) and WGSL through wgpu
+# (results/h200-vulkan/README.md).
+"$bin" db import --db "$db" --vendor NVIDIA --architecture "H200 (Hopper), Vulkan and wgpu" \
+    --host "a rented GPU machine (Firecracker VM)" results/h200-vulkan
