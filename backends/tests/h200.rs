@@ -2,34 +2,22 @@
 //! findings `results/h200/README.md` states, checked on the committed
 //! results and the published ones (`data/empirical`).
 
+mod common;
+
 use backends::mapping::Mapping;
-use backends::report::analysis::{self, Report};
+use backends::report::analysis;
 use backends::report::observations::{self, Device};
 use backends::report::results::Cell;
+use common::{analysed, repo, Analysed as Data};
 use progress_litmus::{Base, Fairness, Model};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-fn repo(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(rel)
-}
-
-struct Data {
-    devices: Vec<Device>,
-    report: Report,
-}
-
 fn load() -> Data {
-    let devices = observations::load(&[repo("results/h200"), repo("data/empirical")]).unwrap();
-    let tests = analysis::load_tests(&[repo("data/oopsla21/tests")]).unwrap();
-    let report = analysis::analyse(&devices, &tests).unwrap();
-    Data { devices, report }
-}
-
-fn device<'a>(d: &'a Data, name: &str) -> &'a Device {
-    d.devices.iter().find(|x| x.name == name).unwrap()
+    analysed(
+        &["results/h200", "data/empirical"],
+        &["data/oopsla21/tests"],
+    )
 }
 
 /// The tests that did not terminate in some run under `m`.
@@ -45,24 +33,15 @@ fn weak(b: Base) -> Model {
     Model::new(b, Fairness::Weak)
 }
 
-fn violators(d: &Data, device: &str, m: Model) -> BTreeSet<(String, Mapping)> {
-    d.report
-        .violations(device, m)
-        .unwrap()
-        .iter()
-        .map(|v| (v.test.clone(), v.mapping))
-        .collect()
-}
-
 /// Under chunked the H200 hangs on exactly the 246 tests every published
 /// GPU hangs on (so it terminates on the same 5 of the 251 LOBE-versus-fair
 /// tests); under plain and round-robin it hangs on more than the RTX 4000.
 #[test]
 fn chunked_hangs_on_the_same_246_tests_as_the_published_gpus() {
     let d = load();
-    let h200 = device(&d, "h200");
-    let rtx = device(&d, "toucan_quadro_rtx4000-inter-workgroup");
-    let a12 = device(&d, "ipad_air_3_a12-inter-workgroup");
+    let h200 = d.device("h200");
+    let rtx = d.device("toucan_quadro_rtx4000-inter-workgroup");
+    let a12 = d.device("ipad_air_3_a12-inter-workgroup");
     assert_eq!(h200.tests.len(), 483);
     let chunked = hung(h200, Mapping::Chunked);
     assert_eq!(chunked.len(), 246);
@@ -92,9 +71,9 @@ fn weak_obe_holds_and_the_weak_hsa_violations_are_three_round_robin_tests() {
         .is_empty());
     let rr = |t: &str| (t.to_string(), Mapping::RoundRobin);
     let three: BTreeSet<_> = [rr("2t4i_84"), rr("2t4i_107"), rr("2t4i_155")].into();
-    assert_eq!(violators(&d, "h200", weak(Base::Hsa)), three);
-    assert_eq!(violators(&d, "h200", weak(Base::Lobe)), three);
-    let a12 = violators(&d, "ipad_air_3_a12-inter-workgroup", weak(Base::Lobe));
+    assert_eq!(d.violators("h200", weak(Base::Hsa)), three);
+    assert_eq!(d.violators("h200", weak(Base::Lobe)), three);
+    let a12 = d.violators("ipad_air_3_a12-inter-workgroup", weak(Base::Lobe));
     assert_eq!(a12.len(), 11);
     assert!(a12.is_disjoint(&three));
 }
@@ -258,7 +237,7 @@ fn the_three_round_robin_violations_terminate_with_a_2_s_deadline() {
         ("h200-2s", four.clone()),
         ("h200-intra-warp-2s", ["2t4i_84", "2t4i_107"].into()),
     ] {
-        let dev = device(&d, name);
+        let dev = d.device(name);
         assert_eq!(
             dev.tests
                 .keys()

@@ -2,43 +2,20 @@
 //! the findings its README states, checked on the committed results and
 //! the CUDA campaign of the first session (`results/h200`).
 
+mod common;
+
 use backends::mapping::Mapping;
-use backends::report::analysis::{self, Report};
-use backends::report::observations::{self, Device};
+use backends::report::observations::Device;
 use backends::report::results::Cell;
+use common::{analysed, repo, Analysed as Data};
 use progress_litmus::{Base, Fairness, Model};
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-
-fn repo(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(rel)
-}
-
-struct Data {
-    devices: Vec<Device>,
-    report: Report,
-}
-
-fn load(results: &[&str], tests: &[&str]) -> Data {
-    let dirs: Vec<PathBuf> = results.iter().map(|r| repo(r)).collect();
-    let devices = observations::load(&dirs).unwrap();
-    let paths: Vec<PathBuf> = tests.iter().map(|t| repo(t)).collect();
-    let tests = analysis::load_tests(&paths).unwrap();
-    let report = analysis::analyse(&devices, &tests).unwrap();
-    Data { devices, report }
-}
 
 fn published() -> Data {
-    load(
+    analysed(
         &["results/h200-vulkan", "results/h200"],
         &["data/oopsla21/tests"],
     )
-}
-
-fn device<'a>(d: &'a Data, name: &str) -> &'a Device {
-    d.devices.iter().find(|x| x.name == name).unwrap()
 }
 
 /// The tests under `m` that terminated in every run, and those that did
@@ -58,15 +35,6 @@ fn observed(d: &Device, m: Mapping) -> (BTreeSet<&str>, BTreeSet<&str>) {
     (run(false), run(true))
 }
 
-fn violations(d: &Data, device: &str, m: Model) -> Vec<(String, Mapping)> {
-    d.report
-        .violations(device, m)
-        .unwrap()
-        .iter()
-        .map(|v| (v.test.clone(), v.mapping))
-        .collect()
-}
-
 const WEAK: [Base; 4] = [Base::Hsa, Base::Obe, Base::Lobe, Base::HsaObe];
 
 /// Through Vulkan (the stop flag in device-local memory) the H200 is
@@ -77,13 +45,13 @@ const WEAK: [Base; 4] = [Base::Hsa, Base::Obe, Base::Lobe, Base::HsaObe];
 #[test]
 fn vulkan_holds_every_weak_model_but_fair_and_agrees_with_cuda_under_chunked() {
     let d = published();
-    let vk = device(&d, "h200-vulkan");
-    let cuda = device(&d, "h200");
+    let vk = d.device("h200-vulkan");
+    let cuda = d.device("h200");
     for b in WEAK {
-        let v = violations(&d, "h200-vulkan", Model::new(b, Fairness::Weak));
+        let v = d.violators("h200-vulkan", Model::new(b, Fairness::Weak));
         assert!(v.is_empty(), "{b:?}: {v:?}");
     }
-    let fair = violations(&d, "h200-vulkan", Model::new(Base::Fair, Fairness::Weak));
+    let fair = d.violators("h200-vulkan", Model::new(Base::Fair, Fairness::Weak));
     assert_eq!(fair.len(), 84);
     assert!(fair.iter().all(|(_, m)| *m == Mapping::Chunked), "{fair:?}");
     let (run, hung) = observed(vk, Mapping::Chunked);
@@ -109,7 +77,7 @@ fn vulkan_holds_every_weak_model_but_fair_and_agrees_with_cuda_under_chunked() {
 #[test]
 fn wgpu_plain_hangs_on_five_tests_no_weak_model_guarantees() {
     let d = published();
-    let wgpu = device(&d, "h200-wgpu");
+    let wgpu = d.device("h200-wgpu");
     let (run, hung) = observed(wgpu, Mapping::Plain);
     assert_eq!((run.len(), hung.len()), (478, 5));
     for m in [Mapping::RoundRobin, Mapping::Chunked] {
@@ -117,10 +85,10 @@ fn wgpu_plain_hangs_on_five_tests_no_weak_model_guarantees() {
         assert!(run.is_empty() && hung.is_empty(), "{m:?}");
     }
     for b in WEAK.into_iter().chain([Base::Fair]) {
-        let v = violations(&d, "h200-wgpu", Model::new(b, Fairness::Weak));
+        let v = d.violators("h200-wgpu", Model::new(b, Fairness::Weak));
         assert!(v.is_empty(), "{b:?}: {v:?}");
     }
-    let strong = violations(&d, "h200-wgpu", Model::new(Base::Fair, Fairness::Strong));
+    let strong = d.violators("h200-wgpu", Model::new(Base::Fair, Fairness::Strong));
     assert_eq!(strong.len(), 5);
 }
 
@@ -136,7 +104,7 @@ fn the_complete_weak_fair_suites_terminate_plain_and_cooperative() {
         "suites/3t3i/3t3i.ron",
         "suites/3t4i/3t4i.ron",
     ];
-    let d = load(&["results/h200-complete"], &suites);
+    let d = analysed(&["results/h200-complete"], &suites);
     let weak_fair: usize = suites
         .iter()
         .map(|s| {
@@ -152,12 +120,12 @@ fn the_complete_weak_fair_suites_terminate_plain_and_cooperative() {
         ("h200", Mapping::Plain),
         ("h200-cooperative", Mapping::Chunked),
     ] {
-        let dev = device(&d, name);
+        let dev = d.device(name);
         assert_eq!(dev.tests.len(), 5231, "{name}");
         let (run, hung) = observed(dev, m);
         assert_eq!((run.len(), hung.len()), (5231, 0), "{name}");
         for b in WEAK.into_iter().chain([Base::Fair]) {
-            let v = violations(&d, name, Model::new(b, Fairness::Weak));
+            let v = d.violators(name, Model::new(b, Fairness::Weak));
             assert!(v.is_empty(), "{name} {b:?}: {v:?}");
         }
     }

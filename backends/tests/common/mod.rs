@@ -148,3 +148,42 @@ pub fn cuda_syntax_check(gxx: &Path, f: &Path, what: &str) {
         .unwrap();
     assert!(out.status.success(), "{what}: {}", stderr(&out));
 }
+
+/// Result folders read as devices, and the conformance report of them
+/// against a set of tests (the GPU campaigns' finding tests).
+pub struct Analysed {
+    pub devices: Vec<backends::report::observations::Device>,
+    pub report: backends::report::analysis::Report,
+}
+
+/// [`Analysed`] of the repository's `results` folders against `tests`.
+pub fn analysed(results: &[&str], tests: &[&str]) -> Analysed {
+    use backends::report::{analysis, observations};
+    let dirs: Vec<PathBuf> = results.iter().map(|r| repo(r)).collect();
+    let devices = observations::load(&dirs).unwrap();
+    let paths: Vec<PathBuf> = tests.iter().map(|t| repo(t)).collect();
+    let tests = analysis::load_tests(&paths).unwrap();
+    let report = analysis::analyse(&devices, &tests).unwrap();
+    Analysed { devices, report }
+}
+
+impl Analysed {
+    /// The device of that name (the test fails if there is none).
+    pub fn device(&self, name: &str) -> &backends::report::observations::Device {
+        self.devices.iter().find(|x| x.name == name).unwrap()
+    }
+
+    /// The tests (with their mapping) that violate `model` on `device`.
+    pub fn violators(
+        &self,
+        device: &str,
+        model: progress_litmus::Model,
+    ) -> std::collections::BTreeSet<(String, backends::mapping::Mapping)> {
+        self.report
+            .violations(device, model)
+            .unwrap()
+            .iter()
+            .map(|v| (v.test.clone(), v.mapping))
+            .collect()
+    }
+}
