@@ -678,6 +678,36 @@ fn journals_keep_every_run_and_two_campaigns_add_up() {
     assert_clean_failure(&o, 2, &["dev.csv:2:", "1 of 5"]);
 }
 
+/// The same lines imported again (another file, another folder, another
+/// time) are one campaign in the database: nothing is counted twice. Found
+/// re-running `results/h200/import.sh`: the re-import's journal, stamped
+/// with its own time, was a second campaign of the same runs.
+#[test]
+fn the_same_lines_imported_twice_are_one_campaign() {
+    let dir = scratch("reimport");
+    let db = dir.join("r.sqlite");
+    let first = campaign(&dir, "first", &[2]);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let again = campaign(&dir, "again", &[2]);
+    assert_eq!(
+        std::fs::read(dir.join("first.jsonl")).unwrap(),
+        std::fs::read(dir.join("again.jsonl")).unwrap()
+    );
+    for src in [&first, &again] {
+        let o = backends(&["db", "import", "--db", s(&db), s(src)]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+    }
+    assert_eq!(count(&db, "SELECT count(*) FROM campaigns"), 1);
+    assert_eq!(count(&db, "SELECT count(*) FROM runs"), 10);
+    let r = json(&backends(&["report", "--db", s(&db), "--format", "json"]));
+    assert_eq!(dev_2t2i_0(&r), (1, 5, None));
+    // Other lines of the same device are another campaign, as before.
+    let other = campaign(&dir, "other", &[0, 4]);
+    let o = backends(&["db", "import", "--db", s(&db), s(&other)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(count(&db, "SELECT count(*) FROM campaigns"), 2);
+}
+
 #[test]
 fn bare_csvs_of_another_day_are_another_campaign_with_a_label() {
     let dir = scratch("label");

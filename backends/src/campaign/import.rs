@@ -520,6 +520,10 @@ fn write_import(
             .iter()
             .find_map(|s| s.get("at_unix_ms").and_then(|t| t.as_u64()));
         campaign["page"] = json!({"device": read.device, "started_unix_ms": started});
+    } else {
+        // What the runs were, not when or from where they were imported:
+        // the results database's identity of this campaign.
+        campaign["lines"] = lines_identity(&read.runs);
     }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| env(format!("{}: cannot create: {e}", args.out.display())))?;
@@ -553,6 +557,36 @@ fn write_import(
         non_terminating: contents.results().filter(|r| !r.terminated).count(),
         files,
     })
+}
+
+/// The content identity of imported runs: the SHA-256 of every run as
+/// read (test, mapping, iteration, outcome, time, launch and the program's
+/// own fields), one canonical JSON line each, in order, and their count.
+/// An import is stamped with the time it was made, so without this the
+/// same lines imported again (the same campaign's `import.sh` run twice)
+/// would be a second campaign in the results database, counting every run
+/// twice; with it the database knows them for one
+/// (crate::report::db_campaign), from any path, at any time.
+fn lines_identity(runs: &[RunRecord]) -> Value {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    for r in runs {
+        // serde_json's objects keep their keys sorted: one text per run.
+        let run = json!({
+            "test": r.test,
+            "mapping": r.mapping,
+            "iteration": r.iteration,
+            "terminated": r.terminated,
+            "elapsed_ms": r.elapsed_ms,
+            "instances": r.instances,
+            "workgroups": r.workgroups,
+            "extra": r.extra,
+        });
+        hash.update(run.to_string().as_bytes());
+        hash.update(b"\n");
+    }
+    let hex: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    json!({ "sha256": hex, "runs": runs.len() })
 }
 
 /// `backends import`.

@@ -15,6 +15,14 @@
 //!   reported and the `at_unix_ms` of its first session) stands for the
 //!   campaign line and gives the start, so the same page file imported
 //!   twice, from any path at any time, is one campaign;
+//! - the runs of another target through `backends import` (journal or
+//!   CSVs): the campaign line's `lines` (the SHA-256 and count of the runs
+//!   as read, [`crate::campaign::import`]) stands for the campaign line,
+//!   and the start is left out of the identity (an import's session starts
+//!   when the import was made; the first one seen is kept for `db list`),
+//!   so the same lines imported twice, from any path at any time, are one
+//!   campaign; an import made before `lines` existed keeps the general
+//!   rule;
 //! - a result CSV without a device file (the published artifact): the
 //!   device is the file's stem, the target its framework directory,
 //!   `campaign` null, or `{"label": L}` with `db import --campaign L`,
@@ -50,21 +58,35 @@ impl CampaignId {
         let page = line
             .get("page")
             .filter(|p| p.get("started_unix_ms").is_some_and(Value::is_u64));
+        let lines = line
+            .get("lines")
+            .filter(|l| l.get("sha256").is_some_and(Value::is_string));
+        let (definition, started) = match (page, lines) {
+            (Some(p), _) => (json!({ "page": p }), p["started_unix_ms"].as_u64()),
+            (None, Some(l)) => (json!({ "lines": l }), started),
+            (None, None) => (line.clone(), started),
+        };
         CampaignId {
             device: device.to_string(),
             target,
-            definition: Some(page.map_or_else(|| line.clone(), |p| json!({ "page": p }))),
-            started_unix_ms: page.and_then(|p| p["started_unix_ms"].as_u64()).or(started),
+            definition: Some(definition),
+            started_unix_ms: started,
         }
     }
 
-    /// The hex SHA-256 of the canonical JSON of the four parts.
+    /// The hex SHA-256 of the canonical JSON of the four parts; for an
+    /// import's `lines`, without the start (kept for `db list`, not part
+    /// of what the campaign is).
     pub fn identity(&self) -> String {
+        let imported = self
+            .definition
+            .as_ref()
+            .is_some_and(|d| d.get("lines").is_some());
         let doc = json!({
             "device": self.device,
             "target": self.target,
             "campaign": self.definition,
-            "started_unix_ms": self.started_unix_ms,
+            "started_unix_ms": if imported { None } else { self.started_unix_ms },
         });
         hex(&Sha256::digest(canonical(&doc).as_bytes()))
     }
@@ -113,5 +135,24 @@ mod tests {
         };
         assert_eq!(id(a.clone(), Some(1)).identity(), id(b, Some(1)).identity());
         assert_ne!(id(a.clone(), Some(1)).identity(), id(a, Some(2)).identity());
+    }
+
+    /// An import's `lines` stand for its campaign line and start: the same
+    /// lines imported at another time from another path are one campaign,
+    /// other lines another.
+    #[test]
+    fn imported_lines_are_their_own_identity() {
+        let line = |from: &str, sha: &str| json!({"name": "dev", "imported_from": [from], "lines": {"sha256": sha, "runs": 10}});
+        let of = |l: &Value, started| {
+            CampaignId::of_campaign("dev", Some("cuda".into()), l, Some(started)).identity()
+        };
+        assert_eq!(
+            of(&line("a.jsonl", "ab"), 1),
+            of(&line("b/c.jsonl", "ab"), 2)
+        );
+        assert_ne!(of(&line("a.jsonl", "ab"), 1), of(&line("a.jsonl", "cd"), 1));
+        // Without `lines` (an older import), the start still tells apart.
+        let old = json!({"name": "dev", "imported_from": ["a.jsonl"]});
+        assert_ne!(of(&old, 1), of(&old, 2));
     }
 }
