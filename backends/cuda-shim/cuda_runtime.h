@@ -80,7 +80,8 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int) {
 inline cudaError_t cudaDriverGetVersion(int* v) { *v = 0; return cudaSuccess; }
 inline cudaError_t cudaRuntimeGetVersion(int* v) { *v = 0; return cudaSuccess; }
 inline cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : axb_shim_fail(cudaErrorInvalidValue); }
-enum { cudaDeviceScheduleYield = 2, cudaDeviceMapHost = 8, cudaHostAllocMapped = 2, cudaStreamNonBlocking = 1, cudaEventDisableTiming = 2 };
+enum { cudaDeviceScheduleYield = 2, cudaDeviceMapHost = 8, cudaHostAllocDefault = 0, cudaHostAllocMapped = 2, cudaStreamNonBlocking = 1, cudaEventDisableTiming = 2 };
+enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };
 inline cudaError_t cudaSetDeviceFlags(unsigned int) { return cudaSuccess; }
 inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* n, const void*, int, size_t) {
     *n = 1;
@@ -138,6 +139,17 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSucces
 inline cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t s) {
     axb_shim_wait(s->last);  // stream order
     std::memset(p, v, n);
+    return cudaSuccess;
+}
+
+// A copy on a stream: after the stream's launches, as the copy engine
+// would; the stop flag's copies go on a stream of their own, so they land
+// while a kernel on another stream runs.
+inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind, cudaStream_t s) {
+    axb_shim_wait(s->last);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    std::memcpy(dst, src, n);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     return cudaSuccess;
 }
 

@@ -363,6 +363,38 @@ fn cuda_program_runs_on_the_cpu_emulation_of_the_runtime() {
         assert!(err.contains(needle), "{err}");
         assert!(o.stdout.is_empty(), "no result before the canary passed");
     }
+    // --stop-memory device (the flag in device memory, set by a copy on a
+    // second stream while the kernel runs): the starved chunked run still
+    // ends at its deadline, and --info says where the flag is.
+    assert_eq!(info[0]["stop_memory"], "host", "{info:?}");
+    let on_device = run_json(
+        &exe,
+        &[
+            "--test",
+            "2t2i_4",
+            "--instances",
+            "8",
+            "--mapping",
+            "chunked",
+            "--deadline-ms",
+            "300",
+            "--stop-grace-ms",
+            "5000",
+            "--stop-memory",
+            "device",
+        ],
+    );
+    assert_eq!(outcome(&on_device, "chunked"), [false]);
+    let info = run_json(&exe, &["--info", "--stop-memory", "device"]);
+    assert_eq!(info[0]["stop_memory"], "device", "{info:?}");
+    let bad = Command::new(&exe)
+        .args(["--stop-memory", "gpu"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("--stop-memory: `gpu` is not host or device")
+    );
     // A sample under all three mappings on the emulated device.
     let names = sample().join(",");
     let lines = run_json(

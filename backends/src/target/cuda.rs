@@ -18,6 +18,11 @@
 //! --stop-grace-ms MS  how long a stopped kernel may take to end (default
 //!                 30000); past it the program fails: the flag is not
 //!                 reaching the device
+//! --stop-memory host|device  where the stop flag lives: mapped pinned host
+//!                 memory (host, the default, measured on an H200) or
+//!                 device memory set by a copy on a second stream (device:
+//!                 every loop then reads the GPU's own memory, not PCIe;
+//!                 not yet measured on a GPU)
 //! ```
 //!
 //! Before any test (and for `--info`) the program runs the canary of
@@ -67,6 +72,8 @@ const OWN_FLAGS: &str = "  --cooperative        cooperative launch (default M: t
                          \x20 --device D           CUDA device (default: 0)\n\
                          \x20 --info               run the canary, print the device as JSON and exit\n\
                          \x20 --stop-grace-ms MS   how long a stopped kernel may take to end (default: 30000)\n\
+                         \x20 --stop-memory WHERE  the stop flag in mapped host memory (host, the default) or in\n\
+                         \x20                      device memory written by a copy on a second stream (device)\n\
                          \x20 --no-canary          skip the canary (a device that ends loops by itself, or\n\
                          \x20                      a stop flag that does not reach the device, goes unnoticed)\n";
 

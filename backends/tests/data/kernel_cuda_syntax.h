@@ -18,7 +18,7 @@ int __all_sync(unsigned int, int);
 int __any_sync(unsigned int, int);
 unsigned int __shfl_sync(unsigned int, unsigned int, int);
 int __ffs(unsigned int);
-enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost };
+// cudaMemcpyKind comes from the shim (the AXB programs copy the stop flag).
 cudaError_t cudaMemcpy(void*, const void*, size_t, cudaMemcpyKind);
 cudaError_t cudaMemset(void*, int, size_t);
 cudaError_t cudaStreamQuery(int);
