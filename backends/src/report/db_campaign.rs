@@ -78,10 +78,13 @@ impl CampaignId {
     /// import's `lines`, without the start (kept for `db list`, not part
     /// of what the campaign is).
     pub fn identity(&self) -> String {
+        // Only the definition `of_campaign` makes of an import's lines: a
+        // campaign line that merely has a `lines` key keeps its start.
         let imported = self
             .definition
             .as_ref()
-            .is_some_and(|d| d.get("lines").is_some());
+            .and_then(Value::as_object)
+            .is_some_and(|d| d.len() == 1 && d.contains_key("lines"));
         let doc = json!({
             "device": self.device,
             "target": self.target,
@@ -154,5 +157,8 @@ mod tests {
         // Without `lines` (an older import), the start still tells apart.
         let old = json!({"name": "dev", "imported_from": ["a.jsonl"]});
         assert_ne!(of(&old, 1), of(&old, 2));
+        // A `lines` that is not an import's (no SHA-256) is no identity.
+        let odd = json!({"name": "dev", "lines": 3});
+        assert_ne!(of(&odd, 1), of(&odd, 2));
     }
 }
