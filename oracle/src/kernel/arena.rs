@@ -1,6 +1,6 @@
 //! The lean product's tables (issue 24 item 2): states deduplicated with
 //! an open-addressing index of 32-bit ids ([`super::words`]: collapsed
-//! into pairs of half ids when a state has two words or more), and
+//! into pairs of half ids when a state has three words or more), and
 //! transitions in compressed rows of variable-length bytes
 //! ([`super::rows`]).
 //!
@@ -25,8 +25,17 @@ use std::marker::PhantomData;
 use super::words::ID_MASK;
 pub use super::words::{ID_BITS, MAX_IDS};
 
+/// The fewest words of a state [`StateTable::new`] collapses. A state of
+/// two words takes 16 bytes flat; collapsed, its 8-byte pair and its
+/// share of the halves, which two-word states share little (the 5
+/// workgroup discovery barrier: 24.8 bytes a state in the table
+/// collapsed, 21.3 flat), for three look-ups where one does: flat, the
+/// seqlock and the two-word large launches run 10-12% faster
+/// (docs/KERNEL.md §8.6).
+pub const COLLAPSE_FROM: usize = 3;
+
 /// Packed states with an index from state to id: the states themselves
-/// ([`Words`] of the state's width), or, for states of two words or more,
+/// ([`Words`] of the state's width), or, for states of three words or more,
 /// collapsed ([`super::words`]): each state as the pair of ids of its
 /// halves, the halves in tables of their own.
 pub struct StateTable<S> {
@@ -44,9 +53,10 @@ pub struct StateTable<S> {
 
 impl<S: Packed> StateTable<S> {
     /// A table charging `extra` bytes a state of capacity for the
-    /// caller's tables; collapsed when a state has two words or more.
+    /// caller's tables; collapsed when a state has [`COLLAPSE_FROM`]
+    /// words or more.
     pub fn new(extra: usize) -> StateTable<S> {
-        StateTable::with_collapse(extra, true)
+        StateTable::with_collapse(extra, S::default().as_ref().len() >= COLLAPSE_FROM)
     }
 
     /// [`StateTable::new`], collapsed or not (the tests compare them).
@@ -896,6 +906,8 @@ mod tests {
         let mut flat: StateTable<[u64; 3]> = StateTable::with_collapse(0, false);
         let mut coll: StateTable<[u64; 3]> = StateTable::new(0);
         assert!(flat.halves.is_none() && coll.halves.is_some());
+        // Two-word states are stored flat (COLLAPSE_FROM).
+        assert!(StateTable::<[u64; 2]>::new(0).halves.is_none());
         for i in 0..1000u64 {
             let a = flat.insert(st(i), &mut meter, 10_000).unwrap();
             let b = coll.insert(st(i), &mut meter, 10_000).unwrap();

@@ -14,9 +14,10 @@
 //! smallest size at most three quarters full (the rules' tables come
 //! after it, and look up little).
 //!
-//! Collapse compression (as SPIN's and LTSmin's): a state of two words or
-//! more is stored as the ids of its two halves, each half in a [`Words`]
-//! of its own, and the pair of ids as one word in a third. Product states
+//! Collapse compression (as SPIN's and LTSmin's): a state of three words
+//! or more ([`super::arena::COLLAPSE_FROM`]) is stored as the ids of its
+//! two halves, each half in a [`Words`] of its own, and the pair of ids
+//! as one word in a third. Product states
 //! share their halves (one half holds mostly memory and the first
 //! invocations, the other the rest and the fair sets; docs/KERNEL.md
 //! §8.6), so a state costs its 8-byte pair and its index slot, and the
