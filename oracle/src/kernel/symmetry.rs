@@ -58,6 +58,10 @@ struct Group {
     offs: Vec<u32>,
     /// The words of a key.
     words: usize,
+    /// Per block, its first invocation; a block's invocations are
+    /// `size` consecutive ones ([`Symmetry::twins`]).
+    firsts: Vec<u8>,
+    size: u8,
 }
 
 /// The `j`th pieces of the blocks.
@@ -159,7 +163,28 @@ impl Group {
             columns,
             offs,
             words: word + 1,
+            firsts: Vec::new(),
+            size: 0,
         }
+    }
+
+    /// The group whose blocks' invocations are `size` from each of
+    /// `firsts`.
+    fn with_invocations(mut self, firsts: Vec<u8>, size: usize) -> Group {
+        debug_assert_eq!(firsts.len(), self.n);
+        self.firsts = firsts;
+        self.size = size as u8;
+        self
+    }
+
+    /// Whether blocks `x` and `y` have the same record in `s` (then
+    /// swapping them leaves `s` as it is).
+    #[inline]
+    fn same(&self, s: &[u64], x: usize, y: usize) -> bool {
+        let n = self.n;
+        (self.columns.iter().zip(self.offs.chunks_exact(n))).all(|(col, offs)| {
+            load(s, offs[x], col.width, col.mask) == load(s, offs[y], col.width, col.mask)
+        })
     }
 
     /// The blocks' keys; false, with only some pieces read, where those
@@ -287,10 +312,26 @@ impl Symmetry {
             return None;
         }
         let wg_fields = workgroup_fields(m, sc);
-        let mut groups: Vec<Group> = lane_sgs.iter().map(lane_blocks).collect();
-        groups.extend(sg_classes.iter().map(|sgs| Group::new(sgs)));
+        // A block's first field is its first invocation's.
+        let inv_of = |r: (u32, u32)| {
+            (0..m.num_invocations())
+                .find(|&i| m.invocation_range(i) == r)
+                .expect("a block starts with an invocation") as u8
+        };
+        let mut groups: Vec<Group> = (lane_sgs.iter())
+            .map(|lg| {
+                lane_blocks(lg).with_invocations(lg.0.iter().map(|&r| inv_of(r)).collect(), 1)
+            })
+            .collect();
+        groups.extend(sg_classes.iter().map(|sgs| {
+            Group::new(sgs).with_invocations(sgs.iter().map(|f| inv_of(f[0])).collect(), sc.s)
+        }));
         groups.extend(wg_classes.iter().map(|class| {
             Group::new(&class.iter().map(|&w| &wg_fields[w][..]).collect::<Vec<_>>())
+                .with_invocations(
+                    class.iter().map(|&w| inv_of(wg_fields[w][0])).collect(),
+                    sc.n,
+                )
         }));
         Some(Symmetry {
             groups,
@@ -304,6 +345,31 @@ impl Symmetry {
     /// with the permutations.
     pub fn permutes_lanes(&self) -> bool {
         self.permutes_lanes
+    }
+
+    /// Per invocation, an invocation it is *interchangeable with in
+    /// `s`*: one of the block before its own in some group, at the same
+    /// place in it, where the two blocks' records are equal, or itself.
+    /// Swapping two such blocks maps `s` onto itself, so the steps of the
+    /// two invocations (or of the actors they start) lead to states of
+    /// one orbit: the same canonical state (docs/KERNEL.md §8.1). The
+    /// earlier block's invocations come first.
+    pub fn twins(&self, s: &[u64]) -> [u8; MAX_INVOCATIONS] {
+        let mut t: [u8; MAX_INVOCATIONS] = std::array::from_fn(|i| i as u8);
+        for g in &self.groups {
+            for b in 1..g.n {
+                if !g.same(s, b - 1, b) {
+                    continue;
+                }
+                for k in 0..g.size {
+                    let i = (g.firsts[b] + k) as usize;
+                    if t[i] as usize == i {
+                        t[i] = g.firsts[b - 1] + k;
+                    }
+                }
+            }
+        }
+        t
     }
 
     /// Replaces a state by the canonical member of its orbit: lanes sorted
