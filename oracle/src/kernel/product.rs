@@ -413,19 +413,19 @@ impl Kernel {
 
     /// The instruction at `pc` of invocation `i`'s code.
     #[inline]
-    fn instr(&self, i: usize, pc: usize) -> Instr {
+    fn instr(&self, i: usize, pc: usize) -> &Instr {
         let m = &self.machine;
-        m.program.codes[m.code_index(i)].instrs[pc]
+        &m.program.codes[m.code_index(i)].instrs[pc]
     }
 
     /// Actor `a`'s next instruction and its pc, if the step (of an actor
     /// that can step: a runnable one) is off the cut (not from a loop head, not a completing arrival at a
     /// sync point: so no cycle consists of such steps alone, §8.2's and
     /// §8.7's cycle proviso) and it leaves every F set as it is.
-    fn may_go_first<S: Packed>(&self, s: &S, v: &View, a: usize) -> Option<(usize, Instr)> {
+    fn may_go_first<S: Packed>(&self, s: &S, v: &View, a: usize) -> Option<(usize, &Instr)> {
         let pc = v.next[a] as usize;
         let ins = self.instr(self.machine.actor_invocations(a).start, pc);
-        self.off_cut_keeps_f(s.as_ref(), v, a, pc, &ins)
+        self.off_cut_keeps_f(s.as_ref(), v, a, pc, ins)
             .then_some((pc, ins))
     }
 
@@ -455,15 +455,15 @@ impl Kernel {
             self.local_first && !(m.lockstep() && matches!(ins, Instr::Branch { .. }))
         } else if self.por.is_some() {
             match ins {
-                Instr::Barrier | Instr::Collective { .. } => self.arrival_waits(v, first, pc, &ins),
-                _ => independence::unconflicted_or(m, s.as_ref(), first, &ins, fut, || {
-                    self.blind(s.as_ref(), first, pc, &ins)
+                Instr::Barrier | Instr::Collective { .. } => self.arrival_waits(v, first, pc, ins),
+                _ => independence::unconflicted_or(m, s.as_ref(), first, ins, fut, || {
+                    self.blind(s.as_ref(), first, pc, ins)
                 }),
             }
         } else {
             false
         };
-        kind && self.off_cut_keeps_f(s.as_ref(), v, a, pc, &ins)
+        kind && self.off_cut_keeps_f(s.as_ref(), v, a, pc, ins)
     }
 
     /// Whether invocation `i`'s next instruction is a blind load (§8.7,
@@ -524,19 +524,19 @@ impl Kernel {
                 return (0, false, false);
             }
             let ins = self.instr(i, v.pc[i] as usize);
-            return (others(self.members(i, &ins)), true, false);
+            return (others(self.members(i, ins)), true, false);
         }
         let Some((pc, ins)) = self.may_go_first(s, v, i) else {
             return (0, false, false);
         };
         match ins {
             Instr::Barrier | Instr::Collective { .. } => (
-                others(self.members(i, &ins)),
+                others(self.members(i, ins)),
                 true,
-                self.arrival_waits(v, i, pc, &ins),
+                self.arrival_waits(v, i, pc, ins),
             ),
-            Instr::Atomic { .. } => match independence::conflicts(m, st, i, &ins, futures) {
-                Some(_) if self.blind(st, i, pc, &ins) => (0, true, true),
+            Instr::Atomic { .. } => match independence::conflicts(m, st, i, ins, futures) {
+                Some(_) if self.blind(st, i, pc, ins) => (0, true, true),
                 Some(c) => (c, true, true),
                 None => (0, false, false),
             },
