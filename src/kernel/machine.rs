@@ -126,7 +126,7 @@ impl From<String> for BuildError {
 }
 
 /// What one step did, for labels and witnesses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StepInfo {
     /// The pc of the instruction executed.
     pub pc: u8,
@@ -885,6 +885,26 @@ impl Machine {
         self.steps_into(s, a, &mut |info, t| out.push((info, t)))
     }
 
+    /// The one step of actor `a` where lanes interleave (no lockstep, no
+    /// SIMT-Step model: an actor is an invocation and has at most one
+    /// step), made in place in `t`, a copy of the state: its
+    /// [`StepInfo`], or `None` (and `t` unchanged) if it cannot step; `None`
+    /// for every actor under lockstep or a SIMT-Step model, which
+    /// [`Machine::steps_into`] steps. Inlined, so that the step is not
+    /// handed back through memory: the checker's callers build the
+    /// successor in its place among the others.
+    #[inline]
+    pub fn interleaved_step_in_place(
+        &self,
+        t: &mut [u64],
+        a: usize,
+    ) -> Result<Option<StepInfo>, Fault> {
+        if self.lockstep || self.direct.is_some() || !self.can_step(t, a) {
+            return Ok(None);
+        }
+        self.interleaved_step(t, a).map(Some)
+    }
+
     /// [`Machine::steps`], handing each successor to `emit`.
     pub fn steps_into<S: Packed>(
         &self,
@@ -913,6 +933,7 @@ impl Machine {
         }
     }
 
+    #[inline]
     fn interleaved_step(&self, t: &mut [u64], i: usize) -> Result<StepInfo, Fault> {
         let v = &self.invs[i];
         let len = self.lens[v.code];

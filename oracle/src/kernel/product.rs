@@ -777,24 +777,52 @@ impl Kernel {
         canon: bool,
     ) -> Result<(), Fault> {
         let m = &self.machine;
-        let first = m.actor_invocations(a).start;
-        m.steps_into(s, a, &mut |info, mut t: S| {
-            self.scopes.on_step(m, t.as_mut(), first, tm);
-            if let Some(live) = &self.live {
-                // Only the stepping invocation changed, unless it
-                // arrived at a barrier or collective (§8.5).
-                match self.syncs.get(m.code_index(first)) {
-                    Some(syncs) if syncs >> info.pc & 1 == 0 => {
-                        live.clear_one(m, t.as_mut(), first)
-                    }
-                    _ => live.clear(m, t.as_mut(), first),
+        if !m.lockstep() && m.direct().is_none() {
+            // One step at most, made in its place in `out`: a successor
+            // built on the stack and pushed was read back in pieces
+            // other than those it was written in (docs/KERNEL.md §8.6).
+            out.push((Move::step(a, StepInfo::default()), *s));
+            let (mv, t) = out.last_mut().expect("pushed");
+            match m.interleaved_step_in_place(t.as_mut(), a) {
+                Ok(Some(info)) => {
+                    self.after_step(a, info, tm, t, canon);
+                    *mv = Move::step(a, info);
+                    return Ok(());
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    out.pop();
+                    return Err(e);
                 }
             }
-            if canon {
-                self.canon(&mut t);
-            }
+            out.pop();
+            return Ok(());
+        }
+        m.steps_into(s, a, &mut |info, mut t: S| {
+            self.after_step(a, info, tm, &mut t, canon);
             out.push((Move::step(a, info), t));
         })
+    }
+
+    /// What follows actor `a`'s step (`info`) into `t` from a state whose
+    /// terminated invocations are `tm`: the F sets, the dead registers
+    /// (§8.5) and, with `canon`, the canonical form.
+    #[inline]
+    fn after_step<S: Packed>(&self, a: usize, info: StepInfo, tm: u32, t: &mut S, canon: bool) {
+        let m = &self.machine;
+        let first = m.actor_invocations(a).start;
+        self.scopes.on_step(m, t.as_mut(), first, tm);
+        if let Some(live) = &self.live {
+            // Only the stepping invocation changed, unless it
+            // arrived at a barrier or collective (§8.5).
+            match self.syncs.get(m.code_index(first)) {
+                Some(syncs) if syncs >> info.pc & 1 == 0 => live.clear_one(m, t.as_mut(), first),
+                _ => live.clear(m, t.as_mut(), first),
+            }
+        }
+        if canon {
+            self.canon(t);
+        }
     }
 
     /// The actor whose step alone is explored from `s`, if exactly one
@@ -1030,15 +1058,14 @@ mod tests {
     use progress_litmus::kernel::litmus;
 
     /// Explores `src` under `model` with every reduction: at every state,
-    /// each explored actor's moves (steps copied from a twin's among
-    /// them) are exactly its own, stepped and canonicalized, and each
-    /// Terminate is its invocation's. The number of states where some
-    /// move was copied.
+    /// each explored actor's moves (made in place, or copied from a
+    /// twin's) are exactly the machine's steps of it, canonicalized, and
+    /// each Terminate is its invocation's. The number of states with
+    /// twins.
     fn twins_copied(src: &str, model: &str) -> usize {
         type S = [u64; 4];
         let p = litmus::parse(src).unwrap();
         let k = Kernel::new(&p, &ScopedModel::parse(model).unwrap(), Reductions::ALL).unwrap();
-        let sym = k.symmetry.as_ref().expect("a symmetric program");
         assert!(k.words <= 4);
         let mut seen = std::collections::HashSet::new();
         let mut todo = vec![k.start::<S>()];
@@ -1057,8 +1084,15 @@ mod tests {
                 .collect();
             actors.dedup();
             for &a in &actors {
+                // The machine's steps, one or several, not the in-place
+                // one (Machine::interleaved_step_in_place).
                 let mut own = Vec::new();
-                k.step_actor(&s, a, tm, &mut own, true).unwrap();
+                let mut steps = Vec::new();
+                k.machine.steps(&s, a, &mut steps).unwrap();
+                for (info, mut t) in steps {
+                    k.after_step(a, info, tm, &mut t, true);
+                    own.push((Move::step(a, info), t));
+                }
                 let made: Vec<_> = out
                     .iter()
                     .filter(|(m, _)| m.is_step() && m.who() == a)
@@ -1073,16 +1107,19 @@ mod tests {
                 k.canon(&mut own);
                 assert_eq!(t, own, "Terminate of {} at {s:?}", mv.who());
             }
-            let t = sym.twins(&s);
-            copied += usize::from((0..16).any(|i| t[i] as usize != i));
+            if let Some(sym) = &k.symmetry {
+                let t = sym.twins(&s);
+                copied += usize::from((0..16).any(|i| t[i] as usize != i));
+            }
             todo.extend(out.iter().map(|&(_, t)| t));
         }
         copied
     }
 
-    /// Twins' moves are made once (`Symmetry::twins`) and are the moves
-    /// their actors make: interchangeable lanes, subgroups in lockstep and
-    /// workgroups.
+    /// Twins' moves are made once (`Symmetry::twins`), interleaved steps
+    /// in place, and both are the moves their actors make: interchangeable
+    /// lanes, subgroups in lockstep and workgroups, and HSA's symmetry of
+    /// lanes alone.
     #[test]
     fn twins_moves_are_their_actors_own() {
         let mutex = "values 2;\nworkgroups 2;\nworkgroup_size 4;\nglobal lock;\nkernel {\nacquire:\n  0: if (exch(lock, 1) == 1) goto acquire;\n  1: lock = 0;\n}\n";
@@ -1094,6 +1131,9 @@ mod tests {
             (barrier, "OBE, subgroup=lockstep"),
         ] {
             assert!(twins_copied(src, model) > 0, "{model}: no twins");
+        }
+        for src in [mutex, barrier] {
+            twins_copied(src, "HSA");
         }
     }
 
