@@ -189,8 +189,11 @@ impl<S: Packed> StateTable<S> {
         max_states: usize,
     ) -> Result<u32, Exceeded> {
         let Some((l, r)) = &mut self.halves else {
-            let w = t.as_ref();
-            return Ok(self.roots.insert(w, hash(w), meter, max_states)?.0);
+            debug_assert_eq!(plan.left, hash(t.as_ref()));
+            return Ok(self
+                .roots
+                .insert(t.as_ref(), plan.left, meter, max_states)?
+                .0);
         };
         debug_assert!(plan_is_for(plan, t, n, self.split));
         let (a, b) = t.as_ref().split_at(self.split);
@@ -266,11 +269,9 @@ impl<S: Packed> StateTable<S> {
             return;
         }
         let Some((l, r)) = &self.halves else {
-            for (_, t) in &b.out {
-                self.roots.prefetch(hash(t.as_ref()));
-            }
-            for (_, t) in &b.out {
-                self.roots.prefetch_tuple(hash(t.as_ref()));
+            // Flat: each successor's hash is its plan's `left`.
+            for p in b.plans.iter().filter(|p| p.same_as.is_none()) {
+                self.roots.prefetch_tuple(p.left);
             }
             return;
         };
@@ -330,7 +331,15 @@ impl<S: Packed> StateTable<S> {
     /// hashes of the others, whose index slots are asked for.
     fn plan(&self, t: &S, s: &S) -> Plan {
         let Some((l, r)) = &self.halves else {
-            return Plan::default();
+            // Flat: the state's hash, and its slot asked for.
+            let h = hash(t.as_ref());
+            if self.is_large() {
+                self.roots.prefetch(h);
+            }
+            return Plan {
+                left: h,
+                ..Plan::default()
+            };
         };
         let (a, c) = t.as_ref().split_at(self.split);
         let (na, nc) = s.as_ref().split_at(self.split);
@@ -640,7 +649,8 @@ impl<S> Default for Batch<S> {
 }
 
 /// The look-ups of a successor: the hashes of its halves, and whether
-/// each is its parent's (then it has the parent's half id).
+/// each is its parent's (then it has the parent's half id); in flat
+/// tables, its hash in `left`.
 #[derive(Clone, Copy, Default)]
 struct Plan {
     left: u64,
@@ -809,7 +819,18 @@ mod tests {
         max_states: usize,
         fault: u64,
     ) -> (Vec<[u64; 3]>, Vec<Vec<u32>>, Option<String>) {
+        explore_synthetic_in(true, ahead_from, max_states, fault)
+    }
+
+    /// [`explore_synthetic`] in collapsed or flat tables.
+    fn explore_synthetic_in(
+        collapse: bool,
+        ahead_from: usize,
+        max_states: usize,
+        fault: u64,
+    ) -> (Vec<[u64; 3]>, Vec<Vec<u32>>, Option<String>) {
         let mut g: Graph<[u64; 3]> = Graph::new(0, 0);
+        g.table = StateTable::with_collapse(0, collapse);
         g.table.ahead_from = ahead_from;
         let mut meter = Meter::new(usize::MAX);
         let r = g.explore(&[[0, 0, 0]], &mut meter, max_states, |s, out| {
@@ -887,6 +908,9 @@ mod tests {
             let ahead = explore_synthetic(0, max, fault);
             assert!(plain.0.len() > 1000);
             assert_eq!(plain, ahead);
+            // Flat tables, whose plans carry each successor's hash.
+            assert_eq!(explore_synthetic_in(false, usize::MAX, max, fault), plain);
+            assert_eq!(explore_synthetic_in(false, 0, max, fault), plain);
         }
         // The bound and the fault stop it.
         assert!(explore_synthetic(0, 3000, u64::MAX)
