@@ -11,13 +11,16 @@
 //! reads; a store or read-modify-write of a cell no other invocation can
 //! access any more is unobservable. The cells of an invocation's future
 //! depend only on its code, pc, ids and registers: they are computed once
-//! per such local state and remembered.
+//! per such local state and remembered, in a table indexed by pc and the
+//! registers' bits where all invocations' tables fit [`DENSE_ENTRIES`]
+//! (no hash to compute: the look-ups are much of the reduction's cost
+//! where it seldom applies), else in a hash map.
 
 use progress_litmus::kernel::cfg;
 use progress_litmus::kernel::machine::{get_bits, Machine, View};
 use progress_litmus::kernel::program::{AtomicOp, Instr, Operand, MAX_INVOCATIONS};
 use rustc_hash::FxHashMap;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 /// A register's value on every path so far, or `None`: it differs.
 type Env = [Option<u16>; 8];
@@ -25,11 +28,25 @@ type Env = [Option<u16>; 8];
 /// (invocation, pc, registers packed a byte each).
 type Local = (u8, u8, u64);
 
+/// The most entries of the table of futures indexed by invocation, pc
+/// and registers (16 bytes each), else a hash map holds them.
+const DENSE_ENTRIES: usize = 1 << 16;
+
+/// An entry of the table not computed yet: no future writes a cell it
+/// does not access.
+const UNKNOWN: (u64, u64) = (!0, 0);
+
 /// The future cells of invocations, remembered per local state.
 #[derive(Debug, Default)]
 pub struct Accesses {
-    /// (invocation, pc, registers) to (cells written, cells accessed).
+    /// (invocation, pc, registers) to (cells written, cells accessed),
+    /// where `dense` is empty.
     memo: RefCell<FxHashMap<Local, (u64, u64)>>,
+    /// (cells written, cells accessed), or [`UNKNOWN`], at
+    /// `first[j] + (pc << bits) + registers` for invocation `j` whose
+    /// registers take `bits`; or empty.
+    dense: Box<[Cell<(u64, u64)>]>,
+    first: Vec<usize>,
     /// Per invocation: where its registers start in a state, the bits
     /// they take when they fit a key word (else 0: a byte each), and
     /// how many there are.
@@ -140,20 +157,45 @@ impl Accesses {
                 let bits = nregs as u32 * vb;
                 (off, if bits < 64 { bits } else { 0 }, nregs)
             })
-            .collect();
+            .collect::<Vec<_>>();
+        // Registers not in one word, at most 16 bits to a table.
+        let fits = regs
+            .iter()
+            .all(|&(_, bits, n)| n == 0 || bits > 0 && bits <= 16);
+        let mut first = Vec::new();
+        let mut total = 0usize;
+        for (j, &(_, bits, _)) in regs.iter().enumerate() {
+            first.push(total);
+            total = total.saturating_add(m.code_len(j) << bits);
+        }
+        let dense = if fits && total <= DENSE_ENTRIES {
+            vec![Cell::new(UNKNOWN); total].into_boxed_slice()
+        } else {
+            Box::default()
+        };
         Accesses {
             memo: RefCell::default(),
+            dense,
+            first,
             regs,
         }
     }
 
     /// The cells invocation `j`, at `pc` ([`Machine::pc`]), may still
     /// write and access from `s`.
+    #[inline]
     fn of(&self, m: &Machine, s: &[u64], j: usize, pc: usize) -> (u64, u64) {
         if pc >= m.code_len(j) {
             return (0, 0);
         }
         let (off, bits, nregs) = self.regs[j];
+        if !self.dense.is_empty() {
+            let e = &self.dense[self.first[j] + (pc << bits) + get_bits(s, off, bits) as usize];
+            if e.get() == UNKNOWN {
+                e.set(self.compute(m, s, j, pc));
+            }
+            return e.get();
+        }
         // The key: the registers' bits as the state holds them (one read
         // when they fit a word), else a byte each.
         let key = if bits > 0 || nregs == 0 {
@@ -165,13 +207,19 @@ impl Accesses {
         if let Some(&f) = self.memo.borrow().get(&k) {
             return f;
         }
-        let mut env: Env = [None; 8];
-        for (r, slot) in env.iter_mut().enumerate().take(nregs) {
-            *slot = Some(m.reg(s, j, r));
-        }
-        let f = future(m, j, pc, env);
+        let f = self.compute(m, s, j, pc);
         self.memo.borrow_mut().insert(k, f);
         f
+    }
+
+    /// [`future`] of invocation `j` at `pc` with its registers at `s`.
+    #[cold]
+    fn compute(&self, m: &Machine, s: &[u64], j: usize, pc: usize) -> (u64, u64) {
+        let mut env: Env = [None; 8];
+        for (r, slot) in env.iter_mut().enumerate().take(self.regs[j].2) {
+            *slot = Some(m.reg(s, j, r));
+        }
+        future(m, j, pc, env)
     }
 
     /// The future cells (written, accessed) of every invocation at `s`,
@@ -225,6 +273,7 @@ impl<'a> Lazy<'a> {
     }
 
     /// The future cells of invocation `j`.
+    #[inline]
     fn of(&mut self, j: usize) -> (u64, u64) {
         if self.known & (1 << j) == 0 {
             let acc = self
@@ -317,6 +366,7 @@ pub fn conflicts(
 mod tests {
     use super::*;
     use progress_litmus::kernel::litmus;
+    use progress_litmus::kernel::machine::set_bits;
 
     #[test]
     fn the_future_cells_follow_known_registers_and_forget_loaded_ones() {
@@ -335,5 +385,53 @@ mod tests {
         let mut one = env;
         one[0] = Some(1);
         assert_eq!(future(&m, 0, 0, one).0, x1 | y);
+    }
+
+    /// The table and the hash map remember what [`future`] computes, per
+    /// invocation, pc and registers, asked twice each: registers of 4
+    /// bits in the table, of 32 bits (8 registers of 4) in the hash map.
+    #[test]
+    fn remembered_futures_are_computed_ones() {
+        let narrow = "values 4;\nworkgroups 2;\nglobal x[4];\nkernel {\nl:\n  x[r] = 1;\n  s = x[s];\n  if (s == 2) goto l;\n  r = s + 1;\n  load(x[r]);\n}\n";
+        let wide = "values 16;\nworkgroups 2;\nglobal x[4];\nkernel {\n  a = 1;\n  b = 2;\n  c = 3;\n  d = 0;\n  e = 1;\n  f = 2;\n  x[g] = 1;\n  h = x[h];\n  if (h == g) goto END;\n  load(x[a]);\n}\n";
+        for (src, dense) in [(narrow, true), (wide, false)] {
+            let p = litmus::parse(src).unwrap();
+            let m = Machine::new(&p, false).unwrap();
+            let acc = Accesses::new(&m);
+            assert_eq!(acc.dense.is_empty(), !dense);
+            let nregs = acc.regs[0].2;
+            let mut asked = 0;
+            for round in 0..2 {
+                for j in 0..2 {
+                    for pc in 0..=m.code_len(j) {
+                        // Every value of the first two registers (the
+                        // ones addresses and branches read), the rest 0
+                        // and 1.
+                        for v in 0..16u16 {
+                            let mut s = [0u64; 8];
+                            let mut env: Env = [None; 8];
+                            for (r, e) in env.iter_mut().enumerate().take(nregs) {
+                                let x = if r < 2 {
+                                    (v >> (2 * r)) & 3
+                                } else {
+                                    r as u16 & 1
+                                };
+                                let (off, w) = m.reg_range(j, r);
+                                set_bits(&mut s, off, w, x as u64);
+                                *e = Some(x);
+                            }
+                            let want = if pc < m.code_len(j) {
+                                future(&m, j, pc, env)
+                            } else {
+                                (0, 0)
+                            };
+                            assert_eq!(acc.of(&m, &s, j, pc), want, "{src} round {round}");
+                            asked += 1;
+                        }
+                    }
+                }
+            }
+            assert!(asked > 200);
+        }
     }
 }
