@@ -656,7 +656,8 @@ impl Kernel {
     }
 
     /// Every transition out of `s`, with successors made canonical (when
-    /// reducing by symmetry) or left as they are.
+    /// reducing by symmetry; `s` is then canonical too, as every state
+    /// the products expand is) or left as they are.
     ///
     /// With the local-first reduction, when some actors' next steps are
     /// local, off the cut and F-neutral, only those steps are taken (all of
@@ -739,8 +740,8 @@ impl Kernel {
             let mut t = *s;
             m.terminate(t.as_mut(), i);
             self.scopes.on_terminate(m, t.as_mut(), i);
-            if canon {
-                self.canon(&mut t);
+            if let Some(sym) = self.symmetry.as_ref().filter(|_| canon) {
+                sym.canonicalize_after(s.as_ref(), t.as_mut());
             }
             out.push((Move::terminate(i), t));
         }
@@ -785,7 +786,7 @@ impl Kernel {
             let (mv, t) = out.last_mut().expect("pushed");
             match m.interleaved_step_in_place(t.as_mut(), a) {
                 Ok(Some(info)) => {
-                    self.after_step(a, info, tm, t, canon);
+                    self.after_step(s, a, info, tm, t, canon);
                     *mv = Move::step(a, info);
                     return Ok(());
                 }
@@ -799,16 +800,24 @@ impl Kernel {
             return Ok(());
         }
         m.steps_into(s, a, &mut |info, mut t: S| {
-            self.after_step(a, info, tm, &mut t, canon);
+            self.after_step(s, a, info, tm, &mut t, canon);
             out.push((Move::step(a, info), t));
         })
     }
 
-    /// What follows actor `a`'s step (`info`) into `t` from a state whose
+    /// What follows actor `a`'s step (`info`) into `t` from `s`, whose
     /// terminated invocations are `tm`: the F sets, the dead registers
-    /// (§8.5) and, with `canon`, the canonical form.
+    /// (§8.5) and, with `canon`, the canonical form (`s` is canonical).
     #[inline]
-    fn after_step<S: Packed>(&self, a: usize, info: StepInfo, tm: u32, t: &mut S, canon: bool) {
+    fn after_step<S: Packed>(
+        &self,
+        s: &S,
+        a: usize,
+        info: StepInfo,
+        tm: u32,
+        t: &mut S,
+        canon: bool,
+    ) {
         let m = &self.machine;
         let first = m.actor_invocations(a).start;
         self.scopes.on_step(m, t.as_mut(), first, tm);
@@ -820,8 +829,8 @@ impl Kernel {
                 _ => live.clear(m, t.as_mut(), first),
             }
         }
-        if canon {
-            self.canon(t);
+        if let Some(sym) = self.symmetry.as_ref().filter(|_| canon) {
+            sym.canonicalize_after(s.as_ref(), t.as_mut());
         }
     }
 
@@ -1090,7 +1099,10 @@ mod tests {
                 let mut steps = Vec::new();
                 k.machine.steps(&s, a, &mut steps).unwrap();
                 for (info, mut t) in steps {
-                    k.after_step(a, info, tm, &mut t, true);
+                    // Made canonical whole: the products sort only the
+                    // groups a step changed (Symmetry::canonicalize_after).
+                    k.after_step(&s, a, info, tm, &mut t, false);
+                    k.canon(&mut t);
                     own.push((Move::step(a, info), t));
                 }
                 let made: Vec<_> = out
