@@ -128,7 +128,7 @@ fn weak_witness<S: Packed>(
     }
     Ok((0..g.num_states()).any(|n| {
         let c = comp[n] as usize;
-        internal[c] && k.guaranteed(g.state(n).as_ref()) & always[c] & !steppers[c] == 0
+        internal[c] && !k.guarantees_any(g.state(n).as_ref(), always[c] & !steppers[c])
     }))
 }
 
@@ -266,7 +266,7 @@ fn attractor_covers<S: Packed>(k: &Kernel, p: &Lean<S>, sweeps: usize) -> (bool,
         // Reading the guaranteed entities off the state costs more than
         // the edges: only when some entity has every move good.
         let open = has & !bad;
-        open != 0 && k.guaranteed(g.state(x).as_ref()) & open != 0
+        open != 0 && k.guarantees_any(g.state(x).as_ref(), open)
     };
     for sweep in 1..=sweeps {
         let before = left;

@@ -338,6 +338,12 @@ impl Kernel {
         self.scopes.guaranteed(s)
     }
 
+    /// Whether some entity of `open` is guaranteed in `s`
+    /// ([`Scopes::guarantees_any`]).
+    pub fn guarantees_any(&self, s: &[u64], open: u64) -> bool {
+        self.scopes.guarantees_any(s, open)
+    }
+
     /// The entities that have a move in `s` in the unreduced product: the
     /// actors allowed to step and the invocations that may terminate (with
     /// their subgroups, workgroups and the device). The weak rule needs

@@ -360,6 +360,43 @@ impl Scopes {
         p
     }
 
+    /// Whether some entity of `open` (entity bits) is guaranteed in
+    /// `st`: `guaranteed(st) & open != 0`, reading only the F sets on
+    /// the paths from those entities up to the device (the strong rule
+    /// asks this of a few entities at a time, [`super::lean`]).
+    pub fn guarantees_any(&self, st: &[u64], open: u64) -> bool {
+        if open & DEVICE != 0 {
+            return true;
+        }
+        let fd = self.f_device(st);
+        let sg_ok = |g: usize| {
+            let w = g / self.per;
+            member(fd, w) && member(self.f_workgroup(st, w), g - w * self.per)
+        };
+        let sgs = self.w * self.per;
+        let mut rest = open;
+        while rest != 0 {
+            let b = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let ok = match b {
+                0..8 => b < self.w && member(fd, b),
+                8..24 => b - 8 < sgs && sg_ok(b - 8),
+                24..40 => {
+                    let (i, g) = (b - 24, (b - 24) / self.s);
+                    !self.lockstep
+                        && g < sgs
+                        && sg_ok(g)
+                        && member(self.f_subgroup(st, g), i - g * self.s)
+                }
+                _ => false,
+            };
+            if ok {
+                return true;
+            }
+        }
+        false
+    }
+
     /// The workgroups that may run: all of them, or under an occupancy
     /// bound K the first `K + (terminated workgroups)` by id that have not
     /// terminated (workgroups are admitted in id order as slots free up).
@@ -431,6 +468,63 @@ mod tests {
         assert_eq!(after_terminate(Sched::HsaObe, 0b101, 0, 3, 0b001), 0b110);
         assert_eq!(after_terminate(Sched::Priority, 0b100, 2, 3, 0b111), 0);
         assert_eq!(show(0b101, 3), "{0,2}");
+    }
+
+    /// `guarantees_any` is `guaranteed` intersected, on random F sets
+    /// and random sets of entities, under models of every scheduler at
+    /// each scope, with interleaved and lockstep lanes.
+    #[test]
+    fn guarantees_any_is_guaranteed_intersected() {
+        use progress_litmus::kernel::litmus;
+        let launches = [
+            "workgroups 3;\n",
+            "workgroups 2;\nworkgroup_size 4;\nsubgroup_size 2;\n",
+            "workgroups 8;\nworkgroup_size 2;\n",
+            "workgroups 2;\nworkgroup_size 6;\nsubgroup_size 3;\n",
+        ];
+        let models = [
+            "HSA",
+            "OBE",
+            "LOBE",
+            "HSA_OBE",
+            "WEAK_FAIR",
+            "UNFAIR",
+            "OBE, workgroup=hsa, subgroup=lobe",
+            "LOBE, workgroup=obe, subgroup=fair",
+            "HSA, workgroup=hsa_obe, subgroup=lockstep",
+        ];
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut asked, mut yes) = (0, 0);
+        for launch in launches {
+            let src = format!("values 2;\n{launch}global x;\nkernel {{\n  x = 1;\n}}\n");
+            let p = litmus::parse(&src).unwrap();
+            for model in models {
+                let model = ScopedModel::parse(model).unwrap();
+                let lockstep = model.subgroup == Sched::Lockstep;
+                let m = Machine::new(&p, lockstep).unwrap();
+                let sc = Scopes::new(&m, &model);
+                for _ in 0..300 {
+                    let st: [u64; 8] = std::array::from_fn(|_| next());
+                    let all = sc.guaranteed(&st);
+                    // A few entities, any kind (the device too).
+                    let open = next() & next() & next() & ((DEVICE << 1) - 1);
+                    assert_eq!(
+                        sc.guarantees_any(&st, open),
+                        all & open != 0,
+                        "{src} {open:x}"
+                    );
+                    asked += 1;
+                    yes += usize::from(all & open != 0);
+                }
+            }
+        }
+        assert!(yes > asked / 4 && yes < asked * 3 / 4, "{yes} of {asked}");
     }
 
     #[test]
