@@ -17,6 +17,21 @@
 use progress_litmus::kernel::machine::{get_bits, set_bits, Machine};
 use progress_litmus::kernel::{Sched, ScopedModel};
 
+/// An F set's update by a step: (offset, width, value now, value after
+/// the step), or none where no step changes it.
+type FUpdate = Option<(u32, u32, u16, u16)>;
+
+/// `t()` where `s` is LOBE (the only scheduler whose F after a step
+/// reads the terminated children), else 0.
+#[inline]
+fn lobe(s: Sched, t: impl FnOnce() -> u16) -> u16 {
+    if s == Sched::Lobe {
+        t()
+    } else {
+        0
+    }
+}
+
 /// Entity bits of the masks the checker uses: workgroups 0..8, subgroups
 /// 8..24, invocations 24..40, the device 40.
 pub const DEVICE: u64 = 1 << 40;
@@ -199,6 +214,9 @@ impl Scopes {
 
     /// Terminated workgroups (all their invocations have terminated).
     fn term_wgs_of(&self, tm: u32) -> u16 {
+        if self.n == 1 {
+            return (tm & ((1u32 << self.w) - 1)) as u16;
+        }
         let full = (1u32 << self.n) - 1;
         (0..self.w)
             .filter(|&w| (tm >> (w * self.n)) & full == full)
@@ -228,7 +246,13 @@ impl Scopes {
     /// terminated invocations ([`Machine::terminated_mask`], which no step
     /// changes).
     pub fn on_step(&self, m: &Machine, st: &mut [u64], i: usize, tm: u32) {
-        for (o, w, f, nf) in self.step_updates(m, st, i, tm).into_iter().flatten() {
+        let (w, _, g, _) = m.coords(i);
+        let updates = [
+            self.dev_update(st, w, tm),
+            self.wg_update(st, w, g, tm),
+            self.sg_update(st, i, g, tm),
+        ];
+        for (o, w, f, nf) in updates.into_iter().flatten() {
             if nf != f {
                 set_bits(st, o, w, nf as u64);
             }
@@ -237,63 +261,68 @@ impl Scopes {
 
     /// Whether a step of the actor moving invocation `i` leaves every F
     /// set as it is: [`Scopes::on_step`] would write back the values it
-    /// reads (the same computation, without copying the state).
+    /// reads (the same computation, without copying the state), each
+    /// scope's asked only while the ones above keep theirs.
     pub fn step_keeps_f(&self, m: &Machine, st: &[u64], i: usize, tm: u32) -> bool {
-        self.step_updates(m, st, i, tm)
-            .into_iter()
-            .flatten()
-            .all(|(_, _, f, nf)| nf == f)
+        let keeps = |u: Option<(u32, u32, u16, u16)>| u.is_none_or(|(_, _, f, nf)| nf == f);
+        let (w, _, g, _) = m.coords(i);
+        keeps(self.dev_update(st, w, tm))
+            && keeps(self.wg_update(st, w, g, tm))
+            && keeps(self.sg_update(st, i, g, tm))
     }
 
-    /// The F sets a step of the actor moving invocation `i` updates (the
-    /// device's, its workgroup's, its subgroup's with interleaved lanes),
-    /// each as (offset, width, value now, value after the step); `tm`: the
-    /// terminated invocations.
-    fn step_updates(
-        &self,
-        m: &Machine,
-        st: &[u64],
-        i: usize,
-        tm: u32,
-    ) -> [Option<(u32, u32, u16, u16)>; 3] {
-        let (w, _, g, lane) = m.coords(i);
-        let f_at = |o: u32, n: usize| get_bits(st, o, n as u32) as u16;
-        // Only LOBE reads the terminated children (`after_step`).
-        let lobe = |s: Sched, t: &dyn Fn() -> u16| if s == Sched::Lobe { t() } else { 0 };
-        // A scope whose F no step changes is left out (`after_step` would
+    /// The device's F update for a step of the actor moving an
+    /// invocation of workgroup `w`, as (offset, width, value now, value
+    /// after the step), if a step can change it; `tm`: the terminated
+    /// invocations.
+    #[inline]
+    fn dev_update(&self, st: &[u64], w: usize, tm: u32) -> FUpdate {
+        // Only LOBE reads the terminated children (`after_step`); a
+        // scope whose F no step changes is left out (`after_step` would
         // give back the F it read).
-        let dev = self
-            .dev
+        self.dev
             .filter(|_| steps_change_f(self.model.device))
             .map(|o| {
-                let f = f_at(o, self.w);
-                let t = lobe(self.model.device, &|| self.term_wgs_of(tm));
+                let f = get_bits(st, o, self.w as u32) as u16;
+                let t = lobe(self.model.device, || self.term_wgs_of(tm));
                 (
                     o,
                     self.w as u32,
                     f,
                     after_step(self.model.device, f, w, t) & low(self.w),
                 )
-            });
-        let wg = (self.wg.get(w))
+            })
+    }
+
+    /// [`Scopes::dev_update`] of workgroup `w`'s F (the mover in its
+    /// subgroup `g`).
+    #[inline]
+    fn wg_update(&self, st: &[u64], w: usize, g: usize, tm: u32) -> FUpdate {
+        (self.wg.get(w))
             .filter(|_| steps_change_f(self.model.workgroup))
             .map(|&o| {
-                let f = f_at(o, self.per);
+                let f = get_bits(st, o, self.per as u32) as u16;
                 let k = g - w * self.per;
-                let t = lobe(self.model.workgroup, &|| self.term_sgs(tm, w));
+                let t = lobe(self.model.workgroup, || self.term_sgs(tm, w));
                 let nf = after_step(self.model.workgroup, f, k, t) & low(self.per);
                 (o, self.per as u32, f, nf)
-            });
-        let sg = (!self.lockstep && steps_change_f(self.model.subgroup))
+            })
+    }
+
+    /// [`Scopes::dev_update`] of the F of invocation `i`'s subgroup `g`
+    /// (none in lockstep: the whole subgroup steps).
+    #[inline]
+    fn sg_update(&self, st: &[u64], i: usize, g: usize, tm: u32) -> FUpdate {
+        let lane = i - g * self.s;
+        (!self.lockstep && steps_change_f(self.model.subgroup))
             .then(|| self.sg.get(g))
             .flatten()
             .map(|&o| {
-                let f = f_at(o, self.s);
-                let t = lobe(self.model.subgroup, &|| self.term_lanes(tm, g));
+                let f = get_bits(st, o, self.s as u32) as u16;
+                let t = lobe(self.model.subgroup, || self.term_lanes(tm, g));
                 let nf = after_step(self.model.subgroup, f, lane, t) & low(self.s);
                 (o, self.s as u32, f, nf)
-            });
-        [dev, wg, sg]
+            })
     }
 
     /// F updates for the Terminate of invocation `i` (already marked
