@@ -887,22 +887,26 @@ impl Machine {
 
     /// The one step of actor `a` where lanes interleave (no lockstep, no
     /// SIMT-Step model: an actor is an invocation and has at most one
-    /// step), made in place in `t`, a copy of the state: its
-    /// [`StepInfo`], or `None` (and `t` unchanged) if it cannot step; `None`
-    /// for every actor under lockstep or a SIMT-Step model, which
-    /// [`Machine::steps_into`] steps. Inlined, so that the step is not
-    /// handed back through memory: the checker's callers build the
-    /// successor in its place among the others.
+    /// step), made in place in `t`, a copy of the state whose view is `v`
+    /// ([`Machine::view`]: whether `a` can step and its pc are read off
+    /// it, not the state): its [`StepInfo`], or `None` (and `t`
+    /// unchanged) if it cannot step; `None` for every actor under
+    /// lockstep or a SIMT-Step model, which [`Machine::steps_into`]
+    /// steps. Inlined, so that the step is not handed back through
+    /// memory: the checker's callers build the successor in its place
+    /// among the others.
     #[inline]
     pub fn interleaved_step_in_place(
         &self,
         t: &mut [u64],
         a: usize,
+        v: &View,
     ) -> Result<Option<StepInfo>, Fault> {
-        if self.lockstep || self.direct.is_some() || !self.can_step(t, a) {
+        if self.lockstep || self.direct.is_some() || v.steppable >> a & 1 == 0 {
             return Ok(None);
         }
-        self.interleaved_step(t, a).map(Some)
+        debug_assert!(self.can_step(t, a) && self.pc(t, a) == v.pc[a] as usize);
+        self.interleaved_step(t, a, v.pc[a] as usize).map(Some)
     }
 
     /// [`Machine::steps`], handing each successor to `emit`.
@@ -927,17 +931,17 @@ impl Machine {
             Ok(())
         } else {
             let mut t = *s;
-            let info = self.interleaved_step(t.as_mut(), a)?;
+            let info = self.interleaved_step(t.as_mut(), a, self.pc(s.as_ref(), a))?;
             emit(info, t);
             Ok(())
         }
     }
 
     #[inline]
-    fn interleaved_step(&self, t: &mut [u64], i: usize) -> Result<StepInfo, Fault> {
+    /// Invocation `i`'s step from `pc`, its pc in `t`.
+    fn interleaved_step(&self, t: &mut [u64], i: usize, pc: usize) -> Result<StepInfo, Fault> {
         let v = &self.invs[i];
         let len = self.lens[v.code];
-        let pc = self.pc(t, i);
         let instr = self.program.codes[v.code].instrs[pc];
         let mut info = StepInfo {
             pc: pc as u8,

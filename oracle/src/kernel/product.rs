@@ -712,7 +712,7 @@ impl Kernel {
                         out.push((mv.by(a), t));
                     }
                 }
-                None => self.step_actor(s, a, v.terminated, out, canon)?,
+                None => self.step_actor(s, a, &v, out, canon)?,
             }
             at[a] = (from as u32, out.len() as u32);
         }
@@ -774,23 +774,24 @@ impl Kernel {
     }
 
     /// The steps of actor `a` from `s` (one, or two where a lockstep
-    /// branch diverges); `tm`: the terminated invocations at `s`.
+    /// branch diverges); `v`: the view of `s` ([`Machine::view`]).
     fn step_actor<S: Packed>(
         &self,
         s: &S,
         a: usize,
-        tm: u32,
+        v: &View,
         out: &mut Vec<(Move, S)>,
         canon: bool,
     ) -> Result<(), Fault> {
         let m = &self.machine;
+        let tm = v.terminated;
         if !m.lockstep() && m.direct().is_none() {
             // One step at most, made in its place in `out`: a successor
             // built on the stack and pushed was read back in pieces
             // other than those it was written in (docs/KERNEL.md §8.6).
             out.push((Move::step(a, StepInfo::default()), *s));
             let (mv, t) = out.last_mut().expect("pushed");
-            match m.interleaved_step_in_place(t.as_mut(), a) {
+            match m.interleaved_step_in_place(t.as_mut(), a, v) {
                 Ok(Some(info)) => {
                     self.after_step(s, a, info, tm, t, canon);
                     *mv = Move::step(a, info);
@@ -884,7 +885,7 @@ impl Kernel {
                     break;
                 };
                 one.clear();
-                self.step_actor(t, a, v.terminated, &mut one, canon)?;
+                self.step_actor(t, a, &v, &mut one, canon)?;
                 let &[(mv, next)] = &one[..] else {
                     break;
                 };

@@ -260,7 +260,7 @@ impl Machine {
 
     /// One invocation's own step, then its arrival at the next pc.
     fn simt_single(&self, t: &mut [u64], i: usize, pc: usize) -> Result<StepInfo, Fault> {
-        let info = self.interleaved_step(t, i)?;
+        let info = self.interleaved_step(t, i, self.pc(t, i))?;
         let barrier = matches!(
             self.program.codes[self.invs[i].code].instrs[pc],
             Instr::Barrier
