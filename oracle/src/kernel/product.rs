@@ -455,6 +455,11 @@ impl Kernel {
         let m = &self.machine;
         let first = m.actor_invocations(a).start;
         let pc = v.next[a] as usize;
+        // A step from a loop head never goes first: asked before the
+        // kind, which may read other invocations' futures.
+        if self.cut[m.code_index(first)].0 >> pc & 1 != 0 {
+            return false;
+        }
         let ins = self.instr(first, pc);
         let kind = if ins.is_local() {
             // A lockstep branch may diverge: two successors, not a local step.
@@ -564,6 +569,19 @@ impl Kernel {
             return 0;
         }
         let m = &self.machine;
+        // A closure holds its seed, which may be in one only off the cut:
+        // where every runnable actor's step is from a loop head, none is
+        // usable, and no future need be read.
+        let mut rest = runnable;
+        let mut off_heads = false;
+        while rest != 0 && !off_heads {
+            let a = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            off_heads = self.cut[m.code_index(a)].0 >> v.next[a] & 1 == 0;
+        }
+        if !off_heads {
+            return 0;
+        }
         let futures = fut.get();
         let (mut need, mut ok, mut key) = ([0u32; 32], 0u32, 0u32);
         for (i, need) in need.iter_mut().enumerate().take(m.num_invocations()) {
@@ -573,7 +591,8 @@ impl Kernel {
             key |= (k as u32) << i;
         }
         let (mut best, mut chosen) = ((u32::MAX, usize::MAX), 0u32);
-        let mut seeds = runnable;
+        // A seed that may not be in one makes no usable closure.
+        let mut seeds = runnable & ok;
         while seeds != 0 {
             let seed = seeds.trailing_zeros() as usize;
             seeds &= seeds - 1;
