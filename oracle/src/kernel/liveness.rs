@@ -25,7 +25,9 @@
 
 use progress_litmus::kernel::cfg;
 use progress_litmus::kernel::machine::{set_bits, Machine};
-use progress_litmus::kernel::program::{AtomicOp, Code, CollectiveOp, Instr, Operand};
+use progress_litmus::kernel::program::{
+    AtomicOp, Code, CollectiveOp, Instr, Operand, MAX_INVOCATIONS,
+};
 use std::ops::Range;
 
 /// The live registers of every pc of every code block.
@@ -282,23 +284,27 @@ impl Liveness {
     fn settle_collectives(&self, m: &Machine, s: &mut [u64], lanes: Range<usize>) {
         let code = m.code_index(lanes.start);
         let decided_pcs = self.decided_pcs[code];
+        // The lanes' pcs, decoded once (settling writes registers only).
+        let mut pcs = [0u8; MAX_INVOCATIONS];
         for i in lanes.clone() {
-            let pc = m.pc(s, i);
+            pcs[i] = m.pc(s, i) as u8;
+        }
+        for i in lanes.clone() {
+            let pc = pcs[i] as usize;
             if decided_pcs >> pc & 1 == 0 {
                 continue;
             }
             let Some((op, a)) = self.decided[code].get(pc).copied().flatten() else {
                 continue;
             };
-            if at(m, s, &lanes, pc).next() != Some(i) {
+            // The lanes there, as bits from the first lane.
+            let there = at(m, &pcs, &lanes, pc);
+            if there.trailing_zeros() as usize != i - lanes.start {
                 continue; // settled from the first lane at this pc
             }
-            let Some(v) = self.determined(m, s, &lanes, pc) else {
+            let Some(v) = self.determined(m, s, &lanes, pc, there) else {
                 continue;
             };
-            // The lanes there, as bits from the first lane (no vector
-            // per settled step).
-            let there = at(m, s, &lanes, pc).fold(0u64, |b, j| b | 1 << (j - lanes.start));
             for j in lanes
                 .clone()
                 .filter(|j| there >> (j - lanes.start) & 1 != 0)
@@ -314,16 +320,23 @@ impl Liveness {
 
     /// The value that settles the determined collective at `pc` in the
     /// subgroup of `lanes` (§8.5), if the collective there is one whose
-    /// operand dies with it and the operands of the lanes at it decide
-    /// its result.
-    fn determined(&self, m: &Machine, s: &[u64], lanes: &Range<usize>, pc: usize) -> Option<u64> {
+    /// operand dies with it and the operands of the lanes at it (`there`:
+    /// [`at`]) decide its result.
+    fn determined(
+        &self,
+        m: &Machine,
+        s: &[u64],
+        lanes: &Range<usize>,
+        pc: usize,
+        there: u64,
+    ) -> Option<u64> {
         let code = m.code_index(lanes.start);
         let (op, a) = self.decided.get(code)?.get(pc).copied().flatten()?;
-        let mut at = at(m, s, lanes, pc);
+        let mut at = (lanes.clone()).filter(|j| there >> (j - lanes.start) & 1 != 0);
         match op {
             CollectiveOp::All => at.any(|j| m.reg(s, j, a as usize) == 0).then_some(0),
             CollectiveOp::Any => at.any(|j| m.reg(s, j, a as usize) != 0).then_some(1),
-            CollectiveOp::BroadcastFirst => (at.next() == Some(lanes.start)).then_some(0),
+            CollectiveOp::BroadcastFirst => (there & 1 != 0).then_some(0),
         }
     }
 
@@ -332,7 +345,16 @@ impl Liveness {
     /// its register is dead after it or is the operand of a collective
     /// next that the lanes already there decide. It then commutes with
     /// every write to its cell: the value is cleared in either order.
-    pub fn blind(&self, m: &Machine, s: &[u64], i: usize, pc: usize, ins: &Instr) -> bool {
+    /// `pcs`: every invocation's pc at `s` (the `pc` of [`Machine::view`]).
+    pub fn blind(
+        &self,
+        m: &Machine,
+        s: &[u64],
+        pcs: &[u8; MAX_INVOCATIONS],
+        i: usize,
+        pc: usize,
+        ins: &Instr,
+    ) -> bool {
         let Instr::Atomic {
             op: AtomicOp::Load,
             dst: Some(r),
@@ -352,21 +374,17 @@ impl Liveness {
             .get(code)
             .and_then(|d| d.get(pc + 1).copied().flatten())
             .is_some_and(|(_, a)| a == r)
-            && self.determined(m, s, &lanes, pc + 1).is_some()
+            && (self.determined(m, s, &lanes, pc + 1, at(m, pcs, &lanes, pc + 1))).is_some()
     }
 }
 
-/// The lanes of `lanes` at `pc` in the same code block as the first.
-fn at<'a>(
-    m: &'a Machine,
-    s: &'a [u64],
-    lanes: &Range<usize>,
-    pc: usize,
-) -> impl Iterator<Item = usize> + 'a {
+/// The lanes of `lanes` at `pc` (their pcs `pcs`, by invocation) in the
+/// same code block as the first, as bits from the first.
+fn at(m: &Machine, pcs: &[u8; MAX_INVOCATIONS], lanes: &Range<usize>, pc: usize) -> u64 {
     let code = m.code_index(lanes.start);
-    lanes
-        .clone()
-        .filter(move |&j| m.pc(s, j) == pc && m.code_index(j) == code)
+    (lanes.clone())
+        .filter(|&j| pcs[j] as usize == pc && m.code_index(j) == code)
+        .fold(0, |b, j| b | 1 << (j - lanes.start))
 }
 
 #[cfg(test)]
@@ -427,14 +445,14 @@ mod tests {
         let mut s = [0u64; 4];
         m.init(&mut s);
         // r = y is never read: blind anywhere.
-        assert!(l.blind(&m, &s, 0, 2, &code.instrs[2]));
+        assert!(l.blind(&m, &s, &m.view(&s).pc, 0, 2, &code.instrs[2]));
         // v = x: not blind while nobody is at the collective, blind once
         // lane 1 waits there with the 0 it read.
-        assert!(!l.blind(&m, &s, 0, 0, &code.instrs[0]));
+        assert!(!l.blind(&m, &s, &m.view(&s).pc, 0, 0, &code.instrs[0]));
         let s1 = step(&m, &l, &s, 1);
-        assert!(l.blind(&m, &s1, 0, 0, &code.instrs[0]));
+        assert!(l.blind(&m, &s1, &m.view(&s1).pc, 0, 0, &code.instrs[0]));
         // A store is never blind.
-        assert!(!l.blind(&m, &s1, 0, 3, &code.instrs[3]));
+        assert!(!l.blind(&m, &s1, &m.view(&s1).pc, 0, 3, &code.instrs[3]));
     }
 
     #[test]

@@ -468,7 +468,7 @@ impl Kernel {
             match ins {
                 Instr::Barrier | Instr::Collective { .. } => self.arrival_waits(v, first, pc, ins),
                 _ => independence::unconflicted_or(m, s.as_ref(), first, ins, fut, || {
-                    self.blind(s.as_ref(), first, pc, ins)
+                    self.blind(s.as_ref(), v, first, pc, ins)
                 }),
             }
         } else {
@@ -479,10 +479,10 @@ impl Kernel {
 
     /// Whether invocation `i`'s next instruction is a blind load (§8.7,
     /// [`Liveness::blind`]): nobody reads what it loads.
-    fn blind(&self, s: &[u64], i: usize, pc: usize, ins: &Instr) -> bool {
+    fn blind(&self, s: &[u64], v: &View, i: usize, pc: usize, ins: &Instr) -> bool {
         self.live
             .as_ref()
-            .is_some_and(|l| l.blind(&self.machine, s, i, pc, ins))
+            .is_some_and(|l| l.blind(&self.machine, s, &v.pc, i, pc, ins))
     }
 
     /// Whether invocation `i`'s arrival at the barrier or collective at
@@ -547,7 +547,7 @@ impl Kernel {
                 self.arrival_waits(v, i, pc, ins),
             ),
             Instr::Atomic { .. } => match independence::conflicts(m, st, i, ins, futures) {
-                Some(_) if self.blind(st, i, pc, ins) => (0, true, true),
+                Some(_) if self.blind(st, v, i, pc, ins) => (0, true, true),
                 Some(c) => (c, true, true),
                 None => (0, false, false),
             },
