@@ -250,6 +250,11 @@ struct Ctl {
     /// Bits from the pc to the waiting flag, both included (at most 63,
     /// else the fields are read one by one).
     width: u32,
+    /// `off`'s word and bit in it, and the mask of `width` bits (read
+    /// with no division per state).
+    word: u32,
+    shift: u32,
+    mask: u64,
     /// Where the terminated flag is from `off` (the waiting flag follows).
     flags: u32,
     len: u32,
@@ -395,9 +400,13 @@ impl Machine {
             .iter()
             .map(|v| {
                 debug_assert_eq!(v.wait_off, v.term_off + 1);
+                let width = v.wait_off + 1 - v.pc_off;
                 Ctl {
                     off: v.pc_off,
-                    width: v.wait_off + 1 - v.pc_off,
+                    width,
+                    word: v.pc_off / 64,
+                    shift: v.pc_off % 64,
+                    mask: if width < 64 { (1 << width) - 1 } else { !0 },
                     flags: v.term_off - v.pc_off,
                     len: self.lens[v.code] as u32,
                 }
@@ -645,7 +654,12 @@ impl Machine {
         let pc_mask = (1u64 << self.pcb) - 1;
         for (i, c) in self.ctl.iter().enumerate().take(MAX_INVOCATIONS) {
             let (pc, flags) = if c.width < 64 {
-                let x = get(s, c.off, c.width);
+                let w = c.word as usize;
+                let mut x = s[w] >> c.shift;
+                if c.shift + c.width > 64 {
+                    x |= s[w + 1] << (64 - c.shift);
+                }
+                let x = x & c.mask;
                 (x & pc_mask, x >> c.flags)
             } else {
                 (get(s, c.off, self.pcb), get(s, c.off + c.flags, 2))
