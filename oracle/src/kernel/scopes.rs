@@ -264,7 +264,7 @@ impl Scopes {
     /// reads (the same computation, without copying the state), each
     /// scope's asked only while the ones above keep theirs.
     pub fn step_keeps_f(&self, m: &Machine, st: &[u64], i: usize, tm: u32) -> bool {
-        let keeps = |u: Option<(u32, u32, u16, u16)>| u.is_none_or(|(_, _, f, nf)| nf == f);
+        let keeps = |u: FUpdate| u.is_none_or(|(_, _, f, nf)| nf == f);
         let (w, _, g, _) = m.coords(i);
         keeps(self.dev_update(st, w, tm))
             && keeps(self.wg_update(st, w, g, tm))
