@@ -108,7 +108,17 @@ pub struct Scopes {
     pub sg: Vec<u32>,
     /// First bit after the F sets.
     pub end: u32,
+    /// Per invocation, the F bits a step of the actor moving it sets,
+    /// as (word, bits) pairs (bits 0 where unused), where no scheduler
+    /// is LOBE: an OBE or HSA+OBE step adds its child's bit, which is at
+    /// a fixed place, whatever the state ([`Scopes::marks_of`]). `None`
+    /// under LOBE, whose step adds the children below its own that have
+    /// not terminated.
+    marks: Option<Vec<Marks>>,
 }
+
+/// The F bits a step sets, as (word, bits) pairs: one per scope.
+type Marks = [(u32, u64); 3];
 
 impl Scopes {
     /// Lays out the F sets after the machine's `start` bits.
@@ -141,7 +151,7 @@ impl Scopes {
                 off += s as u32;
             }
         }
-        Scopes {
+        let mut sc = Scopes {
             model: *model,
             w,
             n,
@@ -152,7 +162,36 @@ impl Scopes {
             wg,
             sg,
             end: off,
+            marks: None,
+        };
+        let scheds = [model.device, model.workgroup, model.subgroup];
+        if !scheds.contains(&Sched::Lobe) {
+            let marks = (0..m.num_invocations()).map(|i| sc.marks_of(m, i));
+            sc.marks = Some(marks.collect());
         }
+        sc
+    }
+
+    /// [`Scopes::marks`] of invocation `i`: the bit of its workgroup in
+    /// the device's F, of its subgroup in its workgroup's, of its lane in
+    /// its subgroup's (not in lockstep), where the scope has an F set and
+    /// its scheduler adds the children that step ([`steps_change_f`]).
+    fn marks_of(&self, m: &Machine, i: usize) -> Marks {
+        let (w, _, g, lane) = m.coords(i);
+        let changes = steps_change_f;
+        let bits = [
+            self.dev
+                .filter(|_| changes(self.model.device))
+                .map(|o| o + w as u32),
+            (self.wg.get(w).filter(|_| changes(self.model.workgroup)))
+                .map(|&o| o + (g - w * self.per) as u32),
+            (self
+                .sg
+                .get(g)
+                .filter(|_| !self.lockstep && changes(self.model.subgroup)))
+            .map(|&o| o + lane as u32),
+        ];
+        bits.map(|b| b.map_or((0, 0), |b| (b / 64, 1u64 << (b % 64))))
     }
 
     /// Writes the initial F sets.
@@ -246,6 +285,17 @@ impl Scopes {
     /// terminated invocations ([`Machine::terminated_mask`], which no step
     /// changes).
     pub fn on_step(&self, m: &Machine, st: &mut [u64], i: usize, tm: u32) {
+        if let Some(marks) = &self.marks {
+            for (word, bits) in marks[i] {
+                st[word as usize] |= bits;
+            }
+            return;
+        }
+        self.on_step_general(m, st, i, tm);
+    }
+
+    /// [`Scopes::on_step`] from the schedulers' rules (LOBE's included).
+    fn on_step_general(&self, m: &Machine, st: &mut [u64], i: usize, tm: u32) {
         let (w, _, g, _) = m.coords(i);
         let updates = [
             self.dev_update(st, w, tm),
@@ -264,6 +314,16 @@ impl Scopes {
     /// reads (the same computation, without copying the state), each
     /// scope's asked only while the ones above keep theirs.
     pub fn step_keeps_f(&self, m: &Machine, st: &[u64], i: usize, tm: u32) -> bool {
+        if let Some(marks) = &self.marks {
+            return marks[i]
+                .iter()
+                .all(|&(word, bits)| st[word as usize] & bits == bits);
+        }
+        self.step_keeps_f_general(m, st, i, tm)
+    }
+
+    /// [`Scopes::step_keeps_f`] from the schedulers' rules.
+    fn step_keeps_f_general(&self, m: &Machine, st: &[u64], i: usize, tm: u32) -> bool {
         let keeps = |u: FUpdate| u.is_none_or(|(_, _, f, nf)| nf == f);
         let (w, _, g, _) = m.coords(i);
         keeps(self.dev_update(st, w, tm))
@@ -499,11 +559,9 @@ mod tests {
         assert_eq!(show(0b101, 3), "{0,2}");
     }
 
-    /// `guarantees_any` is `guaranteed` intersected, on random F sets
-    /// and random sets of entities, under models of every scheduler at
-    /// each scope, with interleaved and lockstep lanes.
-    #[test]
-    fn guarantees_any_is_guaranteed_intersected() {
+    /// Launches and models of every scheduler at each scope, with
+    /// interleaved and lockstep lanes: each with its machine and scopes.
+    fn launches_and_models() -> Vec<(String, Machine, Scopes)> {
         use progress_litmus::kernel::litmus;
         let launches = [
             "workgroups 3;\n",
@@ -521,15 +579,9 @@ mod tests {
             "OBE, workgroup=hsa, subgroup=lobe",
             "LOBE, workgroup=obe, subgroup=fair",
             "HSA, workgroup=hsa_obe, subgroup=lockstep",
+            "HSA_OBE, workgroup=obe, subgroup=obe",
         ];
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        let (mut asked, mut yes) = (0, 0);
+        let mut out = Vec::new();
         for launch in launches {
             let src = format!("values 2;\n{launch}global x;\nkernel {{\n  x = 1;\n}}\n");
             let p = litmus::parse(&src).unwrap();
@@ -538,22 +590,76 @@ mod tests {
                 let lockstep = model.subgroup == Sched::Lockstep;
                 let m = Machine::new(&p, lockstep).unwrap();
                 let sc = Scopes::new(&m, &model);
-                for _ in 0..300 {
-                    let st: [u64; 8] = std::array::from_fn(|_| next());
-                    let all = sc.guaranteed(&st);
-                    // A few entities, any kind (the device too).
-                    let open = next() & next() & next() & ((DEVICE << 1) - 1);
-                    assert_eq!(
-                        sc.guarantees_any(&st, open),
-                        all & open != 0,
-                        "{src} {open:x}"
-                    );
-                    asked += 1;
-                    yes += usize::from(all & open != 0);
-                }
+                out.push((format!("{launch} {model:?}"), m, sc));
+            }
+        }
+        out
+    }
+
+    /// A xorshift generator from `x`.
+    fn random(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
+    /// `guarantees_any` is `guaranteed` intersected, on random F sets
+    /// and random sets of entities.
+    #[test]
+    fn guarantees_any_is_guaranteed_intersected() {
+        let mut next = random(0x2545_f491_4f6c_dd1d);
+        let (mut asked, mut yes) = (0, 0);
+        for (what, _, sc) in launches_and_models() {
+            for _ in 0..300 {
+                let st: [u64; 8] = std::array::from_fn(|_| next());
+                let all = sc.guaranteed(&st);
+                // A few entities, any kind (the device too).
+                let open = next() & next() & next() & ((DEVICE << 1) - 1);
+                assert_eq!(
+                    sc.guarantees_any(&st, open),
+                    all & open != 0,
+                    "{what} {open:x}"
+                );
+                asked += 1;
+                yes += usize::from(all & open != 0);
             }
         }
         assert!(yes > asked / 4 && yes < asked * 3 / 4, "{yes} of {asked}");
+    }
+
+    /// A step's F updates made by setting the marked bits (no LOBE) are
+    /// the schedulers' rules, and so is whether a step keeps every F, on
+    /// random states (F sets and terminated invocations), for every
+    /// invocation.
+    #[test]
+    fn marked_f_updates_are_the_rules() {
+        let mut next = random(0x9e37_79b9_7f4a_7c15);
+        let (mut marked, mut kept) = (0, 0);
+        for (what, m, sc) in launches_and_models() {
+            let lobe =
+                [sc.model.device, sc.model.workgroup, sc.model.subgroup].contains(&Sched::Lobe);
+            assert_eq!(sc.marks.is_none(), lobe, "{what}");
+            marked += usize::from(!lobe);
+            for _ in 0..100 {
+                // F sets mostly full, so that some steps keep them.
+                let st: [u64; 8] = std::array::from_fn(|_| next() | next());
+                let tm = m.terminated_mask(&st);
+                for i in 0..m.num_invocations() {
+                    let (mut a, mut b) = (st, st);
+                    sc.on_step(&m, &mut a, i, tm);
+                    sc.on_step_general(&m, &mut b, i, tm);
+                    assert_eq!(a, b, "{what}: invocation {i} at {st:x?}");
+                    let keeps = sc.step_keeps_f(&m, &st, i, tm);
+                    assert_eq!(keeps, sc.step_keeps_f_general(&m, &st, i, tm), "{what}");
+                    assert_eq!(keeps, a == st, "{what}");
+                    kept += usize::from(keeps);
+                }
+            }
+        }
+        assert!(marked >= 20 && kept > 100, "{marked} {kept}");
     }
 
     #[test]
