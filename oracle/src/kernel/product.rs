@@ -150,6 +150,9 @@ pub struct Kernel {
     /// Whether every actor with a reducible step is taken (lanes are
     /// interchangeable, or the partial-order reduction is off).
     take_all: bool,
+    /// Whether one actor with a reducible step is taken, the lowest: no
+    /// symmetry, so the choice need not commute with permutations.
+    take_one: bool,
     pub symmetry: Option<Symmetry>,
     live: Option<Rc<Liveness>>,
     /// Whether the lean tables skip chain states (§8.8).
@@ -283,6 +286,7 @@ impl Kernel {
             local_first: red.local_first && !priority && machine_direct.is_none(),
             por,
             take_all,
+            take_one: symmetry.is_none(),
             symmetry,
             live,
             chains: red.chains == Chains::Always,
@@ -636,7 +640,9 @@ impl Kernel {
     /// with a reducible step; with the partial-order reduction only those
     /// of them with the lowest index inside their workgroup (a choice that
     /// commutes with permuting workgroups), unless lanes are
-    /// interchangeable.
+    /// interchangeable; without symmetry the lowest of them alone (a
+    /// stubborn set of one actor: no choice need commute with a
+    /// permutation, and the others' steps are not judged).
     fn first_actors<S: Packed>(&self, s: &S, v: &View, actors: u32) -> u32 {
         if !self.local_first && self.por.is_none() {
             return 0;
@@ -644,7 +650,18 @@ impl Kernel {
         let m = &self.machine;
         let mut buf = [(0, 0); MAX_INVOCATIONS];
         let mut fut = Lazy::new(self.por.as_deref(), m, s.as_ref(), v, &mut buf);
-        let alone = if self.take_all {
+        let alone = if self.take_one {
+            let mut rest = actors;
+            let mut one = 0;
+            while rest != 0 && one == 0 {
+                let a = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                if self.reducible(s, v, a, &mut fut) {
+                    one = 1 << a;
+                }
+            }
+            one
+        } else if self.take_all {
             (0..m.num_actors())
                 .filter(|&a| actors & (1 << a) != 0 && self.reducible(s, v, a, &mut fut))
                 .fold(0, |acc, a| acc | 1 << a)
