@@ -567,7 +567,7 @@ impl Kernel {
     /// closures, those with the fewest runnable actors (then, unless lanes
     /// are interchangeable, the lowest id inside the workgroup) are taken,
     /// all of them: a choice that commutes with every permutation symmetry
-    /// uses.
+    /// uses (without symmetry, the first of them alone).
     fn stubborn<S: Packed>(&self, s: &S, v: &View, runnable: u32, fut: &mut Lazy) -> u32 {
         if self.por.is_none() || runnable.count_ones() < 2 {
             return 0;
@@ -629,7 +629,7 @@ impl Kernel {
             let rank = ((t & runnable).count_ones(), lane);
             if rank < best {
                 (best, chosen) = (rank, t & runnable);
-            } else if rank == best {
+            } else if rank == best && !self.take_one {
                 chosen |= t & runnable;
             }
         }
