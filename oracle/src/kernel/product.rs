@@ -733,7 +733,7 @@ impl Kernel {
         };
         if !local_only {
             let invs = v.can_terminate() & of_resident(&self.wg_invs, resident);
-            self.terminates(s, invs, twins.as_ref(), out, canon);
+            self.terminates(s, v.terminated, invs, twins.as_ref(), out, canon);
         }
         // Where each actor's steps lie in `out`.
         let mut at = [(0u32, 0u32); MAX_INVOCATIONS];
@@ -755,13 +755,15 @@ impl Kernel {
         Ok(())
     }
 
-    /// The Terminates of invocations `invs` from `s`; one of an
-    /// invocation interchangeable with an earlier one (`twins`:
+    /// The Terminates of invocations `invs` from `s`, where `terminated`
+    /// have terminated (the view's: not read from the state again); one
+    /// of an invocation interchangeable with an earlier one (`twins`:
     /// [`Symmetry::twins`]) leads to the earlier one's canonical state,
     /// made once.
     fn terminates<S: Packed>(
         &self,
         s: &S,
+        terminated: u32,
         mut invs: u32,
         twins: Option<&[u8; MAX_INVOCATIONS]>,
         out: &mut Vec<(Move, S)>,
@@ -781,7 +783,8 @@ impl Kernel {
             }
             let mut t = *s;
             m.terminate(t.as_mut(), i);
-            self.scopes.on_terminate(m, t.as_mut(), i);
+            self.scopes
+                .on_terminate_with(m, t.as_mut(), i, terminated | 1 << i);
             if let Some(sym) = self.symmetry.as_ref().filter(|_| canon) {
                 sym.canonicalize_after(s.as_ref(), t.as_mut());
             }

@@ -390,8 +390,15 @@ impl Scopes {
     /// whose lanes have all terminated leaves its workgroup's; a workgroup
     /// whose subgroups have, the device's.
     pub fn on_terminate(&self, m: &Machine, st: &mut [u64], i: usize) {
+        self.on_terminate_with(m, st, i, m.terminated_mask(st));
+    }
+
+    /// [`Scopes::on_terminate`] where the terminated invocations `tm`
+    /// (`i` included) are known: the checker has them from the state's
+    /// view.
+    pub fn on_terminate_with(&self, m: &Machine, st: &mut [u64], i: usize, tm: u32) {
+        debug_assert_eq!(tm, m.terminated_mask(st));
         let (w, _, g, lane) = m.coords(i);
-        let tm = m.terminated_mask(st);
         let lanes_done = self.term_lanes(tm, g);
         if let Some(&o) = self.sg.get(g) {
             let f = get_bits(st, o, self.s as u32) as u16;
