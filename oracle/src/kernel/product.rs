@@ -755,6 +755,27 @@ impl Kernel {
         Ok(())
     }
 
+    /// The moves out of `s` of the actors `steps` and the Terminates of
+    /// the invocations `ends`, as they are (not made canonical): those
+    /// of [`Kernel::successors_with`] by these movers, where it moves
+    /// them, without stepping the others.
+    pub fn moves_of<S: Packed>(
+        &self,
+        s: &S,
+        mut steps: u32,
+        ends: u32,
+        out: &mut Vec<(Move, S)>,
+    ) -> Result<(), Fault> {
+        let v = self.machine.view(s.as_ref());
+        self.terminates(s, v.terminated, ends, None, out, false);
+        while steps != 0 {
+            let a = steps.trailing_zeros() as usize;
+            steps &= steps - 1;
+            self.step_actor(s, a, &v, out, false)?;
+        }
+        Ok(())
+    }
+
     /// The Terminates of invocations `invs` from `s`, where `terminated`
     /// have terminated (the view's: not read from the state again); one
     /// of an invocation interchangeable with an earlier one (`twins`:
