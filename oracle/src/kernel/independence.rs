@@ -307,6 +307,27 @@ impl<'a> Lazy<'a> {
     }
 }
 
+impl Lazy<'_> {
+    /// The invocations of `among` (other than `i`) whose futures
+    /// conflict with `i`'s memory instruction `ins` ([`conflicts`]
+    /// restricted to them), reading only their futures; `None` where
+    /// `ins` is no memory access or its index is out of bounds.
+    pub fn conflicts_among(&mut self, i: usize, ins: &Instr, among: u32) -> Option<u32> {
+        let (cell, load) = access(self.m, self.s, i, ins)?;
+        let mut rest = among & !(1 << i);
+        let mut out = 0;
+        while rest != 0 {
+            let j = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let (w, a) = self.of(j);
+            if (if load { w } else { a }) & cell != 0 {
+                out |= 1 << j;
+            }
+        }
+        Some(out)
+    }
+}
+
 /// Whether invocation `i`'s memory instruction `ins` at `s` is one no
 /// other invocation can disturb or observe any more, or `blind` holds
 /// of it (asked only when needed): [`conflicts`] is empty or `blind`;

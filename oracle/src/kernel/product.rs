@@ -583,9 +583,67 @@ impl Kernel {
             rest &= rest - 1;
             off_heads = self.cut[m.code_index(a)].0 >> v.next[a] & 1 == 0;
         }
-        if !off_heads {
+        if !off_heads || !self.some_seed(s, v, runnable, fut) {
             return 0;
         }
+        self.closures(s, v, runnable, fut)
+    }
+
+    /// Whether some runnable actor may seed a usable stubborn set,
+    /// judged from the view, the cut and the futures of the few
+    /// invocations that may not be in one (`false` only where
+    /// [`Kernel::closures`] finds no usable closure; most states where
+    /// no actor's step goes first alone have none: of the discovery
+    /// barrier of 5 workgroups' 49,892 such states, all but 151). An
+    /// actor seeds a usable closure only if it may be in one and what
+    /// it demands first (the other members of its barrier or
+    /// collective, the invocations whose futures conflict with its
+    /// memory step) holds no invocation that may not be in one; which
+    /// may not is read here without the conflicts (a runnable actor
+    /// whose step may not go first; an invocation neither runnable,
+    /// terminated nor waiting): fewer than [`Kernel::demand`] finds, so
+    /// no seed it finds usable is passed over.
+    fn some_seed<S: Packed>(&self, s: &S, v: &View, runnable: u32, fut: &mut Lazy) -> bool {
+        let m = &self.machine;
+        let (mut bad, mut seeds) = (0u32, 0u32);
+        for i in 0..m.num_invocations() {
+            let ok = if runnable & (1 << i) != 0 {
+                let first = self.may_go_first(s, v, i).is_some();
+                seeds |= (first as u32) << i;
+                first
+            } else {
+                (v.terminated | v.waiting) & (1 << i) != 0
+            };
+            bad |= (!ok as u32) << i;
+        }
+        let others = |r: std::ops::Range<usize>| r.fold(0u32, |acc, j| acc | 1 << j);
+        while seeds != 0 {
+            let a = seeds.trailing_zeros() as usize;
+            seeds &= seeds - 1;
+            let pc = v.next[a] as usize;
+            let ins = self.instr(a, pc);
+            let first = match ins {
+                Instr::Barrier | Instr::Collective { .. } => {
+                    others(self.members(a, ins)) & !(1 << a)
+                }
+                Instr::Atomic { .. } => match fut.conflicts_among(a, ins, bad) {
+                    None => continue,
+                    Some(_) if self.blind(s.as_ref(), v, a, pc, ins) => 0,
+                    Some(c) => c,
+                },
+                _ => 0,
+            };
+            if first & bad == 0 {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// [`Kernel::stubborn`]'s closures, once some actor may seed a
+    /// usable one ([`Kernel::some_seed`]).
+    fn closures<S: Packed>(&self, s: &S, v: &View, runnable: u32, fut: &mut Lazy) -> u32 {
+        let m = &self.machine;
         let futures = fut.get();
         let (mut need, mut ok, mut key) = ([0u32; 32], 0u32, 0u32);
         for (i, need) in need.iter_mut().enumerate().take(m.num_invocations()) {
@@ -1218,6 +1276,68 @@ mod tests {
 
     /// The flat products of a program share its machine's tables; a model
     /// with another machine (lockstep subgroups) gets tables of its own.
+    /// Counts the states of `k`'s product with two runnable actors or
+    /// more where [`Kernel::some_seed`] finds no seed, finds one but the
+    /// closures no stubborn set, and both find one; checks that no
+    /// state without a seed has a stubborn set.
+    fn seeds_against_closures<S: Packed>(k: &Kernel, counts: &mut [usize; 3]) {
+        let p = crate::kernel::lean::build::<S>(k, 1 << 20).unwrap();
+        for n in 0..p.graph.num_states() {
+            let s = p.graph.state(n);
+            let v = k.machine.view(s.as_ref());
+            let runnable = k.runnable(&v, k.scopes.resident_of(v.terminated));
+            if runnable.count_ones() < 2 {
+                continue;
+            }
+            let mut buf = [(0, 0); MAX_INVOCATIONS];
+            let mut fut = Lazy::new(k.por.as_deref(), &k.machine, s.as_ref(), &v, &mut buf);
+            let seeded = k.some_seed(&s, &v, runnable, &mut fut);
+            let found = k.closures(&s, &v, runnable, &mut fut);
+            assert!(seeded || found == 0, "{}", k.machine.describe(s.as_ref()));
+            counts[usize::from(seeded) + usize::from(found != 0)] += 1;
+        }
+    }
+
+    /// A state where no runnable actor may seed a usable stubborn set
+    /// ([`Kernel::some_seed`]) has none ([`Kernel::closures`]): at every
+    /// state of the products of the idiom library, the discovery barrier
+    /// of 5 workgroups and the parallel look-back of 3 workgroups of 2,
+    /// under the eleven models; states of the three kinds are met.
+    #[test]
+    fn a_state_without_a_seed_has_no_stubborn_set() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../suites/idioms");
+        let (items, errors) = progress_litmus::kernel::load::load_all(std::slice::from_ref(&dir));
+        assert!(errors.is_empty());
+        let mut programs: Vec<Program> = items
+            .into_iter()
+            .filter_map(|item| match item {
+                progress_litmus::kernel::load::Item::Kernel(p) => Some(p.program),
+                _ => None,
+            })
+            .collect();
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+        let larger = [
+            read("discovery-barrier.litmus")
+                .replace("workgroups 3;", "workgroups 5;")
+                .replace("values 4;", "values 8;"),
+            read("decoupled-lookback-parallel.litmus")
+                .replace("workgroups 2;", "workgroups 3;")
+                .replace("values 4;", "values 8;")
+                .replace("flag[4]", "flag[6]"),
+        ];
+        programs.extend(larger.iter().map(|src| litmus::parse(src).unwrap()));
+        let mut counts = [0usize; 3];
+        for p in &programs {
+            for m in progress_litmus::Model::ALL {
+                let k = Kernel::new(p, &ScopedModel::flat(m), Reductions::ALL).unwrap();
+                if k.por.is_some() {
+                    crate::kernel::with_words!(k.words, seeds_against_closures(&k, &mut counts));
+                }
+            }
+        }
+        assert!(counts.iter().all(|&c| c > 0), "{counts:?}");
+    }
+
     #[test]
     fn the_machines_tables_are_shared_only_by_the_same_machine() {
         let p = litmus::parse(
