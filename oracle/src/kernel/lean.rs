@@ -36,6 +36,9 @@ pub struct Lean<S> {
     pub meter: Meter,
     /// Chain states passed while exploring (§8.8).
     pub passed: usize,
+    /// Moves of twins (§8.1) explored but not stored: their twins'
+    /// edges stand for them.
+    pub twin_moves: usize,
 }
 
 fn explore_error(max_states: usize, e: ExploreError<Fault>) -> KernelError {
@@ -51,10 +54,10 @@ pub fn build<S: Packed>(k: &Kernel, max_states: usize) -> Result<Lean<S>, Kernel
     let mut meter = Meter::new(super::budget(max_states));
     let mut graph = Graph::new(RULE_BYTES_PER_STATE, RULE_BYTES_PER_EDGE);
     let mut chains = Vec::new();
-    let mut passed = 0usize;
+    let (mut passed, mut twin_moves) = (0usize, 0usize);
     graph
         .explore(&[k.start::<S>()], &mut meter, max_states, |s, out| {
-            k.successors_chained(s, out, true, &mut chains, false)?;
+            twin_moves += k.successors_chained(s, out, true, &mut chains, false)?;
             passed += chains.iter().map(|c| c.len as usize).sum::<usize>();
             Ok(())
         })
@@ -65,6 +68,7 @@ pub fn build<S: Packed>(k: &Kernel, max_states: usize) -> Result<Lean<S>, Kernel
         max_states,
         meter,
         passed,
+        twin_moves,
     })
 }
 
@@ -220,18 +224,27 @@ fn unlifted_witness<S: Packed>(
     if k.chains {
         return Ok(None);
     }
+    let sym = k.symmetry.as_ref().expect("symmetry");
     let c = grp[0].0;
     let masks = k.kind_masks();
     let (mut steppers, mut always) = (0u64, u64::MAX);
     for &(_, n) in grp {
         let n = n as usize;
         let s = g.state(n);
-        let (mut inside, mut movers) = (0, 0u32);
+        let mut edges = [0usize; 32];
         for e in g.out(n).filter(|&e| comp[arena::target(e)] == c) {
-            inside += 1;
-            movers |= 1 << arena::kind(e);
-            if arena::is_step(e) {
-                steppers |= masks[arena::kind(e)];
+            edges[arena::kind(e)] += 1;
+        }
+        // A twin's moves are left out of the row: its kind has those of
+        // the kind it repeats.
+        let rep = k.twin_kinds(&sym.twins(s.as_ref()));
+        let (mut inside, mut movers) = (0, 0u32);
+        for (kind, &r) in rep.iter().enumerate() {
+            let e = edges[r as usize];
+            if e > 0 {
+                inside += e;
+                movers |= 1 << kind;
+                steppers |= if kind < 16 { masks[kind] } else { 0 };
             }
         }
         // Every move of a mover is in the row: those of the movers of
@@ -457,6 +470,55 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
+    }
+
+    /// The lean product stores a twin's moves once (§8.1) and keeps the
+    /// full product's verdicts, deadlocks and state and transition
+    /// counts: on the mutex of 2 workgroups of 8 invocations (whose
+    /// lanes, subgroups and workgroups are twins) and the parallel
+    /// look-back of 3 workgroups of 2, under the eleven models; some
+    /// products leave moves out, and both verdicts are met.
+    #[test]
+    fn twins_moves_stored_once_keep_the_full_products_verdicts() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../suites/idioms");
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+        let sources = [
+            read("mutex.litmus").replace("workgroups 2;", "workgroups 2;\nworkgroup_size 8;"),
+            read("decoupled-lookback-parallel.litmus")
+                .replace("workgroups 2;", "workgroups 3;")
+                .replace("values 4;", "values 8;")
+                .replace("flag[4]", "flag[6]"),
+        ];
+        let opts = crate::kernel::Options {
+            max_states: 1 << 20,
+            reductions: Reductions::ALL,
+        };
+        let (mut left_out, mut verdicts) = (0, [0usize; 2]);
+        for src in &sources {
+            let p = progress_litmus::kernel::litmus::parse(src).unwrap();
+            for m in Model::ALL {
+                let m = ScopedModel::flat(m);
+                let k = Kernel::new(&p, &m, Reductions::ALL).unwrap();
+                left_out += with_words!(k.words, twin_moves_of(&k));
+                let lean = crate::kernel::decide_both(&p, &m, opts).unwrap();
+                let full = crate::kernel::decide_both_full(&p, &m, opts).unwrap();
+                for (l, f) in [(&lean.0, &full.0), (&lean.1, &full.1)] {
+                    let key = |d: &crate::kernel::Decision| {
+                        (d.verdict, d.deadlock, d.states, d.transitions)
+                    };
+                    assert_eq!(key(l), key(f), "under {m}");
+                    verdicts[usize::from(l.verdict.passes())] += 1;
+                }
+            }
+        }
+        assert!(
+            left_out > 0 && verdicts.iter().all(|&v| v > 0),
+            "{left_out} {verdicts:?}"
+        );
+    }
+
+    fn twin_moves_of<S: Packed>(k: &Kernel) -> usize {
+        build::<S>(k, 1 << 20).unwrap().twin_moves
     }
 
     /// The sweeps, the work list alone and the work list after too few

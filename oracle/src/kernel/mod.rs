@@ -201,7 +201,7 @@ fn decide_both_w<S: Packed>(
 ) -> Result<(Option<Decision>, Option<Decision>), KernelError> {
     let p = lean::build::<S>(k, max_states)?;
     let states = p.graph.num_states();
-    let transitions = p.graph.num_edges();
+    let transitions = p.graph.num_edges() + p.twin_moves;
     let stats = stats::Stats::of_lean(&p);
     let deadlock = lean::deadlock(k, &p);
     let strong = (want != Want::Weak).then(|| !deadlock && lean::strong_passes(k, &p));

@@ -774,6 +774,22 @@ impl Kernel {
         out: &mut Vec<(Move, S)>,
         canon: bool,
     ) -> Result<(), Fault> {
+        self.moves_into(s, out, canon, true).map(drop)
+    }
+
+    /// [`Kernel::successors_with`]; with `copies` false, the moves of an
+    /// actor interchangeable with an earlier one in `s` (its *twin*'s
+    /// moves by another mover, to the same canonical states: §8.1) are
+    /// counted, not put in `out`: the lean product stores the twin's
+    /// alone (the verdict rules read them back: docs/KERNEL.md §8.1).
+    /// The moves left out.
+    fn moves_into<S: Packed>(
+        &self,
+        s: &S,
+        out: &mut Vec<(Move, S)>,
+        canon: bool,
+        copies: bool,
+    ) -> Result<usize, Fault> {
         let m = &self.machine;
         let v = m.view(s.as_ref());
         let resident = self.scopes.resident_of(v.terminated);
@@ -789,17 +805,24 @@ impl Kernel {
             }
             _ => None,
         };
+        let mut left_out = 0;
         if !local_only {
             let invs = v.can_terminate() & of_resident(&self.wg_invs, resident);
-            self.terminates(s, v.terminated, invs, twins.as_ref(), out, canon);
+            let twins = twins.as_ref().map(|t| (t, copies));
+            left_out += self.terminates(s, v.terminated, invs, twins, out, canon);
         }
-        // Where each actor's steps lie in `out`.
+        // Where each actor's steps (or its twin's) lie in `out`.
         let mut at = [(0u32, 0u32); MAX_INVOCATIONS];
         while actors != 0 {
             let a = actors.trailing_zeros() as usize;
             actors &= actors - 1;
             let from = out.len();
             match twins.and_then(|t| self.twin_steps(&t, a, &at)) {
+                Some((b, e)) if !copies => {
+                    left_out += e - b;
+                    at[a] = (b as u32, e as u32);
+                    continue;
+                }
                 Some((b, e)) => {
                     for k in b..e {
                         let (mv, t) = out[k];
@@ -810,7 +833,34 @@ impl Kernel {
             }
             at[a] = (from as u32, out.len() as u32);
         }
-        Ok(())
+        Ok(left_out)
+    }
+
+    /// Per move kind ([`Move::kind`]), the kind whose moves it repeats
+    /// in a state whose twins are `twins` ([`Symmetry::twins`]): a twin
+    /// actor's steps (or a twin invocation's Terminate) are its earlier
+    /// twin's by another mover, to the same canonical states, which the
+    /// lean product stores alone ([`Kernel::moves_into`]); itself where
+    /// it has no twin. Twins are alike, so one is moved where the other
+    /// is.
+    pub fn twin_kinds(&self, twins: &[u8; MAX_INVOCATIONS]) -> [u8; 32] {
+        let m = &self.machine;
+        let mut rep: [u8; 32] = std::array::from_fn(|k| k as u8);
+        for a in 0..m.num_actors() {
+            let f = m.actor_invocations(a).start;
+            let t = twins[f] as usize;
+            let b = m.actor_of(t);
+            if t != f && m.actor_invocations(b).start == t {
+                rep[a] = rep[b];
+            }
+        }
+        for i in 0..m.num_invocations() {
+            let t = twins[i] as usize;
+            if t != i {
+                rep[16 + i] = rep[16 + t];
+            }
+        }
+        rep
     }
 
     /// The moves out of `s` of the actors `steps` and the Terminates of
@@ -838,27 +888,40 @@ impl Kernel {
     /// have terminated (the view's: not read from the state again); one
     /// of an invocation interchangeable with an earlier one (`twins`:
     /// [`Symmetry::twins`]) leads to the earlier one's canonical state,
-    /// made once.
+    /// made once, and with `copies` false (the twins' second field)
+    /// counted, not put in `out`. The Terminates left out.
     fn terminates<S: Packed>(
         &self,
         s: &S,
         terminated: u32,
         mut invs: u32,
-        twins: Option<&[u8; MAX_INVOCATIONS]>,
+        twins: Option<(&[u8; MAX_INVOCATIONS], bool)>,
         out: &mut Vec<(Move, S)>,
         canon: bool,
-    ) {
+    ) -> usize {
         let m = &self.machine;
         let mut at = [u32::MAX; MAX_INVOCATIONS];
+        let mut left_out = 0;
         while invs != 0 {
             let i = invs.trailing_zeros() as usize;
             invs &= invs - 1;
-            let twin = twins.map(|t| at[t[i] as usize]).filter(|&k| k != u32::MAX);
+            let twin = twins.and_then(|(t, copies)| {
+                let k = at[t[i] as usize];
+                (k != u32::MAX).then_some((k, copies))
+            });
             at[i] = out.len() as u32;
-            if let Some(k) = twin {
-                let t = out[k as usize].1;
-                out.push((Move::terminate(i), t));
-                continue;
+            match twin {
+                Some((k, false)) => {
+                    at[i] = k;
+                    left_out += 1;
+                    continue;
+                }
+                Some((k, true)) => {
+                    let t = out[k as usize].1;
+                    out.push((Move::terminate(i), t));
+                    continue;
+                }
+                None => {}
             }
             let mut t = *s;
             m.terminate(t.as_mut(), i);
@@ -869,6 +932,7 @@ impl Kernel {
             }
             out.push((Move::terminate(i), t));
         }
+        left_out
     }
 
     /// Where the steps of an actor interchangeable with actor `a` in the
@@ -977,7 +1041,8 @@ impl Kernel {
     /// state that has several explored transitions or none; `chains`
     /// gets, per transition, what the chain states it passed had
     /// (their enabled entities and their steppers, when `weak`: only the
-    /// weak rule asks).
+    /// weak rule asks). The moves of twins are left out and counted
+    /// ([`Kernel::moves_into`]): the count.
     pub fn successors_chained<S: Packed>(
         &self,
         s: &S,
@@ -985,8 +1050,8 @@ impl Kernel {
         canon: bool,
         chains: &mut Vec<Chain>,
         weak: bool,
-    ) -> Result<(), Fault> {
-        self.successors_with(s, out, canon)?;
+    ) -> Result<usize, Fault> {
+        let left_out = self.moves_into(s, out, canon, false)?;
         chains.clear();
         let mut one = Vec::new(); // allocated at the first chain state only
         for (_, t) in out.iter_mut() {
@@ -1016,7 +1081,7 @@ impl Kernel {
             }
             chains.push(ch);
         }
-        Ok(())
+        Ok(left_out)
     }
 
     fn canon<S: Packed>(&self, t: &mut S) {
