@@ -585,6 +585,11 @@ impl Machine {
         get(s, self.invs[i].term_off, 1) != 0
     }
 
+    /// The offset of invocation `i`'s Terminate flag in a state.
+    pub fn terminated_bit(&self, i: usize) -> u32 {
+        self.invs[i].term_off
+    }
+
     /// Bit `i` set iff invocation `i` has signalled Terminate.
     #[inline]
     pub fn terminated_mask(&self, s: &[u64]) -> u32 {

@@ -151,7 +151,8 @@ pub struct Kernel {
     /// interchangeable, or the partial-order reduction is off).
     take_all: bool,
     /// Whether one actor with a reducible step is taken, the lowest: no
-    /// symmetry, so the choice need not commute with permutations.
+    /// symmetry, or only renamings that keep the order of live
+    /// workgroups, with which that choice commutes.
     take_one: bool,
     pub symmetry: Option<Symmetry>,
     live: Option<Rc<Liveness>>,
@@ -286,7 +287,7 @@ impl Kernel {
             local_first: red.local_first && !priority && machine_direct.is_none(),
             por,
             take_all,
-            take_one: symmetry.is_none(),
+            take_one: symmetry.as_ref().is_none_or(|s| s.keeps_order()),
             symmetry,
             live,
             chains: red.chains == Chains::Always,

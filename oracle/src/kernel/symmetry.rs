@@ -13,6 +13,12 @@
 //! canonical one (lanes sorted inside each subgroup, then subgroups inside
 //! each workgroup, then workgroups inside each class).
 //!
+//! Under HSA, HSA+OBE and LOBE at the device scope, workgroups are
+//! interchangeable only by renamings that keep the order of the live
+//! ones ([`Live`]): each run of consecutive workgroups running one code
+//! that does not read `wg_id` is canonical with its live workgroups
+//! first, in order, and its terminated ones after them, sorted.
+//!
 //! The strong rule, deadlocks and acyclicity are decided exactly on the
 //! reduced space: they are statements about single states and their
 //! successors, and the guarantees of a state are permuted with it. The weak
@@ -22,6 +28,7 @@
 use super::scopes::Scopes;
 use progress_litmus::kernel::machine::{Machine, MAX_WORDS};
 use progress_litmus::kernel::program::{CollectiveOp, IdKind, Instr, MAX_INVOCATIONS};
+use progress_litmus::kernel::Sched;
 
 /// The interchangeable workgroups and lanes of a program under a model:
 /// the groups of interchangeable blocks, in the order they are sorted.
@@ -65,6 +72,37 @@ struct Group {
     /// The bits of the state the blocks take, per word
     /// ([`Symmetry::canonicalize_after`]).
     bits: [u64; MAX_WORDS],
+    /// For workgroups in live order ([`Live`]), what tells a block
+    /// terminated; `None` for blocks freely interchangeable.
+    live: Option<Live>,
+}
+
+/// Workgroups under a device scheduler that guarantees the lowest live
+/// one (HSA, HSA+OBE) are interchangeable only by renamings that keep
+/// the order of the live ones (docs/KERNEL.md §8.1): the canonical
+/// state has the live ones first, in order, and the terminated ones
+/// after them, sorted.
+#[derive(Clone, Debug)]
+struct Live {
+    /// The blocks' invocations' Terminate flags, as (block, word, bits)
+    /// triples: a block has terminated when all of its are set.
+    terms: Vec<(usize, usize, u64)>,
+    /// Every block's Terminate flags, per word.
+    all_terms: [u64; MAX_WORDS],
+    /// The bits of the state each block takes, as (block, word, bits).
+    bits: Vec<(usize, usize, u64)>,
+}
+
+/// Bit offsets as (word, bits) pairs, one a word they touch, in order.
+fn by_word(offsets: impl Iterator<Item = u32>) -> Vec<(usize, u64)> {
+    let mut words = [0u64; MAX_WORDS];
+    for o in offsets {
+        words[(o / 64) as usize] |= 1 << (o % 64);
+    }
+    (words.iter().enumerate())
+        .filter(|&(_, &b)| b != 0)
+        .map(|(w, &b)| (w, b))
+        .collect()
 }
 
 /// The `j`th pieces of the blocks.
@@ -177,7 +215,101 @@ impl Group {
             firsts: Vec::new(),
             size: 0,
             bits,
+            live: None,
         }
+    }
+
+    /// The group in live order ([`Live`]): block `b`'s invocations'
+    /// Terminate flags are at `terms[b]`.
+    fn in_live_order(mut self, terms: Vec<Vec<u32>>) -> Group {
+        let n = self.n;
+        let tag =
+            |b: usize, pairs: Vec<(usize, u64)>| pairs.into_iter().map(move |(w, m)| (b, w, m));
+        let bits = (0..n)
+            .flat_map(|b| {
+                tag(
+                    b,
+                    by_word(
+                        (self.columns.iter().zip(self.offs.chunks_exact(n)))
+                            .flat_map(|(col, offs)| offs[b]..offs[b] + col.width),
+                    ),
+                )
+            })
+            .collect();
+        let mut all_terms = [0u64; MAX_WORDS];
+        for &(w, m) in &by_word(terms.iter().flatten().copied()) {
+            all_terms[w] = m;
+        }
+        let terms = (terms.into_iter().enumerate())
+            .flat_map(|(b, t)| tag(b, by_word(t.into_iter())))
+            .collect();
+        self.live = Some(Live {
+            terms,
+            all_terms,
+            bits,
+        });
+        self
+    }
+
+    /// The blocks of a group in live order that have terminated.
+    #[inline]
+    fn dead(&self, live: &Live, s: &[u64]) -> u32 {
+        let mut d = (1u32 << self.n) - 1;
+        for &(b, w, m) in &live.terms {
+            if s[w] & m != m {
+                d &= !(1 << b);
+            }
+        }
+        d
+    }
+
+    /// Whether `t`, a successor of the canonical `s`, is canonical for
+    /// this group in live order: the same blocks terminated (no
+    /// Terminate flag changed), with the same bits (a live block's
+    /// contents do not move it).
+    #[inline]
+    fn live_unchanged(&self, live: &Live, s: &[u64], t: &[u64]) -> bool {
+        if self.unchanged(s, t) {
+            return true;
+        }
+        if (s.iter().zip(t).zip(&live.all_terms)).any(|((x, y), m)| (x ^ y) & m != 0) {
+            return false;
+        }
+        let dead = self.dead(live, s);
+        dead == 0
+            || (live.bits.iter()).all(|&(b, w, m)| dead >> b & 1 == 0 || (s[w] ^ t[w]) & m == 0)
+    }
+
+    /// The live blocks first, in order, then the terminated ones sorted
+    /// by their records ([`Live`]).
+    fn sort_live<const K: usize>(&self, live: &Live, s: &mut [u64]) {
+        let n = self.n;
+        let dead = self.dead(live, s);
+        if dead == 0 {
+            return;
+        }
+        let mut keys = [[0u64; K]; MAX_INVOCATIONS];
+        self.keys(s, &mut keys, false);
+        let mut order = [0usize; MAX_INVOCATIONS];
+        let mut k = 0;
+        for b in (0..n).filter(|&b| dead >> b & 1 == 0) {
+            order[k] = b;
+            k += 1;
+        }
+        let first_dead = k;
+        for b in (0..n).filter(|&b| dead >> b & 1 != 0) {
+            let mut j = k;
+            while j > first_dead && keys[order[j - 1]] > keys[b] {
+                order[j] = order[j - 1];
+                j -= 1;
+            }
+            order[j] = b;
+            k += 1;
+        }
+        if (0..n).all(|b| order[b] == b) {
+            return;
+        }
+        self.place(s, &keys, &order);
     }
 
     /// Whether `s` and `t` agree on every bit of the blocks.
@@ -208,7 +340,12 @@ impl Group {
     /// The blocks' keys; false, with only some pieces read, where those
     /// of the first word already increase (the blocks are sorted).
     #[inline]
-    fn keys<const K: usize>(&self, s: &[u64], keys: &mut [[u64; K]; MAX_INVOCATIONS]) -> bool {
+    fn keys<const K: usize>(
+        &self,
+        s: &[u64],
+        keys: &mut [[u64; K]; MAX_INVOCATIONS],
+        early: bool,
+    ) -> bool {
         let n = self.n;
         for (j, (col, offs)) in self
             .columns
@@ -216,7 +353,7 @@ impl Group {
             .zip(self.offs.chunks_exact(n))
             .enumerate()
         {
-            if j > 0 && col.word == 0 && (1..n).all(|b| keys[b - 1][0] < keys[b][0]) {
+            if early && j > 0 && col.word == 0 && (1..n).all(|b| keys[b - 1][0] < keys[b][0]) {
                 return false;
             }
             let word = if K == 1 { 0 } else { col.word };
@@ -239,7 +376,7 @@ impl Group {
     fn sort<const K: usize>(&self, s: &mut [u64]) {
         let n = self.n;
         let mut keys = [[0u64; K]; MAX_INVOCATIONS];
-        if !self.keys(s, &mut keys) || keys[..n].is_sorted() {
+        if !self.keys(s, &mut keys, true) || keys[..n].is_sorted() {
             return;
         }
         // Insertion sort of the blocks' indices.
@@ -252,6 +389,18 @@ impl Group {
             }
             order[j] = b;
         }
+        self.place(s, &keys, &order);
+    }
+
+    /// Writes the blocks of `keys` (all of them) into `s`, block
+    /// `order[slot]`'s at slot `slot`.
+    fn place<const K: usize>(
+        &self,
+        s: &mut [u64],
+        keys: &[[u64; K]; MAX_INVOCATIONS],
+        order: &[usize; MAX_INVOCATIONS],
+    ) {
+        let n = self.n;
         for (col, offs) in self.columns.iter().zip(self.offs.chunks_exact(n)) {
             let piece = |slot: usize| keys[order[slot]][col.word] >> col.shift & col.mask;
             if col.span > 0 {
@@ -303,6 +452,14 @@ impl Group {
     }
 
     fn canonicalize(&self, s: &mut [u64]) {
+        if let Some(live) = &self.live {
+            return match self.words {
+                1 => self.sort_live::<1>(live, s),
+                2 => self.sort_live::<2>(live, s),
+                3 | 4 => self.sort_live::<4>(live, s),
+                _ => self.sort_live::<MAX_KEY_WORDS>(live, s),
+            };
+        }
         if self.n == 2 {
             return self.sort_pair(s);
         }
@@ -311,6 +468,16 @@ impl Group {
             2 => self.sort::<2>(s),
             3 | 4 => self.sort::<4>(s),
             _ => self.sort::<MAX_KEY_WORDS>(s),
+        }
+    }
+
+    /// Whether the group's blocks are as canonical in `t`, a successor
+    /// of the canonical `s`, as in `s` ([`Symmetry::canonicalize_after`]).
+    #[inline]
+    fn kept(&self, s: &[u64], t: &[u64]) -> bool {
+        match &self.live {
+            Some(live) => self.live_unchanged(live, s, t),
+            None => self.unchanged(s, t),
         }
     }
 }
@@ -326,7 +493,9 @@ impl Symmetry {
         let wg_classes = workgroup_classes(m, sc);
         let lane_sgs = lane_groups(m, sc);
         let sg_classes = subgroup_classes(m, sc);
-        if wg_classes.is_empty() && lane_sgs.is_empty() && sg_classes.is_empty() {
+        let live = live_runs(m, sc);
+        if wg_classes.is_empty() && lane_sgs.is_empty() && sg_classes.is_empty() && live.is_empty()
+        {
             return None;
         }
         let wg_fields = workgroup_fields(m, sc);
@@ -351,6 +520,12 @@ impl Symmetry {
                     sc.n,
                 )
         }));
+        groups.extend(live.iter().map(|run| {
+            let terms = run.iter().map(|&w| terminate_bits(m, sc, w)).collect();
+            Group::new(&run.iter().map(|&w| &wg_fields[w][..]).collect::<Vec<_>>())
+                .with_invocations(run.iter().map(|&w| inv_of(wg_fields[w][0])).collect(), sc.n)
+                .in_live_order(terms)
+        }));
         Some(Symmetry {
             groups,
             permutes_lanes: !lane_sgs.is_empty() || !sg_classes.is_empty(),
@@ -365,6 +540,13 @@ impl Symmetry {
         self.permutes_lanes
     }
 
+    /// Whether every renaming it allows keeps the order of the live
+    /// workgroups ([`Live`]): then a reduction that picks the lowest
+    /// actor commutes with them.
+    pub fn keeps_order(&self) -> bool {
+        self.groups.iter().all(|g| g.live.is_some())
+    }
+
     /// Per invocation, an invocation it is *interchangeable with in
     /// `s`*: one of the block before its own in some group, at the same
     /// place in it, where the two blocks' records are equal, or itself.
@@ -374,7 +556,9 @@ impl Symmetry {
     /// earlier block's invocations come first.
     pub fn twins(&self, s: &[u64]) -> [u8; MAX_INVOCATIONS] {
         let mut t: [u8; MAX_INVOCATIONS] = std::array::from_fn(|i| i as u8);
-        for g in &self.groups {
+        // Blocks in live order are not interchangeable in a state: a
+        // swap of two live ones changes which is guaranteed later.
+        for g in self.groups.iter().filter(|g| g.live.is_none()) {
             for b in 1..g.n {
                 if !g.same(s, b - 1, b) {
                     continue;
@@ -409,11 +593,46 @@ impl Symmetry {
     /// group of a workgroup's and the workgroups'.
     pub fn canonicalize_after(&self, s: &[u64], t: &mut [u64]) {
         for g in &self.groups {
-            if !g.unchanged(s, t) {
+            if !g.kept(s, t) {
                 g.canonicalize(t);
             }
         }
     }
+}
+
+/// The runs of workgroups interchangeable in live order ([`Live`]): under
+/// a device scheduler whose F holds only live workgroups and is kept by
+/// a renaming that keeps their order (HSA and HSA+OBE guarantee the
+/// lowest live one, HSA+OBE and LOBE add those that step, LOBE the live
+/// ones below them too), when no occupancy bound admits them in id
+/// order, each longest run of consecutive workgroups running the same
+/// code that does not read `wg_id`, of two or more. A renaming inside a
+/// run that keeps the order of its live workgroups keeps the order of
+/// all live ones, so it maps the product onto itself, now and after any
+/// of them terminates (docs/KERNEL.md §8.1).
+fn live_runs(m: &Machine, sc: &Scopes) -> Vec<Vec<usize>> {
+    let p = &m.program;
+    let model = sc.model;
+    let occupancy_blind = model.occupancy.is_none_or(|k| k as usize >= sc.w);
+    if !matches!(model.device, Sched::Hsa | Sched::HsaObe | Sched::Lobe) || !occupancy_blind {
+        return Vec::new();
+    }
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    for w in 0..sc.w {
+        match runs.last_mut() {
+            Some(run) if p.wg_code[run[0]] == p.wg_code[w] => run.push(w),
+            _ => runs.push(vec![w]),
+        }
+    }
+    runs.retain(|run| run.len() > 1 && !p.reads_id(p.wg_code[run[0]] as usize, IdKind::WgId));
+    runs
+}
+
+/// The offsets of the Terminate flags of workgroup `w`'s invocations.
+fn terminate_bits(m: &Machine, sc: &Scopes, w: usize) -> Vec<u32> {
+    (w * sc.n..(w + 1) * sc.n)
+        .map(|i| m.terminated_bit(i))
+        .collect()
 }
 
 /// The lanes' fields of a subgroup and the offset of its F set.
@@ -576,6 +795,10 @@ mod tests {
         wg_fields: Vec<Vec<(u32, u32)>>,
         lane_sgs: Vec<LaneGroup>,
         sg_classes: Vec<Vec<Vec<(u32, u32)>>>,
+        /// The runs of workgroups in live order.
+        live: Vec<Vec<usize>>,
+        /// Every workgroup's invocations' Terminate flags.
+        terms: Vec<Vec<u32>>,
     }
 
     fn read(s: &[u64], (off, w): (u32, u32), out: &mut Vec<u64>) {
@@ -621,6 +844,32 @@ mod tests {
         }
     }
 
+    /// The live blocks (those not all of whose `terms` bits are set)
+    /// first in their order, then the others sorted.
+    fn sort_live(s: &mut [u64], blocks: &[Vec<(u32, u32)>], terms: &[Vec<u32>]) {
+        let recs: Vec<Vec<u64>> = blocks
+            .iter()
+            .map(|b| {
+                let mut rec = Vec::new();
+                for &r in b {
+                    read(s, r, &mut rec);
+                }
+                rec
+            })
+            .collect();
+        let dead = |b: usize| terms[b].iter().all(|&o| get_bits(s, o, 1) == 1);
+        let mut order: Vec<usize> = (0..blocks.len()).filter(|&b| !dead(b)).collect();
+        let mut gone: Vec<usize> = (0..blocks.len()).filter(|&b| dead(b)).collect();
+        gone.sort_by(|&a, &b| recs[a].cmp(&recs[b]));
+        order.extend(gone);
+        for (slot, &k) in order.iter().enumerate() {
+            let mut at = 0;
+            for &r in &blocks[slot] {
+                at += write(s, r, &recs[k][at..]);
+            }
+        }
+    }
+
     fn sort_lanes(s: &mut [u64], lanes: &[(u32, u32)], fsg: Option<u32>) {
         let n = lanes.len();
         let f = fsg.map(|o| get_bits(s, o, n as u32));
@@ -653,6 +902,8 @@ mod tests {
                 wg_fields: workgroup_fields(m, sc),
                 lane_sgs: lane_groups(m, sc),
                 sg_classes: subgroup_classes(m, sc),
+                live: live_runs(m, sc),
+                terms: (0..sc.w).map(|w| terminate_bits(m, sc, w)).collect(),
             }
         }
 
@@ -667,6 +918,12 @@ mod tests {
                 let blocks: Vec<&[(u32, u32)]> =
                     class.iter().map(|&w| &self.wg_fields[w][..]).collect();
                 sort_blocks(s, &blocks);
+            }
+            for run in &self.live {
+                let blocks: Vec<Vec<(u32, u32)>> =
+                    run.iter().map(|&w| self.wg_fields[w].clone()).collect();
+                let terms: Vec<Vec<u32>> = run.iter().map(|&w| self.terms[w].clone()).collect();
+                sort_live(s, &blocks, &terms);
             }
         }
     }
@@ -788,10 +1045,14 @@ mod tests {
             "WEAK_FAIR, workgroup=unfair, subgroup=fair",
             "OBE, subgroup=lockstep",
             "WEAK_FAIR, subgroup=scf",
+            "HSA",
+            "HSA_OBE_STRONG",
+            "HSA, workgroup=obe, subgroup=fair",
+            "LOBE",
         ];
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let (mut kernels, mut compared, mut moved) = (0, 0, 0);
-        let (mut lanes, mut subgroups) = (0, 0);
+        let (mut lanes, mut subgroups, mut live) = (0, 0, 0);
         for (name, src) in programs() {
             let Ok(p) = progress_litmus::kernel::litmus::parse(&src) else {
                 continue;
@@ -804,6 +1065,7 @@ mod tests {
                 let Some(sym) = &k.symmetry else { continue };
                 let r = Reference::new(&k.machine, &k.scopes);
                 lanes += usize::from(!r.lane_sgs.is_empty());
+                live += usize::from(!r.live.is_empty());
                 subgroups += usize::from(!r.sg_classes.is_empty());
                 assert_eq!(
                     sym.permutes_lanes(),
@@ -817,12 +1079,72 @@ mod tests {
         }
         assert!(kernels > 300, "{kernels} kernels");
         assert!(
-            lanes > 50 && subgroups > 50,
-            "{lanes} lanes, {subgroups} subgroups"
+            lanes > 50 && subgroups > 50 && live > 50,
+            "{lanes} lanes, {subgroups} subgroups, {live} in live order"
         );
         assert!(
             moved * 4 > compared,
             "{moved} of {compared} states reordered"
+        );
+    }
+
+    /// Workgroups in live order keep every verdict: the idioms and
+    /// launches of them with more workgroups, under HSA, HSA+OBE and
+    /// LOBE (and a scoped one), weak and strong, with every reduction
+    /// and with all but symmetry, give the same verdicts and deadlocks,
+    /// and the products with a run in live order mostly fewer states.
+    #[test]
+    fn workgroups_in_live_order_keep_the_verdicts() {
+        use crate::kernel::{decide_both, Options};
+        let models = ["HSA", "HSA_OBE", "LOBE", "LOBE, workgroup=hsa"];
+        let all = Options {
+            max_states: 1 << 20,
+            reductions: Reductions::ALL,
+        };
+        let no_symmetry = Options {
+            reductions: Reductions {
+                symmetry: false,
+                ..Reductions::ALL
+            },
+            ..all
+        };
+        let (mut runs, mut fewer, mut failing) = (0, 0, 0);
+        let launches = programs()
+            .into_iter()
+            .filter(|(n, _)| n.contains("launch 0."));
+        for (name, src) in launches {
+            let Ok(p) = progress_litmus::kernel::litmus::parse(&src) else {
+                continue;
+            };
+            for m in models {
+                let model = ScopedModel::parse(m).unwrap();
+                let Ok(k) = Kernel::new(&p, &model, Reductions::ALL) else {
+                    continue;
+                };
+                if live_runs(&k.machine, &k.scopes).is_empty() {
+                    continue;
+                }
+                let (Ok(a), Ok(b)) = (
+                    decide_both(&p, &model, all),
+                    decide_both(&p, &model, no_symmetry),
+                ) else {
+                    continue;
+                };
+                for (x, y) in [(&a.0, &b.0), (&a.1, &b.1)] {
+                    assert_eq!(
+                        (x.verdict, x.deadlock),
+                        (y.verdict, y.deadlock),
+                        "{name} under {m}"
+                    );
+                    failing += usize::from(!x.verdict.passes());
+                }
+                runs += 1;
+                fewer += usize::from(a.0.states < b.0.states);
+            }
+        }
+        assert!(
+            runs > 20 && fewer * 2 > runs && failing > 10,
+            "{runs} runs, {fewer} fewer, {failing} failing"
         );
     }
 
