@@ -801,7 +801,9 @@ impl Kernel {
             actors = firsts;
         }
         let twins = match &self.symmetry {
-            Some(sym) if canon && (actors.count_ones() > 1 || !local_only) => {
+            Some(sym)
+                if canon && !sym.keeps_order() && (actors.count_ones() > 1 || !local_only) =>
+            {
                 Some(sym.twins(s.as_ref()))
             }
             _ => None,
