@@ -1022,7 +1022,7 @@ impl Kernel {
             }
         }
         if let Some(sym) = self.symmetry.as_ref().filter(|_| canon) {
-            sym.canonicalize_after(s.as_ref(), t.as_mut());
+            sym.canonicalize_after_step(s.as_ref(), t.as_mut());
         }
     }
 

@@ -598,6 +598,19 @@ impl Symmetry {
             }
         }
     }
+
+    /// [`Symmetry::canonicalize_after`] of a step (not a Terminate)
+    /// from the canonical `s`: a step changes no Terminate flag and no
+    /// terminated workgroup (only its actor's fields, memory, and F bits
+    /// of live children), so workgroups in live order stay canonical
+    /// and are not looked at.
+    pub fn canonicalize_after_step(&self, s: &[u64], t: &mut [u64]) {
+        for g in self.groups.iter().filter(|g| g.live.is_none()) {
+            if !g.unchanged(s, t) {
+                g.canonicalize(t);
+            }
+        }
+    }
 }
 
 /// The runs of workgroups interchangeable in live order ([`Live`]): under
@@ -1007,7 +1020,7 @@ mod tests {
                 if k.successors_with(&s, &mut out, false).is_err() || out.is_empty() {
                     break;
                 }
-                for &(_, t) in &out {
+                for &(mv, t) in &out {
                     let mut flipped = t;
                     for (i, w) in flipped.iter_mut().enumerate().take(bits.div_ceil(64)) {
                         let keep = (bits - 64 * i).min(64);
@@ -1015,6 +1028,12 @@ mod tests {
                         if rng.below(4) == 0 {
                             *w ^= rng.next() & rng.next() & mask;
                         }
+                    }
+                    if mv.is_step() {
+                        let (mut a, mut c) = (t, t);
+                        sym.canonicalize(&mut a);
+                        sym.canonicalize_after_step(&s, &mut c);
+                        assert_eq!(a, c, "{name}: step {mv:?} to {t:x?} after {s:x?}");
                     }
                     for u in [t, flipped] {
                         let (mut a, mut b, mut c) = (u, u, u);
