@@ -799,6 +799,7 @@ mod tests {
     use super::*;
     use crate::kernel::product::{Kernel, Reductions};
     use progress_litmus::kernel::machine::{get_bits, set_bits};
+    use progress_litmus::kernel::program::Program;
     use progress_litmus::kernel::ScopedModel;
 
     /// The first implementation: records read 32 bits at a time into
@@ -1001,6 +1002,27 @@ mod tests {
         out
     }
 
+    /// Calls `f` with every program of `programs` that parses under
+    /// every model of `models` that builds, with the name of both, the
+    /// program, the model and its kernel (with every reduction).
+    fn each_kernel(
+        programs: Vec<(String, String)>,
+        models: &[&str],
+        mut f: impl FnMut(&str, &Program, &ScopedModel, &Kernel),
+    ) {
+        for (name, src) in programs {
+            let Ok(p) = progress_litmus::kernel::litmus::parse(&src) else {
+                continue;
+            };
+            for m in models {
+                let model = ScopedModel::parse(m).unwrap();
+                if let Ok(k) = Kernel::new(&p, &model, Reductions::ALL) {
+                    f(&format!("{name} under {m}"), &p, &model, &k);
+                }
+            }
+        }
+    }
+
     /// Compares the two canonical forms, and the form made after the
     /// canonical state a successor comes from, on the successors (as they
     /// are, and with random bits flipped) along random walks of the
@@ -1072,30 +1094,21 @@ mod tests {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let (mut kernels, mut compared, mut moved) = (0, 0, 0);
         let (mut lanes, mut subgroups, mut live) = (0, 0, 0);
-        for (name, src) in programs() {
-            let Ok(p) = progress_litmus::kernel::litmus::parse(&src) else {
-                continue;
-            };
-            for m in models {
-                let model = ScopedModel::parse(m).unwrap();
-                let Ok(k) = Kernel::new(&p, &model, Reductions::ALL) else {
-                    continue;
-                };
-                let Some(sym) = &k.symmetry else { continue };
-                let r = Reference::new(&k.machine, &k.scopes);
-                lanes += usize::from(!r.lane_sgs.is_empty());
-                live += usize::from(!r.live.is_empty());
-                subgroups += usize::from(!r.sg_classes.is_empty());
-                assert_eq!(
-                    sym.permutes_lanes(),
-                    !r.lane_sgs.is_empty() || !r.sg_classes.is_empty()
-                );
-                let (c, mv) = compare(&k, &format!("{name} under {m}"), &mut rng);
-                kernels += 1;
-                compared += c;
-                moved += mv;
-            }
-        }
+        each_kernel(programs(), &models, |name, _, _, k| {
+            let Some(sym) = &k.symmetry else { return };
+            let r = Reference::new(&k.machine, &k.scopes);
+            lanes += usize::from(!r.lane_sgs.is_empty());
+            live += usize::from(!r.live.is_empty());
+            subgroups += usize::from(!r.sg_classes.is_empty());
+            assert_eq!(
+                sym.permutes_lanes(),
+                !r.lane_sgs.is_empty() || !r.sg_classes.is_empty()
+            );
+            let (c, mv) = compare(k, name, &mut rng);
+            kernels += 1;
+            compared += c;
+            moved += mv;
+        });
         assert!(kernels > 300, "{kernels} kernels");
         assert!(
             lanes > 50 && subgroups > 50 && live > 50,
@@ -1128,39 +1141,27 @@ mod tests {
             ..all
         };
         let (mut runs, mut fewer, mut failing) = (0, 0, 0);
-        let launches = programs()
+        let launches: Vec<_> = programs()
             .into_iter()
-            .filter(|(n, _)| n.contains("launch 0."));
-        for (name, src) in launches {
-            let Ok(p) = progress_litmus::kernel::litmus::parse(&src) else {
-                continue;
-            };
-            for m in models {
-                let model = ScopedModel::parse(m).unwrap();
-                let Ok(k) = Kernel::new(&p, &model, Reductions::ALL) else {
-                    continue;
-                };
-                if live_runs(&k.machine, &k.scopes).is_empty() {
-                    continue;
-                }
-                let (Ok(a), Ok(b)) = (
-                    decide_both(&p, &model, all),
-                    decide_both(&p, &model, no_symmetry),
-                ) else {
-                    continue;
-                };
-                for (x, y) in [(&a.0, &b.0), (&a.1, &b.1)] {
-                    assert_eq!(
-                        (x.verdict, x.deadlock),
-                        (y.verdict, y.deadlock),
-                        "{name} under {m}"
-                    );
-                    failing += usize::from(!x.verdict.passes());
-                }
-                runs += 1;
-                fewer += usize::from(a.0.states < b.0.states);
+            .filter(|(n, _)| n.contains("launch 0."))
+            .collect();
+        each_kernel(launches, &models, |name, p, model, k| {
+            if live_runs(&k.machine, &k.scopes).is_empty() {
+                return;
             }
-        }
+            let (Ok(a), Ok(b)) = (
+                decide_both(p, model, all),
+                decide_both(p, model, no_symmetry),
+            ) else {
+                return;
+            };
+            for (x, y) in [(&a.0, &b.0), (&a.1, &b.1)] {
+                assert_eq!((x.verdict, x.deadlock), (y.verdict, y.deadlock), "{name}");
+                failing += usize::from(!x.verdict.passes());
+            }
+            runs += 1;
+            fewer += usize::from(a.0.states < b.0.states);
+        });
         assert!(
             runs > 20 && fewer * 2 > runs && failing > 10,
             "{runs} runs, {fewer} fewer, {failing} failing"
