@@ -77,11 +77,12 @@ struct Group {
     live: Option<Live>,
 }
 
-/// Workgroups under a device scheduler that guarantees the lowest live
-/// one (HSA, HSA+OBE) are interchangeable only by renamings that keep
-/// the order of the live ones (docs/KERNEL.md §8.1): the canonical
-/// state has the live ones first, in order, and the terminated ones
-/// after them, sorted.
+/// Workgroups under a device scheduler whose F holds live workgroups
+/// only and reads their ids only through their order (HSA, HSA+OBE,
+/// LOBE) are interchangeable only by renamings that keep the order of
+/// the live ones (docs/KERNEL.md §8.1): the canonical state has the live
+/// ones of a run first, in order, and the terminated ones after them,
+/// sorted.
 #[derive(Clone, Debug)]
 struct Live {
     /// The blocks' invocations' Terminate flags, as (block, word, bits)
