@@ -599,6 +599,52 @@ fn local_heavy_program() -> impl Strategy<Value = Program> {
         .prop_filter("valid", |p| p.validate().is_ok())
 }
 
+/// Pending Terminates go first and alone (docs/KERNEL.md §8.7): on a
+/// program without a local step, whose workgroups finish one after
+/// another while the later ones spin (HSA's guarantee moves on at each
+/// Terminate), local steps first reduces only through them. The verdicts
+/// are the unreduced ones under the eleven models and scoped models that
+/// put HSA and HSA+OBE inside a workgroup, and fewer states are stored.
+#[test]
+fn pending_terminates_go_first_and_keep_every_verdict() {
+    let src = "values 2;\nworkgroups 3;\nworkgroup_size 2;\nglobal x;\nglobal y;\n\n\
+        workgroup 0 {\n  0: x = 1;\n}\n\n\
+        workgroup 1 {\nwait:\n  0: if (x == 0) goto wait;\n  1: y = 1;\n}\n\n\
+        workgroup 2 {\nspin:\n  0: if (y == 0) goto spin;\n}\n";
+    let p = litmus::parse(src).unwrap();
+    assert!(p
+        .codes
+        .iter()
+        .flat_map(|c| &c.instrs)
+        .all(|i| !i.is_local()));
+    let opts = |reductions| Options {
+        max_states: 1_000_000,
+        reductions,
+    };
+    let first = Reductions {
+        local_first: true,
+        ..Reductions::NONE
+    };
+    let (full, fdead, fstats) = flat_verdicts_all(&p, opts(Reductions::NONE)).unwrap();
+    let (got, gdead, gstats) = flat_verdicts_all(&p, opts(first)).unwrap();
+    assert_eq!((got, gdead), (full, fdead));
+    assert!(
+        gstats.states * 3 < fstats.states * 2,
+        "{} states reduced, {} unreduced",
+        gstats.states,
+        fstats.states
+    );
+    for name in ["HSA", "UNFAIR", "OBE_STRONG"] {
+        for inner in ["hsa", "hsa+obe", "unfair"] {
+            let m = format!("{name}, workgroup={inner}, subgroup={inner}");
+            let m = ScopedModel::parse(&m).unwrap();
+            for red in [first, Reductions::ALL] {
+                assert_eq!(both(&p, &m, red), both(&p, &m, Reductions::NONE), "{m}");
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(500), ..ProptestConfig::default() })]
 

@@ -164,6 +164,11 @@ pub struct Kernel {
     cut: Vec<(u64, u64)>,
     /// Whether some scope runs the priority scheduler.
     priority: bool,
+    /// Whether pending Terminates go first and alone where no actor's
+    /// step does (§8.7): with the local-first reduction (so no priority
+    /// scope and no SIMT-Step model), interleaved lanes, and no occupancy
+    /// bound that admits a workgroup when one terminates.
+    terminate_first: bool,
     /// Interleaved lanes without a SIMT-Step model: per code block, the
     /// pcs of its barriers and collectives, one bit each (steps that may
     /// move other invocations); empty otherwise (any step may).
@@ -275,6 +280,8 @@ impl Kernel {
             (red.partial_order && !priority && machine_direct.is_none() && !machine.lockstep())
                 .then(|| shared.accesses(&machine));
         let take_all = por.is_none() || symmetry.as_ref().is_some_and(|s| s.permutes_lanes());
+        let local_first = red.local_first && !priority && machine_direct.is_none();
+        let terminate_first = local_first && terminates_first(&machine, model, scopes.w);
         Ok(Kernel {
             machine,
             scopes,
@@ -284,7 +291,7 @@ impl Kernel {
             wg_invs,
             wg_actors,
             actor_invs,
-            local_first: red.local_first && !priority && machine_direct.is_none(),
+            local_first,
             por,
             take_all,
             take_one: symmetry.as_ref().is_none_or(|s| s.keeps_order()),
@@ -293,6 +300,7 @@ impl Kernel {
             chains: red.chains == Chains::Always,
             cut: p.codes.iter().map(proviso::cut).collect(),
             priority,
+            terminate_first,
             syncs,
         })
     }
@@ -810,7 +818,16 @@ impl Kernel {
         };
         let mut left_out = 0;
         if !local_only {
-            let invs = v.can_terminate() & of_resident(&self.wg_invs, resident);
+            let mut invs = v.can_terminate() & of_resident(&self.wg_invs, resident);
+            if self.terminate_first && invs != 0 {
+                // Pending Terminates alone (§8.7): all of them, or
+                // without symmetry (or keeping the order of live
+                // workgroups) the lowest.
+                if self.take_one {
+                    invs &= invs.wrapping_neg();
+                }
+                actors = 0;
+            }
             let twins = twins.as_ref().map(|t| (t, copies));
             left_out += self.terminates(s, v.terminated, invs, twins, out, canon);
         }
@@ -1104,6 +1121,13 @@ impl Kernel {
 /// The machine of `p` under subgroup scheduler `sub` (lockstep lanes,
 /// or a SIMT-Step model's direct steps); the rest of a model does not
 /// change it.
+/// Whether pending Terminates may go first where local steps may (§8.7):
+/// with interleaved lanes, and no occupancy bound that admits a workgroup
+/// when another terminates (a Terminate then changes nobody else's moves).
+fn terminates_first(m: &Machine, model: &ScopedModel, workgroups: usize) -> bool {
+    !m.lockstep() && model.occupancy.is_none_or(|k| k as usize >= workgroups)
+}
+
 fn machine_of(p: &Program, sub: Sched) -> Result<Machine, KernelError> {
     let lockstep = sub == Sched::Lockstep;
     Machine::with_direct(p, lockstep, sub.direct()).map_err(|e| match e.at {
