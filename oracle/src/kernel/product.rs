@@ -803,7 +803,19 @@ impl Kernel {
         let v = m.view(s.as_ref());
         let resident = self.scopes.resident_of(v.terminated);
         let mut actors = self.runnable(&v, resident);
-        let firsts = self.first_actors(s, &v, actors);
+        let mut invs = v.can_terminate() & of_resident(&self.wg_invs, resident);
+        let firsts = if self.terminate_first && invs != 0 {
+            // Pending Terminates alone (§8.7): all of them, or without
+            // symmetry (or keeping the order of live workgroups) the
+            // lowest; no actor's step is judged.
+            if self.take_one {
+                invs &= invs.wrapping_neg();
+            }
+            actors = 0;
+            0
+        } else {
+            self.first_actors(s, &v, actors)
+        };
         let local_only = firsts != 0;
         if local_only {
             actors = firsts;
@@ -818,16 +830,6 @@ impl Kernel {
         };
         let mut left_out = 0;
         if !local_only {
-            let mut invs = v.can_terminate() & of_resident(&self.wg_invs, resident);
-            if self.terminate_first && invs != 0 {
-                // Pending Terminates alone (§8.7): all of them, or
-                // without symmetry (or keeping the order of live
-                // workgroups) the lowest.
-                if self.take_one {
-                    invs &= invs.wrapping_neg();
-                }
-                actors = 0;
-            }
             let twins = twins.as_ref().map(|t| (t, copies));
             left_out += self.terminates(s, v.terminated, invs, twins, out, canon);
         }
@@ -1052,6 +1054,9 @@ impl Kernel {
     /// successors would end the chain.
     fn sole_step<S: Packed>(&self, s: &S, v: &View) -> Option<usize> {
         let resident = self.scopes.resident_of(v.terminated);
+        if self.terminate_first && v.can_terminate() & of_resident(&self.wg_invs, resident) != 0 {
+            return None;
+        }
         let firsts = self.first_actors(s, v, self.runnable(v, resident));
         (firsts.count_ones() == 1).then(|| firsts.trailing_zeros() as usize)
     }
