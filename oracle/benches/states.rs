@@ -16,8 +16,8 @@
 //! The goals of issue 24 item 2 come last: Dat3M's seqlock
 //! (benches/data/seqlock.litmus) and a parallel decoupled look-back of 4
 //! workgroups of 4 invocations (benches/data/lookback-4x4.litmus), after
-//! the look-back at 3 x 3 and 4 x 2, the largest the partial-order
-//! reduction decides (docs/KERNEL.md §8.7).
+//! the look-back at 3 x 3, 4 x 2 and 4 x 3 (docs/KERNEL.md §8.7 has
+//! their states with each reduction).
 //!
 //! `cargo bench -p oracle --bench states -- SECTION...` runs only the named
 //! sections (`idioms`, `large`, `goals`). `STATES_BENCH_MAX=N` bounds each
