@@ -114,14 +114,19 @@ fn instr(len: usize, values: u16, ids: bool) -> BoxedStrategy<Instr> {
 
 fn code(values: u16, ids: bool) -> impl Strategy<Value = Code> {
     (1usize..=4).prop_flat_map(move |len| {
-        prop::collection::vec(instr(len, values, ids), len).prop_map(move |instrs| Code {
-            regs: vec!["a".into(), "b".into()],
-            labels: vec![None; len],
-            constructs: Vec::new(),
-            at: Default::default(),
-            instrs,
-        })
+        prop::collection::vec(instr(len, values, ids), len).prop_map(block)
     })
+}
+
+/// A code block of `instrs` over registers `a` and `b`.
+fn block(instrs: Vec<Instr>) -> Code {
+    Code {
+        regs: vec!["a".into(), "b".into()],
+        labels: vec![None; instrs.len()],
+        constructs: Vec::new(),
+        at: Default::default(),
+        instrs,
+    }
 }
 
 fn program() -> impl Strategy<Value = Program> {
@@ -145,36 +150,44 @@ fn program() -> impl Strategy<Value = Program> {
                 prop::collection::vec(code(values, ids), codes),
             )
         })
-        .prop_map(|((w, n, s, values, spmd), codes)| {
-            let mut p = Program {
-                values,
-                workgroups: w,
-                workgroup_size: n,
-                subgroup_size: s,
-                locations: vec![
-                    Location {
-                        name: "x".into(),
-                        shared: false,
-                        array: false,
-                        init: vec![0],
-                    },
-                    Location {
-                        name: "y".into(),
-                        shared: true,
-                        array: false,
-                        init: vec![0],
-                    },
-                ],
-                wg_code: (0..w).map(|k| if spmd { 0 } else { k }).collect(),
-                codes,
-                model: None,
-                expect: Vec::new(),
-                asserts: Vec::new(),
-            };
-            p.normalize();
-            p
-        })
+        .prop_map(|((w, n, s, values, spmd), codes)| assemble(values, (w, n, s), spmd, codes, xy()))
         .prop_filter("valid", |p| p.validate().is_ok())
+}
+
+/// A global location `x` and a shared one `y`.
+fn xy() -> Vec<Location> {
+    let location = |name: &str, shared| Location {
+        name: name.into(),
+        shared,
+        array: false,
+        init: vec![0],
+    };
+    vec![location("x", false), location("y", true)]
+}
+
+/// A program of `w` workgroups of `n` invocations in subgroups of `s`
+/// over `locations`: one code for all (`spmd`) or one a workgroup.
+fn assemble(
+    values: u16,
+    (w, n, s): (u8, u8, u8),
+    spmd: bool,
+    codes: Vec<Code>,
+    locations: Vec<Location>,
+) -> Program {
+    let mut p = Program {
+        values,
+        workgroups: w,
+        workgroup_size: n,
+        subgroup_size: s,
+        locations,
+        wg_code: (0..w).map(|k| if spmd { 0 } else { k }).collect(),
+        codes,
+        model: None,
+        expect: Vec::new(),
+        asserts: Vec::new(),
+    };
+    p.normalize();
+    p
 }
 
 fn sched(lockstep: bool) -> impl Strategy<Value = Sched> {
@@ -193,6 +206,20 @@ fn sched(lockstep: bool) -> impl Strategy<Value = Sched> {
     prop::sample::select(v)
 }
 
+/// The weak scoped model of a device, workgroup and subgroup scheduler
+/// and an occupancy bound.
+fn weak(
+    (device, workgroup, subgroup, occupancy): (Sched, Sched, Sched, Option<u8>),
+) -> ScopedModel {
+    ScopedModel {
+        device,
+        workgroup,
+        subgroup,
+        fairness: Fairness::Weak,
+        occupancy,
+    }
+}
+
 fn model() -> impl Strategy<Value = ScopedModel> {
     (
         sched(false),
@@ -200,13 +227,7 @@ fn model() -> impl Strategy<Value = ScopedModel> {
         prop_oneof![2 => sched(false), 1 => Just(Sched::Lockstep)],
         prop::option::of(1u8..=2),
     )
-        .prop_map(|(device, workgroup, subgroup, occupancy)| ScopedModel {
-            device,
-            workgroup,
-            subgroup,
-            fairness: Fairness::Weak,
-            occupancy,
-        })
+        .prop_map(weak)
 }
 
 fn both(p: &Program, m: &ScopedModel, r: Reductions) -> Result<(String, String), KernelError> {
@@ -226,6 +247,24 @@ fn both(p: &Program, m: &ScopedModel, r: Reductions) -> Result<(String, String),
         )
     };
     Ok((show(w), show(s)))
+}
+
+/// Each of `reds` gives `full`, the unreduced product's verdicts (or
+/// error), where it is not stopped by the bound.
+fn reduced_agree(
+    p: &Program,
+    m: &ScopedModel,
+    full: &Result<(String, String), KernelError>,
+    reds: &[Reductions],
+) -> Result<(), TestCaseError> {
+    for &red in reds {
+        let got = both(p, m, red);
+        if matches!(&got, Err(e) if e.is_bound()) {
+            continue;
+        }
+        prop_assert_eq!(&got, full, "{:?} under {}\n{}", red, m, litmus::print(p));
+    }
+    Ok(())
 }
 
 proptest! {
@@ -677,15 +716,8 @@ fn early_exit_instr(len: usize) -> BoxedStrategy<Instr> {
 /// others spin (about one code block in nine empty), over a global and
 /// a shared location, one code for all or one a workgroup.
 fn early_exit_program() -> impl Strategy<Value = Program> {
-    let code = prop_oneof![1 => Just(0usize), 8 => 1usize..=4].prop_flat_map(|len| {
-        prop::collection::vec(early_exit_instr(len), len).prop_map(move |instrs| Code {
-            regs: vec!["a".into(), "b".into()],
-            labels: vec![None; len],
-            constructs: Vec::new(),
-            at: Default::default(),
-            instrs,
-        })
-    });
+    let code = prop_oneof![1 => Just(0usize), 8 => 1usize..=4]
+        .prop_flat_map(|len| prop::collection::vec(early_exit_instr(len), len).prop_map(block));
     let shape = prop::sample::select(vec![
         (1u8, 1u8),
         (2, 1),
@@ -707,28 +739,7 @@ fn early_exit_program() -> impl Strategy<Value = Program> {
                 prop::collection::vec(code.clone(), codes),
             )
         })
-        .prop_map(|((w, n, s, spmd), codes)| {
-            let location = |name: &str, shared| Location {
-                name: name.into(),
-                shared,
-                array: false,
-                init: vec![0],
-            };
-            let mut p = Program {
-                values: 2,
-                workgroups: w,
-                workgroup_size: n,
-                subgroup_size: s,
-                locations: vec![location("x", false), location("y", true)],
-                wg_code: (0..w).map(|k| if spmd { 0 } else { k }).collect(),
-                codes,
-                model: None,
-                expect: Vec::new(),
-                asserts: Vec::new(),
-            };
-            p.normalize();
-            p
-        })
+        .prop_map(|((w, n, s, spmd), codes)| assemble(2, (w, n, s), spmd, codes, xy()))
         .prop_filter("valid", |p| p.validate().is_ok())
 }
 
@@ -755,13 +766,7 @@ fn terminate_first_model() -> impl Strategy<Value = ScopedModel> {
         sched(),
         prop_oneof![3 => Just(None), 1 => Just(Some(3u8))],
     )
-        .prop_map(|(device, workgroup, subgroup, occupancy)| ScopedModel {
-            device,
-            workgroup,
-            subgroup,
-            fairness: Fairness::Weak,
-            occupancy,
-        })
+        .prop_map(weak)
 }
 
 proptest! {
@@ -779,20 +784,28 @@ proptest! {
             r => r,
         };
         let first = Reductions { local_first: true, ..Reductions::NONE };
-        for red in [
+        reduced_agree(&p, &m, &full, &[
             Reductions::ALL,
             Reductions { chains: Chains::Always, ..Reductions::ALL },
             first,
             Reductions { symmetry: true, chains: Chains::Always, ..first },
             Reductions { partial_order: true, chains: Chains::Always, ..first },
-        ] {
-            let got = both(&p, &m, red);
-            if matches!(&got, Err(e) if e.is_bound()) {
-                continue;
-            }
-            prop_assert_eq!(&got, &full, "{:?} under {}\n{}", red, m, litmus::print(&p));
-        }
+        ])?;
     }
+}
+
+/// Asserts that the eleven verdicts and the deadlock of `p`'s six
+/// products with `red` are those without reductions (within
+/// `max_states`); the states stored with and without.
+fn same_flat_verdicts(p: &Program, max_states: usize, red: Reductions) -> (usize, usize) {
+    let opts = |reductions| Options {
+        max_states,
+        reductions,
+    };
+    let (v, d, without) = flat_verdicts_all(p, opts(Reductions::NONE)).unwrap();
+    let (vr, dr, with) = flat_verdicts_all(p, opts(red)).unwrap();
+    assert_eq!((vr, dr), (v, d), "{red:?}");
+    (with.states, without.states)
 }
 
 /// Pending Terminates go first and alone (docs/KERNEL.md §8.7): on a
@@ -813,22 +826,14 @@ fn pending_terminates_go_first_and_keep_every_verdict() {
         .iter()
         .flat_map(|c| &c.instrs)
         .all(|i| !i.is_local()));
-    let opts = |reductions| Options {
-        max_states: 1_000_000,
-        reductions,
-    };
     let first = Reductions {
         local_first: true,
         ..Reductions::NONE
     };
-    let (full, fdead, fstats) = flat_verdicts_all(&p, opts(Reductions::NONE)).unwrap();
-    let (got, gdead, gstats) = flat_verdicts_all(&p, opts(first)).unwrap();
-    assert_eq!((got, gdead), (full, fdead));
+    let (reduced, full) = same_flat_verdicts(&p, 1_000_000, first);
     assert!(
-        gstats.states * 3 < fstats.states * 2,
-        "{} states reduced, {} unreduced",
-        gstats.states,
-        fstats.states
+        reduced * 3 < full * 2,
+        "{reduced} states reduced, {full} unreduced"
     );
     for name in ["HSA", "UNFAIR", "OBE_STRONG"] {
         for inner in ["hsa", "hsa+obe", "unfair"] {
@@ -1079,20 +1084,8 @@ fn programs_of(spin: bool) -> impl Strategy<Value = Program> {
             )
         })
         .prop_map(move |((w, (n, s), spmd), codes)| {
-            let mut p = Program {
-                values: 2,
-                workgroups: w,
-                workgroup_size: n,
-                subgroup_size: s,
-                locations: vec![loc("x", false), loc("y", false), loc("z", true)],
-                wg_code: (0..w).map(|k| if spmd { 0 } else { k }).collect(),
-                codes,
-                model: None,
-                expect: Vec::new(),
-                asserts: Vec::new(),
-            };
-            p.normalize();
-            p
+            let locations = vec![loc("x", false), loc("y", false), loc("z", true)];
+            assemble(2, (w, n, s), spmd, codes, locations)
         })
         .prop_filter("valid", |p| p.validate().is_ok())
 }
@@ -1146,13 +1139,7 @@ proptest! {
         };
         let dead = Reductions { dead_registers: true, ..Reductions::NONE };
         let por = Reductions { dead_registers: true, partial_order: true, ..Reductions::NONE };
-        for red in [dead, por, Reductions::ALL, Reductions { chains: Chains::Always, ..Reductions::ALL }] {
-            let got = both(&p, &m, red);
-            if matches!(&got, Err(e) if e.is_bound()) {
-                continue;
-            }
-            prop_assert_eq!(&got, &full, "{:?} under {}\n{}", red, m, litmus::print(&p));
-        }
+        reduced_agree(&p, &m, &full, &[dead, por, Reductions::ALL, Reductions { chains: Chains::Always, ..Reductions::ALL }])?;
     }
 }
 
@@ -1280,25 +1267,22 @@ fn a_stubborn_set_of_a_writer_and_its_reader_keeps_the_reader_first_schedule() {
                workgroup 0 {\n  r = r + 0;\n  flag = 1;\n}\n\
                workgroup 1 {\n  r = flag;\n  if (r == 1) goto done;\nspin:\n  goto spin;\ndone:\n  r = 0;\n}\n";
     let p = litmus::parse(src).unwrap();
-    let opts = |reductions| Options {
-        max_states: 10_000,
-        reductions,
-    };
     let por = Reductions {
         partial_order: true,
         ..Reductions::NONE
     };
-    let (v, d, sn) = flat_verdicts_all(&p, opts(Reductions::NONE)).unwrap();
     for red in [por, Reductions::ALL] {
-        let (vr, dr, sr) = flat_verdicts_all(&p, opts(red)).unwrap();
-        assert_eq!((vr, dr), (v, d), "{red:?}");
+        let (with, without) = same_flat_verdicts(&p, 10_000, red);
         assert!(
-            sr.states < sn.states,
-            "{} states with, {} without",
-            sr.states,
-            sn.states
+            with < without,
+            "{red:?}: {with} states with, {without} without"
         );
     }
+    let opts = Options {
+        max_states: 10_000,
+        reductions: Reductions::NONE,
+    };
+    let v = flat_verdicts_all(&p, opts).unwrap().0;
     // The reader may spin for ever under every model (it is the only
     // invocation left once the writer is done, and it steps).
     assert!(
