@@ -85,7 +85,8 @@ pub struct Reductions {
     /// Identify states that differ by a permutation of interchangeable
     /// workgroups or lanes.
     pub symmetry: bool,
-    /// Let a local, F-neutral step off the cycle proviso's cut go first and alone.
+    /// Let a local, F-neutral step off the cycle proviso's cut go first and
+    /// alone, and pending Terminates before any step (§8.2, §8.7).
     pub local_first: bool,
     /// Clear registers no later step reads ([`super::liveness`]).
     pub dead_registers: bool,
@@ -164,10 +165,10 @@ pub struct Kernel {
     cut: Vec<(u64, u64)>,
     /// Whether some scope runs the priority scheduler.
     priority: bool,
-    /// Whether pending Terminates go first and alone where no actor's
-    /// step does (§8.7): with the local-first reduction (so no priority
-    /// scope and no SIMT-Step model), interleaved lanes, and no occupancy
-    /// bound that admits a workgroup when one terminates.
+    /// Whether pending Terminates go first and alone, before any actor's
+    /// step is judged (§8.7): with the local-first reduction (so no
+    /// priority scope and no SIMT-Step model), interleaved lanes, and no
+    /// occupancy bound that admits a workgroup when one terminates.
     terminate_first: bool,
     /// Interleaved lanes without a SIMT-Step model: per code block, the
     /// pcs of its barriers and collectives, one bit each (steps that may
@@ -1123,9 +1124,6 @@ impl Kernel {
     }
 }
 
-/// The machine of `p` under subgroup scheduler `sub` (lockstep lanes,
-/// or a SIMT-Step model's direct steps); the rest of a model does not
-/// change it.
 /// Whether pending Terminates may go first where local steps may (§8.7):
 /// with interleaved lanes, and no occupancy bound that admits a workgroup
 /// when another terminates (a Terminate then changes nobody else's moves).
@@ -1133,6 +1131,9 @@ fn terminates_first(m: &Machine, model: &ScopedModel, workgroups: usize) -> bool
     !m.lockstep() && model.occupancy.is_none_or(|k| k as usize >= workgroups)
 }
 
+/// The machine of `p` under subgroup scheduler `sub` (lockstep lanes,
+/// or a SIMT-Step model's direct steps); the rest of a model does not
+/// change it.
 fn machine_of(p: &Program, sub: Sched) -> Result<Machine, KernelError> {
     let lockstep = sub == Sched::Lockstep;
     Machine::with_direct(p, lockstep, sub.direct()).map_err(|e| match e.at {

@@ -2,8 +2,9 @@
 //! bytes (issue 24 item 2).
 //!
 //! The edges of state `n` are the bytes from where row `n` starts to
-//! where row `n + 1` does, one edge word ([`super::arena::edge`]: a target id and a 5-bit move kind)
-//! after another, in ascending order of target. An edge is stored as the
+//! where row `n + 1` does, one edge word ([`super::arena::edge`]: a
+//! target id and a 5-bit move kind) after another, in ascending order of
+//! target. An edge is stored as the
 //! difference of its target from the previous target of its row (from
 //! `n`, zigzag-coded, for the first), shifted above the kind, in LEB128
 //! (7 bits a byte). Exploration is breadth first, so the new targets of
