@@ -365,6 +365,14 @@ fn a_naga_panic_is_one_error() {
             .starts_with("internal error: the shader frontend (naga) panicked"),
         "{e}"
     );
+    // Issue 46: the line says what naga said and where, and what names
+    // the broken construct.
+    assert!(
+        e.msg
+            .contains("(called `Option::unwrap()` on a `None` value, at front/spv/"),
+        "{e}"
+    );
+    assert!(e.msg.contains("`spirv-val` names what is wrong"), "{e}");
 }
 
 /// Specialization constants a mutation made wrong (the modules of
@@ -431,4 +439,86 @@ fn runtime_sized_array_gets_the_cells_its_constant_indices_reach() {
     let text = litmus::print(&t.program);
     assert!(text.contains("global a[3];"), "{text}");
     assert!(text.contains("a[2] = 1;"), "{text}");
+}
+
+/// Characters an attacker puts in a comment: line ends of every kind,
+/// escape sequences, other C0 and C1 controls, Unicode separators and
+/// bidirectional overrides, and plain text.
+fn hostile_char() -> impl Strategy<Value = char> {
+    prop::sample::select(vec![
+        '\r', '\n', '\u{1b}', ']', '0', ';', '\u{7}', '\u{8}', '\t', '\u{b}', '\u{c}', '\u{7f}',
+        '\u{85}', '\u{9b}', '\u{2028}', '\u{2029}', '\u{202e}', '\u{2066}', '\u{61c}', 'a', ' ',
+        'é', '\\',
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+
+    /// Issue 46, item 3: a `/* */` comment with control characters on a
+    /// line of code of any suite shader. `oracle translate`'s text shows
+    /// the line escaped (no raw control character but the line ends, so
+    /// nothing drives a terminal) and parses back to the same program (a
+    /// lone `\r` once ended a comment line and broke the listing); the
+    /// witness lines of `explain` are escaped the same way.
+    #[test]
+    fn translations_escape_source_text_and_parse_back(
+        which in 0usize..16,
+        line in 0usize..64,
+        comment in prop::collection::vec(hostile_char(), 1..12),
+    ) {
+        let all = shaders();
+        let p = &all[which % all.len()];
+        let src = std::fs::read_to_string(p).unwrap();
+        let lines: Vec<&str> = src.lines().collect();
+        // A line of code (one ending with `;`), picked by `line`.
+        let code: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].trim_end().ends_with(';') && !lines[i].trim_start().starts_with("//"))
+            .collect();
+        let at = code[line % code.len()];
+        let comment: String = comment.into_iter().collect();
+        let edited: String = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| if i == at { format!("{l} /* {comment} */\n") } else { format!("{l}\n") })
+            .collect();
+        let t = translate(p, edited.as_bytes(), &Launch::default())
+            .unwrap_or_else(|e| panic!("{e}\n{edited}"));
+        let text = print::annotated(&t, "x");
+        prop_assert!(
+            !text.chars().any(|c| c != '\n' && progress_litmus::error::unprintable(c)),
+            "raw control character in:\n{}", text
+        );
+        let back = litmus::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        prop_assert_eq!(back, t.program.clone());
+        for pc in 0..t.spans.len() {
+            if let Some(shown) = print::source_line(&t, pc) {
+                prop_assert!(!shown.chars().any(progress_litmus::error::unprintable), "{:?}", shown);
+            }
+        }
+    }
+}
+
+/// The issue's reproducer: an escape sequence setting the window title and
+/// a lone carriage return in a comment, exactly. The carriage return ends
+/// line 40 (GLSL: lines "are terminated by carriage-return or line-feed";
+/// WGSL's line breaks include it too; the tools' one rule): the comment
+/// line shows line 40 up to it, escaped, and no raw control character
+/// reaches the text, which parses back.
+#[test]
+fn a_lone_carriage_return_in_a_comment_is_shown_escaped() {
+    let (p, b) = read("suites/shaders/spinlock.wgsl");
+    let src = String::from_utf8(b).unwrap().replace(
+        "atomicAdd(&counter, 1u);",
+        "atomicAdd(&counter, 1u); /* \u{1b}]0;pwned\u{7}\u{1b}[2J\rFAKE LISTING LINE */",
+    );
+    assert!(src.contains('\r'), "the shader has the edited line");
+    let t = translate(&p, src.as_bytes(), &Launch::default()).unwrap();
+    let text = print::annotated(&t, "x");
+    assert!(
+        text.contains("  // 40: atomicAdd(&counter, 1u); /* \\u{1b}]0;pwned\\u{7}\\u{1b}[2J\n  2: fetch_add(counter, 1);\n"),
+        "{text}"
+    );
+    assert!(!text.contains(['\r', '\u{1b}', '\u{7}']), "{text}");
+    assert_eq!(litmus::parse(&text).unwrap(), t.program);
 }

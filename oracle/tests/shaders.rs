@@ -219,7 +219,7 @@ fn a_naga_panic_is_one_quiet_error_line() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(err.trim(), "error: tests/data/shaders/naga_panics.spv: internal error: the shader frontend (naga) panicked on this input; please report it");
+    assert_eq!(err.trim(), "error: tests/data/shaders/naga_panics.spv: internal error: the shader frontend (naga) panicked on this input (called `Option::unwrap()` on a `None` value, at front/spv/mod.rs:1826); naga's SPIR-V reader assumes a valid module: `spirv-val` names what is wrong in it; please report it");
     assert!(String::from_utf8_lossy(&o.stdout).contains("spinlock "));
 }
 

@@ -132,22 +132,27 @@ pub struct Translation {
     pub unused: Vec<String>,
 }
 
-/// Line and column (both from 1) of byte `offset` of `src`; `(0, 0)` when
-/// the source is unknown (SPIR-V) or the offset is past it. Never panics
-/// on a span that does not fall on a character boundary.
+/// Line and column (both from 1; columns in characters) of byte `offset`
+/// of `src`, lines ending at `\n`, `\r` or `\r\n` (the tools' one rule,
+/// [`crate::locate::Position`], which is also GLSL's: "terminated by
+/// carriage-return or line-feed"); `(0, 0)` when the source is unknown
+/// (SPIR-V) or the offset is past it. Never panics on a span that does not
+/// fall on a character boundary.
 pub fn line_col(src: &str, offset: u32) -> (usize, usize) {
     let off = offset as usize;
     if src.is_empty() || off > src.len() {
         return (0, 0);
     }
-    let before = &src.as_bytes()[..off];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |p| p + 1);
-    let col = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
-    (line, col)
+    let mut p = crate::locate::Position::default();
+    for c in String::from_utf8_lossy(&src.as_bytes()[..off]).chars() {
+        p.advance(c);
+    }
+    (p.line, p.col)
+}
+
+/// Line `n` (from 1) of `src` by [`line_col`]'s rule, without its end.
+pub fn source_line(src: &str, n: usize) -> Option<&str> {
+    crate::locate::lines(src).nth(n.checked_sub(1)?)
 }
 
 /// The error as `file:line:col: message` (the whole file where the span is
@@ -186,6 +191,7 @@ fn parse_module(
         .to_string();
     if ext == "comp" {
         let prepared = glsl::prepare(&src);
+        glsl::check_shape(path, &src, &prepared)?;
         let module = glsl::parse(path, &src, &prepared)?;
         return Ok((module, src, Some(prepared)));
     }
@@ -208,22 +214,66 @@ pub fn translate(path: &Path, bytes: &[u8], launch: &Launch) -> Result<Translati
     // naga is a large dependency fed with the user's text (its SPIR-V
     // reader panics on some corrupt binaries): should it panic on some
     // input, that input gets one error line, not an abort or a backtrace.
+    // Its readers recurse as deep as the input nests: the frontend runs
+    // on a thread of its own, with a stack sized for the bounds the
+    // readers are held to (`glsl::check_shape`; naga's WGSL reader has
+    // its own), whatever thread the caller is on (rayon's have 2 MiB).
     quiet_panics();
-    QUIET.with(|q| q.set(true));
-    let r = std::panic::catch_unwind(|| translate_unguarded(path, bytes, launch));
-    QUIET.with(|q| q.set(false));
-    r.unwrap_or_else(|_| {
-        Err(FileError::whole(
-            path,
-            "internal error: the shader frontend (naga) panicked on this input; please report it",
-        ))
+    let guarded = || {
+        QUIET.with(|q| q.set(true));
+        let r = std::panic::catch_unwind(|| translate_unguarded(path, bytes, launch));
+        QUIET.with(|q| q.set(false));
+        r.unwrap_or_else(|_| {
+            let what = PANIC.with(|p| p.take()).unwrap_or_default();
+            let hint = if bytes.starts_with(&MAGIC_BYTES) || bytes.starts_with(&MAGIC_BYTES_BE) {
+                "; naga's SPIR-V reader assumes a valid module: `spirv-val` names what is wrong in it"
+            } else {
+                ""
+            };
+            Err(FileError::whole(
+                path,
+                format!(
+                    "internal error: the shader frontend (naga) panicked on this input ({what}){hint}; please report it"
+                ),
+            ))
+        })
+    };
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("shader frontend".into())
+            .stack_size(FRONTEND_STACK)
+            .spawn_scoped(s, guarded)
+            .map_err(|e| {
+                FileError::whole(
+                    path,
+                    format!("cannot start the shader frontend's thread: {e}"),
+                )
+            })?;
+        worker.join().unwrap_or_else(|_| {
+            Err(FileError::whole(
+                path,
+                "internal error: the shader frontend's thread failed; please report it",
+            ))
+        })
     })
 }
+
+/// The stack of the frontend's thread: the deepest input the readers
+/// take (glsl.rs's bounds; `tests/shader_limits.rs`) runs in 4 MiB in the
+/// test build, and an unoptimised build's frames are a few times larger.
+/// Reserved, not committed: only the pages a deep input touches are used.
+const FRONTEND_STACK: usize = 64 << 20;
 
 thread_local! {
     /// Set while this thread runs the frontend: its panics are not printed.
     static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The message and place of the frontend's last panic on this thread.
+    static PANIC: std::cell::Cell<Option<String>> = const { std::cell::Cell::new(None) };
 }
+
+/// A SPIR-V module's first four bytes, in either byte order.
+const MAGIC_BYTES: [u8; 4] = 0x0723_0203u32.to_le_bytes();
+const MAGIC_BYTES_BE: [u8; 4] = 0x0723_0203u32.to_be_bytes();
 
 /// Installs (once) a panic hook that stays silent for a thread inside the
 /// frontend and defers to the previous hook everywhere else.
@@ -234,7 +284,22 @@ fn quiet_panics() {
         std::panic::set_hook(Box::new(move |info| {
             if !QUIET.with(|q| q.get()) {
                 prev(info);
+                return;
             }
+            // Kept for the error line: naga's message (which may quote
+            // the input: escaped) and its place in naga's sources.
+            let msg = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".into());
+            let at = info.location().map_or(String::new(), |l| {
+                let file = l.file().rsplit_once("/src/").map_or(l.file(), |(_, f)| f);
+                format!(", at {file}:{}", l.line())
+            });
+            let text = crate::error::tidy_message(&format!("{msg}{at}"));
+            PANIC.with(|p| p.set(Some(text)));
         }));
     });
 }
@@ -372,7 +437,7 @@ pub fn read_annotations(src: &str) -> Result<Annotations, (usize, String)> {
     // given on: a second one is an error, as in a litmus file, never a
     // silent override.
     let mut seen: Vec<(String, usize)> = Vec::new();
-    for (n, line) in src.lines().enumerate() {
+    for (n, line) in crate::locate::lines(src).enumerate() {
         let Some(rest) = line.trim_start().strip_prefix("//") else {
             continue;
         };

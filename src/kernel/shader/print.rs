@@ -4,15 +4,23 @@
 //! stays canonical and parses back to the same program); a comment line
 //! `// L: source` goes before the first instruction of each new shader
 //! line.
+//!
+//! Source text shown here is the user's file, so it goes through the one
+//! escaping rule for untrusted text ([`crate::error::printable`]): an
+//! escape sequence in a comment must not drive the terminal, and a lone
+//! carriage return inside a `/* */` comment must neither end a comment
+//! line of the translation (which would then not parse back) nor move the
+//! cursor over a listing line.
 
-use super::{line_col, Translation};
+use super::{line_col, source_line as nth_line, Translation};
+use crate::error::printable;
 
 /// The litmus text with the shader's lines as comments.
 pub fn annotated(t: &Translation, file: &str) -> String {
     let text = crate::kernel::litmus::print(&t.program);
     let mut out = format!("// Translated from {file} (memory is sequentially consistent).\n");
     for w in &t.warnings {
-        out.push_str(&format!("// warning: {w}\n"));
+        out.push_str(&format!("// warning: {}\n", printable(w)));
     }
     out.push_str(&annotate_listing(t, &text));
     out
@@ -21,7 +29,7 @@ pub fn annotated(t: &Translation, file: &str) -> String {
 /// Puts `// L: source` before the first instruction of each new shader line
 /// of a printed program (lines `  N: ...`), leaving every other line as is.
 pub fn annotate_listing(t: &Translation, text: &str) -> String {
-    let lines: Vec<&str> = t.source.lines().collect();
+    let lines: Vec<&str> = crate::locate::lines(&t.source).collect();
     let mut out = String::new();
     let mut last = 0;
     for l in text.lines() {
@@ -29,7 +37,7 @@ pub fn annotate_listing(t: &Translation, text: &str) -> String {
             let line = shader_line(t, pc);
             if line != 0 && line != last {
                 let src = lines.get(line - 1).map_or("", |s| s.trim());
-                out.push_str(&format!("  // {line}: {src}\n"));
+                out.push_str(&format!("  // {line}: {}\n", printable(src)));
                 last = line;
             }
         }
@@ -85,6 +93,6 @@ fn instr_pc(l: &str) -> Option<usize> {
 pub fn source_line(t: &Translation, pc: usize) -> Option<String> {
     let r = t.spans.get(pc)?.to_range()?;
     let (line, _) = line_col(&t.source, r.start as u32);
-    let src = t.source.lines().nth(line.checked_sub(1)?)?.trim();
-    Some(format!("{line}: {src}"))
+    let src = nth_line(&t.source, line)?.trim();
+    Some(format!("{line}: {}", printable(src)))
 }

@@ -32,16 +32,21 @@ pub fn parse(
             "SPIR-V: not a SPIR-V binary (its length is not a multiple of 4 words of header)",
         ));
     }
-    let words: Vec<u32> = bytes
+    let mut words: Vec<u32> = bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-    // A module in the other byte order, or not SPIR-V at all, goes to naga
+    // A module in the other byte order is turned around, so that the
+    // checks below see it too; one that is not SPIR-V at all goes to naga
     // as it is (its error names it).
+    if words[0] == MAGIC.swap_bytes() {
+        words.iter_mut().for_each(|w| *w = w.swap_bytes());
+    }
     let prepared = if words[0] == MAGIC {
         check_array_lengths(&words, workgroup_size)
+            .and_then(|()| check_structure(&words))
             .map_err(|msg| FileError::whole(path, format!("SPIR-V: {msg}")))?;
-        prepare(&words, workgroup_size)
+        Some(prepare(&words, workgroup_size).unwrap_or(words))
     } else {
         None
     };
@@ -215,6 +220,39 @@ fn zero_pushes(words: &[u32], ins: &[(usize, usize, u16)], f: &mut Facts) {
             f.zero_push.insert(w[2]);
         }
     }
+}
+
+/// The most structured control-flow constructs (`OpSelectionMerge`,
+/// `OpLoopMerge`) a module may have. naga's reader nests a body per
+/// construct and walks the nesting for every value it looks up, and its
+/// validator recurses through the nesting: 200,000 nested selections
+/// (10 MB) ran for minutes. Far more than a shader the kernel language
+/// can hold (63 instructions a block) has.
+pub const MAX_CONSTRUCTS: usize = 1024;
+
+/// Refuses a module with more than [`MAX_CONSTRUCTS`] structured
+/// constructs, naming the instruction where the count passes it (its
+/// number and byte offset: SPIR-V has no lines). A malformed instruction
+/// stream is left to naga.
+pub fn check_structure(words: &[u32]) -> Result<(), String> {
+    const OP_LOOP_MERGE: u16 = 246;
+    const OP_SELECTION_MERGE: u16 = 247;
+    let Some(instrs) = instructions(words) else {
+        return Ok(());
+    };
+    let mut seen = 0;
+    for (k, &(start, _, op)) in instrs.iter().enumerate() {
+        if op == OP_LOOP_MERGE || op == OP_SELECTION_MERGE {
+            seen += 1;
+            if seen > MAX_CONSTRUCTS {
+                return Err(format!(
+                    "more than {MAX_CONSTRUCTS} structured constructs (OpSelectionMerge, OpLoopMerge): refused at instruction {k} (byte {}); naga's reader and validator nest a body per construct",
+                    start * 4
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Refuses an array whose length is a constant above the kernel

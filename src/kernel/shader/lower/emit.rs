@@ -179,6 +179,7 @@ impl<'a> Lower<'a> {
             self.put(h, Val::Op(Operand::Imm(0)), vec![], vec![pointer]);
             return Ok(());
         }
+        self.not_64_bit(h)?;
         let (val, temps, deps) = match &fun.expressions[h] {
             E::Literal(l) => (Val::Op(self.literal(l)?), vec![], vec![]),
             E::Constant(c) => {
@@ -450,6 +451,30 @@ impl<'a> Lower<'a> {
             return Ok((Val::Op(Operand::Reg(dst)), vec![dst], vec![]));
         }
         Ok((v, vec![], vec![pointer]))
+    }
+
+    /// Refuses a 64-bit integer value (`u64`, `i64`, SPIR-V's `Int64`):
+    /// the translation computes in 32 bits, and the value check compares
+    /// with 32-bit results, so a 64-bit shift (amounts modulo 64) or carry
+    /// would be decided as a 32-bit one (issue 46: `1 << 32` on a `u64`
+    /// was refused as "1 in 32 bits").
+    fn not_64_bit(&self, h: Handle<E>) -> Res<()> {
+        let ty = self.frame().info[h].ty.inner_with(&self.module.types);
+        match ty {
+            T::Scalar(s) | T::Atomic(s)
+                if s.width > 4
+                    && matches!(s.kind, naga::ScalarKind::Uint | naga::ScalarKind::Sint) =>
+            {
+                refuse(
+                    self.span,
+                    format!(
+                        "a {}-bit integer: the translation computes in 32 bits (a 64-bit shift or carry would be decided as a 32-bit one), so 64-bit integers are refused",
+                        s.width * 8
+                    ),
+                )
+            }
+            _ => Ok(()),
+        }
     }
 
     fn scalar_operand_check(&self, h: Handle<E>) -> Res<()> {
