@@ -197,7 +197,10 @@ fn deeply_nested_spirv_is_refused_before_naga() {
     let dir = std::env::temp_dir().join(format!("shader_limits_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let assemble = |n: usize| {
-        let (asm, spv) = (dir.join(format!("{n}.spvasm")), dir.join(format!("{n}.spv")));
+        let (asm, spv) = (
+            dir.join(format!("{n}.spvasm")),
+            dir.join(format!("{n}.spv")),
+        );
         std::fs::write(&asm, nested_selections(n)).unwrap();
         let o = std::process::Command::new("spirv-as")
             .arg(&asm)
@@ -224,6 +227,9 @@ fn deeply_nested_spirv_is_refused_before_naga() {
     }
     let shallow = assemble(100);
     let e = translate(Path::new("shallow.spv"), &shallow, &Launch::default()).unwrap_err();
-    assert!(e.msg.contains("instructions: the kernel language allows"), "{e}");
+    assert!(
+        e.msg.contains("instructions: the kernel language allows"),
+        "{e}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -17,6 +17,7 @@
 //! <suite>/distinguishing/<MODEL>.txt
 //! <suite>/idioms/<tag>.txt            tests that behave like the idiom
 //! oopsla21/in-complete.txt            published name -> complete-suite name
+//! MANIFEST                            what was written, with hashes
 //! ```
 //!
 //! `<suite>` is `oopsla21` or a configuration (`2t2i`, ...); `<MODEL>` is a
@@ -31,16 +32,19 @@
 use crate::enumerate::canon::canonical;
 use crate::enumerate::config::Config;
 use crate::idioms::Recogniser;
-use progress_litmus::axb::load::{load_all, suite_to_ron, write_atomically};
+use progress_litmus::axb::load::{load_all, suite_to_ron};
 use progress_litmus::axb::suite::{Entry, Suite};
 use progress_litmus::axb::test::Test;
 use progress_litmus::buckets::{conformance_row, distinguishing_for, Table4, ROWS};
 use progress_litmus::model::{Fairness, Model};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+mod output;
+pub use output::{manifest, write, WriteError, WriteStats, MANIFEST};
 
 /// The published configurations, `(threads, instructions)`, in the paper's
 /// order.
@@ -253,6 +257,7 @@ pub fn generate(published: Option<&Path>) -> Result<Generated, String> {
         PathBuf::from("README.md"),
         readme(&suites, &recogniser).into_bytes(),
     );
+    files.insert(PathBuf::from(MANIFEST), manifest(&files));
     Ok(Generated {
         files,
         suites,
@@ -280,61 +285,6 @@ fn complete_index(suites: &[Suite]) -> HashMap<Test, String> {
         .flat_map(|s| s.tests.iter())
         .map(|e| (canonical(&e.test), e.name.clone()))
         .collect()
-}
-
-/// What [`write`] did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WriteStats {
-    pub written: usize,
-    pub unchanged: usize,
-    pub removed: Vec<PathBuf>,
-}
-
-/// Whether `rel` (relative to the suites directory) is a list that
-/// `synth suites` writes: `<suite>/{conformance,distinguishing,idioms}/*.txt`.
-/// Only such files are removed as stale: a note, a script or anything else
-/// a person put in a suite folder is theirs.
-fn is_list(rel: &Path) -> bool {
-    let parts: Vec<&std::ffi::OsStr> = rel.iter().collect();
-    parts.len() == 3
-        && ["conformance", "distinguishing", "idioms"]
-            .iter()
-            .any(|d| parts[1] == *d)
-        && rel.extension().is_some_and(|e| e == "txt")
-}
-
-/// Writes `files` under `out`: each atomically, and only if its bytes
-/// differ. In the list folders of each suite (`out/<suite>/conformance/`,
-/// `distinguishing/`, `idioms/`) `.txt` lists that are not part of the
-/// output are removed, so a suite that shrinks leaves no stale list behind;
-/// no other file is ever removed (see [`is_list`]).
-pub fn write(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> std::io::Result<WriteStats> {
-    let mut stats = WriteStats::default();
-    for (rel, bytes) in files {
-        let path = out.join(rel);
-        if std::fs::read(&path).is_ok_and(|old| &old == bytes) {
-            stats.unchanged += 1;
-        } else {
-            write_atomically(&path, bytes)?;
-            stats.written += 1;
-        }
-    }
-    let dirs: BTreeSet<PathBuf> = files
-        .keys()
-        .filter(|p| p.components().count() > 1)
-        .filter_map(|p| p.parent().map(Path::to_path_buf))
-        .collect();
-    for dir in dirs {
-        for entry in std::fs::read_dir(out.join(&dir))? {
-            let entry = entry?;
-            let rel = dir.join(entry.file_name());
-            if entry.file_type()?.is_file() && !files.contains_key(&rel) && is_list(&rel) {
-                std::fs::remove_file(entry.path())?;
-                stats.removed.push(rel);
-            }
-        }
-    }
-    Ok(stats)
 }
 
 fn dc(t: &Table4, fairness: usize, row: usize) -> String {
@@ -399,7 +349,8 @@ fn readme_intro(o: &mut String, published: &Suite) {
         "| `<suite>/distinguishing/<MODEL>.txt` | the tests distinguishing for that row |"
     );
     let _ = writeln!(o, "| `<suite>/idioms/<tag>.txt` | the tests that behave like an idiom (absent if none does) |");
-    let _ = writeln!(o, "| `{PUBLISHED}/in-complete.txt` | each published name and the name of the same test (up to location renaming) in the complete suite of its configuration |\n");
+    let _ = writeln!(o, "| `{PUBLISHED}/in-complete.txt` | each published name and the name of the same test (up to location renaming) in the complete suite of its configuration |");
+    let _ = writeln!(o, "| `{MANIFEST}` | every file `synth suites` wrote here with the hash of its bytes: a list it no longer writes is removed only if it is listed there unchanged, never through a symbolic link, and any other file is left alone |\n");
     let _ = writeln!(
         o,
         "Suites: `{PUBLISHED}` (the published tests, published names) and one complete suite per configuration \
@@ -635,12 +586,23 @@ pub struct Summary {
     pub json: serde_json::Value,
 }
 
+/// Why `synth suites` stopped: the output folder refused as it is (bad
+/// input: exit status 2), or anything else (1).
+#[derive(Debug)]
+pub enum SuitesError {
+    Refused(String),
+    Failed(String),
+}
+
 /// Regenerates the suites directory `out` from the published tests in
 /// `published`; returns the summary to print.
-pub fn run(out: &Path, published: Option<&Path>) -> Result<Summary, String> {
+pub fn run(out: &Path, published: Option<&Path>) -> Result<Summary, SuitesError> {
     let start = Instant::now();
-    let g = generate(published)?;
-    let stats = write(out, &g.files).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let g = generate(published).map_err(SuitesError::Failed)?;
+    let stats = write(out, &g.files).map_err(|e| match e {
+        WriteError::Refused(m) => SuitesError::Refused(m),
+        WriteError::Io(e) => SuitesError::Failed(format!("cannot write {}: {e}", out.display())),
+    })?;
     let mut text = String::new();
     let mut rows = Vec::new();
     for s in &g.suites {

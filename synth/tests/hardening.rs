@@ -446,6 +446,28 @@ fn suites_refuses_a_missing_published_folder_with_exit_2() {
     assert!(!dir.join("s").exists());
 }
 
+/// Issue 46, item 2, as a user meets it: a list folder of `-o DIR` that
+/// is a link to elsewhere is one error line, exit 2, and the link's
+/// target keeps its files.
+#[test]
+fn suites_refuses_a_link_in_its_output_with_exit_2() {
+    let dir = scratch("suites-link");
+    std::fs::create_dir_all(dir.join("s/2t2i")).unwrap();
+    std::fs::create_dir_all(dir.join("elsewhere")).unwrap();
+    std::fs::write(dir.join("elsewhere/precious.txt"), "mine\n").unwrap();
+    std::os::unix::fs::symlink("../../elsewhere", dir.join("s/2t2i/conformance")).unwrap();
+    let o = synth(&dir, &["suites", "--out", "s"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("s/2t2i/conformance: a symbolic link inside the output folder"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_dir(dir.join("elsewhere")).unwrap().count(), 1);
+    assert!(!dir.join("s/README.md").exists(), "nothing written");
+}
+
 /// `synth suites --format json`: one JSON object with every suite's counts
 /// (a full regeneration: release builds only).
 #[test]

@@ -5,7 +5,8 @@ use progress_litmus::buckets::distinguishing_for;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use synth::suites::{
-    generate, import_published, list, table4, table4_models, write, Generated, PUBLISHED,
+    generate, import_published, list, manifest, table4, table4_models, write, Generated, MANIFEST,
+    PUBLISHED,
 };
 
 fn root() -> PathBuf {
@@ -148,24 +149,35 @@ fn lists_are_the_table_4_buckets() {
 }
 
 #[test]
-fn writing_twice_changes_nothing_and_prunes_only_suite_directories() {
+fn writing_twice_changes_nothing_and_prunes_only_what_it_wrote() {
     let g = generated();
     let out = scratch("write");
-    let first = write(&out, &g.files).unwrap();
-    assert_eq!(first.written, g.files.len());
+    // A first run that also wrote a list the second one no longer writes
+    // (a suite that shrank).
+    let mut before = g.files.clone();
+    before.insert(PathBuf::from("2t2i/conformance/OLD.txt"), b"x\n".to_vec());
+    before.insert(PathBuf::from(MANIFEST), manifest(&before));
+    let first = write(&out, &before).unwrap();
+    assert_eq!(first.written, before.len());
     let second = write(&out, &g.files).unwrap();
-    assert_eq!((second.written, second.unchanged), (0, g.files.len()));
-    std::fs::write(out.join("2t2i/conformance/OLD.txt"), "x\n").unwrap();
+    assert_eq!(second.removed, [PathBuf::from("2t2i/conformance/OLD.txt")]);
+    assert_eq!(
+        (second.written, second.unchanged),
+        (1, g.files.len() - 1),
+        "the manifest"
+    );
+    let third = write(&out, &g.files).unwrap();
+    assert_eq!((third.written, third.unchanged), (0, g.files.len()));
     std::fs::write(out.join("keep.txt"), "mine\n").unwrap();
     // Files a person put in a configuration folder are theirs (issue 10:
     // `synth suites --out` deleted them).
     std::fs::write(out.join("2t2i/notes.md"), "mine\n").unwrap();
     std::fs::write(out.join("2t2i/mine.txt"), "mine\n").unwrap();
     std::fs::write(out.join("2t2i/conformance/script.sh"), "mine\n").unwrap();
-    let third = write(&out, &g.files).unwrap();
-    assert_eq!(third.removed, [PathBuf::from("2t2i/conformance/OLD.txt")]);
-    assert!(out.join("keep.txt").exists());
+    let fourth = write(&out, &g.files).unwrap();
+    assert!(fourth.removed.is_empty());
     for mine in [
+        "keep.txt",
         "2t2i/notes.md",
         "2t2i/mine.txt",
         "2t2i/conformance/script.sh",
@@ -173,6 +185,87 @@ fn writing_twice_changes_nothing_and_prunes_only_suite_directories() {
         assert!(out.join(mine).exists(), "{mine} was removed");
     }
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// Issue 46, item 2: `synth suites -o DIR` with a list folder that is a
+/// symbolic link deleted `*.txt` in the link's target ("1 stale
+/// removed"). Now any link below DIR on the way to an output refuses the
+/// run before anything is written or removed; a list in a list folder
+/// the tool did not write (or one changed since it wrote it) is never
+/// removed: the run refuses, naming it.
+#[test]
+fn no_file_outside_the_output_and_no_file_it_did_not_write_is_touched() {
+    let g = generated();
+    let out = scratch("links");
+    write(&out, &g.files).unwrap();
+    let outside = scratch("links-outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("precious.txt"), "mine\n").unwrap();
+    let link = out.join("2t2i/conformance");
+    std::fs::remove_dir_all(&link).unwrap();
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    let files_before = |d: &Path| -> BTreeSet<PathBuf> {
+        std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect()
+    };
+    let outside_before = files_before(&outside);
+    let e = write(&out, &g.files).unwrap_err().to_string();
+    assert!(
+        e.contains("2t2i/conformance: a symbolic link inside the output folder"),
+        "{e}"
+    );
+    assert_eq!(
+        files_before(&outside),
+        outside_before,
+        "nothing written or removed there"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.join("precious.txt")).unwrap(),
+        "mine\n"
+    );
+    // A file that is a link, too (writing would replace its target).
+    std::fs::remove_file(&link).unwrap();
+    write(&out, &g.files).unwrap();
+    let list = out.join("2t2i/conformance/HSA.txt");
+    std::fs::remove_file(&list).unwrap();
+    std::os::unix::fs::symlink(outside.join("precious.txt"), &list).unwrap();
+    let e = write(&out, &g.files).unwrap_err().to_string();
+    assert!(e.contains("HSA.txt: a symbolic link"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(outside.join("precious.txt")).unwrap(),
+        "mine\n"
+    );
+    std::fs::remove_file(&list).unwrap();
+    // A list the tool did not write, and one it wrote but a person edited.
+    write(&out, &g.files).unwrap();
+    for (name, bytes) in [("MINE.txt", None), ("HSA.txt", Some(b"edited\n"))] {
+        let mut fewer = g.files.clone();
+        let rel = PathBuf::from("2t2i/conformance").join(name);
+        fewer.remove(&rel);
+        fewer.insert(PathBuf::from(MANIFEST), manifest(&fewer));
+        let path = out.join(&rel);
+        std::fs::write(&path, bytes.map_or(b"mine\n".to_vec(), |b| b.to_vec())).unwrap();
+        let before = std::fs::read(out.join(MANIFEST)).unwrap();
+        let e = write(&out, &fewer).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!(
+                "{name}: a list `synth suites` would remove as stale, but it did not write it"
+            )),
+            "{e}"
+        );
+        assert!(path.exists(), "{name} removed");
+        assert_eq!(
+            std::fs::read(out.join(MANIFEST)).unwrap(),
+            before,
+            "nothing written"
+        );
+        std::fs::remove_file(&path).unwrap();
+        write(&out, &g.files).unwrap();
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_dir_all(&outside).unwrap();
 }
 
 /// The committed `suites/` is exactly what `synth suites` generates: run

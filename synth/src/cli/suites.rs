@@ -38,13 +38,17 @@ pub struct SuitesArgs {
 /// `synth suites`: regenerates `--out` and prints the summary on stdout
 /// (or to `--summary FILE`).
 /// Errors: exit status 2 for bad input (the `--published` folder missing
-/// or holding bad tests), 1 otherwise.
+/// or holding bad tests; an output folder holding a symbolic link, or a
+/// stale list the tool did not write: `suites/output.rs`), 1 otherwise.
 pub fn run(args: SuitesArgs) -> Result<(), Fail> {
     if let Some(dir) = &args.published {
         import_published(Some(dir)).map_err(|e| Fail(2, e))?;
     }
     let summary =
-        crate::suites::run(&args.out, args.published.as_deref()).map_err(|e| Fail(1, e))?;
+        crate::suites::run(&args.out, args.published.as_deref()).map_err(|e| match e {
+            crate::suites::SuitesError::Refused(m) => Fail(2, m),
+            crate::suites::SuitesError::Failed(m) => Fail(1, m),
+        })?;
     let body = match args.format {
         SummaryFormat::Text => summary.text,
         SummaryFormat::Json => {

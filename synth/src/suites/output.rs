@@ -1,0 +1,200 @@
+//! Writing the suites directory, and nothing else.
+//!
+//! `synth suites -o DIR` regenerates files a person may also keep notes,
+//! scripts or lists of their own beside, in a folder that may hold links.
+//! Issue 46 found it deleting `*.txt` outside DIR: a list folder inside DIR
+//! was a symbolic link, and the clean-up of stale lists followed it. The
+//! rules here:
+//!
+//! - **Nothing through a link.** Below DIR (DIR itself is the user's
+//!   choice), no folder or file on the way to an output may be a symbolic
+//!   link: such a run is refused before anything is written or removed.
+//! - **Only what the tool wrote is removed.** Every run records the files
+//!   it wrote, with their FNV-1a hashes, in [`MANIFEST`]. A list that is no
+//!   longer part of the output (a suite that shrank, a renamed model) is
+//!   removed only if the manifest lists it with the bytes it still has;
+//!   any other such file (a person's, or one edited since) makes the run
+//!   refuse, naming it, before anything is written.
+
+use progress_litmus::axb::load::write_atomically;
+use progress_litmus::fingerprint::fnv64;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+/// The record of what `synth suites` wrote, at the top of its directory.
+pub const MANIFEST: &str = "MANIFEST";
+
+/// What [`write`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteStats {
+    pub written: usize,
+    pub unchanged: usize,
+    pub removed: Vec<PathBuf>,
+}
+
+/// Why [`write`] did nothing (a refusal: the output folder is not one the
+/// tool may write as asked) or stopped (an I/O error).
+#[derive(Debug)]
+pub enum WriteError {
+    Refused(String),
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::Refused(m) => f.write_str(m),
+            WriteError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<std::io::Error> for WriteError {
+    fn from(e: std::io::Error) -> WriteError {
+        WriteError::Io(e)
+    }
+}
+
+/// Whether `rel` (relative to the suites directory) is a list that
+/// `synth suites` writes: `<suite>/{conformance,distinguishing,idioms}/*.txt`.
+/// Only such files are ever looked at as stale: a note, a script or
+/// anything else a person put in a suite folder is theirs.
+fn is_list(rel: &Path) -> bool {
+    let parts: Vec<&std::ffi::OsStr> = rel.iter().collect();
+    parts.len() == 3
+        && ["conformance", "distinguishing", "idioms"]
+            .iter()
+            .any(|d| parts[1] == *d)
+        && rel.extension().is_some_and(|e| e == "txt")
+}
+
+/// The manifest's text for `files` (every output but the manifest).
+pub fn manifest(files: &BTreeMap<PathBuf, Vec<u8>>) -> Vec<u8> {
+    let mut o = String::from(
+        "# The files `synth suites` wrote in this folder, each with the FNV-1a 64 hash of its bytes.\n\
+         # A list no longer written is removed only if it is here with the same bytes. Do not edit.\n",
+    );
+    for (rel, bytes) in files.iter().filter(|(r, _)| *r != Path::new(MANIFEST)) {
+        let _ = writeln!(o, "{}\t{}", fnv64(bytes), slashed(rel));
+    }
+    o.into_bytes()
+}
+
+/// `rel` with `/` between its parts, whatever the platform.
+fn slashed(rel: &Path) -> String {
+    rel.iter()
+        .map(|p| p.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The previous run's manifest: relative path -> hash. Absent or
+/// unreadable: empty (then nothing is removed). Lines that are not
+/// `HASH<TAB>PATH` with a plain relative path are ignored: a forged line
+/// can only name a list inside the folder with bytes it already has.
+fn previous(out: &Path) -> BTreeMap<PathBuf, String> {
+    let Ok(text) = std::fs::read_to_string(out.join(MANIFEST)) else {
+        return BTreeMap::new();
+    };
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(h, p)| (PathBuf::from(p), h.to_string()))
+        .filter(|(p, _)| p.components().all(|c| matches!(c, Component::Normal(_))))
+        .collect()
+}
+
+/// Refuses when some path below `out` on the way to an output is a
+/// symbolic link (checked without following it).
+fn check_no_links(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<(), WriteError> {
+    let mut seen = BTreeSet::new();
+    for rel in files.keys() {
+        let mut at = out.to_path_buf();
+        for part in rel.iter() {
+            at.push(part);
+            if !seen.insert(at.clone()) {
+                continue;
+            }
+            if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(WriteError::Refused(format!(
+                    "{}: a symbolic link inside the output folder: `synth suites` writes and removes files only inside {} and never through a link; replace the link with a folder (or file) of its own",
+                    progress_litmus::error::printable(&at.display().to_string()),
+                    progress_litmus::error::printable(&out.display().to_string()),
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The lists in the list folders of `files` that are not part of the
+/// output: each is removable if the manifest recorded it with the bytes
+/// it has now; else the run is refused, naming it.
+fn stale_lists(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<Vec<PathBuf>, WriteError> {
+    let recorded = previous(out);
+    let dirs: BTreeSet<PathBuf> = files
+        .keys()
+        .filter(|p| p.components().count() > 1)
+        .filter_map(|p| p.parent().map(Path::to_path_buf))
+        .collect();
+    let mut stale = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(out.join(&dir)) else {
+            continue;
+        };
+        for entry in entries {
+            let entry = entry?;
+            let rel = dir.join(entry.file_name());
+            // `file_type` does not follow links: a link is never a list.
+            if !entry.file_type()?.is_file() || files.contains_key(&rel) || !is_list(&rel) {
+                continue;
+            }
+            let bytes = std::fs::read(entry.path())?;
+            if recorded.get(&rel) != Some(&fnv64(&bytes)) {
+                return Err(WriteError::Refused(format!(
+                    "{}: a list `synth suites` would remove as stale, but it did not write it (it is not in {MANIFEST}, or has changed since): move or remove it yourself, then run again",
+                    progress_litmus::error::printable(&out.join(&rel).display().to_string())
+                )));
+            }
+            stale.push(rel);
+        }
+    }
+    Ok(stale)
+}
+
+/// Writes `files` under `out`: each atomically, and only if its bytes
+/// differ. Lists of the list folders (`out/<suite>/conformance/`,
+/// `distinguishing/`, `idioms/`) that are not part of the output are
+/// removed, so a suite that shrinks leaves no stale list behind, but only
+/// those the manifest says the tool wrote; no other file is ever removed.
+/// Everything is checked first: a refusal writes and removes nothing.
+pub fn write(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<WriteStats, WriteError> {
+    check_no_links(out, files)?;
+    let mut stale = stale_lists(out, files)?;
+    let mut stats = WriteStats::default();
+    // The manifest last: until it is replaced, the previous one still
+    // vouches for the lists this run has not removed yet.
+    let manifest = Path::new(MANIFEST);
+    let others = files.iter().filter(|(r, _)| *r != manifest);
+    for (rel, bytes) in others.chain(files.get_key_value(manifest)) {
+        if rel == manifest {
+            for rel in std::mem::take(&mut stale) {
+                std::fs::remove_file(out.join(&rel))?;
+                stats.removed.push(rel);
+            }
+        }
+        let path = out.join(rel);
+        if std::fs::read(&path).is_ok_and(|old| &old == bytes) {
+            stats.unchanged += 1;
+        } else {
+            write_atomically(&path, bytes)?;
+            stats.written += 1;
+        }
+    }
+    for rel in stale {
+        std::fs::remove_file(out.join(&rel))?;
+        stats.removed.push(rel);
+    }
+    Ok(stats)
+}
