@@ -290,6 +290,89 @@ fn bad_databases_and_bad_files_are_clean_errors() {
     assert_clean_failure(&o, 2, &["bad.csv:1"]);
 }
 
+/// Issue 46, item 4: a database whose counts the importer would never
+/// store (changed by hand or by another tool: more not terminating than
+/// runs, a count of none, failures in an all-terminated summary, negative
+/// numbers, hung runs marked 7) was reported as "100/1 hung" and exported
+/// as `F (100/1)`, which `db import` itself refuses. Every reader now
+/// refuses it: one error naming the row, exit 2.
+#[test]
+fn impossible_counts_in_a_database_are_refused_on_read() {
+    let dir = scratch("impossible");
+    let good = dir.join("good.sqlite");
+    let csv = repo("data/empirical/2_thread_2_instruction/CUDA/laptop_940m-inter-workgroup.csv");
+    let o = backends(&["db", "import", "--db", s(&good), s(&csv)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    for (what, sql, needle) in [
+        (
+            "more failed than runs",
+            "UPDATE summaries SET failed = 100, runs = 1 WHERE test = '2t2i_2' AND mapping = 'chunked'",
+            "test 2t2i_2, mapping chunked: 100 of 1 runs not terminating",
+        ),
+        (
+            "no runs",
+            "UPDATE summaries SET failed = 0, runs = 0 WHERE test = '2t2i_2' AND mapping = 'chunked'",
+            "0 of 0 runs not terminating",
+        ),
+        (
+            "failures in an all-terminated summary",
+            "UPDATE summaries SET failed = 5 WHERE test = '2t2i_0' AND mapping = 'plain'",
+            "5 runs not terminating in a summary that says every run terminated",
+        ),
+        (
+            "negative",
+            "UPDATE summaries SET failed = -3 WHERE test = '2t2i_2' AND mapping = 'chunked'",
+            "-3 of 20 runs not terminating",
+        ),
+        (
+            "past 32 bits",
+            "UPDATE summaries SET failed = 1, runs = 5000000000 WHERE test = '2t2i_2' AND mapping = 'chunked'",
+            "1 of 5000000000 runs not terminating",
+        ),
+    ] {
+        let db = dir.join("forged.sqlite");
+        std::fs::copy(&good, &db).unwrap();
+        rusqlite::Connection::open(&db).unwrap().execute(sql, []).unwrap();
+        for cmd in [
+            vec!["report", "--db", s(&db)],
+            vec!["db", "export", "--db", s(&db), "-o", s(&dir.join("export"))],
+            vec!["site", "--db", s(&db), "-o", s(&dir.join("site"))],
+        ] {
+            let o = backends(&cmd);
+            assert_clean_failure(&o, 2, &["forged.sqlite: impossible counts", needle]);
+            assert_eq!(common::stderr(&o).lines().count(), 1, "{what}: {}", common::stderr(&o));
+        }
+        assert!(!dir.join("export").exists() && !dir.join("site").exists(), "{what}");
+    }
+    // Runs whose `terminated` is neither 0 nor 1 (CHECK constraints are
+    // not enforced on a file written with them off).
+    let db = dir.join("runs.sqlite");
+    let day = campaign(&dir, "day", &[1]);
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&db),
+        s(&day.join("dev.journal.jsonl")),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(
+        "PRAGMA ignore_check_constraints = ON; UPDATE runs SET terminated = 7 WHERE test = '2t2i_0' AND iteration = 1;",
+    )
+    .unwrap();
+    drop(c);
+    let o = backends(&["report", "--db", s(&db)]);
+    assert_clean_failure(
+        &o,
+        2,
+        &[
+            "runs.sqlite: impossible counts",
+            "test 2t2i_0, mapping plain: -6 of 5 runs not terminating",
+        ],
+    );
+}
+
 /// The imports of `db` each hold the observations they recorded, and the
 /// file passes SQLite's integrity check: no half-imported file.
 fn assert_consistent(db: &Path) {

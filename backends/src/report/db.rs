@@ -109,15 +109,17 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
     let mut suites: BTreeMap<(String, String), DbSuite> = BTreeMap::new();
     let mut rows = stmt.query([]).map_err(sql)?;
     while let Some(r) = rows.next().map_err(sql)? {
-        let row = DbRow {
+        let mut row = DbRow {
             device: r.get(0).map_err(sql)?,
             test: r.get(1).map_err(sql)?,
             mapping: r.get(2).map_err(sql)?,
-            failed: r.get(3).map_err(sql)?,
-            runs: r.get(4).map_err(sql)?,
+            failed: 0,
+            runs: None,
             line: r.get(5).map_err(sql)?,
             file: r.get(6).map_err(sql)?,
         };
+        (row.failed, row.runs) =
+            checked_counts(path, &row, r.get(3).map_err(sql)?, r.get(4).map_err(sql)?)?;
         let fnv: Option<String> = r.get(7).map_err(sql)?;
         if let Some(fnv64) = fnv {
             let tests: i64 = r.get(8).map_err(sql)?;
@@ -173,6 +175,43 @@ struct DbRow {
     file: String,
 }
 
+/// A row's counts, checked as `db import` checks what it stores: k of n
+/// with 1 <= n and 0 <= k <= n, or all terminated (`runs` NULL, k = 0).
+/// Anything else was written by something other than the importer (a
+/// hand edit, another tool, a damaged file), and would be reported as
+/// "100/1 hung" or exported as `F (100/1)`, which the importer itself
+/// refuses: an error naming the row instead (issue 46, item 4).
+fn checked_counts(
+    db: &Path,
+    row: &DbRow,
+    failed: i64,
+    runs: Option<i64>,
+) -> Result<(u32, Option<u32>), String> {
+    let ok = match runs {
+        None => (failed == 0).then_some((0, None)),
+        Some(n) => (1..=i64::from(u32::MAX))
+            .contains(&n)
+            .then_some(n)
+            .filter(|&n| (0..=n).contains(&failed))
+            .map(|n| (failed as u32, Some(n as u32))),
+    };
+    ok.ok_or_else(|| {
+        let what = runs.map_or(
+            format!("{failed} runs not terminating in a summary that says every run terminated"),
+            |n| format!("{failed} of {n} runs not terminating"),
+        );
+        format!(
+            "{}: impossible counts: device {}, test {}, mapping {}: {what} (from {} line {}); the importer never stores such a row: rebuild the database with `backends db import`",
+            db.display(),
+            crate::excerpt::printable(&row.device),
+            crate::excerpt::printable(&row.test),
+            crate::excerpt::printable(&row.mapping),
+            crate::excerpt::printable(&row.file),
+            row.line
+        )
+    })
+}
+
 fn add_row(
     db: &Path,
     devices: &mut BTreeMap<String, Device>,
@@ -192,8 +231,23 @@ fn add_row(
     let c = counts
         .entry((row.device.clone(), row.test.clone(), m.code() as usize))
         .or_default();
-    c.0 += row.failed;
-    c.1 += row.runs.unwrap_or(0);
+    // Summed over campaigns: a forged database of many rows near 2^32
+    // must not wrap (or panic in a debug build).
+    let (k, n) = (
+        c.0.checked_add(row.failed),
+        c.1.checked_add(row.runs.unwrap_or(0)),
+    );
+    let (Some(k), Some(n)) = (k, n) else {
+        return Err(format!(
+            "{}: impossible counts: device {}, test {}, mapping {}: more than {} runs in all",
+            db.display(),
+            crate::excerpt::printable(&row.device),
+            crate::excerpt::printable(&row.test),
+            crate::excerpt::printable(&row.mapping),
+            u32::MAX
+        ));
+    };
+    *c = (k, n);
     let source = PathBuf::from(format!("{}:{}", db.display(), row.file));
     let d = devices.entry(row.device.clone()).or_insert_with(|| Device {
         name: row.device.clone(),
