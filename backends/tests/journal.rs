@@ -406,3 +406,47 @@ fn import_compares_runs_by_content_and_refuses_impossible_lines() {
     let o = import(&[&bad]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// Issue 46, item 5: journals (and run lines) were read whole, with no
+/// bound. Over the input limit (`AXB_MAX_INPUT_BYTES`), `db import` of a
+/// journal and `import --lines` are one error line, exit 2.
+#[test]
+fn journals_and_run_lines_over_the_input_limit_are_refused() {
+    let dir = scratch("big");
+    let suite = published_suite(&dir, &["2t2i_2"]);
+    let big = dir.join("big.journal.jsonl");
+    std::fs::write(&big, format!("{}\n", "x".repeat(4000))).unwrap();
+    let limited = |args: &[&str]| {
+        bin()
+            .env("AXB_MAX_INPUT_BYTES", "1K")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let db = dir.join("r.sqlite");
+    let o = limited(&["db", "import", "--db", s(&db), s(&big)]);
+    assert_clean_failure(
+        &o,
+        2,
+        &["big.journal.jsonl: 3.9 KiB (4001 bytes) is over the input limit of 1 KiB"],
+    );
+    let lines = dir.join("big.jsonl");
+    std::fs::copy(&big, &lines).unwrap();
+    let out = dir.join("out");
+    let o = limited(&[
+        "import",
+        "--target",
+        "cpp",
+        s(&suite),
+        "--out",
+        s(&out),
+        "--lines",
+        s(&lines),
+    ]);
+    assert_clean_failure(
+        &o,
+        2,
+        &["big.jsonl: 3.9 KiB (4001 bytes) is over the input limit of 1 KiB"],
+    );
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+}

@@ -123,6 +123,37 @@ fn the_page_embeds_the_wgsl_shaders_and_validates() {
     }
 }
 
+/// Issue 46, item 5: `emit --check` read the page's gzip with a
+/// single-member decoder, so a second member appended to the embedded
+/// shaders (here: a shader that does not validate) went unchecked. Now
+/// any byte after the first member is refused (a bomb that unpacks past
+/// the input limit too: `webgpu.rs`'s unit test).
+#[test]
+fn a_page_with_more_than_its_gzip_member_fails_the_check() {
+    use base64::Engine;
+    use std::io::Write;
+    let tests: Vec<NamedTest> = published().into_iter().take(2).collect();
+    let page = files(&tests, &opts(Target::Webgpu, Shape::Switch)).unwrap();
+    let html = &page[0].contents;
+    webgpu::check_page(html).unwrap();
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let data = webgpu::embedded(html).unwrap().data;
+    let packed = data["shaders"].as_str().unwrap().to_string();
+    let gz = |text: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(text).unwrap();
+        e.finish().unwrap()
+    };
+    let mut two = b64.decode(&packed).unwrap();
+    two.extend(gz(br#"[["@compute fn broken( {"]]"#));
+    let forged = html.replace(&packed, &b64.encode(&two));
+    let e = webgpu::check_page(&forged).unwrap_err();
+    assert!(
+        e.contains("bytes after the end of their gzip stream"),
+        "{e}"
+    );
+}
+
 #[test]
 fn emit_check_validates_wgsl_and_pages_and_names_a_broken_file() {
     let dir = scratch("check");

@@ -469,6 +469,28 @@ pub fn read_bytes_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError>
     Ok(bytes)
 }
 
+/// The rest of an open file (a journal, read through the handle that
+/// holds its lock), at most [`max_input_bytes`]: a journal is input like
+/// any other, and one grown huge (or forged) must be one error, not
+/// memory exhausted.
+pub fn read_open_limited(file: &mut impl Read, path: &Path) -> Result<Vec<u8>, FileError> {
+    let limit = max_input_bytes().map_err(|e| FileError::whole(path, e))?;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| FileError::whole(path, format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > limit {
+        return Err(FileError::whole(
+            path,
+            format!(
+                "over the input limit of {} (set {MAX_INPUT_ENV} to raise it)",
+                show_size(limit)
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
 /// The error for a path a one-file command cannot read by its name: a
 /// directory (where a walk was not asked for: `oracle explain DIR` said
 /// "unknown format `.`", issue 20 item 11), a name without an extension,

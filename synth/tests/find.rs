@@ -285,6 +285,46 @@ fn find_cmd(out: &Path, extra: &[&str]) -> Command {
     c
 }
 
+/// Issue 46, item 5: journals were read whole, with no bound: a journal
+/// over the input limit (`AXB_MAX_INPUT_BYTES`) is one error, exit 2,
+/// for `synth gen --resume` and `synth find --resume` alike, and is left
+/// as it was.
+#[test]
+fn a_journal_over_the_input_limit_is_refused() {
+    let d = scratch("big-journal");
+    let huge = format!("{}\n", "x".repeat(4000));
+    std::fs::write(d.join("gen.ron.journal"), &huge).unwrap();
+    let o = synth()
+        .current_dir(&d)
+        .env("AXB_MAX_INPUT_BYTES", "1K")
+        .args(["gen", "-t", "2", "-i", "3", "--resume", "--out", "gen.ron"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(e.trim(), "error: gen.ron.journal: over the input limit of 1 KiB (set AXB_MAX_INPUT_BYTES to raise it)");
+    let find = d.join("find.ron");
+    std::fs::write(d.join("find.ron.journal"), &huge).unwrap();
+    let o = find_cmd(&find, &["--resume"])
+        .env("AXB_MAX_INPUT_BYTES", "1K")
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("find.ron.journal: over the input limit of 1 KiB"),
+        "{e}"
+    );
+    for j in ["gen.ron.journal", "find.ron.journal"] {
+        assert_eq!(
+            std::fs::read_to_string(d.join(j)).unwrap(),
+            huge,
+            "{j} changed"
+        );
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
 #[test]
 fn a_stopped_find_resumes_to_the_same_bytes() {
     let d = scratch("resume");

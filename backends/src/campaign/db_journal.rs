@@ -76,7 +76,17 @@ pub fn runs_source(path: &Path, suite: Option<&[PathBuf]>) -> Result<RunsSource,
     let file = path
         .parent()
         .map(|dir| dir.join(format!("{device}.device.json")));
-    let doc = match file.as_ref().and_then(|f| std::fs::read_to_string(f).ok()) {
+    let text = match file.as_ref().filter(|f| f.exists()) {
+        None => None,
+        Some(f) => {
+            let limit = progress_litmus::axb::load::max_input_bytes()
+                .map_err(|e| format!("{}: {e}", f.display()))?;
+            let bytes = progress_litmus::axb::load::read_bytes_limited(f, limit)
+                .map_err(|e| e.to_string())?;
+            String::from_utf8(bytes).ok()
+        }
+    };
+    let doc = match text {
         None => None,
         Some(t) => Some(crate::json::parse(&t).map_err(|e| {
             format!(

@@ -100,8 +100,7 @@ pub struct Summary {
 
 /// Reads the `--info` file: one JSON object (the first non-empty line).
 fn read_info(path: &Path) -> Result<Value, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| input(format!("{}: cannot read: {e}", path.display())))?;
+    let (_, text) = read_text(path)?;
     let (n, line) = text
         .lines()
         .enumerate()
@@ -210,8 +209,12 @@ fn read_text(file: &Path) -> Result<(std::fs::Metadata, String), Failure> {
     if !meta.is_file() {
         return Err(input(format!("{}: not a file", file.display())));
     }
-    let bytes =
-        std::fs::read(file).map_err(|e| input(format!("{}: cannot read: {e}", file.display())))?;
+    // At most the input limit: a run's output can be huge (a program
+    // that printed in a loop), and is read whole.
+    let limit = progress_litmus::axb::load::max_input_bytes()
+        .map_err(|e| input(format!("{}: {e}", file.display())))?;
+    let bytes = progress_litmus::axb::load::read_bytes_limited(file, limit)
+        .map_err(|e| input(e.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let bad = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..bad].iter().filter(|&&b| b == b'\n').count() + 1;

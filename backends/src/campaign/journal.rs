@@ -109,8 +109,10 @@ impl Contents {
 
 /// Reads a journal; see the module doc for what is an error.
 pub fn read(path: &Path) -> Result<Contents, String> {
+    let limit = progress_litmus::axb::load::max_input_bytes()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let bytes =
-        std::fs::read(path).map_err(|e| format!("{}: cannot read journal: {e}", path.display()))?;
+        progress_litmus::axb::load::read_bytes_limited(path, limit).map_err(|e| e.to_string())?;
     let complete_len = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let torn = (complete_len < bytes.len())
         .then(|| String::from_utf8_lossy(&bytes[complete_len..]).into_owned());

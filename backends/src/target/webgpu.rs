@@ -246,10 +246,7 @@ pub fn embedded(html: &str) -> Result<Embedded, String> {
     let gz = base64::engine::general_purpose::STANDARD
         .decode(packed)
         .map_err(|e| format!("the shaders: {e}"))?;
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(&gz[..])
-        .read_to_string(&mut text)
-        .map_err(|e| format!("the shaders: {e}"))?;
+    let text = unpack(&gz, progress_litmus::axb::load::max_input_bytes()?)?;
     let shaders: Vec<Vec<String>> =
         serde_json::from_str(&text).map_err(|e| format!("the shaders: {e}"))?;
     let marker = "const CANARY = ";
@@ -266,6 +263,33 @@ pub fn embedded(html: &str) -> Result<Embedded, String> {
         shaders,
         canaries,
     })
+}
+
+/// The embedded shaders' JSON from their gzip bytes, as `emit` packed them:
+/// one gzip member and nothing after it. A single-member reader stops at
+/// the first member's end, so a second member (or any bytes) appended
+/// would go unchecked while a browser's `DecompressionStream` fails on or
+/// reads them: refused, as is text past the input limit (a gzip bomb).
+fn unpack(gz: &[u8], limit: u64) -> Result<String, String> {
+    let mut decoder = flate2::bufread::GzDecoder::new(gz);
+    let mut text = String::new();
+    (&mut decoder)
+        .take(limit.saturating_add(1))
+        .read_to_string(&mut text)
+        .map_err(|e| format!("the shaders: {e}"))?;
+    if text.len() as u64 > limit {
+        return Err(format!(
+            "the shaders: more than the input limit of {limit} bytes once unpacked"
+        ));
+    }
+    let rest = decoder.into_inner();
+    if !rest.is_empty() {
+        return Err(format!(
+            "the shaders: {} bytes after the end of their gzip stream (a second member?): not what `backends emit` writes",
+            rest.len()
+        ));
+    }
+    Ok(text)
 }
 
 /// `emit --check` for a page: every embedded shader and both canaries
@@ -351,6 +375,23 @@ pub fn check_header(header: &Value, target: &str, tests: &[NamedTest]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A gzip bomb (4 MiB of spaces, about 4 KiB packed) is refused once
+    /// unpacking passes the limit, not held whole; the same text within
+    /// the limit unpacks.
+    #[test]
+    fn unpacking_stops_at_the_limit() {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(&vec![b' '; 4 << 20]).unwrap();
+        let gz = e.finish().unwrap();
+        assert!(gz.len() < 64 << 10, "{}", gz.len());
+        let err = unpack(&gz, 1 << 20).unwrap_err();
+        assert!(
+            err.contains("more than the input limit of 1048576 bytes"),
+            "{err}"
+        );
+        assert_eq!(unpack(&gz, 4 << 20).unwrap().len(), 4 << 20);
+    }
 
     fn named(name: &str, src: &str) -> NamedTest {
         NamedTest {

@@ -41,7 +41,7 @@ use progress_litmus::axb::test::Test;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{Read, Seek, Write};
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -372,9 +372,8 @@ impl Journal {
         shard: Option<Shard>,
     ) -> Result<Journal, String> {
         let mut file = open_locked(path, "synth")?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let bytes = progress_litmus::axb::load::read_open_limited(&mut file, path)
+            .map_err(|e| e.to_string())?;
         if bytes.is_empty() {
             return Journal::start(file, path, cfg, engine, shard);
         }

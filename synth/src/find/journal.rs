@@ -32,7 +32,7 @@ use progress_litmus::axb::test::Test;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -179,9 +179,8 @@ impl Journal {
     /// checked (module documentation) before any search.
     pub fn open(path: &Path, run: &Run, resume: bool) -> Result<Journal, String> {
         let mut file = open_locked(path, "synth find")?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let bytes = progress_litmus::axb::load::read_open_limited(&mut file, path)
+            .map_err(|e| e.to_string())?;
         if !bytes.is_empty() && !resume {
             return Err(format!(
                 "{} exists: an earlier find was interrupted; pass --resume to continue it, or delete the file to start over",
