@@ -32,8 +32,9 @@ impl ParseError {
 }
 
 impl fmt::Display for ParseError {
+    /// One line whatever the message quotes (see [`FileError`]'s).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.col, self.msg)
+        write!(f, "{}:{}: {}", self.line, self.col, printable(&self.msg))
     }
 }
 
@@ -63,14 +64,19 @@ impl FileError {
 }
 
 impl fmt::Display for FileError {
-    /// One line whatever the path holds: its unprintable characters are
-    /// escaped.
+    /// One line whatever the path or the message holds: their
+    /// unprintable characters are escaped. Messages quote their input
+    /// through [`excerpt`] or [`tidy_message`] where they are made; this
+    /// is the last guard, for a quote that was not (issue 46: a model
+    /// name running across lines, a SPIR-V `OpName` with a carriage
+    /// return, both found by the fuzzer).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let path = printable(&self.path.to_string_lossy());
+        let msg = printable(&self.msg);
         if self.line == 0 {
-            write!(f, "{path}: {}", self.msg)
+            write!(f, "{path}: {msg}")
         } else {
-            write!(f, "{path}:{}:{}: {}", self.line, self.col, self.msg)
+            write!(f, "{path}:{}:{}: {msg}", self.line, self.col)
         }
     }
 }

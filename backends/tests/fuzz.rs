@@ -329,3 +329,143 @@ proptest! {
         let _ = std::fs::remove_file(&lines);
     }
 }
+
+// ------------------------------------------------- the results database
+//
+// Issue 46, item 6: the database import had no fuzzing. These targets use
+// the mutational engine of the root crate's fuzz test
+// (`tests/support/fuzz.rs`: corpora, regression inputs in
+// `tests/data/fuzz/<target>/`, `FUZZ_CASES` / `FUZZ_SECONDS`).
+
+#[path = "../../tests/support/fuzz.rs"]
+mod engine;
+
+use backends::report::db::{self, DeviceInfo};
+use backends::report::db_import;
+
+/// Cases per target: a tenth in a debug build.
+fn db_cases(release: u64) -> u64 {
+    if cfg!(debug_assertions) {
+        release / 10
+    } else {
+        release
+    }
+}
+
+/// A database error is one line, and short.
+fn one_line(what: &str, e: &str) -> Result<(), String> {
+    if e.contains('\n') || e.len() > 2000 {
+        return Err(format!(
+            "{what}: an error of {} bytes or more than one line: {e:?}",
+            e.len()
+        ));
+    }
+    Ok(())
+}
+
+/// A result CSV imported into a fresh database: refused with one line, or
+/// stored so that every reader reads it back (what the importer accepts,
+/// `report --db`, `db list` and `db export` must take).
+fn import_csv_check(dir: &Path, bytes: &[u8]) -> Result<(), String> {
+    let tag = format!("{:?}", std::thread::current().id()).replace(['(', ')'], "");
+    let base = dir.join(&tag);
+    let _ = std::fs::remove_dir_all(&base);
+    let csv = base.join("2_thread_2_instruction/CUDA/dev.csv");
+    std::fs::create_dir_all(csv.parent().unwrap()).unwrap();
+    std::fs::write(&csv, bytes).unwrap();
+    let path = base.join("r.sqlite");
+    let mut conn = db::open(&path).map_err(|e| format!("open: {e}"))?;
+    match db_import::import_csv(&mut conn, &csv, &DeviceInfo::default(), None) {
+        Err(e) => one_line("import", &e),
+        Ok(_) => {
+            drop(conn);
+            let (devices, _) =
+                db::load(&path).map_err(|e| format!("imported, then unreadable: {e}"))?;
+            db::campaigns(&path).map_err(|e| format!("imported, then no campaigns: {e}"))?;
+            db::export(&devices, &base.join("export"))
+                .map_err(|e| format!("imported, then not exported: {e}"))?;
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn fuzz_db_import_of_result_csvs() {
+    let mut corpus = engine::corpus("data/empirical/2_thread_2_instruction", ".csv", 12);
+    corpus.extend(engine::corpus("results/cpu", ".csv", 4));
+    corpus.push(CUDA.as_bytes().to_vec());
+    corpus.push(VULKAN.as_bytes().to_vec());
+    let dir = scratch("db-csv");
+    let check = |b: &[u8]| import_csv_check(&dir, b);
+    let n = engine::run(
+        &engine::Target {
+            name: "db_import_csv",
+            corpus,
+            dict: engine::dict(&[
+                "P",
+                "F (",
+                "/",
+                ")",
+                ",",
+                "\n",
+                "\r\n",
+                "\"",
+                "Total failures:",
+                "All Passed",
+                "-1",
+                "4294967296",
+            ]),
+            check: &check,
+        },
+        db_cases(400),
+    );
+    eprintln!("fuzz db_import_csv: {n} cases");
+}
+
+/// A database file with its bytes mutated: every reader refuses it with
+/// one line or reads it; never a panic.
+fn db_file_check(dir: &Path, bytes: &[u8]) -> Result<(), String> {
+    let tag = format!("{:?}", std::thread::current().id()).replace(['(', ')'], "");
+    let path = dir.join(format!("{tag}.sqlite"));
+    std::fs::write(&path, bytes).unwrap();
+    if let Err(e) = db::load(&path) {
+        one_line("load", &e)?;
+    }
+    if let Err(e) = db::campaigns(&path) {
+        one_line("campaigns", &e)?;
+    }
+    if let Err(e) = db::device_info(&path) {
+        one_line("device_info", &e)?;
+    }
+    let _ = std::fs::remove_file(&path);
+    for suffix in ["-journal", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(dir.join(format!("{tag}.sqlite{suffix}")));
+    }
+    Ok(())
+}
+
+#[test]
+fn fuzz_db_files() {
+    let dir = scratch("db-file");
+    let seed = dir.join("seed.sqlite");
+    let _ = std::fs::remove_file(&seed);
+    let mut conn = db::open(&seed).unwrap();
+    for f in engine::corpus("data/empirical/2_thread_2_instruction/CUDA", ".csv", 1) {
+        let csv = dir.join("2_thread_2_instruction/CUDA/dev.csv");
+        std::fs::create_dir_all(csv.parent().unwrap()).unwrap();
+        std::fs::write(&csv, f).unwrap();
+        db_import::import_csv(&mut conn, &csv, &DeviceInfo::default(), None).unwrap();
+    }
+    drop(conn);
+    let check = |b: &[u8]| db_file_check(&dir, b);
+    let n = engine::run(
+        &engine::Target {
+            name: "db_file",
+            corpus: vec![std::fs::read(&seed).unwrap()],
+            dict: engine::dict(&["\x00", "\u{7f}", "SQLite format 3\x00"]),
+            check: &check,
+        },
+        db_cases(300),
+    );
+    eprintln!("fuzz db_file: {n} cases");
+}

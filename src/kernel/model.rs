@@ -223,8 +223,15 @@ impl ScopedModel {
         Ok(())
     }
 
-    /// Parses the text form (see the module documentation).
+    /// Parses the text form (see the module documentation). The error
+    /// quotes the input, which may be anything (a litmus `model` line runs
+    /// to its `;`, across lines): quoted and escaped by
+    /// [`crate::error::tidy_message`], so that it stays one short line.
     pub fn parse(s: &str) -> Result<ScopedModel, String> {
+        Self::parse_unquoted(s).map_err(|e| crate::error::tidy_message(&e))
+    }
+
+    fn parse_unquoted(s: &str) -> Result<ScopedModel, String> {
         let mut parts = s.split(',');
         let head = parts.next().unwrap_or("").trim();
         let (device, fairness) = parse_head(head).ok_or_else(|| {

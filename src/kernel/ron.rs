@@ -113,7 +113,7 @@ pub struct KernelSuite {
 /// ([`crate::locate::Position`]).
 fn ron_error(src: &str, e: ron::error::SpannedError) -> ParseError {
     let (line, col) = crate::locate::from_ron(src, e.position.line, e.position.col);
-    ParseError::new(line, col, e.code.to_string())
+    ParseError::new(line, col, crate::error::tidy_message(&e.code.to_string()))
 }
 
 /// How deep a RON kernel document may nest (a program nests 6 levels).

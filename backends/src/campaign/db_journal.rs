@@ -71,31 +71,7 @@ pub fn runs_source(path: &Path, suite: Option<&[PathBuf]>) -> Result<RunsSource,
             }
         ));
     }
-    // The device file beside it, if any: one that is not JSON (or gives
-    // a key twice) is an error, one of another campaign is not its own.
-    let file = path
-        .parent()
-        .map(|dir| dir.join(format!("{device}.device.json")));
-    let text = match file.as_ref().filter(|f| f.exists()) {
-        None => None,
-        Some(f) => {
-            let limit = progress_litmus::axb::load::max_input_bytes()
-                .map_err(|e| format!("{}: {e}", f.display()))?;
-            let bytes = progress_litmus::axb::load::read_bytes_limited(f, limit)
-                .map_err(|e| e.to_string())?;
-            String::from_utf8(bytes).ok()
-        }
-    };
-    let doc = match text {
-        None => None,
-        Some(t) => Some(crate::json::parse(&t).map_err(|e| {
-            format!(
-                "{}: not a device file: {e}",
-                file.as_deref().unwrap_or(path).display()
-            )
-        })?),
-    }
-    .filter(|d| d.get("options") == Some(&campaign));
+    let doc = device_file(path, device)?.filter(|d| d.get("options") == Some(&campaign));
     let recorded = doc.as_ref().and_then(|d| {
         let s = d.get("suite")?;
         Some((
@@ -123,6 +99,29 @@ pub fn runs_source(path: &Path, suite: Option<&[PathBuf]>) -> Result<RunsSource,
         host: recorded_host(doc.as_ref()),
         runs,
     })
+}
+
+/// The device file beside a journal (`DEVICE.device.json`), if any, read
+/// within the input limit: one that is not JSON (or gives a key twice) is
+/// an error; the caller keeps it only if it is of the journal's campaign.
+fn device_file(path: &Path, device: &str) -> Result<Option<serde_json::Value>, String> {
+    let Some(file) = path
+        .parent()
+        .map(|dir| dir.join(format!("{device}.device.json")))
+        .filter(|f| f.exists())
+    else {
+        return Ok(None);
+    };
+    let limit = progress_litmus::axb::load::max_input_bytes()
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let bytes =
+        progress_litmus::axb::load::read_bytes_limited(&file, limit).map_err(|e| e.to_string())?;
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Ok(None);
+    };
+    crate::json::parse(&text)
+        .map(Some)
+        .map_err(|e| format!("{}: not a device file: {e}", file.display()))
 }
 
 /// The suite of a journal without its device file: the fingerprint

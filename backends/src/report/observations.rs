@@ -167,7 +167,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Vec<Device>, String> {
                             "{}:{}: test id `{}` is not a number, but the file is in configuration directory {n}_thread_{m}_instruction, whose ids number the published tests {n}t{m}i_<id>",
                             path.display(),
                             row.line,
-                            row.id
+                            crate::excerpt::excerpt(&row.id)
                         ));
                     }
                     format!("{n}t{m}i_{}", row.id)

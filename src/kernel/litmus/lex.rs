@@ -161,7 +161,7 @@ fn token(c: &mut Cursor, ch: char) -> Result<Tok, ParseError> {
             _ => Err(ParseError::new(
                 line,
                 col,
-                format!("number `{digits}` is too large"),
+                format!("number `{}` is too large", crate::error::excerpt(digits)),
             )),
         }
     } else if let Some(p) = PUNCTS.iter().find(|p| c.rest().starts_with(**p)) {

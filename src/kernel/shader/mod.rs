@@ -238,7 +238,7 @@ pub fn translate(path: &Path, bytes: &[u8], launch: &Launch) -> Result<Translati
             ))
         })
     };
-    std::thread::scope(|s| {
+    let r = std::thread::scope(|s| {
         let worker = std::thread::Builder::new()
             .name("shader frontend".into())
             .stack_size(FRONTEND_STACK)
@@ -255,6 +255,12 @@ pub fn translate(path: &Path, bytes: &[u8], launch: &Launch) -> Result<Translati
                 "internal error: the shader frontend's thread failed; please report it",
             ))
         })
+    });
+    // naga's messages and the translation's quote the shader (identifiers
+    // of any length, SPIR-V names with any bytes): one short line each.
+    r.map_err(|mut e| {
+        e.msg = crate::error::tidy_message(&e.msg);
+        e
     })
 }
 
