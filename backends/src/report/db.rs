@@ -72,6 +72,17 @@ pub struct DbSuite {
     pub observed: Vec<String>,
 }
 
+/// The error of a database that cannot be read: SQLite's message may
+/// quote the file's own schema text (a damaged file's, with its line
+/// breaks), so it is escaped onto one line.
+fn cannot_read(path: &Path, e: &rusqlite::Error) -> String {
+    format!(
+        "{}: cannot read: {}",
+        path.display(),
+        crate::excerpt::message(&e.to_string())
+    )
+}
+
 /// Each campaign's counts per test and mapping: from its runs where it
 /// has them, else from its summaries; with the device, the suite, and the
 /// file and line the row came from.
@@ -101,7 +112,7 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
         return Err(format!("{}: no such results database", path.display()));
     }
     let conn = open(path)?;
-    let sql = |e: rusqlite::Error| format!("{}: cannot read: {e}", path.display());
+    let sql = |e: rusqlite::Error| cannot_read(path, &e);
     let mut stmt = conn.prepare(CELLS).map_err(sql)?;
     let mut devices: BTreeMap<String, Device> = BTreeMap::new();
     let mut counts: Counts = BTreeMap::new();
@@ -345,7 +356,7 @@ fn published_id(test: &str) -> Option<(u32, u32, String)> {
 /// What the database knows of each device, by name.
 pub fn device_info(path: &Path) -> Result<BTreeMap<String, DeviceInfo>, String> {
     let conn = open(path)?;
-    let sql = |e: rusqlite::Error| format!("{}: cannot read: {e}", path.display());
+    let sql = |e: rusqlite::Error| cannot_read(path, &e);
     let mut stmt = conn
         .prepare("SELECT name, vendor, architecture, driver, host FROM devices")
         .map_err(sql)?;
@@ -406,7 +417,7 @@ pub fn campaigns(path: &Path) -> Result<Vec<CampaignInfo>, String> {
         return Err(format!("{}: no such results database", path.display()));
     }
     let conn = open(path)?;
-    let sql = |e: rusqlite::Error| format!("{}: cannot read: {e}", path.display());
+    let sql = |e: rusqlite::Error| cannot_read(path, &e);
     let mut stmt = conn
         .prepare(
             "SELECT c.id, c.identity, d.name, d.vendor, d.architecture, c.target, s.fnv64,

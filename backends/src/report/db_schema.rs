@@ -79,7 +79,13 @@ CREATE TABLE IF NOT EXISTS summaries (
 /// Opens (creating if need be) the database at `path`, with the schema;
 /// a version 1 database is upgraded (one transaction).
 pub fn open(path: &Path) -> Result<Connection, String> {
-    let bad = |e: rusqlite::Error| format!("{}: not a results database: {e}", path.display());
+    let bad = |e: rusqlite::Error| {
+        format!(
+            "{}: not a results database: {}",
+            path.display(),
+            crate::excerpt::message(&e.to_string())
+        )
+    };
     let mut conn = Connection::open(path).map_err(bad)?;
     conn.busy_timeout(BUSY).map_err(bad)?;
     let version: i64 = conn
