@@ -159,18 +159,72 @@ fn value_rule_refuses_wrapping_only() {
     assert!(translate(&p, &b, &three16).is_ok());
 }
 
-/// The launch flags: `--workgroup-size` overrides the attribute, `--entry`
-/// picks among entry points.
+/// The launch flags (issue 42): `--workgroup-size` that contradicts the
+/// shader's literal size is refused (it silently decided another
+/// program), one that agrees is taken; it sets a size the shader leaves
+/// to the host (a WGSL `override`); `--entry` picks among entry points;
+/// every translation names its launch and where each number came from.
 #[test]
-fn launch_overrides() {
+fn launch_rules() {
     let (p, b) = read("suites/shaders/spinlock.wgsl");
     let l = Launch {
         workgroup_size: Some(2),
         workgroups: Some(1),
         ..Launch::default()
     };
+    let e = translate(&p, &b, &l).unwrap_err();
+    assert!(
+        e.msg
+            .starts_with("--workgroup-size 2 contradicts the shader's own workgroup size 1"),
+        "{e}"
+    );
+    assert!(e.line > 0, "at the entry point: {e}");
+    let l = Launch {
+        workgroup_size: Some(1),
+        workgroups: Some(3),
+        ..Launch::default()
+    };
     let t = translate(&p, &b, &l).unwrap();
-    assert_eq!((t.program.workgroups, t.program.workgroup_size), (1, 2));
+    assert_eq!((t.program.workgroups, t.program.workgroup_size), (3, 1));
+    assert_eq!(
+        t.launch.describe(),
+        "3 workgroups (--workgroups) of 1 invocation (the shader's size), subgroups of 1 invocation (default)"
+    );
+    let t = translate(&p, &b, &Launch::default()).unwrap();
+    assert_eq!(
+        t.launch.describe(),
+        "2 workgroups (default) of 1 invocation (the shader's size), subgroups of 1 invocation (default)"
+    );
+    // A size the host sets: an override needs the flag, and takes it.
+    let src =
+        b"override n: u32 = 4u;\n@group(0) @binding(0) var<storage, read_write> x: atomic<u32>;\n\
+                @compute @workgroup_size(n)\nfn main() {\n    atomicStore(&x, 1u);\n}\n";
+    let e = translate(Path::new("o.wgsl"), src, &Launch::default()).unwrap_err();
+    assert!(e.msg.contains("give --workgroup-size"), "{e}");
+    let l = Launch {
+        workgroup_size: Some(2),
+        ..Launch::default()
+    };
+    let t = translate(Path::new("o.wgsl"), src, &l).unwrap();
+    assert_eq!(t.program.workgroup_size, 2);
+    assert!(
+        t.launch
+            .describe()
+            .contains("of 2 invocations (--workgroup-size)"),
+        "{}",
+        t.launch.describe()
+    );
+    // Annotation lines are named as such.
+    let annotated = String::from_utf8(b.clone()).unwrap().replacen(
+        "// model OBE;",
+        "// model OBE;\n// workgroups 4;\n// subgroup_size 1;",
+        1,
+    );
+    let t = translate(&p, annotated.as_bytes(), &Launch::default()).unwrap();
+    assert_eq!(
+        t.launch.describe(),
+        "4 workgroups (its `// workgroups W;` line) of 1 invocation (the shader's size), subgroups of 1 invocation (its `// subgroup_size S;` line)"
+    );
     let (p, b) = read("tests/data/shaders/bad/two_entries.wgsl");
     let l = Launch {
         entry: Some("b".into()),

@@ -152,6 +152,7 @@ fn round_trip(p: &NamedProgram, lang: Lang, wrong: &mut Vec<String>) -> Fate {
         program: tr.program,
         verdicts: None,
         source: path.clone(),
+        launch: None,
     };
     for (m, want, got) in check_expectations(&read, OPTS) {
         wrong.push(format!(

@@ -205,3 +205,50 @@ fn each_file_is_distinguished_by_its_models() {
         );
     }
 }
+
+/// Issue 42: a clspv module's workgroup size is a specialization constant
+/// (`BuiltIn WorkgroupSize` of `OpSpecConstant`s) whose default, 1, was
+/// used without a word, making Dat3M's `mp-wg_*` modules F everywhere.
+/// Without `--workgroup-size` the default is still taken, but with a
+/// warning, and the launch says where the size came from; the flag sets
+/// it (a specialization constant is the host's to set).
+#[test]
+fn a_specialization_constant_size_is_named() {
+    let Some(tool) = spirv_as() else { return };
+    let dir = std::env::temp_dir().join(format!("axb-dat3m-spec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = "mp-wg_obe-t_obe.spvasm";
+    let bytes = assemble(tool, &data().join(file), &dir);
+    let spv = dir.join(file).with_extension("spv");
+    let t = translate(&spv, &bytes, &Launch::default()).unwrap();
+    assert_eq!(t.program.workgroup_size, 1);
+    assert!(
+        t.warnings.iter().any(|w| w.starts_with(
+            "the workgroup size 1 is the default of specialization constant SpecId 0, which the host may replace"
+        )),
+        "{:?}",
+        t.warnings
+    );
+    assert!(
+        t.launch
+            .describe()
+            .contains("of 1 invocation (the default of specialization constant SpecId 0)"),
+        "{}",
+        t.launch.describe()
+    );
+    let l = Launch {
+        workgroup_size: Some(2),
+        ..Launch::default()
+    };
+    let t = translate(&spv, &bytes, &l).unwrap();
+    assert_eq!(t.program.workgroup_size, 2);
+    assert!(!t
+        .warnings
+        .iter()
+        .any(|w| w.contains("specialization constant")));
+    assert!(t
+        .launch
+        .describe()
+        .contains("of 2 invocations (--workgroup-size)"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

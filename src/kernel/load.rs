@@ -27,6 +27,10 @@ pub struct NamedProgram {
     /// Stored verdicts, for suite entries that have them.
     pub verdicts: Option<Verdicts>,
     pub source: PathBuf,
+    /// For a shader: the launch it was translated for, with where each
+    /// number came from ([`crate::kernel::shader::launch::Taken::describe`]),
+    /// which every verdict of it names.
+    pub launch: Option<String>,
 }
 
 /// One input of a command: an AXB test or a kernel program.
@@ -103,6 +107,7 @@ fn parse_file(path: &Path, src: &str) -> Result<Vec<Item>, FileError> {
             program,
             verdicts: None,
             source: path.to_path_buf(),
+            launch: None,
         })])
     };
     match (ext(path), ron_kind(src)) {
@@ -128,6 +133,7 @@ fn parse_file(path: &Path, src: &str) -> Result<Vec<Item>, FileError> {
                         program: e.program,
                         verdicts: e.verdicts,
                         source: path.to_path_buf(),
+                        launch: None,
                     }))
                 })
                 .collect()
@@ -156,12 +162,13 @@ pub fn load_file_with(
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Item>, FileError> {
     if crate::kernel::shader::is_shader_ext(ext(path)) {
-        let program = crate::kernel::shader::load(path, launch, warnings)?;
+        let (program, taken) = crate::kernel::shader::load(path, launch, warnings)?;
         return Ok(vec![Item::Kernel(NamedProgram {
             name: stem_name(path)?,
             program,
             verdicts: None,
             source: path.to_path_buf(),
+            launch: Some(taken.describe()),
         })]);
     }
     if crate::axb::packed::is_packed(path) {

@@ -1346,6 +1346,7 @@ mod tests {
             program: litmus::parse(src).unwrap(),
             verdicts: None,
             source: "t.litmus".into(),
+            launch: None,
         }
     }
 

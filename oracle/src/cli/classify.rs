@@ -222,10 +222,28 @@ fn print_table(rows: &[Row]) -> String {
     if any_kernel(rows) {
         out.push_str(KERNEL_NOTE);
     }
+    launch_lines(&mut out, rows);
     if rows.iter().any(|r| !r.asserts.is_empty()) {
         out.push_str(super::outcomes::TABLE_NOTE);
     }
     out
+}
+
+/// The launch each shader's verdicts are for (`launch of NAME: 2
+/// workgroups (default) of ...`): a shader does not say how it is
+/// launched, so its verdicts name it (docs/KERNEL.md §10.1).
+fn launch_lines(out: &mut String, rows: &[Row]) {
+    use std::fmt::Write;
+    for r in rows {
+        if let Item::Kernel(NamedProgram {
+            name,
+            launch: Some(l),
+            ..
+        }) = &r.item
+        {
+            let _ = writeln!(out, "(launch of {name}: {l})");
+        }
+    }
 }
 
 /// A kernel program's `expect` lines as JSON, each with whether the
@@ -287,6 +305,9 @@ fn row_json(r: &Row, max_states: usize) -> serde_json::Value {
             });
             if !r.asserts.is_empty() {
                 v["assertions"] = super::outcomes::json_answers(&r.asserts);
+            }
+            if let Some(l) = &p.launch {
+                v["launch"] = l.clone().into();
             }
             v
         }

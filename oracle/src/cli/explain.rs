@@ -87,11 +87,24 @@ fn explain_kernel(
     )
     .map_err(fail)?;
     let text = super::shader::in_shader_terms(item.source(), text);
+    // A shader's verdict names the launch it is for (its first line is
+    // the verdict line).
+    let launch = match item {
+        Item::Kernel(p) => p.launch.clone(),
+        Item::Axb(_) => None,
+    };
+    let text = match &launch {
+        Some(l) => match text.split_once('\n') {
+            Some((first, rest)) => format!("{first}\nLaunch: {l}\n{rest}"),
+            None => format!("{text}\nLaunch: {l}\n"),
+        },
+        None => text,
+    };
     Ok(match format {
         TextFormat::Text => text.into_bytes(),
         TextFormat::Json => {
             let d = crate::kernel::decide(&program, m, opts).map_err(fail)?;
-            json_bytes(&serde_json::json!({
+            let mut v = serde_json::json!({
                 "test": item.name(),
                 "source": item.source().display().to_string(),
                 "model": m.to_string(),
@@ -101,7 +114,11 @@ fn explain_kernel(
                 "states": d.states,
                 "transitions": d.transitions,
                 "explanation": text,
-            }))
+            });
+            if let Some(l) = launch {
+                v["launch"] = l.into();
+            }
+            json_bytes(&v)
         }
     })
 }

@@ -190,6 +190,21 @@ pub fn lower(
     l.finish()
 }
 
+/// The workgroup size the entry point `launch` selects declares: its
+/// literal x (`None` for a WGSL `override`), and where to point an error
+/// about it (the entry point's body).
+pub fn declared_size(module: &naga::Module, launch: &Launch) -> Res<(Option<u32>, Span)> {
+    let (_, ep) = pick_entry(module, launch)?;
+    let span = ep
+        .function
+        .body
+        .span_iter()
+        .next()
+        .map_or(Span::UNDEFINED, |(_, s)| *s);
+    let literal = ep.workgroup_size_overrides.is_none();
+    Ok((literal.then_some(ep.workgroup_size[0]), span))
+}
+
 /// Whether the module came through the GLSL frontend with the atomics
 /// prelude (its renamed atomics are declared).
 fn launch_is_glsl(module: &naga::Module) -> bool {

@@ -16,6 +16,7 @@
 //! program, so every command of every tool takes them.
 
 pub mod glsl;
+pub mod launch;
 pub mod lower;
 pub mod print;
 pub mod spirv;
@@ -130,6 +131,8 @@ pub struct Translation {
     /// The names of the storage and workgroup variables (and members) the
     /// entry point does not use, which became no location.
     pub unused: Vec<String>,
+    /// The launch it was translated for, and where each number came from.
+    pub launch: launch::Taken,
 }
 
 /// Line and column (both from 1; columns in characters) of byte `offset`
@@ -327,9 +330,30 @@ fn translate_unguarded(
         msg,
     };
     let notes = read_annotations(&src).map_err(at_line)?;
+    let flags = launch;
     let launch = launch.or_annotated(&notes);
     let info = validate(&module).map_err(fail)?;
+    let (declared, span) = lower::declared_size(&module, &launch).map_err(fail)?;
+    let spec = (path.extension().is_some_and(|e| e == "spv"))
+        .then(|| spirv::spec_size_of(bytes))
+        .flatten();
+    let size_from = launch::size_origin(&launch, declared, spec, span).map_err(fail)?;
     let mut t = lower::lower(&module, &info, &src, &launch).map_err(fail)?;
+    t.launch = launch::Taken {
+        workgroups: (
+            launch.workgroups(),
+            launch::origin(flags.workgroups, notes.workgroups),
+        ),
+        workgroup_size: (t.program.workgroup_size, size_from),
+        subgroup_size: (
+            launch.subgroup_size(),
+            launch::origin(flags.subgroup_size, notes.subgroup_size),
+        ),
+    };
+    if let launch::SizeFrom::SpecDefault(id) = size_from {
+        t.warnings
+            .push(launch::spec_default_warning(t.program.workgroup_size, id));
+    }
     for s in &mut t.spans {
         *s = user_span(prepared.as_ref(), *s);
     }
@@ -342,18 +366,19 @@ fn translate_unguarded(
 
 /// Reads and translates one shader file (the loader's arm for shaders):
 /// the input rules of [`crate::axb::load::read_bytes_limited`], then
-/// [`translate`]; warnings are appended as `file: message`.
+/// [`translate`]; warnings are appended as `file: message`. With the
+/// program, the launch it was translated for.
 pub fn load(
     path: &Path,
     launch: &Launch,
     warnings: &mut Vec<String>,
-) -> Result<Program, FileError> {
+) -> Result<(Program, launch::Taken), FileError> {
     let limit = crate::axb::load::max_input_bytes().map_err(|e| FileError::whole(path, e))?;
     let bytes = crate::axb::load::read_bytes_limited(path, limit)?;
     let t = translate(path, &bytes, launch)?;
     let file = crate::error::printable(&path.to_string_lossy());
     warnings.extend(t.warnings.iter().map(|w| format!("{file}: {w}")));
-    Ok(t.program)
+    Ok((t.program, t.launch))
 }
 
 /// naga's validation: types, uniformity of barriers, and the analysis the

@@ -222,6 +222,53 @@ fn zero_pushes(words: &[u32], ins: &[(usize, usize, u16)], f: &mut Facts) {
     }
 }
 
+/// [`spec_size`] of a module's bytes, in either byte order.
+pub fn spec_size_of(bytes: &[u8]) -> Option<(u32, Option<u32>)> {
+    let mut words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if words.first() == Some(&MAGIC.swap_bytes()) {
+        words.iter_mut().for_each(|w| *w = w.swap_bytes());
+    }
+    spec_size(&words)
+}
+
+/// Where a module's workgroup size (x) is a specialization constant: its
+/// default value and its `SpecId` (if decorated). Looked for where the
+/// size is given: the x constituent of the `WorkgroupSize` built-in, or
+/// the x operand of a `LocalSizeId` execution mode. `None`: a literal (a
+/// `LocalSize` mode, or ordinary constants), or a module this cannot read
+/// (naga then reports it).
+pub fn spec_size(words: &[u32]) -> Option<(u32, Option<u32>)> {
+    if words.first() != Some(&MAGIC) {
+        return None;
+    }
+    let ins = instructions(words)?;
+    let f = facts(words, &ins);
+    let mut x_ids: HashSet<u32> = f
+        .size_parts
+        .iter()
+        .filter(|(_, &k)| k == 0)
+        .map(|(&id, _)| id)
+        .collect();
+    let mut spec_id = HashMap::new();
+    for &(at, n, op) in &ins {
+        let w = &words[at..at + n];
+        if op == OP_EXECUTION_MODE && n >= 4 && w[2] == EXECUTION_MODE_LOCAL_SIZE_ID {
+            x_ids.insert(w[3]);
+        }
+        if op == OP_DECORATE && n >= 4 && w[2] == DECORATION_SPEC_ID {
+            spec_id.insert(w[1], w[3]);
+        }
+    }
+    ins.iter().find_map(|&(at, n, op)| {
+        let w = &words[at..at + n];
+        (op == OP_SPEC_CONSTANT && n == 4 && x_ids.contains(&w[2]))
+            .then(|| (w[3], spec_id.get(&w[2]).copied()))
+    })
+}
+
 /// The most structured control-flow constructs (`OpSelectionMerge`,
 /// `OpLoopMerge`) a module may have. naga's reader nests a body per
 /// construct and walks the nesting for every value it looks up, and its

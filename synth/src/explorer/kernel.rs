@@ -358,6 +358,7 @@ mod tests {
             program: progress_litmus::kernel::litmus::parse(src).unwrap(),
             verdicts: None,
             source: "und.litmus".into(),
+            launch: None,
         };
         let [undecided, wrong] = [&p.program.expect[0], &p.program.expect[1]];
         let r = row(&p, &undecided.model, Options::default());

@@ -372,6 +372,7 @@ impl<'a> Lower<'a> {
             source: self.src.to_string(),
             names: self.names,
             unused,
+            launch: Default::default(),
         })
     }
 

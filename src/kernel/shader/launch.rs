@@ -1,0 +1,135 @@
+//! The launch a shader was decided for, and where each of its numbers came
+//! from (issue 42: `--workgroup-size` silently replaced a literal
+//! `@workgroup_size`, deciding another program, and a clspv module's
+//! specialization-constant default, 1, was used without a word).
+//!
+//! A shader states its workgroup size (a literal `@workgroup_size`,
+//! `local_size_x` or `LocalSize`), or leaves it to the host (a WGSL
+//! `override`, a SPIR-V specialization constant whose default the host may
+//! replace). The number of workgroups and the subgroup size are the host's
+//! and the device's. The rules (docs/KERNEL.md §10.1): a flag may set what
+//! the shader leaves open; a flag that contradicts a literal size is
+//! refused; a specialization constant's default is used only with a
+//! warning saying so; and every verdict line of a shader names the launch
+//! ([`Taken::describe`]).
+
+use super::{Launch, ShaderError, Span};
+
+/// Where a number of the launch came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum From {
+    /// A command-line flag.
+    Flag,
+    /// The shader's annotation line (`// workgroups W;`).
+    Annotation,
+    /// Nobody said: the tools' default.
+    #[default]
+    Default,
+}
+
+/// Where the workgroup size came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SizeFrom {
+    /// The shader's own literal size.
+    #[default]
+    Literal,
+    /// `--workgroup-size`, for a size the shader leaves to the host.
+    Flag,
+    /// The default of a specialization constant (its `SpecId`, if any).
+    SpecDefault(Option<u32>),
+}
+
+/// The launch a shader was decided for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Taken {
+    pub workgroups: (u8, From),
+    pub workgroup_size: (u8, SizeFrom),
+    pub subgroup_size: (u8, From),
+}
+
+fn from_text(f: From, flag: &str, line: &str) -> String {
+    match f {
+        From::Flag => flag.to_string(),
+        From::Annotation => format!("its `// {line}` line"),
+        From::Default => "default".to_string(),
+    }
+}
+
+fn plural(n: u8, one: &str) -> String {
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+impl Taken {
+    /// `2 workgroups (default) of 4 invocations (the shader's size), subgroups
+    /// of 1 invocation (default)`.
+    pub fn describe(&self) -> String {
+        let (w, wf) = self.workgroups;
+        let (n, nf) = self.workgroup_size;
+        let (s, sf) = self.subgroup_size;
+        let size = match nf {
+            SizeFrom::Literal => "the shader's size".to_string(),
+            SizeFrom::Flag => "--workgroup-size".to_string(),
+            SizeFrom::SpecDefault(Some(id)) => {
+                format!("the default of specialization constant SpecId {id}")
+            }
+            SizeFrom::SpecDefault(None) => "a specialization constant's default".to_string(),
+        };
+        format!(
+            "{} ({}) of {} ({size}), subgroups of {} ({})",
+            plural(w, "workgroup"),
+            from_text(wf, "--workgroups", "workgroups W;"),
+            plural(n, "invocation"),
+            plural(s, "invocation"),
+            from_text(sf, "--subgroup-size", "subgroup_size S;"),
+        )
+    }
+}
+
+/// Where the number of workgroups or the subgroup size came from: the
+/// flag (`flag`), else the annotation (`note`), else the default.
+pub fn origin(flag: Option<u8>, note: Option<u8>) -> From {
+    match (flag, note) {
+        (Some(_), _) => From::Flag,
+        (None, Some(_)) => From::Annotation,
+        (None, None) => From::Default,
+    }
+}
+
+/// The workgroup size's origin, from `--workgroup-size` (`launch`), the
+/// size the entry point declares (`declared`: its literal x, `None` for a
+/// WGSL `override`), and for SPIR-V, a specialization constant behind it
+/// (`spec`: its default and `SpecId`). A flag that contradicts a literal
+/// is refused at `span`; the size itself is the translation's (which
+/// takes the flag where one is given, [`super::lower`]).
+pub fn size_origin(
+    launch: &Launch,
+    declared: Option<u32>,
+    spec: Option<(u32, Option<u32>)>,
+    span: Span,
+) -> Result<SizeFrom, ShaderError> {
+    match (launch.workgroup_size, declared, spec) {
+        (Some(_), _, Some(_)) | (Some(_), None, None) => Ok(SizeFrom::Flag),
+        (Some(n), Some(x), None) if u32::from(n) != x => Err(ShaderError::new(
+            span,
+            format!(
+                "--workgroup-size {n} contradicts the shader's own workgroup size {x} (`@workgroup_size`, `local_size_x` or `LocalSize`): that would decide another program; drop the flag, or change the shader"
+            ),
+        )),
+        (_, _, Some((_, id))) => Ok(SizeFrom::SpecDefault(id)),
+        _ => Ok(SizeFrom::Literal),
+    }
+}
+
+/// The warning of a size taken from a specialization constant's default.
+pub fn spec_default_warning(size: u8, id: Option<u32>) -> String {
+    let which = id.map_or("a specialization constant".to_string(), |id| {
+        format!("specialization constant SpecId {id}")
+    });
+    format!(
+        "the workgroup size {size} is the default of {which}, which the host may replace: decided for {size}; pass --workgroup-size N to decide the size you dispatch"
+    )
+}
