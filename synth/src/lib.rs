@@ -24,6 +24,7 @@
 pub mod checksum;
 pub mod cli;
 pub mod enumerate;
+pub mod estimate;
 pub mod explorer;
 pub mod find;
 pub mod idioms;

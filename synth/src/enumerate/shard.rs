@@ -364,6 +364,22 @@ impl Part {
         })
     }
 
+    /// Which shard this is, as its note records it.
+    pub fn shard(&self) -> Shard {
+        self.shard
+    }
+
+    /// The run's configuration, as the shard's note records it.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// How many tests the shard recorded when it was written (read from its
+    /// note only; [`merge_streaming`] checks the tests against it).
+    pub fn recorded_tests(&self) -> usize {
+        self.record.tests
+    }
+
     /// The next test, checked against the shard's configuration and the
     /// pieces it owns; at the end, the count and checksum it recorded.
     fn next_checked(
