@@ -44,18 +44,6 @@ fn in_double_quotes(s: &str) -> String {
     o
 }
 
-/// `s` as one shell word for a line meant to be pasted into an interactive
-/// shell: in double quotes as before, but in single quotes when it holds a
-/// `!`, which an interactive bash expands from its history even inside
-/// double quotes.
-fn pasteable(s: &str) -> String {
-    if s.contains('!') {
-        shell_quote(s)
-    } else {
-        format!("\"{}\"", in_double_quotes(s))
-    }
-}
-
 /// `s` as one argument of an `#SBATCH` line: sbatch splits those lines at
 /// white space, ends them at an unquoted `#` and takes `"..."` as quoting,
 /// so a value with anything but plain characters is double-quoted (`"`
@@ -123,6 +111,16 @@ pub(crate) fn is_slurm_time(s: &str) -> bool {
     };
     let fields: Vec<&str> = rest.split(':').collect();
     days.is_none_or(num) && fields.len() <= 3 && fields.iter().all(|f| num(f))
+}
+
+/// Whether `s` is a memory size as Slurm's `--mem` takes it: a number
+/// (MiB) of at most 12 digits, optionally with `K`, `M`, `G` or `T`.
+pub(crate) fn is_slurm_mem(s: &str) -> bool {
+    let digits = s.trim_end_matches(['K', 'M', 'G', 'T', 'k', 'm', 'g', 't']);
+    s.len() - digits.len() <= 1
+        && !digits.is_empty()
+        && digits.len() <= 12
+        && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// A planned run: the configuration, the split and where things go.
@@ -201,7 +199,7 @@ impl Plan {
     /// All three, each with a comment saying how to use it: the job list,
     /// the merge command, and the Slurm script commented out (so that the
     /// whole text is one shell script for GNU parallel users).
-    pub fn all(&self, time: &str, cpus: u32) -> String {
+    pub fn all(&self, task: &Task) -> String {
         format!(
             "# GNU parallel: save the job list, then\n#   parallel --joblog {log} < JOBS\n{jobs}\n# then the merge:\n{merge}\n# Slurm array script:\n{slurm}",
             log = shell_quote(&self.dir.join("joblog").display().to_string()),
@@ -212,52 +210,124 @@ impl Plan {
                 .collect::<String>(),
             merge = self.merge(),
             slurm = self
-                .slurm(time, cpus)
+                .slurm(task, "")
                 .lines()
                 .map(|l| format!("#   {l}\n"))
                 .collect::<String>(),
         )
     }
 
-    /// A Slurm array script, one task per shard.
-    pub fn slurm(&self, time: &str, cpus: u32) -> String {
+    /// A Slurm array script, one task per shard, with `note` (comment
+    /// lines, such as an estimate) after the `#SBATCH` lines. Run by `bash`
+    /// rather than `sbatch`, it submits itself ([`SUBMIT`]). Its defaults
+    /// are an HPC user's: a log a task, appended to when a task runs again
+    /// (`--open-mode=append`), requeued when its node fails or it is
+    /// preempted (`--requeue`; it resumes its journal).
+    pub fn slurm(&self, task: &Task, note: &str) -> String {
         let name = self.cfg.name();
-        let dir = shell_quote(&self.dir.display().to_string());
-        // Inside double quotes (the task id must expand), the folder escaped.
-        let out = format!(
-            "{}/{name}-${{SLURM_ARRAY_TASK_ID}}-of-{}{}",
-            in_double_quotes(&self.dir.display().to_string()),
-            self.shards,
-            self.ext()
-        );
-        let log = format!(
-            "{}/{name}-%a.log",
-            self.dir
-                .join("logs")
-                .display()
-                .to_string()
-                .replace('%', "%%")
-        );
-        format!(
+        let dir = self.dir.display().to_string();
+        // Slurm's `--output` pattern: a literal `%` doubled.
+        let logs = format!("{}/logs", dir.replace('%', "%%"));
+        let header = format!(
             "#!/bin/bash\n\
              #SBATCH --job-name=synth-{name}\n\
              #SBATCH --array=1-{n}\n\
              #SBATCH --cpus-per-task={cpus}\n\
+             #SBATCH --mem={mem}\n\
              #SBATCH --time={time}\n\
+             #SBATCH --requeue\n\
+             #SBATCH --open-mode=append\n\
              #SBATCH --output={log}\n\
-             # Submit: mkdir -p {dir}/logs && sbatch THIS_FILE\n\
-             # Then, once every task has succeeded:\n\
-             #   sbatch --dependency=afterok:<JOBID> --wrap {merge}\n\
-             set -euo pipefail\n\
-             export RAYON_NUM_THREADS=\"${{SLURM_CPUS_PER_TASK:-{cpus}}}\"\n\
-             out=\"{out}\"\n\
-             test -e \"$out\" || exec {gen} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" --resume --out \"$out\"\n",
+             # {name} in {n} shards, one array task a shard; shards, journals,\n\
+             # logs and the merged suite go to the folder `dir` below.\n",
             n = self.shards,
-            log = sbatch_word(&log),
-            merge = pasteable(self.merge().trim_end()),
+            cpus = task.cpus,
+            mem = task.mem,
+            time = task.time,
+            log = sbatch_word(&format!("{logs}/{name}-%a.log")),
+        );
+        let limit = if self.shards > 1000 {
+            "# Note: Slurm's default MaxArraySize (1001) takes array indices up to\n\
+             # 1000; ask for it to be raised (scontrol show config), or plan at\n\
+             # most 1000 shards.\n"
+        } else {
+            ""
+        };
+        let header = header + limit;
+        let merge_opts = format!(
+            "--job-name=synth-{name}-merge --cpus-per-task={} --mem={} --time={} --open-mode=append",
+            task.cpus, task.mem, task.time
+        );
+        format!(
+            "{header}{note}{SUBMIT}\
+             set -euo pipefail\n\
+             dir=\"{dir}\"\n\
+             logs=\"{logs}\"\n\
+             merge_cmd={merge}\n\
+             shard() {{ printf '%s/{name}-%s-of-{n}{ext}' \"$dir\" \"$1\"; }}\n\
+             if [ -z \"${{SLURM_ARRAY_TASK_ID:-}}\" ]; then\n\
+             {submit}\
+             fi\n\
+             export RAYON_NUM_THREADS=\"${{SLURM_CPUS_PER_TASK:-{cpus}}}\"\n\
+             out=\"$(shard \"$SLURM_ARRAY_TASK_ID\")\"\n\
+             test -e \"$out\" || exec {gen} --shard \"$SLURM_ARRAY_TASK_ID/{n}\" --resume --out \"$out\"\n",
+            n = self.shards,
+            ext = self.ext(),
+            cpus = task.cpus,
+            dir = in_double_quotes(&dir),
+            logs = in_double_quotes(&logs),
+            merge = shell_quote(self.merge().trim_end()),
+            submit = submit_branch(&name, self.shards, &merge_opts),
             gen = self.gen_args(),
         )
     }
+}
+
+/// What one Slurm array task asks for: cores, memory, time limit.
+pub struct Task {
+    pub cpus: u32,
+    /// `--mem`, in Slurm's form (`4G`, `3328M`).
+    pub mem: String,
+    /// `--time`, in Slurm's form ([`is_slurm_time`]).
+    pub time: String,
+}
+
+/// How the Slurm script is used, as its comment says.
+const SUBMIT: &str = "\
+# Submit with `bash THIS_FILE` on a login node (not sbatch): it makes the
+# log folder (Slurm does not, and a task whose log cannot be opened fails),
+# submits the shards not yet written as this array, and the merge as a job
+# that starts once all of them have succeeded. After a task failed or was
+# cancelled, run it again: it submits only what is missing, and each
+# shard resumes its journal. (`sbatch THIS_FILE` runs every shard but not
+# the merge; make the log folder first: `mkdir -p \"$dir/logs\"`.)
+";
+
+/// The script's branch outside Slurm: submit the missing shards (as
+/// ranges, `1-3,7`) and the merge after them.
+fn submit_branch(name: &str, shards: usize, merge_opts: &str) -> String {
+    format!(
+        "  mkdir -p \"$dir/logs\"\n\
+         \x20 todo=\"\" a=\"\" b=\"\"\n\
+         \x20 add() {{ [ -z \"$a\" ] || {{ [ \"$a\" = \"$b\" ] && todo=\"$todo,$a\" || todo=\"$todo,$a-$b\"; }}; }}\n\
+         \x20 for k in $(seq 1 {n}); do\n\
+         \x20   test -e \"$(shard \"$k\")\" && continue\n\
+         \x20   if [ -n \"$b\" ] && [ \"$k\" -eq $((b + 1)) ]; then b=$k; else add; a=$k b=$k; fi\n\
+         \x20 done\n\
+         \x20 add\n\
+         \x20 todo=\"${{todo#,}}\"\n\
+         \x20 after=()\n\
+         \x20 if [ -n \"$todo\" ]; then\n\
+         \x20   job=$(sbatch --parsable --array=\"$todo\" \"$0\")\n\
+         \x20   job=\"${{job%%;*}}\"\n\
+         \x20   echo \"synth: {name}: shards $todo submitted as array job $job\"\n\
+         \x20   after=(--dependency=\"afterok:$job\" --kill-on-invalid-dep=yes)\n\
+         \x20 fi\n\
+         \x20 merge=$(sbatch --parsable \"${{after[@]}}\" {merge_opts} --output=\"$logs/{name}-merge.log\" --wrap \"$merge_cmd\")\n\
+         \x20 echo \"synth: {name}: merge submitted as job ${{merge%%;*}}\"\n\
+         \x20 exit 0\n",
+        n = shards
+    )
 }
 
 #[cfg(test)]
@@ -313,10 +383,6 @@ mod tests {
             "runs/logs/2t3i-%a.log"
         );
         assert_eq!(sbatch_word(r#"a b#"c"#), r#""a b#\"c""#);
-        // A pasted hint: `!` is history expansion in an interactive bash,
-        // even inside double quotes.
-        assert_eq!(pasteable("synth merge a b"), "\"synth merge a b\"");
-        assert_eq!(pasteable("synth merge 'x!!'"), r"'synth merge '\''x!!'\'''");
         assert!(check_text("--out", "a\nb").is_err());
         assert!(check_text("--out", "a\u{1b}]0;x").is_err());
         assert!(check_text("--out", "runs/é x$'").is_ok());

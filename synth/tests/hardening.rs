@@ -432,7 +432,7 @@ fn plan_runs_four_shards_through_gnu_parallel() {
     let slurm = plan("slurm");
     assert!(slurm.contains("#SBATCH --array=1-4"), "{slurm}");
     assert!(
-        slurm.contains("--shard \"${SLURM_ARRAY_TASK_ID}/4\""),
+        slurm.contains("--shard \"$SLURM_ARRAY_TASK_ID/4\""),
         "{slurm}"
     );
 }

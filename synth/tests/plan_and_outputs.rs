@@ -66,15 +66,56 @@ fn plan_with_a_hostile_out_runs_nothing_in_any_context() {
     let o = bash(&dir, &slurm, &[("SLURM_ARRAY_TASK_ID", "1")]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(shards.join("2t2i-1-of-2.axb.gz").is_file(), "{slurm}");
-    // Its `--wrap` hint, pasted into a shell, is the merge command (in
-    // single quotes: the folder has a `!`, history expansion when pasted).
-    let hint = slurm
+    // Its submission branch (`bash SCRIPT`, outside Slurm), with an
+    // `sbatch` that records its arguments: the log folder made, only the
+    // missing shard submitted, the merge after it with the merge command as
+    // it is, its log in the folder with `%` doubled, nothing run.
+    std::fs::remove_file(shards.join("2t2i-2-of-2.axb.gz")).unwrap();
+    std::fs::remove_dir_all(shards.join("logs")).ok();
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(
+        bin.join("sbatch"),
+        "#!/bin/bash\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done >> \"$SBATCH_ARGS\"\nprintf '\\n' >> \"$SBATCH_ARGS\"\necho 42\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("s.sbatch"), &slurm).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let args_file = dir.join("sbatch-args");
+    let o = Command::new("bash")
+        .current_dir(&dir)
+        .arg("-c")
+        .arg("chmod +x bin/sbatch && bash s.sbatch")
+        .env("PATH", &path)
+        .env("SBATCH_ARGS", &args_file)
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains("shards 2 submitted as array job 42"),
+        "{said}"
+    );
+    assert!(shards.join("logs").is_dir());
+    let calls = std::fs::read_to_string(&args_file).unwrap();
+    let calls: Vec<Vec<&str>> = calls
         .lines()
-        .find_map(|l| l.split_once("--wrap ").map(|(_, w)| w))
-        .expect("a --wrap hint");
-    assert!(hint.starts_with('\''), "{hint}");
-    let o = bash(&dir, &format!("printf %s {hint}"), &[]);
-    assert_eq!(String::from_utf8_lossy(&o.stdout), plan("merge").trim_end());
+        .map(|l| l.trim_end_matches('\0').split('\0').collect())
+        .collect();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls[0], ["--parsable", "--array=2", "s.sbatch"]);
+    let merge = &calls[1];
+    assert!(merge.contains(&"--dependency=afterok:42"), "{merge:?}");
+    assert!(merge.contains(&"--kill-on-invalid-dep=yes"), "{merge:?}");
+    let wrap = merge.iter().position(|a| *a == "--wrap").unwrap();
+    assert_eq!(merge[wrap + 1], plan("merge").trim_end());
+    assert!(
+        merge.contains(
+            &r#"--output=runs/x$(touch P) `touch P` 'q' "d" #h %%a !!/logs/2t2i-merge.log"#
+        ),
+        "{merge:?}"
+    );
     assert!(!dir.join("P").exists(), "the Slurm script ran `touch P`");
     // The #SBATCH line: one quoted word, `%` of the folder doubled (Slurm's
     // pattern), `%a` kept.

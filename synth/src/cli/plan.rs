@@ -5,7 +5,9 @@ use super::Fail;
 use crate::enumerate::config::Config;
 use crate::enumerate::output::Format;
 use crate::enumerate::shard::{Shard, MAX_SHARDS};
-use crate::plan::{check_slurm_path, is_slurm_time, path_text, Plan, MAX_CPUS};
+use crate::estimate::measure::{Failure, Runner};
+use crate::estimate::{stats, Estimate};
+use crate::plan::{check_slurm_path, is_slurm_mem, is_slurm_time, path_text, Plan, Task, MAX_CPUS};
 use std::path::{Path, PathBuf};
 
 /// The arguments of `synth plan`.
@@ -34,23 +36,64 @@ pub struct PlanArgs {
     #[arg(long, value_enum, default_value_t = ShardFormat::Packed)]
     pub shard_format: ShardFormat,
     /// What to print: the job list (`jobs`), the merge command (`merge`),
-    /// the Slurm array script (`slurm`), or all three with comments
-    /// (`all`).
+    /// the Slurm array script (`slurm`), all three with comments (`all`),
+    /// or only `--estimate`'s estimate (`estimate`).
     #[arg(long, value_enum, default_value_t = Emit::All)]
     pub emit: Emit,
     /// The `synth` program the jobs run (default: this one).
     #[arg(long, value_name = "PATH")]
     pub synth: Option<PathBuf>,
-    /// Slurm: the time limit of one array task.
-    #[arg(long, default_value = "01:00:00")]
-    pub time: String,
+    /// Slurm: the time limit of one array task and of the merge (default:
+    /// from `--estimate`, three times its slowest shard on `--cpus` cores,
+    /// at least 10 minutes; else 01:00:00).
+    #[arg(long)]
+    pub time: Option<String>,
     /// Slurm: cores per array task (each shard uses them all).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=MAX_CPUS))]
     pub cpus: u32,
+    /// Slurm: memory per array task and for the merge, as Slurm writes it
+    /// (`4G`, `3328M`; default: from `--estimate`, twice its largest
+    /// shard's peak, at least 1 GiB; else 4G).
+    #[arg(long, value_name = "SIZE")]
+    pub mem: Option<String>,
+    /// Before planning, run SAMPLES of the shards, chosen uniformly at
+    /// random without replacement (`--seed`), one core each, in
+    /// `DIR/estimate/`, and print the estimated tests, CPU hours and packed
+    /// bytes of the whole run with 95% intervals (and set `--time` and
+    /// `--mem` from them). The sampled shards are shards of the run: moved
+    /// into DIR, the jobs skip them. Run again with the same seed, it
+    /// measures only the samples not yet finished.
+    #[arg(long, value_name = "SAMPLES")]
+    pub estimate: Option<usize>,
+    /// The seed of `--estimate`'s sample (the same seed, the same shards).
+    #[arg(long, default_value_t = 0, requires = "estimate")]
+    pub seed: u64,
+    /// How many of `--estimate`'s samples run at once (default: the
+    /// machine's cores).
+    #[arg(long, value_name = "N", requires = "estimate", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub jobs: Option<u32>,
+    /// With `--estimate`: also Table 4 of each sampled shard (`synth
+    /// table`, one core), and so Table 4 of the whole run estimated row by
+    /// row, with `synth table`'s CPU hours.
+    #[arg(long, requires = "estimate")]
+    pub table: bool,
+    /// How to print: `text` (the plan as shell text, an estimate as `#`
+    /// lines before it) or `json` (one object: the estimate and what
+    /// `--emit` selects).
+    #[arg(long, value_enum, default_value_t = OutFormat::Text)]
+    pub format: OutFormat,
     /// Write the plan to FILE, replaced only once complete; `-` (the
     /// default) is standard output.
     #[arg(short = 'o', long = "out", value_name = "FILE", default_value = "-")]
     pub out: PathBuf,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum OutFormat {
+    /// Shell text.
+    Text,
+    /// One JSON object.
+    Json,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -65,6 +108,7 @@ pub enum Emit {
     Merge,
     Slurm,
     All,
+    Estimate,
 }
 
 /// Checks everything pasted into the plan, before anything is printed:
@@ -83,11 +127,27 @@ fn check_pasted(args: &PlanArgs, synth: &Path) -> Result<(), String> {
     if matches!(args.emit, Emit::Slurm | Emit::All) {
         check_slurm_path(&dir)?;
     }
-    if !is_slurm_time(&args.time) {
+    if let Some(t) = args.time.as_deref().filter(|t| !is_slurm_time(t)) {
         return Err(format!(
-            "--time {:?}: not a Slurm time limit; expected M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED",
-            args.time
+            "--time {t:?}: not a Slurm time limit; expected M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED"
         ));
+    }
+    if let Some(m) = args.mem.as_deref().filter(|m| !is_slurm_mem(m)) {
+        return Err(format!(
+            "--mem {m:?}: not a Slurm memory size; expected a number of MiB or one with K, M, G or T (4G, 3328M)"
+        ));
+    }
+    if args.emit == Emit::Estimate && args.estimate.is_none() {
+        return Err("--emit estimate: give --estimate SAMPLES".into());
+    }
+    if let Some(n) = args.estimate {
+        if n < 2 || n > args.shards {
+            return Err(format!(
+                "--estimate {n}: expected 2 to {} samples (of --shards {}); an interval needs two",
+                args.shards.max(2),
+                args.shards
+            ));
+        }
     }
     Ok(())
 }
@@ -118,13 +178,13 @@ fn config_of(args: &PlanArgs) -> Result<Config, Fail> {
 }
 
 /// `synth plan`: writes the plan to `-o` (standard output by default),
-/// as every command writes its output ([`super::write_text`]).
+/// as every command writes its output ([`super::write_text`]), after the
+/// estimate's samples when `--estimate` asks for them.
 pub fn run(args: PlanArgs) -> Result<(), Fail> {
     let cfg = config_of(&args)?;
     let synth = match args.synth.clone() {
         Some(p) => p,
-        None => std::env::current_exe()
-            .map_err(|e| Fail(1, format!("cannot find this program's path: {e}")))?,
+        None => this_program()?,
     };
     check_pasted(&args, &synth).map_err(|e| Fail(2, e))?;
     // A bad output path (a directory, an unwritable folder) is bad usage,
@@ -140,11 +200,95 @@ pub fn run(args: PlanArgs) -> Result<(), Fail> {
         },
         synth,
     };
-    let text = match args.emit {
-        Emit::Jobs => plan.jobs(),
-        Emit::Merge => plan.merge(),
-        Emit::Slurm => plan.slurm(&args.time, args.cpus),
-        Emit::All => plan.all(&args.time, args.cpus),
+    let estimate = match args.estimate {
+        Some(n) => Some(estimate(&args, &plan.cfg, n)?),
+        None => None,
+    };
+    let task = Task {
+        cpus: args.cpus,
+        mem: (args.mem.clone())
+            .or_else(|| estimate.as_ref().map(Estimate::slurm_mem))
+            .unwrap_or_else(|| "4G".into()),
+        time: (args.time.clone())
+            .or_else(|| estimate.as_ref().map(|e| e.slurm_time(args.cpus)))
+            .unwrap_or_else(|| "01:00:00".into()),
+    };
+    let text = match args.format {
+        OutFormat::Text => text(&plan, args.emit, &task, estimate.as_ref()),
+        OutFormat::Json => json(&plan, args.emit, &task, estimate.as_ref()),
     };
     super::write_text(&args.out, text.as_bytes())
+}
+
+fn this_program() -> Result<PathBuf, Fail> {
+    std::env::current_exe().map_err(|e| Fail(1, format!("cannot find this program's path: {e}")))
+}
+
+/// Runs `samples` shards of the plan's split in `DIR/estimate/` and
+/// estimates the whole run from them; one line on stderr per sample.
+fn estimate(args: &PlanArgs, cfg: &Config, samples: usize) -> Result<Estimate, Fail> {
+    let exe = this_program()?;
+    let dir = args.dir.join("estimate");
+    let runner = Runner {
+        exe: &exe,
+        cfg,
+        count: args.shards,
+        dir: &dir,
+        jobs: args.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            |j| j as usize,
+        ),
+        table: args.table,
+    };
+    let ks = stats::choose(args.shards, samples, args.seed);
+    eprintln!(
+        "synth: estimate {}: running {samples} of {} shards (seed {}) in {}",
+        cfg.name(),
+        args.shards,
+        args.seed,
+        dir.display()
+    );
+    let measured = runner.measure(&ks).map_err(|Failure(c, m)| Fail(c, m))?;
+    Ok(Estimate::new(&cfg.name(), args.shards, args.seed, measured))
+}
+
+/// The plan as shell text, an estimate's `#` lines first (in the Slurm
+/// script, after its `#SBATCH` lines, which must come first).
+fn text(plan: &Plan, emit: Emit, task: &Task, estimate: Option<&Estimate>) -> String {
+    let note = estimate.map(Estimate::text).unwrap_or_default();
+    match emit {
+        Emit::Jobs => note + &plan.jobs(),
+        Emit::Merge => note + &plan.merge(),
+        Emit::Slurm => plan.slurm(task, &note),
+        Emit::All => note + &plan.all(task),
+        Emit::Estimate => note,
+    }
+}
+
+/// The plan as one JSON object: the configuration, the estimate (or
+/// null), the Slurm task's settings, and what `--emit` selects (`jobs` a
+/// list of commands, `merge` a command, `slurm` the script); for `--emit
+/// estimate`, the estimate alone.
+fn json(plan: &Plan, emit: Emit, task: &Task, estimate: Option<&Estimate>) -> String {
+    if let (Emit::Estimate, Some(e)) = (emit, estimate) {
+        return serde_json::to_string_pretty(e).expect("JSON serializes") + "\n";
+    }
+    let mut o = serde_json::json!({
+        "config": plan.cfg.name(),
+        "shards": plan.shards,
+        "dir": plan.dir.display().to_string(),
+        "estimate": estimate,
+        "slurm_task": {"cpus": task.cpus, "mem": task.mem, "time": task.time},
+    });
+    if matches!(emit, Emit::Jobs | Emit::All) {
+        o["jobs"] = plan.jobs().lines().collect::<Vec<_>>().into();
+    }
+    if matches!(emit, Emit::Merge | Emit::All) {
+        o["merge"] = plan.merge().trim_end().into();
+    }
+    if matches!(emit, Emit::Slurm | Emit::All) {
+        let note = estimate.map(Estimate::text).unwrap_or_default();
+        o["slurm"] = plan.slurm(task, &note).into();
+    }
+    serde_json::to_string_pretty(&o).expect("JSON serializes") + "\n"
 }
