@@ -6,12 +6,18 @@
 //! same seed gives the same sample and counts, a second run reuses the
 //! recorded samples and a larger sample of the seed holds the smaller; bad
 //! flags and a tampered record are one error line, exit 2.
+//!
+//! Recorded: the estimates committed in `suites/table4/<config>/estimate.json`
+//! (the 6-instruction ones, whose complete runs took CPU hours, and the
+//! 7-instruction ones nobody has run) are what this code computes from
+//! their samples, the samples are the ones their seed names, and where
+//! the complete count is committed beside them, their interval holds it.
 
 use std::path::{Path, PathBuf};
 
 mod common;
 use common::{ok, scratch, stderr, synth};
-use synth::estimate::Sample;
+use synth::estimate::{stats, Estimate, Sample};
 
 fn root() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
@@ -47,6 +53,25 @@ fn estimate(dir: &Path, t: &str, samples: &str, extra: &[&str]) -> (serde_json::
     args.extend(extra);
     let o = ok(synth(dir, &args));
     (serde_json::from_slice(&o.stdout).unwrap(), stderr(&o))
+}
+
+/// `a` and `b` equal, numbers to within 1e-12 of each other (a float read
+/// back from JSON may be one unit in the last place off).
+fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as V;
+    match (a, b) {
+        (V::Number(x), V::Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            (x - y).abs() <= 1e-12 * x.abs().max(y.abs())
+        }
+        (V::Array(x), V::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (V::Object(x), V::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
 }
 
 fn covers(i: &serde_json::Value, x: f64) -> bool {
@@ -198,4 +223,48 @@ fn bad_estimates_are_one_error_line() {
         "delete both",
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The committed estimates: what this code computes from their samples,
+/// the samples their seed names, and holding the complete count where it
+/// is known. The 6-instruction ones must be there (the check).
+#[test]
+fn committed_estimates_are_reproducible_and_hold_the_known_counts() {
+    let mut checked = Vec::new();
+    for entry in std::fs::read_dir(root().join("suites/table4")).unwrap() {
+        let dir = entry.unwrap().path();
+        let Ok(text) = std::fs::read_to_string(dir.join("estimate.json")) else {
+            continue;
+        };
+        let config = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let samples: Vec<Sample> = serde_json::from_value(v["samples"].clone()).unwrap();
+        let shards = v["shards"].as_u64().unwrap() as usize;
+        let seed = v["seed"].as_u64().unwrap();
+        let ks: Vec<usize> = samples.iter().map(|s| s.shard).collect();
+        assert_eq!(ks, stats::choose(shards, ks.len(), seed), "{config}");
+        assert_eq!(v["config"], config.as_str());
+        let again = Estimate::new(&config, shards, seed, samples);
+        let mut again = serde_json::to_value(&again).unwrap();
+        // The machine is the one it was measured on.
+        again["machine"] = v["machine"].clone();
+        assert!(
+            same(&again, &v),
+            "{config}: not what the samples give: {again}"
+        );
+        if let Some(truth) = true_tests(&config) {
+            assert!(
+                covers(&v["tests"], truth as f64),
+                "{config}: {} misses {truth}",
+                v["tests"]
+            );
+        }
+        checked.push(config);
+    }
+    for must in ["2t6i", "3t6i", "4t6i"] {
+        assert!(
+            checked.iter().any(|c| c == must),
+            "{must}: no estimate.json: {checked:?}"
+        );
+    }
 }
