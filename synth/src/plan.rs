@@ -256,7 +256,7 @@ impl Plan {
         let header = header + limit;
         let merge_opts = format!(
             "--job-name=synth-{name}-merge --cpus-per-task={} --mem={} --time={} --open-mode=append",
-            task.cpus, task.mem, task.time
+            task.cpus, task.mem, task.merge_time
         );
         format!(
             "{header}{note}{SUBMIT}\
@@ -290,6 +290,8 @@ pub struct Task {
     pub mem: String,
     /// `--time`, in Slurm's form ([`is_slurm_time`]).
     pub time: String,
+    /// The merge job's `--time`.
+    pub merge_time: String,
 }
 
 /// How the Slurm script is used, as its comment says.

@@ -43,11 +43,16 @@ pub struct PlanArgs {
     /// The `synth` program the jobs run (default: this one).
     #[arg(long, value_name = "PATH")]
     pub synth: Option<PathBuf>,
-    /// Slurm: the time limit of one array task and of the merge (default:
-    /// from `--estimate`, three times its slowest shard on `--cpus` cores,
-    /// at least 10 minutes; else 01:00:00).
+    /// Slurm: the time limit of one array task (default: from
+    /// `--estimate`, three times its slowest shard on `--cpus` cores, at
+    /// least 10 minutes; else 01:00:00).
     #[arg(long)]
     pub time: Option<String>,
+    /// Slurm: the time limit of the merge job (default: from `--estimate`,
+    /// 30 CPU microseconds a test at the high end of its interval over
+    /// `--cpus` cores, at least an hour; else `--time`).
+    #[arg(long, value_name = "TIME")]
+    pub merge_time: Option<String>,
     /// Slurm: cores per array task (each shard uses them all).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=MAX_CPUS))]
     pub cpus: u32,
@@ -127,10 +132,12 @@ fn check_pasted(args: &PlanArgs, synth: &Path) -> Result<(), String> {
     if matches!(args.emit, Emit::Slurm | Emit::All) {
         check_slurm_path(&dir)?;
     }
-    if let Some(t) = args.time.as_deref().filter(|t| !is_slurm_time(t)) {
-        return Err(format!(
-            "--time {t:?}: not a Slurm time limit; expected M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED"
-        ));
+    for (flag, t) in [("--time", &args.time), ("--merge-time", &args.merge_time)] {
+        if let Some(t) = t.as_deref().filter(|t| !is_slurm_time(t)) {
+            return Err(format!(
+                "{flag} {t:?}: not a Slurm time limit; expected M, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED"
+            ));
+        }
     }
     if let Some(m) = args.mem.as_deref().filter(|m| !is_slurm_mem(m)) {
         return Err(format!(
@@ -204,14 +211,19 @@ pub fn run(args: PlanArgs) -> Result<(), Fail> {
         Some(n) => Some(estimate(&args, &plan.cfg, n)?),
         None => None,
     };
+    let e = estimate.as_ref();
+    let time = (args.time.clone())
+        .or_else(|| e.map(|e| e.slurm_time(args.cpus)))
+        .unwrap_or_else(|| "01:00:00".into());
     let task = Task {
         cpus: args.cpus,
         mem: (args.mem.clone())
-            .or_else(|| estimate.as_ref().map(Estimate::slurm_mem))
+            .or_else(|| e.map(Estimate::slurm_mem))
             .unwrap_or_else(|| "4G".into()),
-        time: (args.time.clone())
-            .or_else(|| estimate.as_ref().map(|e| e.slurm_time(args.cpus)))
-            .unwrap_or_else(|| "01:00:00".into()),
+        merge_time: (args.merge_time.clone())
+            .or_else(|| e.map(|e| e.merge_time(args.cpus)))
+            .unwrap_or_else(|| time.clone()),
+        time,
     };
     let text = match args.format {
         OutFormat::Text => text(&plan, args.emit, &task, estimate.as_ref()),
@@ -278,7 +290,7 @@ fn json(plan: &Plan, emit: Emit, task: &Task, estimate: Option<&Estimate>) -> St
         "shards": plan.shards,
         "dir": plan.dir.display().to_string(),
         "estimate": estimate,
-        "slurm_task": {"cpus": task.cpus, "mem": task.mem, "time": task.time},
+        "slurm_task": {"cpus": task.cpus, "mem": task.mem, "time": task.time, "merge_time": task.merge_time},
     });
     if matches!(emit, Emit::Jobs | Emit::All) {
         o["jobs"] = plan.jobs().lines().collect::<Vec<_>>().into();

@@ -166,8 +166,7 @@ impl Runner<'_> {
             maxrss_kib,
             table: None,
         };
-        write_record(&self.record_path(k), &sample)?;
-        Ok(sample)
+        write_record(&self.record_path(k), &sample)
     }
 
     /// Table 4 of sampled shard `k`: its record, else `synth table` run on
@@ -203,9 +202,7 @@ impl Runner<'_> {
                 format!("{}: not the table4.json synth table writes", json.display()),
             )
         })?;
-        let t = TableSample { cpu_seconds, rows };
-        write_record(&rec, &t)?;
-        Ok(t)
+        write_record(&rec, &TableSample { cpu_seconds, rows })
     }
 
     /// The record of shard `k` from an earlier estimate, if it and its
@@ -305,11 +302,18 @@ impl Runner<'_> {
     }
 }
 
-/// Writes a record (one JSON line) whole or not at all.
-fn write_record<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Failure> {
+/// Writes a record (one JSON line) whole or not at all, and returns it as
+/// read back: a later estimate reads the record, and a float read from
+/// JSON may differ from the one written in its last bit, so both use the
+/// value read (the same figures from the same samples, to the bit).
+fn write_record<T: serde::Serialize + serde::de::DeserializeOwned>(
+    path: &Path,
+    value: &T,
+) -> Result<T, Failure> {
     let json = serde_json::to_string(value).expect("a record serializes") + "\n";
     progress_litmus::axb::load::write_atomically(path, json.as_bytes())
-        .map_err(|e| Failure(1, format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| Failure(1, format!("cannot write {}: {e}", path.display())))?;
+    Ok(serde_json::from_str(&json).expect("a record reads back"))
 }
 
 /// The rows of a `table4.json` as counts.

@@ -130,13 +130,17 @@ impl Estimate {
     /// other CPUs), at least 10 minutes, in whole 10 minutes, `D-HH:MM:00`.
     pub fn slurm_time(&self, cpus: u32) -> String {
         let secs = 3.0 * self.shard_cpu_seconds_max / f64::from(cpus.max(1));
-        let minutes = ((secs / 600.0).ceil().max(1.0) as u64) * 10;
-        let (d, h, m) = (minutes / 1440, minutes % 1440 / 60, minutes % 60);
-        if d > 0 {
-            format!("{d}-{h:02}:{m:02}:00")
-        } else {
-            format!("{h:02}:{m:02}:00")
-        }
+        slurm_minutes(((secs / 600.0).ceil().max(1.0) as u64) * 10)
+    }
+
+    /// A Slurm time limit for the merge on `cpus` cores: 30 CPU
+    /// microseconds a test (three times the 6-10 the 6-instruction merges
+    /// took: every test is checked against SPEC §4 again, in parallel, and
+    /// written through one gzip stream) at the high end of the tests'
+    /// interval, at least an hour, in whole hours.
+    pub fn merge_time(&self, cpus: u32) -> String {
+        let secs = 30e-6 * self.tests.high / f64::from(cpus.max(1));
+        slurm_minutes(((secs / 3600.0).ceil().max(1.0) as u64) * 60)
     }
 
     /// A Slurm memory request for one array task: twice the largest
@@ -211,6 +215,16 @@ impl Estimate {
             );
         }
         o
+    }
+}
+
+/// `minutes` as a Slurm time limit, `HH:MM:00` or `D-HH:MM:00`.
+fn slurm_minutes(minutes: u64) -> String {
+    let (d, h, m) = (minutes / 1440, minutes % 1440 / 60, minutes % 60);
+    if d > 0 {
+        format!("{d}-{h:02}:{m:02}:00")
+    } else {
+        format!("{h:02}:{m:02}:00")
     }
 }
 
@@ -347,6 +361,11 @@ mod tests {
         // 3 x 7000 s on 4 cores: 87.5 minutes, in whole 10 minutes.
         assert_eq!(big.slurm_time(4), "01:30:00");
         assert_eq!(big.slurm_time(1), "05:50:00");
+        // The merge: 30 us a test of the interval's high end, on 4 cores.
+        let merge_secs = 30e-6 * big.tests.high / 4.0;
+        let hours = (merge_secs / 3600.0).ceil() as u64;
+        assert_eq!(big.merge_time(4), slurm_minutes(hours * 60));
+        assert_eq!(e.merge_time(4), "01:00:00");
         // 2 x 1,600,000 KiB = 3125 MiB, up to 3328 (13 x 256).
         assert_eq!(big.slurm_mem(), "3328M");
         assert!(big.one_day_cores >= 70, "{}", big.one_day_cores);
