@@ -300,9 +300,10 @@ const SUBMIT: &str = "\
 # log folder (Slurm does not, and a task whose log cannot be opened fails),
 # submits the shards not yet written as this array, and the merge as a job
 # that starts once all of them have succeeded. After a task failed or was
-# cancelled, run it again: it submits only what is missing, and each
-# shard resumes its journal. (`sbatch THIS_FILE` runs every shard but not
-# the merge; make the log folder first: `mkdir -p \"$dir/logs\"`.)
+# cancelled, and once the earlier jobs have ended (squeue), run it again:
+# it submits only what is missing, and each shard resumes its journal.
+# (`sbatch THIS_FILE` runs every shard but not the merge; make the log
+# folder first: `mkdir -p \"$dir/logs\"`.)
 ";
 
 /// The script's branch outside Slurm: submit the missing shards (as
