@@ -57,7 +57,7 @@ pub struct PlanArgs {
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=MAX_CPUS))]
     pub cpus: u32,
     /// Slurm: memory per array task and for the merge, as Slurm writes it
-    /// (`4G`, `3328M`; default: from `--estimate`, twice its largest
+    /// (`4G`, `3328M`; default: from `--estimate`, three times its largest
     /// shard's peak, at least 1 GiB; else 4G).
     #[arg(long, value_name = "SIZE")]
     pub mem: Option<String>,
