@@ -7,7 +7,9 @@
 //! deepest input just inside the bounds (`glsl::check_shape`) of every
 //! recursive shape is read without overflowing, in this build's frames.
 
-use progress_litmus::kernel::shader::glsl::{MAX_NESTING, MAX_STATEMENT_TOKENS, MAX_TOKENS};
+use progress_litmus::kernel::shader::shape::{
+    MAX_NESTING, MAX_STATEMENT_TOKENS, MAX_STRUCTS, MAX_TOKENS,
+};
 use progress_litmus::kernel::shader::{translate, Launch};
 use std::path::Path;
 
@@ -54,6 +56,27 @@ fn shapes(n: usize) -> Vec<(&'static str, String)> {
             "nested blocks",
             shader(&format!("{}x = 1u;{}", "{ ".repeat(n), " }".repeat(n))),
         ),
+        // An `else if` chain nests an `if` in each `else`, though its
+        // braces close (a statement's run and the bracket depth stay low).
+        (
+            "else if chain",
+            shader(&format!(
+                "if (x == 0u) {{ x = 1u; }}{}",
+                " else if (x == 1u) { x = 2u; }".repeat(n)
+            )),
+        ),
+        (
+            "braceless else if chain",
+            shader(&format!(
+                "if (x == 0u) x = 1u;{}",
+                " else if (x == 1u) x = 2u;".repeat(n)
+            )),
+        ),
+        // `for(;;)`'s own semicolons end no statement.
+        (
+            "for chain",
+            shader(&format!("{}x = 1u;", "for(;;)".repeat(n))),
+        ),
     ]
 }
 
@@ -89,6 +112,26 @@ fn deep_glsl_is_one_error_not_an_abort() {
     }
 }
 
+/// The adversarial pass's chains: 50,000 `else if`s (each `{ }`-closed, so
+/// no bracket stays open) and 60,000 `for(;;)` once overflowed naga's
+/// GLSL parser's stack (exit 134).
+#[test]
+fn long_chains_are_one_error_not_an_abort() {
+    for (name, n) in [
+        ("else if chain", 50_000),
+        ("braceless else if chain", 50_000),
+        ("for chain", 60_000),
+    ] {
+        let src = shapes(n).into_iter().find(|(s, _)| *s == name).unwrap().1;
+        let e = translate_on_small_stack(name, &src).unwrap_err();
+        assert!(e.starts_with(&format!("{name}.comp:4:")), "{name}: {e}");
+        assert!(
+            e.contains("nested more than") || e.contains("a statement of more than"),
+            "{name}: {e}"
+        );
+    }
+}
+
 /// Just inside the bounds, every shape is parsed by naga without
 /// overflowing the frontend's stack (in this build's frame sizes): the
 /// bounds, not luck, keep the reader safe.
@@ -99,12 +142,15 @@ fn deepest_accepted_glsl_parses() {
     let deepest = [
         ("parentheses", MAX_NESTING - 1),
         ("binary chain", MAX_STATEMENT_TOKENS / 2 - 4),
-        ("nested ifs", MAX_NESTING - 2),
-        ("ifs without braces", MAX_STATEMENT_TOKENS / 6 - 2),
+        ("nested ifs", MAX_NESTING / 2 - 1),
+        ("ifs without braces", MAX_NESTING - 2),
         ("unary chain", MAX_STATEMENT_TOKENS - 4),
         ("conditional chain", MAX_STATEMENT_TOKENS / 6 - 2),
         ("assignment chain", MAX_STATEMENT_TOKENS / 2 - 2),
         ("nested blocks", MAX_NESTING - 1),
+        ("else if chain", MAX_NESTING - 3),
+        ("braceless else if chain", MAX_NESTING - 3),
+        ("for chain", MAX_NESTING - 2),
     ];
     for (name, n) in deepest {
         let src = shapes(n).into_iter().find(|(s, _)| *s == name).unwrap().1;
@@ -133,11 +179,7 @@ fn macro_bombs_are_refused() {
     // In one statement (the statement bound) and in many (the token bound).
     for (defs, body, bound) in [
         (doubling("1u +"), "x = A59 1u;", "a statement of more than"),
-        (
-            doubling("x = 1u;"),
-            "A59",
-            "tokens once macros are expanded",
-        ),
+        (doubling("x = 1u;"), "A59", "more than 1000000 tokens"),
     ] {
         let src = format!("{HEAD}{defs}void main() {{ {body} }}\n");
         let t = std::time::Instant::now();
@@ -225,6 +267,30 @@ fn deeply_nested_spirv_is_refused_before_naga() {
         );
         assert!(t.elapsed().as_millis() < 1000, "{:?}", t.elapsed());
     }
+    // One zero word after `OpFunctionEnd` once made the checks skip the
+    // module ("malformed: left to naga"), and naga read every function
+    // before it reached the bad word: 60,000 nested selections 10 s,
+    // 200,000 minutes, then a stack overflow. Refused, naming the word.
+    let mut trailing = deep.clone();
+    trailing.extend([0u8; 4]);
+    let t = std::time::Instant::now();
+    let e = translate(Path::new("trailing.spv"), &trailing, &Launch::default()).unwrap_err();
+    assert!(
+        e.msg
+            .starts_with("SPIR-V: a malformed module: instruction ")
+            && e.msg
+                .contains(&format!("(byte {}) has a word count of 0", deep.len())),
+        "{e}"
+    );
+    assert!(t.elapsed().as_millis() < 1000, "{:?}", t.elapsed());
+    // The deepest nesting accepted is translated without overflowing the
+    // frontend's stack (refused by the kernel language's bound instead).
+    let deepest = assemble(1024);
+    let e = translate(Path::new("deepest.spv"), &deepest, &Launch::default()).unwrap_err();
+    assert!(
+        e.msg.contains("instructions: the kernel language allows"),
+        "{e}"
+    );
     let shallow = assemble(100);
     let e = translate(Path::new("shallow.spv"), &shallow, &Launch::default()).unwrap_err();
     assert!(
@@ -232,4 +298,128 @@ fn deeply_nested_spirv_is_refused_before_naga() {
         "{e}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A WGSL shader whose `main` is `body`.
+fn wgsl(body: &str) -> String {
+    format!(
+        "@group(0) @binding(0) var<storage, read_write> x: u32;\n@compute @workgroup_size(1)\nfn main(@builtin(local_invocation_index) l: u32) {{\n{body}\n}}\n"
+    )
+}
+
+/// WGSL's `else if` chain: naga's parser reads it in a loop, but its
+/// lowering, its validator and the translation recurse once per link:
+/// 100,000 links once overflowed the frontend's stack (exit 134). Now one
+/// error at the link that passes the bound (line 4, the body's line); a
+/// chain just inside the bound is translated.
+#[test]
+fn wgsl_else_if_chains_are_bounded() {
+    let chain = |n: usize| {
+        wgsl(&format!(
+            "if (l == 0u) {{ x = 1u; }}{}",
+            " else if (l == 1u) { x = 2u; }".repeat(n)
+        ))
+    };
+    let e = translate(
+        Path::new("ei.wgsl"),
+        chain(100_000).as_bytes(),
+        &Launch::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("ei.wgsl:4:"), "{e}");
+    assert!(e.contains("nested more than"), "{e}");
+    let ok = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            translate(
+                Path::new("ei.wgsl"),
+                chain(MAX_NESTING - 3).as_bytes(),
+                &Launch::default(),
+            )
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    if let Err(e) = ok {
+        assert!(!e.contains("nested more than"), "{e}");
+    }
+}
+
+/// Inlining is a copy of the callee per call: ten calls a level, eight
+/// levels deep (a 700-byte shader) once asked for 10^8 copies and ran out
+/// of memory. Refused at the call that passes the bound, in well under a
+/// second.
+#[test]
+fn inlining_fan_out_is_bounded() {
+    let mut s =
+        String::from("@group(0) @binding(0) var<storage, read_write> x: u32;\nfn f0() { }\n");
+    for d in 1..=8 {
+        s.push_str(&format!(
+            "fn f{d}() {{ {} }}\n",
+            format!("f{}(); ", d - 1).repeat(10)
+        ));
+    }
+    s.push_str("@compute @workgroup_size(1)\nfn main() { f8(); x = 1u; }\n");
+    let t = std::time::Instant::now();
+    let e = translate(Path::new("fan.wgsl"), s.as_bytes(), &Launch::default()).unwrap_err();
+    assert!(e.msg.contains("calls inlined"), "{e}");
+    assert!(e.line > 0, "{e}");
+    assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+}
+
+/// naga's GLSL and WGSL readers take time quadratic in a chain of structs
+/// that contain each other: 20,000 (480 KB) ran for minutes. Refused at
+/// the struct that passes the bound.
+#[test]
+fn struct_chains_are_bounded() {
+    let n = 20_000;
+    let glsl = format!(
+        "#version 450\nlayout(local_size_x = 1) in;\nstruct S0 {{ uint a; }};\n{}layout(std430, binding = 0) buffer B {{ uint x; }};\nvoid main() {{ x = 1u; }}\n",
+        (1..n).map(|i| format!("struct S{i} {{ S{} a; }};\n", i - 1)).collect::<String>()
+    );
+    let wgsl = format!(
+        "struct S0 {{ a: u32 }}\n{}@group(0) @binding(0) var<storage, read_write> x: u32;\n@compute @workgroup_size(1)\nfn main() {{ x = 1u; }}\n",
+        (1..n).map(|i| format!("struct S{i} {{ a: S{} }}\n", i - 1)).collect::<String>()
+    );
+    for (name, src) in [("s.comp", glsl), ("s.wgsl", wgsl)] {
+        let t = std::time::Instant::now();
+        let e = translate(Path::new(name), src.as_bytes(), &Launch::default()).unwrap_err();
+        assert!(
+            e.msg
+                .contains(&format!("more than {MAX_STRUCTS} struct declarations")),
+            "{e}"
+        );
+        assert_eq!(
+            e.line,
+            MAX_STRUCTS + if name.ends_with(".comp") { 3 } else { 1 },
+            "{e}"
+        );
+        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+    }
+}
+
+/// Macro arguments are expanded eagerly by naga's preprocessor: `D(x) = x
+/// x` invoked 40 deep as an argument (209 bytes) asked for 2^40 tokens
+/// before the first reached any bound; `I(x) = x` invoked 5,000 deep took
+/// 11 s and 2.5 GB (every level copies the rest of its arguments). Both
+/// are refused by the preprocessor's bounds (vendor/pp-rs), one error line.
+#[test]
+fn macro_argument_bombs_are_refused() {
+    let head = "#version 450\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { uint x; };\n";
+    for (define, n) in [("#define D(x) x x", 40), ("#define I(x) x", 5_000)] {
+        let name = &define[8..9];
+        let src = format!(
+            "{head}{define}\nvoid main() {{\n x = {}1u{};\n}}\n",
+            format!("{name}(").repeat(n),
+            ")".repeat(n)
+        );
+        let t = std::time::Instant::now();
+        let e = translate_on_small_stack("arg", &src).unwrap_err();
+        assert!(e.starts_with("arg.comp:6:"), "{e}");
+        assert!(e.contains("a macro's arguments of more than"), "{e}");
+        assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+    }
 }

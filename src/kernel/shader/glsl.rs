@@ -14,11 +14,12 @@
 //! 3,000 nested `if`s overflow the stack and abort the process, and a
 //! macro that doubles at each level (`#define A1 (A0 + A0)` ...) expands
 //! to more tokens than memory holds. [`check_shape`] runs naga's own
-//! preprocessor first and bounds what the parser will see (tokens after
-//! expansion, bracket nesting, tokens in one statement), so that such a
-//! file is one error line at the place it goes too far; the frontend then
-//! runs on a thread whose stack is sized for those bounds
-//! ([`super::translate`]).
+//! preprocessor first (with bounds on macro arguments patched in:
+//! `vendor/README.md`) and bounds what the parser will see
+//! ([`super::shape`]: tokens after expansion, nesting, tokens in one
+//! statement, struct declarations), so that such a file is one error line
+//! at the place it goes too far; the frontend then runs on a thread whose
+//! stack is sized for those bounds ([`super::translate`]).
 
 use crate::error::FileError;
 use std::path::Path;
@@ -139,70 +140,54 @@ fn version_line_end(text: &str) -> usize {
     0
 }
 
-/// The most tokens a shader may have once its macros are expanded (the
-/// largest shader of the peers has a few thousand).
-pub const MAX_TOKENS: usize = 1_000_000;
-/// The deepest nesting of brackets (`(`, `[`, `{`) together.
-pub const MAX_NESTING: usize = 128;
-/// The most tokens between two ends of statements (`;`, `{`, `}`): it
-/// bounds an expression's depth (a chain of binary operators, of `?:`,
-/// of unary operators) and a run of `if`s or loops without braces.
-pub const MAX_STATEMENT_TOKENS: usize = 4096;
-
 /// Refuses, before naga parses it, a shader whose preprocessed tokens go
-/// past [`MAX_TOKENS`], [`MAX_NESTING`] or [`MAX_STATEMENT_TOKENS`]: one
-/// error at the token where it does. Preprocessor errors are left to
-/// naga, which reports them with its words.
+/// past the bounds of [`super::shape::Shape`], or whose macro arguments
+/// expand past the preprocessor's bounds (`vendor/pp-rs`:
+/// `MAX_ARGUMENT_TOKENS`, `MAX_ARGUMENT_NESTING`): one error at the token
+/// where it does. Other preprocessor errors are left to naga, which
+/// reports them with its words.
 pub fn check_shape(path: &Path, src: &str, prepared: &Prepared) -> Result<(), FileError> {
-    use pp_rs::token::{Punct, TokenValue};
-    let (mut tokens, mut depth, mut run) = (0usize, 0usize, 0usize);
+    use super::shape::{keyword, punct, Shape, Tok};
+    use pp_rs::token::{PreprocessorError, Punct, TokenValue};
+    let mut shape = Shape::default();
+    let refuse = |at: u32, msg: String| {
+        let (line, col) = super::line_col(src, prepared.original(at as usize) as u32);
+        FileError {
+            path: path.to_path_buf(),
+            line,
+            col,
+            msg: format!("GLSL: {msg}"),
+        }
+    };
     for item in pp_rs::pp::Preprocessor::new(&prepared.text) {
-        tokens += 1;
-        let Ok(token) = item else { continue };
-        let refuse = |msg: String| {
-            let (line, col) =
-                super::line_col(src, prepared.original(token.location.start as usize) as u32);
-            FileError {
-                path: path.to_path_buf(),
-                line,
-                col,
-                msg: format!("GLSL: {msg}"),
-            }
-        };
-        if tokens > MAX_TOKENS {
-            return Err(refuse(format!(
-                "more than {MAX_TOKENS} tokens once macros are expanded (a macro that expands to copies of another?): refused"
-            )));
-        }
-        let punct = match token.value {
-            TokenValue::Punct(p) => Some(p),
-            _ => None,
-        };
-        match punct {
-            Some(Punct::LeftParen | Punct::LeftBracket | Punct::LeftBrace) => depth += 1,
-            Some(Punct::RightParen | Punct::RightBracket | Punct::RightBrace) => {
-                depth = depth.saturating_sub(1)
-            }
-            _ => {}
-        }
-        if depth > MAX_NESTING {
-            return Err(refuse(format!(
-                "brackets (`(`, `[`, `{{`) nested more than {MAX_NESTING} deep: refused (naga's parser has no depth limit)"
-            )));
-        }
-        if matches!(
-            punct,
-            Some(Punct::Semicolon | Punct::LeftBrace | Punct::RightBrace)
-        ) {
-            run = 0;
-        } else {
-            run += 1;
-            if run > MAX_STATEMENT_TOKENS {
-                return Err(refuse(format!(
-                    "a statement of more than {MAX_STATEMENT_TOKENS} tokens (an expression, or a run of `if`s and loops without braces): refused (naga's parser has no depth limit)"
+        let token = match item {
+            Ok(token) => token,
+            Err((PreprocessorError::RecursionLimitReached, at)) => {
+                return Err(refuse(at.start, format!(
+                    "a macro's arguments of more than {} tokens (as written or expanded), or macro invocations nested more than {} deep in arguments: refused",
+                    pp_rs::pp::MAX_ARGUMENT_TOKENS,
+                    pp_rs::pp::MAX_ARGUMENT_NESTING
                 )));
             }
-        }
+            Err(_) => continue,
+        };
+        let tok = match &token.value {
+            TokenValue::Ident(word) => keyword(word.as_bytes()),
+            TokenValue::Punct(p) => match p {
+                Punct::LeftParen => punct(b'('),
+                Punct::RightParen => punct(b')'),
+                Punct::LeftBracket => punct(b'['),
+                Punct::RightBracket => punct(b']'),
+                Punct::LeftBrace => punct(b'{'),
+                Punct::RightBrace => punct(b'}'),
+                Punct::Semicolon => punct(b';'),
+                _ => Tok::Other,
+            },
+            _ => Tok::Other,
+        };
+        shape
+            .feed(tok)
+            .map_err(|m| refuse(token.location.start, m))?;
     }
     Ok(())
 }

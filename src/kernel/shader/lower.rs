@@ -27,6 +27,11 @@ type Res<X> = Result<X, ShaderError>;
 const NREGS: usize = crate::kernel::program::MAX_REGS;
 /// Inlining deeper than this is refused (recursion is refused anyway).
 const MAX_CALL_DEPTH: usize = 16;
+/// The most calls inlined in one translation. Each call is a copy of its
+/// function's body, so a function calling another ten times, eight deep
+/// (a 700-byte shader), is 10^8 copies; empty bodies emit no instruction,
+/// so no bound on the program's size would see them.
+pub const MAX_INLINED_CALLS: usize = 4096;
 
 /// Where a pointer points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,6 +126,8 @@ pub struct Lower<'a> {
     stmt_span: Span,
     frames: Vec<Frame<'a>>,
     calls: Vec<Handle<naga::Function>>,
+    /// Calls inlined so far.
+    inlined: usize,
     /// Temps to free when the loop at each depth ends.
     loop_frees: Vec<Vec<u8>>,
     /// The loop depth each register's temp was defined at.
@@ -173,6 +180,7 @@ pub fn lower(
         stmt_span: Span::UNDEFINED,
         frames: Vec::new(),
         calls: Vec::new(),
+        inlined: 0,
         loop_frees: vec![Vec::new()],
         temp_depth: [0; NREGS],
         blocks: vec![0],

@@ -19,6 +19,7 @@ pub mod glsl;
 pub mod launch;
 pub mod lower;
 pub mod print;
+pub mod shape;
 pub mod spirv;
 pub mod values;
 pub mod wgsl;
@@ -198,6 +199,15 @@ fn parse_module(
         let module = glsl::parse(path, &src, &prepared)?;
         return Ok((module, src, Some(prepared)));
     }
+    shape::check_wgsl(&src).map_err(|(at, msg)| {
+        let (line, col) = line_col(&src, at as u32);
+        FileError {
+            path: path.to_path_buf(),
+            line,
+            col,
+            msg: format!("WGSL: {msg}"),
+        }
+    })?;
     Ok((wgsl::parse(path, &src)?, src, None))
 }
 
@@ -332,6 +342,7 @@ fn translate_unguarded(
     let notes = read_annotations(&src).map_err(at_line)?;
     let flags = launch;
     let launch = launch.or_annotated(&notes);
+    shape::check_ir_depth(&module).map_err(|(span, msg)| fail(ShaderError { span, msg }))?;
     let info = validate(&module).map_err(fail)?;
     let (declared, span) = lower::declared_size(&module, &launch).map_err(fail)?;
     let spec = (path.extension().is_some_and(|e| e == "spv"))

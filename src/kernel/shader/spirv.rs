@@ -43,8 +43,8 @@ pub fn parse(
         words.iter_mut().for_each(|w| *w = w.swap_bytes());
     }
     let prepared = if words[0] == MAGIC {
-        check_array_lengths(&words, workgroup_size)
-            .and_then(|()| check_structure(&words))
+        check_structure(&words)
+            .and_then(|()| check_array_lengths(&words, workgroup_size))
             .map_err(|msg| FileError::whole(path, format!("SPIR-V: {msg}")))?;
         Some(prepare(&words, workgroup_size).unwrap_or(words))
     } else {
@@ -278,28 +278,59 @@ pub fn spec_size(words: &[u32]) -> Option<(u32, Option<u32>)> {
 pub const MAX_CONSTRUCTS: usize = 1024;
 
 /// Refuses a module with more than [`MAX_CONSTRUCTS`] structured
-/// constructs, naming the instruction where the count passes it (its
-/// number and byte offset: SPIR-V has no lines). A malformed instruction
-/// stream is left to naga.
+/// constructs or more than [`super::shape::MAX_STRUCTS`] struct types,
+/// naming the instruction where the count passes it (its number and byte
+/// offset: SPIR-V has no lines); and a malformed instruction stream, which
+/// naga would read up to the bad word, functions and all, before it
+/// complains (one zero word after `OpFunctionEnd` once let any nesting
+/// through).
 pub fn check_structure(words: &[u32]) -> Result<(), String> {
+    const OP_TYPE_STRUCT: u16 = 30;
     const OP_LOOP_MERGE: u16 = 246;
     const OP_SELECTION_MERGE: u16 = 247;
-    let Some(instrs) = instructions(words) else {
-        return Ok(());
-    };
-    let mut seen = 0;
+    const MAX_STRUCTS: usize = super::shape::MAX_STRUCTS;
+    let instrs = instructions(words).ok_or_else(|| malformed(words))?;
+    let (mut constructs, mut structs) = (0, 0);
     for (k, &(start, _, op)) in instrs.iter().enumerate() {
+        let at = start * 4;
         if op == OP_LOOP_MERGE || op == OP_SELECTION_MERGE {
-            seen += 1;
-            if seen > MAX_CONSTRUCTS {
+            constructs += 1;
+            if constructs > MAX_CONSTRUCTS {
                 return Err(format!(
-                    "more than {MAX_CONSTRUCTS} structured constructs (OpSelectionMerge, OpLoopMerge): refused at instruction {k} (byte {}); naga's reader and validator nest a body per construct",
-                    start * 4
+                    "more than {MAX_CONSTRUCTS} structured constructs (OpSelectionMerge, OpLoopMerge): refused at instruction {k} (byte {at}); naga's reader and validator nest a body per construct"
+                ));
+            }
+        }
+        if op == OP_TYPE_STRUCT {
+            structs += 1;
+            if structs > MAX_STRUCTS {
+                return Err(format!(
+                    "more than {MAX_STRUCTS} struct types (OpTypeStruct): refused at instruction {k} (byte {at})"
                 ));
             }
         }
     }
     Ok(())
+}
+
+/// Where and how a module's instruction stream is malformed (a word count
+/// of 0, or one that runs past the end).
+fn malformed(words: &[u32]) -> String {
+    let (mut i, mut k) = (5, 0);
+    while i < words.len() {
+        let n = (words[i] >> 16) as usize;
+        if n == 0 || i + n > words.len() {
+            let left = words.len() - i;
+            let s = if left == 1 { "" } else { "s" };
+            return format!(
+                "a malformed module: instruction {k} (byte {}) has a word count of {n}, with {left} word{s} left: refused",
+                i * 4
+            );
+        }
+        i += n;
+        k += 1;
+    }
+    "a malformed module: refused".into()
 }
 
 /// Refuses an array whose length is a constant above the kernel

@@ -517,6 +517,13 @@ impl<'a> Lower<'a> {
                 format!("calls nested more than {MAX_CALL_DEPTH} deep"),
             );
         }
+        self.inlined += 1;
+        if self.inlined > MAX_INLINED_CALLS {
+            return refuse(
+                self.span,
+                format!("more than {MAX_INLINED_CALLS} calls inlined (each call is a copy of its function's body): refused"),
+            );
+        }
         self.copy_private_aliases()?;
         let mut args = Vec::new();
         for &a in arguments {

@@ -1,4 +1,4 @@
-// error: GLSL: brackets (`(`, `[`, `{`) nested more than 128 deep
+// error: GLSL: brackets and control statements (`(`, `[`, `{`, `if`, `else if`, loops) nested more than 128 deep
 #version 450
 layout(local_size_x = 1) in;
 layout(std430, binding = 0) buffer B { uint x; };
