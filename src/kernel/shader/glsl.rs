@@ -141,9 +141,9 @@ fn version_line_end(text: &str) -> usize {
 }
 
 /// Refuses, before naga parses it, a shader whose preprocessed tokens go
-/// past the bounds of [`super::shape::Shape`], or whose macro arguments
-/// expand past the preprocessor's bounds (`vendor/pp-rs`:
-/// `MAX_ARGUMENT_TOKENS`, `MAX_ARGUMENT_NESTING`): one error at the token
+/// past the bounds of [`super::shape::Shape`], or past the preprocessor's
+/// bounds (`vendor/pp-rs`: `MAX_ARGUMENT_TOKENS`, `MAX_ARGUMENT_NESTING`,
+/// `MAX_IF_NESTING`): one error at the token
 /// where it does. Other preprocessor errors are left to naga, which
 /// reports them with its words.
 pub fn check_shape(path: &Path, src: &str, prepared: &Prepared) -> Result<(), FileError> {
@@ -164,9 +164,10 @@ pub fn check_shape(path: &Path, src: &str, prepared: &Prepared) -> Result<(), Fi
             Ok(token) => token,
             Err((PreprocessorError::RecursionLimitReached, at)) => {
                 return Err(refuse(at.start, format!(
-                    "a macro's arguments of more than {} tokens (as written or expanded), or macro invocations nested more than {} deep in arguments: refused",
+                    "past the preprocessor's bounds (a macro's arguments of at most {} tokens, as written or expanded; macro invocations nested at most {} deep in arguments; `#if` expressions nested at most {} deep): refused",
                     pp_rs::pp::MAX_ARGUMENT_TOKENS,
-                    pp_rs::pp::MAX_ARGUMENT_NESTING
+                    pp_rs::pp::MAX_ARGUMENT_NESTING,
+                    pp_rs::pp::MAX_IF_NESTING
                 )));
             }
             Err(_) => continue,

@@ -276,9 +276,14 @@ pub fn spec_size(words: &[u32]) -> Option<(u32, Option<u32>)> {
 /// (10 MB) ran for minutes. Far more than a shader the kernel language
 /// can hold (63 instructions a block) has.
 pub const MAX_CONSTRUCTS: usize = 1024;
+/// The most instructions a module may have: naga's readers take time
+/// quadratic in a function's expressions (`shape::MAX_TOKENS`); the
+/// peers' modules have a few hundred.
+pub const MAX_INSTRUCTIONS: usize = 32_768;
 
-/// Refuses a module with more than [`MAX_CONSTRUCTS`] structured
-/// constructs or more than [`super::shape::MAX_STRUCTS`] struct types,
+/// Refuses a module with more than [`MAX_INSTRUCTIONS`] instructions,
+/// [`MAX_CONSTRUCTS`] structured constructs or
+/// [`super::shape::MAX_STRUCTS`] struct types,
 /// naming the instruction where the count passes it (its number and byte
 /// offset: SPIR-V has no lines); and a malformed instruction stream, which
 /// naga would read up to the bad word, functions and all, before it
@@ -290,6 +295,12 @@ pub fn check_structure(words: &[u32]) -> Result<(), String> {
     const OP_SELECTION_MERGE: u16 = 247;
     const MAX_STRUCTS: usize = super::shape::MAX_STRUCTS;
     let instrs = instructions(words).ok_or_else(|| malformed(words))?;
+    if instrs.len() > MAX_INSTRUCTIONS {
+        let at = instrs[MAX_INSTRUCTIONS].0 * 4;
+        return Err(format!(
+            "more than {MAX_INSTRUCTIONS} instructions: refused at instruction {MAX_INSTRUCTIONS} (byte {at}); naga's readers take time quadratic in a function's expressions"
+        ));
+    }
     let (mut constructs, mut structs) = (0, 0);
     for (k, &(start, _, op)) in instrs.iter().enumerate() {
         let at = start * 4;

@@ -677,6 +677,7 @@ pub const MAX_ARGUMENT_TOKENS: usize = 1 << 16;
 /// The deepest nesting of macro invocations inside macro arguments: each
 /// level is a recursive call. Patched in by progress_litmus.
 pub const MAX_ARGUMENT_NESTING: usize = 32;
+pub use self::if_parser::MAX_IF_NESTING;
 
 #[derive(Default)]
 struct MacroProcessor {

@@ -15,7 +15,14 @@ pub(super) struct IfParser<'macros> {
 
     parsing_if: bool,
     carry: Option<Token>,
+    /// Parentheses and unary operators open: patched in by progress_litmus.
+    depth: usize,
 }
+
+/// The deepest nesting of parentheses and unary operators in an `#if`
+/// expression: the parser recurses once a level (patched in by
+/// progress_litmus; 20,000 nested parentheses overflowed a 64 MiB stack).
+pub const MAX_IF_NESTING: usize = 128;
 
 impl<'macros> IfParser<'macros> {
     /// Builds a new IfParser that can be reused
@@ -38,6 +45,7 @@ impl<'macros> IfParser<'macros> {
 
             parsing_if,
             carry: None,
+            depth: 0,
         }
     }
 
@@ -159,6 +167,18 @@ impl<'macros> IfParser<'macros> {
         }
     }
 
+    /// One level deeper, within [`MAX_IF_NESTING`].
+    fn enter(&mut self, location: Location) -> Step<()> {
+        self.depth += 1;
+        if self.depth > MAX_IF_NESTING {
+            return Err(StepExit::Error((
+                PreprocessorError::RecursionLimitReached,
+                location,
+            )));
+        }
+        Ok(())
+    }
+
     fn parse_atom(&mut self) -> Step<i64> {
         let token = self.expect_next()?;
 
@@ -170,7 +190,9 @@ impl<'macros> IfParser<'macros> {
             }
             TokenValue::Integer(int) => Ok(int.value as i64),
             TokenValue::Punct(Punct::LeftParen) => {
+                self.enter(token.location)?;
                 let val = self.parse_logical_or()?;
+                self.depth -= 1;
 
                 let close_brace = self.expect_next()?;
 
@@ -193,13 +215,14 @@ impl<'macros> IfParser<'macros> {
         match self.expect_peek()?.value {
             TokenValue::Punct(punct) => match punct {
                 Punct::Plus | Punct::Minus | Punct::Bang | Punct::Tilde => {
-                    self.next()?;
-
+                    let location = self.expect_next()?.location;
+                    self.enter(location)?;
                     let val = self.parse_unary()?;
+                    self.depth -= 1;
 
                     Ok(match punct {
                         Punct::Plus => val,
-                        Punct::Minus => -val,
+                        Punct::Minus => val.wrapping_neg(),
                         Punct::Bang => (val == 0) as i64,
                         Punct::Tilde => !val,
                         _ => unreachable!(),
