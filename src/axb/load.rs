@@ -357,7 +357,11 @@ fn show_size(n: u64) -> String {
 }
 
 /// What kind of non-regular file `m` is, for an error message.
-fn kind_of(m: &Metadata) -> &'static str {
+/// What a file that is not a regular one is, for messages: "a directory",
+/// "a FIFO (named pipe)", "a character device"... (from metadata that
+/// followed links; a symbolic link's own metadata says "not a regular
+/// file").
+pub fn kind_of(m: &Metadata) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     let t = m.file_type();
     if t.is_dir() {

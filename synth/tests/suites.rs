@@ -268,6 +268,63 @@ fn no_file_outside_the_output_and_no_file_it_did_not_write_is_touched() {
     std::fs::remove_dir_all(&outside).unwrap();
 }
 
+/// Adversarial finding 07: a FIFO at an output path (`README.md`, or the
+/// `MANIFEST` the run reads first) blocked `synth suites -o DIR` forever:
+/// only symbolic links were refused. Every output path below DIR must be
+/// a regular file (a folder on the way a folder); anything else is
+/// refused, naming the path and what it is, before anything is written.
+#[test]
+fn an_output_path_that_is_not_a_regular_file_is_refused_not_opened() {
+    let g = generated();
+    let out = scratch("fifo");
+    write(&out, &g.files).unwrap();
+    let mkfifo = |p: &Path| {
+        let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    };
+    let cases: [(&str, &str); 4] = [
+        ("README.md", "a FIFO (named pipe), not a regular file"),
+        (MANIFEST, "a FIFO (named pipe), not a regular file"),
+        (
+            "2t2i/conformance/HSA.txt",
+            "a directory, not a regular file",
+        ),
+        ("2t2i/conformance", "a FIFO (named pipe), not a folder"),
+    ];
+    for (rel, why) in cases {
+        let path = out.join(rel);
+        if path.is_dir() {
+            std::fs::remove_dir_all(&path).unwrap();
+        } else {
+            std::fs::remove_file(&path).unwrap();
+        }
+        if why.starts_with("a directory") {
+            std::fs::create_dir(&path).unwrap();
+        } else {
+            mkfifo(&path);
+        }
+        let before = std::fs::read(out.join("2t2i/2t2i.ron")).ok();
+        // A hang here is the bug: the write runs on a thread the test
+        // gives up on after a minute.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (o, files) = (out.clone(), g.files.clone());
+        std::thread::spawn(move || tx.send(write(&o, &files).map_err(|e| e.to_string())));
+        let e = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{rel}: the write hung"))
+            .unwrap_err();
+        assert!(e.contains(&format!("{rel}: {why}")), "{rel}: {e}");
+        assert_eq!(std::fs::read(out.join("2t2i/2t2i.ron")).ok(), before);
+        if path.is_dir() {
+            std::fs::remove_dir(&path).unwrap();
+        } else {
+            std::fs::remove_file(&path).unwrap();
+        }
+        write(&out, &g.files).unwrap();
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
 /// The committed `suites/` is exactly what `synth suites` generates: run
 /// `cargo run --release -p synth -- suites` after changing the synthesizer,
 /// the oracle or the idioms.

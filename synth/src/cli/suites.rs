@@ -38,7 +38,8 @@ pub struct SuitesArgs {
 /// `synth suites`: regenerates `--out` and prints the summary on stdout
 /// (or to `--summary FILE`).
 /// Errors: exit status 2 for bad input (the `--published` folder missing
-/// or holding bad tests; an output folder holding a symbolic link, or a
+/// or holding bad tests; an output folder holding a symbolic link, an
+/// output path that is not a regular file (a FIFO, a device), or a
 /// stale list the tool did not write: `suites/output.rs`), 1 otherwise.
 pub fn run(args: SuitesArgs) -> Result<(), Fail> {
     if let Some(dir) = &args.published {

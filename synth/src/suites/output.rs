@@ -9,6 +9,10 @@
 //! - **Nothing through a link.** Below DIR (DIR itself is the user's
 //!   choice), no folder or file on the way to an output may be a symbolic
 //!   link: such a run is refused before anything is written or removed.
+//! - **Only regular files are read or replaced.** An output path that
+//!   holds a FIFO, a device, a socket or a folder (a FIFO at `README.md`
+//!   or `MANIFEST` would block the run forever: both are read first) is
+//!   refused the same way, naming the path and what it is.
 //! - **Only what the tool wrote is removed.** Every run records the files
 //!   it wrote, with their FNV-1a hashes, in [`MANIFEST`]. A list that is no
 //!   longer part of the output (a suite that shrank, a renamed model) is
@@ -16,7 +20,7 @@
 //!   any other such file (a person's, or one edited since) makes the run
 //!   refuse, naming it, before anything is written.
 
-use progress_litmus::axb::load::write_atomically;
+use progress_litmus::axb::load::{kind_of, write_atomically};
 use progress_litmus::fingerprint::fnv64;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -94,7 +98,13 @@ fn slashed(rel: &Path) -> String {
 /// `HASH<TAB>PATH` with a plain relative path are ignored: a forged line
 /// can only name a list inside the folder with bytes it already has.
 fn previous(out: &Path) -> BTreeMap<PathBuf, String> {
-    let Ok(text) = std::fs::read_to_string(out.join(MANIFEST)) else {
+    let path = out.join(MANIFEST);
+    // Never a FIFO or a device (reading one could block): [`check_paths`]
+    // refuses the run when the manifest is one of its outputs.
+    if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+        return BTreeMap::new();
+    }
+    let Ok(text) = std::fs::read_to_string(&path) else {
         return BTreeMap::new();
     };
     text.lines()
@@ -106,23 +116,50 @@ fn previous(out: &Path) -> BTreeMap<PathBuf, String> {
 }
 
 /// Refuses when some path below `out` on the way to an output is a
-/// symbolic link (checked without following it).
-fn check_no_links(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<(), WriteError> {
+/// symbolic link (checked without following it), or is there but not
+/// what the run needs: a folder on the way, a regular file at the output
+/// itself (a FIFO at `README.md` or `MANIFEST`, which the run reads
+/// before replacing, would block it forever; a device, a socket or a
+/// folder cannot be replaced). `out` itself, the user's choice, may be a
+/// link, but must be a folder if it is there.
+fn check_paths(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<(), WriteError> {
+    let shown = |p: &Path| progress_litmus::error::printable(&p.display().to_string());
+    if let Some(m) = std::fs::metadata(out).ok().filter(|m| !m.is_dir()) {
+        return Err(WriteError::Refused(format!(
+            "{}: {}, not a folder: `synth suites -o` writes a folder",
+            shown(out),
+            kind_of(&m)
+        )));
+    }
     let mut seen = BTreeSet::new();
     for rel in files.keys() {
         let mut at = out.to_path_buf();
-        for part in rel.iter() {
+        let parts = rel.iter().count();
+        for (i, part) in rel.iter().enumerate() {
             at.push(part);
             if !seen.insert(at.clone()) {
                 continue;
             }
-            if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
-                return Err(WriteError::Refused(format!(
-                    "{}: a symbolic link inside the output folder: `synth suites` writes and removes files only inside {} and never through a link; replace the link with a folder (or file) of its own",
-                    progress_litmus::error::printable(&at.display().to_string()),
-                    progress_litmus::error::printable(&out.display().to_string()),
-                )));
-            }
+            let Ok(m) = std::fs::symlink_metadata(&at) else {
+                break;
+            };
+            let last = i + 1 == parts;
+            let why = if m.file_type().is_symlink() {
+                format!(
+                    "a symbolic link inside the output folder: `synth suites` writes and removes files only inside {} and never through a link; replace the link with a folder (or file) of its own",
+                    shown(out)
+                )
+            } else if last && !m.is_file() {
+                format!("{}, not a regular file: `synth suites` reads and replaces only regular files here; move it away", kind_of(&m))
+            } else if !last && !m.is_dir() {
+                format!(
+                    "{}, not a folder: `synth suites` writes files in it; move it away",
+                    kind_of(&m)
+                )
+            } else {
+                continue;
+            };
+            return Err(WriteError::Refused(format!("{}: {why}", shown(&at))));
         }
     }
     Ok(())
@@ -170,7 +207,7 @@ fn stale_lists(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<Vec<Pat
 /// those the manifest says the tool wrote; no other file is ever removed.
 /// Everything is checked first: a refusal writes and removes nothing.
 pub fn write(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<WriteStats, WriteError> {
-    check_no_links(out, files)?;
+    check_paths(out, files)?;
     let mut stale = stale_lists(out, files)?;
     let mut stats = WriteStats::default();
     // The manifest last: until it is replaced, the previous one still
