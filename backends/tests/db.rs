@@ -890,6 +890,9 @@ fn forged_journals_are_refused_at_their_line() {
     }
 }
 
+/// A version 1 database is upgraded in place by `db import` alone: the
+/// commands that only read open it read-only and refuse it, naming the
+/// command that upgrades it, and leave its bytes as they were.
 #[test]
 fn a_version_1_database_is_upgraded_in_place() {
     // Built by the version 1 code (`backends db import`, before runs were
@@ -906,6 +909,26 @@ fn a_version_1_database_is_upgraded_in_place() {
         "results/cpu/2_thread_2_instruction/cpp/cpu-2threads-full.csv",
     ];
     let paths: Vec<PathBuf> = files.iter().map(|f| repo(f)).collect();
+    let before = std::fs::read(&db).unwrap();
+    let o = backends(&["report", "--db", s(&db)]);
+    assert_clean_failure(
+        &o,
+        2,
+        &[
+            "v1.sqlite: a results database of schema version 1",
+            "`backends db import --db` upgrades it",
+        ],
+    );
+    assert_eq!(std::fs::read(&db).unwrap(), before, "a reader wrote to it");
+    // The same files imported again count once, and upgrade it.
+    let mut argv = vec!["db", "import", "--db", s(&db)];
+    argv.extend(paths.iter().map(|p| s(p)));
+    let o = backends(&argv);
+    assert!(
+        stdout(&o).contains("0 files imported, 4 already in"),
+        "{}",
+        stdout(&o)
+    );
     let mut argv = vec!["report", "--format", "json"];
     argv.extend(paths.iter().map(|p| s(p)));
     let from_csv = json(&backends(&argv));
@@ -926,15 +949,88 @@ fn a_version_1_database_is_upgraded_in_place() {
     // A12, the Mali's three column sets, the CPU.
     assert_eq!(count(&db, "SELECT count(*) FROM campaigns"), 5);
     assert_consistent(&db);
-    // The same files imported again count once.
-    let mut argv = vec!["db", "import", "--db", s(&db)];
-    argv.extend(paths.iter().map(|p| s(p)));
-    let o = backends(&argv);
-    assert!(
-        stdout(&o).contains("0 files imported, 4 already in"),
-        "{}",
-        stdout(&o)
+}
+
+/// The commands that only read the database (`report --db`, `db list`,
+/// `db export`, `site`), each run on `db` (with `dir` for the outputs of
+/// the last two).
+fn readers<'a>(db: &'a Path, dir: &'a [PathBuf; 2]) -> Vec<Vec<&'a str>> {
+    vec![
+        vec!["report", "--db", s(db)],
+        vec!["db", "list", "--db", s(db)],
+        vec!["db", "export", "--db", s(db), "-o", s(&dir[0])],
+        vec!["site", "--db", s(db), "-o", s(&dir[1])],
+    ]
+}
+
+/// Adversarial finding 08: every command created the schema and set
+/// `user_version` in any SQLite file whose version was 0, the read-only
+/// ones too: another program's database was modified, an empty file
+/// became a database, exit 0. Now a reader opens it read-only and refuses
+/// it; `db import` creates the schema only in a new or empty file and
+/// refuses another program's, leaving its bytes as they were.
+#[test]
+fn no_command_writes_into_another_programs_database_and_readers_write_nothing() {
+    let dir = scratch("foreign");
+    let csv = repo("data/empirical/2_thread_2_instruction/CUDA/laptop_940m-inter-workgroup.csv");
+    let other = dir.join("other.sqlite");
+    let c = rusqlite::Connection::open(&other).unwrap();
+    c.execute_batch("CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) VALUES ('my data');")
+        .unwrap();
+    drop(c);
+    let before = std::fs::read(&other).unwrap();
+    let out = [dir.join("export"), dir.join("site")];
+    for argv in readers(&other, &out) {
+        let o = backends(&argv);
+        assert_clean_failure(
+            &o,
+            2,
+            &["other.sqlite: not a results database", "table `notes`"],
+        );
+        assert_eq!(common::stderr(&o).lines().count(), 1, "{argv:?}");
+        assert_eq!(
+            std::fs::read(&other).unwrap(),
+            before,
+            "{argv:?} wrote to it"
+        );
+    }
+    let o = backends(&["db", "import", "--db", s(&other), s(&csv)]);
+    assert_clean_failure(
+        &o,
+        2,
+        &["other.sqlite: not a results database", "table `notes`"],
     );
+    assert_eq!(
+        std::fs::read(&other).unwrap(),
+        before,
+        "db import wrote to it"
+    );
+    // An empty file: refused by the readers (and left empty), made a
+    // database by `db import`.
+    let empty = dir.join("empty.sqlite");
+    std::fs::write(&empty, "").unwrap();
+    for argv in readers(&empty, &out) {
+        assert_clean_failure(
+            &backends(&argv),
+            2,
+            &["empty.sqlite: an empty file, not a results database"],
+        );
+        assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0, "{argv:?}");
+    }
+    let o = backends(&["db", "import", "--db", s(&empty), s(&csv)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(count(&empty, "PRAGMA user_version"), 2);
+    // A results database is not written by a reader either.
+    let before = std::fs::read(&empty).unwrap();
+    for argv in readers(&empty, &out) {
+        let o = backends(&argv);
+        assert!(o.status.success(), "{argv:?}: {}", common::stderr(&o));
+        assert_eq!(
+            std::fs::read(&empty).unwrap(),
+            before,
+            "{argv:?} wrote to it"
+        );
+    }
 }
 
 /// A campaign `acme` of runs of `3t3i_1` from the complete 3t3i suite

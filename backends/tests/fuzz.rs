@@ -374,7 +374,7 @@ fn import_csv_check(dir: &Path, bytes: &[u8]) -> Result<(), String> {
     std::fs::create_dir_all(csv.parent().unwrap()).unwrap();
     std::fs::write(&csv, bytes).unwrap();
     let path = base.join("r.sqlite");
-    let mut conn = db::open(&path).map_err(|e| format!("open: {e}"))?;
+    let mut conn = db::open_import(&path).map_err(|e| format!("open: {e}"))?;
     match db_import::import_csv(&mut conn, &csv, &DeviceInfo::default(), None) {
         Err(e) => one_line("import", &e),
         Ok(_) => {
@@ -449,7 +449,7 @@ fn fuzz_db_files() {
     let dir = scratch("db-file");
     let seed = dir.join("seed.sqlite");
     let _ = std::fs::remove_file(&seed);
-    let mut conn = db::open(&seed).unwrap();
+    let mut conn = db::open_import(&seed).unwrap();
     for f in engine::corpus("data/empirical/2_thread_2_instruction/CUDA", ".csv", 1) {
         let csv = dir.join("2_thread_2_instruction/CUDA/dev.csv");
         std::fs::create_dir_all(csv.parent().unwrap()).unwrap();

@@ -38,8 +38,8 @@ pub enum DbCommand {
 
 #[derive(Args, Debug)]
 pub struct ImportDbArgs {
-    /// The SQLite results database (created if missing; a version 1
-    /// database is upgraded).
+    /// The SQLite results database (created if missing or empty; a version
+    /// 1 database is upgraded; another program's SQLite file is refused).
     #[arg(long, value_name = "FILE")]
     pub db: PathBuf,
     /// Result CSV files, campaign journals (`*.journal.jsonl`), or
@@ -162,7 +162,7 @@ fn import(a: &ImportDbArgs) -> ExitCode {
         Ok(f) => f,
         Err(e) => return fail(&e),
     };
-    let mut conn = match db::open(&a.db) {
+    let mut conn = match db::open_import(&a.db) {
         Ok(c) => c,
         Err(e) => return fail(&e),
     };

@@ -32,7 +32,9 @@
 //! campaigns: k and n added, a campaign's runs counted from `runs` where
 //! it has them, else from its summary (a `P` adds no count: the format
 //! does not record it). Version 1 (one observation per device, test and
-//! mapping) is upgraded in place, in one transaction, when opened.
+//! mapping) is upgraded in place, in one transaction, by `db import`; the
+//! commands that only read the database open it read-only
+//! ([`crate::report::db_open`]) and refuse it.
 
 use crate::mapping::Mapping;
 use crate::report::observations::{Device, Observed};
@@ -40,7 +42,8 @@ use crate::report::results::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-pub use crate::report::db_schema::{open, SCHEMA_VERSION};
+pub use crate::report::db_open::{open_import, open_read};
+pub use crate::report::db_schema::SCHEMA_VERSION;
 
 /// What is known of the devices of one import (flags of `db import`).
 #[derive(Clone, Debug, Default)]
@@ -108,10 +111,7 @@ ORDER BY d.name, c.test, c.mapping, i.file";
 /// is `DB:FILE` (the database and the first file it was imported from).
 /// With the suites the campaigns recorded, for the fingerprint check.
 pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
-    if !path.is_file() {
-        return Err(format!("{}: no such results database", path.display()));
-    }
-    let conn = open(path)?;
+    let conn = open_read(path)?;
     let sql = |e: rusqlite::Error| cannot_read(path, &e);
     let mut stmt = conn.prepare(CELLS).map_err(sql)?;
     let mut devices: BTreeMap<String, Device> = BTreeMap::new();
@@ -355,7 +355,7 @@ fn published_id(test: &str) -> Option<(u32, u32, String)> {
 
 /// What the database knows of each device, by name.
 pub fn device_info(path: &Path) -> Result<BTreeMap<String, DeviceInfo>, String> {
-    let conn = open(path)?;
+    let conn = open_read(path)?;
     let sql = |e: rusqlite::Error| cannot_read(path, &e);
     let mut stmt = conn
         .prepare("SELECT name, vendor, architecture, driver, host FROM devices")
@@ -413,10 +413,7 @@ pub struct CampaignInfo {
 /// Every campaign of the database with its provenance, by device, start
 /// and identity.
 pub fn campaigns(path: &Path) -> Result<Vec<CampaignInfo>, String> {
-    if !path.is_file() {
-        return Err(format!("{}: no such results database", path.display()));
-    }
-    let conn = open(path)?;
+    let conn = open_read(path)?;
     let sql = |e: rusqlite::Error| cannot_read(path, &e);
     let mut stmt = conn
         .prepare(

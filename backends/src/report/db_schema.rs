@@ -1,19 +1,14 @@
 //! The results database's schema ([`SCHEMA`], version [`SCHEMA_VERSION`]
 //! in `PRAGMA user_version`; the tables are described in
-//! [`crate::report::db`]), opening a database, and the upgrade of a
-//! version 1 database (one observation per device, test and mapping) in
-//! one transaction.
+//! [`crate::report::db`]) and the upgrade of a version 1 database (one
+//! observation per device, test and mapping) in one transaction, which
+//! [`crate::report::db_open`] runs for `db import`.
 
 use crate::report::db_campaign::CampaignId;
-use rusqlite::{params, Connection, Transaction, TransactionBehavior};
-use std::path::Path;
-use std::time::Duration;
+use rusqlite::{params, Transaction};
 
 /// The schema this code reads and writes.
 pub const SCHEMA_VERSION: i64 = 2;
-
-/// How long an importer waits for another one's transaction.
-const BUSY: Duration = Duration::from_secs(120);
 
 /// The tables of version 2 (see the module doc).
 pub const SCHEMA: &str = "
@@ -75,49 +70,6 @@ CREATE TABLE IF NOT EXISTS summaries (
     PRIMARY KEY (campaign_id, test, mapping)
 ) WITHOUT ROWID;
 ";
-
-/// Opens (creating if need be) the database at `path`, with the schema;
-/// a version 1 database is upgraded (one transaction).
-pub fn open(path: &Path) -> Result<Connection, String> {
-    let bad = |e: rusqlite::Error| {
-        format!(
-            "{}: not a results database: {}",
-            path.display(),
-            crate::excerpt::message(&e.to_string())
-        )
-    };
-    let mut conn = Connection::open(path).map_err(bad)?;
-    conn.busy_timeout(BUSY).map_err(bad)?;
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(bad)?;
-    if version == SCHEMA_VERSION {
-        return Ok(conn);
-    }
-    if version != 0 && version != 1 {
-        return Err(format!(
-            "{}: a results database of schema version {version}; this backends reads versions 1 and {SCHEMA_VERSION}",
-            path.display()
-        ));
-    }
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(bad)?;
-    // Read again inside the transaction: another process may have
-    // created or upgraded it meanwhile.
-    let version: i64 = tx
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(bad)?;
-    match version {
-        0 => tx.execute_batch(SCHEMA).map_err(bad)?,
-        1 => from_v1(&tx).map_err(bad)?,
-        _ => {}
-    }
-    tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))
-        .map_err(bad)?;
-    tx.commit().map_err(bad)?;
-    Ok(conn)
-}
 
 /// Upgrades a version 1 database inside `tx`: each device's observations
 /// of one target and suite become one campaign's k-of-n summaries (what

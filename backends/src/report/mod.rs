@@ -8,8 +8,9 @@
 //! - [`chart`]: the non-terminating tests per device and mapping as SVG.
 //! - [`format`](mod@format): `--format` and stdout, shared by every command's output.
 //! - [`db`]: the results database (SQLite), the runs of every device's
-//!   campaigns in one file: [`db_schema`] (its tables, opening, the
-//!   upgrade from version 1), [`db_campaign`] (what identifies a
+//!   campaigns in one file: [`db_schema`] (its tables, the upgrade from
+//!   version 1), [`db_open`] (opening it: read-only for the commands that
+//!   read, creating only a new or empty file), [`db_campaign`] (what identifies a
 //!   campaign), [`db_import`] (files into it); reading it back, the
 //!   aggregate per device and `db list` in [`db`].
 //! - [`site`]: the static results site from the database (`backends site`).
@@ -26,6 +27,7 @@ pub mod chart;
 pub mod db;
 pub mod db_campaign;
 pub mod db_import;
+pub mod db_open;
 pub mod db_schema;
 pub mod format;
 pub mod observations;

@@ -1,0 +1,156 @@
+//! Opening the results database, the one way each command may:
+//!
+//! - [`open_read`] for the commands that only read it (`report --db`,
+//!   `db list`, `db export`, `site`): SQLite's read-only mode, so nothing
+//!   is ever created, upgraded or otherwise written, whatever the file
+//!   is. A missing or empty file, another program's SQLite file, or a
+//!   version 1 database (which only `db import` upgrades) is one error.
+//! - [`open_import`] for `db import`: the schema is created only in a new
+//!   file or an empty one (no tables, no schema version: a 0-byte file,
+//!   or one whose creation was interrupted and rolled back); a version 1
+//!   database is upgraded in place; another program's SQLite file is
+//!   refused, not modified.
+
+use crate::report::db_schema::{from_v1, SCHEMA, SCHEMA_VERSION};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+use std::path::Path;
+use std::time::Duration;
+
+/// How long an importer (or a reader) waits for another one's transaction.
+const BUSY: Duration = Duration::from_secs(120);
+
+/// SQLite's `SQLITE_READONLY_ROLLBACK`: a read-only connection found a hot
+/// journal (an interrupted import) it may not roll back.
+const READONLY_ROLLBACK: std::ffi::c_int = 8 | (3 << 8);
+
+/// The error of a file SQLite cannot read as a database: its message may
+/// quote the file's own schema text, so it is escaped onto one line.
+fn bad(path: &Path, e: &rusqlite::Error) -> String {
+    if let rusqlite::Error::SqliteFailure(f, _) = e {
+        if f.extended_code == READONLY_ROLLBACK {
+            return format!(
+                "{}: an import into it was interrupted; the next `backends db import --db` on it rolls that back (this command only reads)",
+                path.display()
+            );
+        }
+    }
+    format!(
+        "{}: not a results database: {}",
+        path.display(),
+        crate::excerpt::message(&e.to_string())
+    )
+}
+
+fn user_version(conn: &Connection, path: &Path) -> Result<i64, String> {
+    conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| bad(path, &e))
+}
+
+/// `PRAGMA application_id`: another program's mark, where it set one.
+fn application_id(conn: &Connection, path: &Path) -> Result<i64, String> {
+    conn.query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(|e| bad(path, &e))
+}
+
+/// The first object (table, index, view, trigger) of the database, if it
+/// has any: a file without a schema version that holds one is another
+/// program's.
+fn first_object(conn: &Connection, path: &Path) -> Result<Option<String>, String> {
+    let mut stmt = conn
+        .prepare("SELECT type, name FROM sqlite_master ORDER BY name LIMIT 1")
+        .map_err(|e| bad(path, &e))?;
+    let mut rows = stmt.query([]).map_err(|e| bad(path, &e))?;
+    let Some(r) = rows.next().map_err(|e| bad(path, &e))? else {
+        return Ok(None);
+    };
+    let kind: String = r.get(0).map_err(|e| bad(path, &e))?;
+    let name: String = r.get(1).map_err(|e| bad(path, &e))?;
+    Ok(Some(format!(
+        "{kind} `{}`",
+        progress_litmus::error::excerpt(&name)
+    )))
+}
+
+/// The refusal of a file with no schema version: empty, or another
+/// program's SQLite database.
+fn foreign(conn: &Connection, path: &Path) -> String {
+    match first_object(conn, path) {
+        Err(e) => e,
+        Ok(None) => format!(
+            "{}: an empty database, not a results database (`backends db import --db` makes one)",
+            path.display()
+        ),
+        Ok(Some(what)) => format!(
+            "{}: not a results database: an SQLite file of another program (it holds {what}, and no schema version); `backends db import` creates its schema only in a new or empty file",
+            path.display()
+        ),
+    }
+}
+
+/// The refusal of a version this code does not read.
+fn other_version(path: &Path, version: i64) -> String {
+    format!(
+        "{}: a results database of schema version {version}; this backends reads versions 1 (through `db import`) and {SCHEMA_VERSION}",
+        path.display()
+    )
+}
+
+/// Opens the database at `path` for reading only: a results database of
+/// version [`SCHEMA_VERSION`], never created, upgraded or written.
+pub fn open_read(path: &Path) -> Result<Connection, String> {
+    if !path.is_file() {
+        return Err(format!("{}: no such results database", path.display()));
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+        return Err(format!(
+            "{}: an empty file, not a results database (`backends db import --db` makes one)",
+            path.display()
+        ));
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| bad(path, &e))?;
+    conn.busy_timeout(BUSY).map_err(|e| bad(path, &e))?;
+    match user_version(&conn, path)? {
+        SCHEMA_VERSION => Ok(conn),
+        0 => Err(foreign(&conn, path)),
+        1 => Err(format!(
+            "{}: a results database of schema version 1, which this command only reads at version {SCHEMA_VERSION}: `backends db import --db` upgrades it in place (with any result file: one already in counts once)",
+            path.display()
+        )),
+        v => Err(other_version(path, v)),
+    }
+}
+
+/// Opens the database at `path` for `db import`: created with the schema
+/// if the file is new or empty, a version 1 database upgraded (one
+/// transaction); another program's SQLite file refused, untouched.
+pub fn open_import(path: &Path) -> Result<Connection, String> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut conn = Connection::open_with_flags(path, flags).map_err(|e| bad(path, &e))?;
+    conn.busy_timeout(BUSY).map_err(|e| bad(path, &e))?;
+    match user_version(&conn, path)? {
+        SCHEMA_VERSION => return Ok(conn),
+        0 | 1 => {}
+        v => return Err(other_version(path, v)),
+    }
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| bad(path, &e))?;
+    // Read again inside the transaction: another process may have
+    // created or upgraded it meanwhile.
+    match user_version(&tx, path)? {
+        0 if first_object(&tx, path)?.is_some() || application_id(&tx, path)? != 0 => {
+            return Err(foreign(&tx, path))
+        }
+        0 => tx.execute_batch(SCHEMA).map_err(|e| bad(path, &e))?,
+        1 => from_v1(&tx).map_err(|e| bad(path, &e))?,
+        SCHEMA_VERSION => {}
+        v => return Err(other_version(path, v)),
+    }
+    tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))
+        .map_err(|e| bad(path, &e))?;
+    tx.commit().map_err(|e| bad(path, &e))?;
+    Ok(conn)
+}
