@@ -1033,6 +1033,79 @@ fn no_command_writes_into_another_programs_database_and_readers_write_nothing() 
     }
 }
 
+/// Adversarial finding 10: a forged database whose `devices` was a view
+/// over an endless recursive query made `report --db`, `db list` and
+/// `site` run forever: only `user_version` was checked. Now a database
+/// must hold exactly the schema this code makes (no other table, view,
+/// index or trigger; each made by the same statement), or every command
+/// refuses it, naming the first object that differs, before any query.
+#[test]
+fn a_database_with_another_schema_is_refused_before_any_query() {
+    let dir = scratch("schema");
+    let good = dir.join("good.sqlite");
+    let csv = repo("data/empirical/2_thread_2_instruction/CUDA/laptop_940m-inter-workgroup.csv");
+    let o = backends(&["db", "import", "--db", s(&good), s(&csv)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let out = [dir.join("export"), dir.join("site")];
+    for (what, sql, needle) in [
+        (
+            "endless view",
+            "PRAGMA foreign_keys = OFF; DROP TABLE devices; CREATE VIEW devices AS WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT x AS id, 'd' || x AS name, NULL AS vendor, NULL AS architecture, NULL AS driver, NULL AS host FROM r;",
+            "`devices` is a view, not a table",
+        ),
+        (
+            "trigger",
+            "CREATE TRIGGER t AFTER INSERT ON runs BEGIN DELETE FROM runs; END;",
+            "trigger `t`, which it does not make",
+        ),
+        (
+            "another table",
+            "CREATE TABLE aaa(x);",
+            "table `aaa`, which it does not make",
+        ),
+        (
+            "a changed table",
+            "ALTER TABLE runs ADD COLUMN extra TEXT;",
+            "table `runs` is not the one it makes",
+        ),
+        (
+            "a table missing",
+            "PRAGMA foreign_keys = OFF; DROP TABLE summaries;",
+            "no table `summaries`",
+        ),
+    ] {
+        let db = dir.join("forged.sqlite");
+        std::fs::copy(&good, &db).unwrap();
+        rusqlite::Connection::open(&db).unwrap().execute_batch(sql).unwrap();
+        let before = std::fs::read(&db).unwrap();
+        let mut commands = readers(&db, &out);
+        commands.push(vec!["db", "import", "--db", s(&db), s(&csv)]);
+        for argv in commands {
+            let o = backends(&argv);
+            assert_clean_failure(&o, 2, &["forged.sqlite: not a results database of this backends", needle]);
+            assert_eq!(common::stderr(&o).lines().count(), 1, "{what}: {argv:?}");
+            assert_eq!(std::fs::read(&db).unwrap(), before, "{what}: {argv:?} wrote to it");
+        }
+    }
+    // A version 1 file with something added is not upgraded.
+    let db = dir.join("forged.sqlite");
+    std::fs::copy(repo("backends/tests/data/db-v1.sqlite"), &db).unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("CREATE VIEW v AS SELECT 1;")
+        .unwrap();
+    let o = backends(&["db", "import", "--db", s(&db), s(&csv)]);
+    assert_clean_failure(
+        &o,
+        2,
+        &[
+            "forged.sqlite: not a results database of this backends",
+            "view `v`",
+        ],
+    );
+    assert_eq!(count(&db, "PRAGMA user_version"), 1);
+}
+
 /// A campaign `acme` of runs of `3t3i_1` from the complete 3t3i suite
 /// (`dir/3t3i.ron`, whose `3t3i_1` is not the published one), imported
 /// into `dir/o`: the suite and the device file.

@@ -10,9 +10,15 @@
 //!   or one whose creation was interrupted and rolled back); a version 1
 //!   database is upgraded in place; another program's SQLite file is
 //!   refused, not modified.
+//!
+//! Both check the schema first: exactly the objects this code makes for
+//! the file's version, nothing else ([`check_schema`]), so that no query
+//! of a reader runs over a view or a trigger someone else put there.
 
-use crate::report::db_schema::{from_v1, SCHEMA, SCHEMA_VERSION};
+use crate::report::db_schema::{expected, from_v1, objects, Object, SCHEMA, SCHEMA_VERSION};
+use progress_litmus::error::excerpt;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
 
@@ -95,6 +101,62 @@ fn other_version(path: &Path, version: i64) -> String {
     )
 }
 
+/// Refuses a database whose schema is not exactly one this code makes for
+/// `version` (1 or 2): the same objects, of the same kinds, made by the
+/// same statements; no other table, index, view or trigger. Only then is
+/// any of it queried: a file whose `devices` was a view over an endless
+/// recursive query made every reader run forever.
+fn check_schema(conn: &Connection, path: &Path, version: i64) -> Result<(), String> {
+    let found = objects(conn).map_err(|e| bad(path, &e))?;
+    let [v1, v2, upgraded] =
+        expected().map_err(|e| format!("{}: the expected schema: {e}", path.display()))?;
+    let candidates = if version == 1 {
+        vec![v1]
+    } else {
+        vec![v2, upgraded]
+    };
+    if candidates.contains(&found) {
+        return Ok(());
+    }
+    // Named against the form it is closest to: the one whose `imports` it has.
+    let imports = |objs: &[Object]| objs.iter().find(|o| o.name == "imports").cloned();
+    let closest = candidates
+        .iter()
+        .find(|c| imports(c) == imports(&found))
+        .unwrap_or(&candidates[0]);
+    Err(format!(
+        "{}: not a results database of this backends: {}",
+        path.display(),
+        first_difference(&found, closest)
+    ))
+}
+
+/// The first object, by name, in which `found` differs from `expected`.
+fn first_difference(found: &[Object], expected: &[Object]) -> String {
+    let by_name = |objs: &'_ [Object]| -> BTreeMap<String, Object> {
+        objs.iter().map(|o| (o.name.clone(), o.clone())).collect()
+    };
+    let (f, e) = (by_name(found), by_name(expected));
+    let names: BTreeSet<&String> = f.keys().chain(e.keys()).collect();
+    for name in names {
+        let shown = excerpt(name);
+        match (f.get(name), e.get(name)) {
+            (Some(a), None) => {
+                return format!("{} `{shown}`, which it does not make", excerpt(&a.kind))
+            }
+            (None, Some(b)) => return format!("no {} `{shown}`", b.kind),
+            (Some(a), Some(b)) if a.kind != b.kind => {
+                return format!("`{shown}` is a {}, not a {}", excerpt(&a.kind), b.kind)
+            }
+            (Some(a), Some(b)) if a != b => {
+                return format!("{} `{shown}` is not the one it makes", b.kind)
+            }
+            _ => {}
+        }
+    }
+    "its schema lists an object twice".to_string()
+}
+
 /// Opens the database at `path` for reading only: a results database of
 /// version [`SCHEMA_VERSION`], never created, upgraded or written.
 pub fn open_read(path: &Path) -> Result<Connection, String> {
@@ -110,7 +172,11 @@ pub fn open_read(path: &Path) -> Result<Connection, String> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags).map_err(|e| bad(path, &e))?;
     conn.busy_timeout(BUSY).map_err(|e| bad(path, &e))?;
-    match user_version(&conn, path)? {
+    let version = user_version(&conn, path)?;
+    if version == 1 || version == SCHEMA_VERSION {
+        check_schema(&conn, path, version)?;
+    }
+    match version {
         SCHEMA_VERSION => Ok(conn),
         0 => Err(foreign(&conn, path)),
         1 => Err(format!(
@@ -131,7 +197,10 @@ pub fn open_import(path: &Path) -> Result<Connection, String> {
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| bad(path, &e))?;
     conn.busy_timeout(BUSY).map_err(|e| bad(path, &e))?;
     match user_version(&conn, path)? {
-        SCHEMA_VERSION => return Ok(conn),
+        SCHEMA_VERSION => {
+            check_schema(&conn, path, SCHEMA_VERSION)?;
+            return Ok(conn);
+        }
         0 | 1 => {}
         v => return Err(other_version(path, v)),
     }
@@ -145,8 +214,11 @@ pub fn open_import(path: &Path) -> Result<Connection, String> {
             return Err(foreign(&tx, path))
         }
         0 => tx.execute_batch(SCHEMA).map_err(|e| bad(path, &e))?,
-        1 => from_v1(&tx).map_err(|e| bad(path, &e))?,
-        SCHEMA_VERSION => {}
+        1 => {
+            check_schema(&tx, path, 1)?;
+            from_v1(&tx).map_err(|e| bad(path, &e))?
+        }
+        SCHEMA_VERSION => check_schema(&tx, path, SCHEMA_VERSION)?,
         v => return Err(other_version(path, v)),
     }
     tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))

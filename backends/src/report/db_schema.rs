@@ -71,6 +71,87 @@ CREATE TABLE IF NOT EXISTS summaries (
 ) WITHOUT ROWID;
 ";
 
+/// The tables of version 1, as its code created them: what
+/// [`crate::report::db_open`] checks a version 1 file against before
+/// upgrading it.
+pub const SCHEMA_V1: &str = "
+CREATE TABLE IF NOT EXISTS devices (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    vendor TEXT,
+    architecture TEXT,
+    driver TEXT,
+    host TEXT
+);
+CREATE TABLE IF NOT EXISTS suites (
+    id INTEGER PRIMARY KEY,
+    fnv64 TEXT NOT NULL UNIQUE,
+    tests INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS imports (
+    id INTEGER PRIMARY KEY,
+    content TEXT NOT NULL UNIQUE,
+    file TEXT NOT NULL,
+    imported_unix_s INTEGER NOT NULL,
+    target TEXT,
+    suite_id INTEGER REFERENCES suites(id),
+    observations INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS observations (
+    import_id INTEGER NOT NULL REFERENCES imports(id),
+    device_id INTEGER NOT NULL REFERENCES devices(id),
+    test TEXT NOT NULL,
+    mapping TEXT NOT NULL,
+    failed INTEGER NOT NULL,
+    runs INTEGER,
+    line INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS one_observation
+    ON observations(device_id, test, mapping);
+";
+
+/// One object of a database's schema, as `sqlite_master` lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Object {
+    /// `table`, `index`, `view` or `trigger`.
+    pub kind: String,
+    pub name: String,
+    pub table: String,
+    /// The statement that made it (none for SQLite's own indexes).
+    pub sql: Option<String>,
+}
+
+/// Every object of the schema of `conn`, by name.
+pub fn objects(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<Object>> {
+    let mut stmt =
+        conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name")?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Object {
+            kind: r.get(0)?,
+            name: r.get(1)?,
+            table: r.get(2)?,
+            sql: r.get(3)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// The schemas this code makes, each exactly as `sqlite_master` holds it
+/// (built in memory by the same statements): version 1; version 2 made
+/// new; version 2 upgraded from version 1 (its `imports` altered).
+pub fn expected() -> rusqlite::Result<[Vec<Object>; 3]> {
+    let v1 = rusqlite::Connection::open_in_memory()?;
+    v1.execute_batch(SCHEMA_V1)?;
+    let v2 = rusqlite::Connection::open_in_memory()?;
+    v2.execute_batch(SCHEMA)?;
+    let mut up = rusqlite::Connection::open_in_memory()?;
+    up.execute_batch(SCHEMA_V1)?;
+    let tx = up.transaction()?;
+    from_v1(&tx)?;
+    tx.commit()?;
+    Ok([objects(&v1)?, objects(&v2)?, objects(&up)?])
+}
+
 /// Upgrades a version 1 database inside `tx`: each device's observations
 /// of one target and suite become one campaign's k-of-n summaries (what
 /// version 1 could hold). A campaign without a recorded suite gets the
