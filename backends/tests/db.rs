@@ -1106,6 +1106,68 @@ fn a_database_with_another_schema_is_refused_before_any_query() {
     assert_eq!(count(&db, "PRAGMA user_version"), 1);
 }
 
+/// Adversarial finding 11: `db import --db /dev/null` handed a character
+/// device to SQLite, which created `/dev/null-journal` beside it (as
+/// root). Every db command's `--db` must be a regular file (for `db
+/// import`, or nothing yet); a device, FIFO or folder is refused before
+/// SQLite sees it, and nothing is made beside it. A symbolic link is
+/// followed, as an `-o` output's is: its target is the database.
+#[test]
+fn the_database_path_must_be_a_regular_file_or_a_link_to_one() {
+    let dir = scratch("kinds");
+    let csv = repo("data/empirical/2_thread_2_instruction/CUDA/laptop_940m-inter-workgroup.csv");
+    let fifo = dir.join("fifo.sqlite");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let folder = dir.join("folder.sqlite");
+    std::fs::create_dir(&folder).unwrap();
+    let null_journal_before = Path::new("/dev/null-journal").exists();
+    let out = [dir.join("export"), dir.join("site")];
+    for (db, kind) in [
+        (Path::new("/dev/null"), "a character device"),
+        (fifo.as_path(), "a FIFO (named pipe)"),
+        (folder.as_path(), "a directory"),
+    ] {
+        let mut commands = readers(db, &out);
+        commands.push(vec!["db", "import", "--db", s(db), s(&csv)]);
+        for argv in commands {
+            let o = backends(&argv);
+            assert_clean_failure(
+                &o,
+                2,
+                &[&format!("{}: {kind}, not a regular file", db.display())],
+            );
+            assert_eq!(common::stderr(&o).lines().count(), 1, "{argv:?}");
+        }
+    }
+    assert_eq!(Path::new("/dev/null-journal").exists(), null_journal_before);
+    assert!(
+        !dir.join("fifo.sqlite-journal").exists() && !dir.join("folder.sqlite-journal").exists()
+    );
+    // Through links: a dangling one's target is created by `db import`,
+    // the link kept; readers read the target; a link to a device is
+    // refused, naming the target.
+    let link = dir.join("link.sqlite");
+    std::os::unix::fs::symlink("real.sqlite", &link).unwrap();
+    let o = backends(&["db", "import", "--db", s(&link), s(&csv)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(count(&dir.join("real.sqlite"), "PRAGMA user_version"), 2);
+    let o = backends(&["db", "list", "--db", s(&link)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let to_null = dir.join("null.sqlite");
+    std::os::unix::fs::symlink("/dev/null", &to_null).unwrap();
+    let o = backends(&["db", "import", "--db", s(&to_null), s(&csv)]);
+    assert_clean_failure(
+        &o,
+        2,
+        &["null.sqlite: a character device (the target of the link, /dev/null)"],
+    );
+}
+
 /// A campaign `acme` of runs of `3t3i_1` from the complete 3t3i suite
 /// (`dir/3t3i.ron`, whose `3t3i_1` is not the published one), imported
 /// into `dir/o`: the suite and the device file.

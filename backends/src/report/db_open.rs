@@ -11,15 +11,22 @@
 //!   database is upgraded in place; another program's SQLite file is
 //!   refused, not modified.
 //!
+//! The path must be a regular file (for `db import`, or nothing yet): a
+//! device, FIFO, socket or folder is refused before SQLite sees it. A
+//! symbolic link is followed, as an `-o` output's is everywhere
+//! ([`progress_litmus::axb::load::write_atomically`]): the database is its
+//! target, checked the same way.
+//!
 //! Both check the schema first: exactly the objects this code makes for
 //! the file's version, nothing else ([`check_schema`]), so that no query
 //! of a reader runs over a view or a trigger someone else put there.
 
 use crate::report::db_schema::{expected, from_v1, objects, Object, SCHEMA, SCHEMA_VERSION};
+use progress_litmus::axb::load::{kind_of, output_target};
 use progress_litmus::error::excerpt;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How long an importer (or a reader) waits for another one's transaction.
@@ -157,12 +164,42 @@ fn first_difference(found: &[Object], expected: &[Object]) -> String {
     "its schema lists an object twice".to_string()
 }
 
+/// The file SQLite is to open for `path`: a regular file, or (`import`)
+/// nothing yet, never a device, FIFO, socket or folder (SQLite would open
+/// `/dev/null` and create `/dev/null-journal` beside it). A symbolic link
+/// is followed, as an `-o` output's is: its target is the database and is
+/// checked the same way; `db import` creates a dangling link's target.
+fn database_file(path: &Path, import: bool) -> Result<PathBuf, String> {
+    let target = if import {
+        output_target(path).map_err(|e| format!("{}: {e}", path.display()))?
+    } else {
+        path.to_path_buf()
+    };
+    let via = if target == path {
+        String::new()
+    } else {
+        format!(" (the target of the link, {})", target.display())
+    };
+    match std::fs::metadata(&target) {
+        Ok(m) if m.is_file() => Ok(target),
+        Ok(m) => Err(format!(
+            "{}: {}{via}, not a regular file: a results database is a regular file{}",
+            path.display(),
+            kind_of(&m),
+            if import { " (or a new one)" } else { "" }
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && import => Ok(target),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(format!("{}: no such results database", path.display()))
+        }
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
 /// Opens the database at `path` for reading only: a results database of
 /// version [`SCHEMA_VERSION`], never created, upgraded or written.
 pub fn open_read(path: &Path) -> Result<Connection, String> {
-    if !path.is_file() {
-        return Err(format!("{}: no such results database", path.display()));
-    }
+    database_file(path, false)?;
     if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
         return Err(format!(
             "{}: an empty file, not a results database (`backends db import --db` makes one)",
@@ -194,7 +231,8 @@ pub fn open_import(path: &Path) -> Result<Connection, String> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let mut conn = Connection::open_with_flags(path, flags).map_err(|e| bad(path, &e))?;
+    let file = database_file(path, true)?;
+    let mut conn = Connection::open_with_flags(file, flags).map_err(|e| bad(path, &e))?;
     conn.busy_timeout(BUSY).map_err(|e| bad(path, &e))?;
     match user_version(&conn, path)? {
         SCHEMA_VERSION => {
