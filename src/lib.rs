@@ -17,6 +17,7 @@ pub mod axb;
 pub mod buckets;
 pub mod error;
 pub mod fingerprint;
+pub mod json;
 pub mod kernel;
 pub mod locate;
 pub mod model;

@@ -3,7 +3,9 @@
 //! - the crates depend one way: `progress_litmus` <- `oracle` <- `backends` <- `synth`
 //!   (each crate's `[dependencies]` name only crates to its left);
 //! - inside every crate, no two files import each other, directly or
-//!   around a circle.
+//!   around a circle;
+//! - every JSON writer goes through `oracle::json`, which escapes what a
+//!   terminal would act on.
 //!
 //! Files are read as text. Every `crate::`, `super::` and `self::` path
 //! outside comments and test modules is resolved to the file of the longest
@@ -334,4 +336,37 @@ fn crates_depend_one_way() {
             }
         }
     }
+}
+
+/// Adversarial finding 12: serde_json escapes only characters below
+/// U+0020, so C1 controls and bidi marks of an input went out raw in every
+/// JSON output. Every JSON writer of the three tools goes through
+/// `oracle::json` (serde_json, then `progress_litmus::json::escape_unprintable`):
+/// no crate's code outside that file calls serde_json's writers.
+#[test]
+fn every_json_writer_goes_through_oracle_json() {
+    let mut found = Vec::new();
+    for (_, dir) in CRATES {
+        let mut mods = BTreeMap::new();
+        modules(&root().join(dir).join("src"), &[], &mut mods);
+        for file in mods.values() {
+            if file.ends_with("oracle/src/json.rs") {
+                continue;
+            }
+            let text = code(&std::fs::read_to_string(file).unwrap());
+            for writer in [
+                "serde_json::to_string",
+                "serde_json::to_vec",
+                "serde_json::to_writer",
+            ] {
+                if text.contains(writer) {
+                    found.push(format!("{}: {writer}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "use oracle::json instead (it escapes what a terminal would act on): {found:#?}"
+    );
 }

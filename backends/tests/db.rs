@@ -1168,6 +1168,45 @@ fn the_database_path_must_be_a_regular_file_or_a_link_to_one() {
     );
 }
 
+/// Adversarial finding 12: C1 controls in the database's strings (U+009B
+/// CSI, U+009D OSC, U+0085 NEL) went out raw in `--format json`, which
+/// escaped only what serde_json escapes (below U+0020); the text outputs
+/// escape them. Now every JSON output writes them as `\u` escapes, and
+/// the JSON still reads back as the same strings.
+#[test]
+fn json_outputs_escape_c1_controls_and_bidi_marks() {
+    let dir = scratch("c1");
+    let db = dir.join("c.sqlite");
+    let csv = repo("data/empirical/2_thread_2_instruction/CUDA/laptop_940m-inter-workgroup.csv");
+    let o = backends(&["db", "import", "--db", s(&db), s(&csv)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(
+        "UPDATE campaigns SET label = char(155) || '2J' || char(157) || '0;pwned' || char(156), host = char(133) || 'nel' || char(8238);
+         UPDATE devices SET name = 'csi' || char(155) || '31mX';",
+    )
+    .unwrap();
+    drop(c);
+    let raw = |text: &str| {
+        text.chars()
+            .any(|c| ('\u{7f}'..='\u{9f}').contains(&c) || c == '\u{202e}')
+    };
+    for argv in [
+        vec!["db", "list", "--db", s(&db), "--format", "json"],
+        vec!["report", "--db", s(&db), "--format", "json"],
+    ] {
+        let o = backends(&argv);
+        assert!(o.status.success(), "{argv:?}: {}", common::stderr(&o));
+        let text = String::from_utf8(o.stdout.clone()).unwrap();
+        assert!(!raw(&text), "{argv:?}: a raw control in {text:?}");
+        assert!(text.contains("csi\\u009b31mX"), "{argv:?}: {text}");
+    }
+    let list = db_list(&db);
+    assert_eq!(list[0]["device"], "csi\u{9b}31mX");
+    assert_eq!(list[0]["label"], "\u{9b}2J\u{9d}0;pwned\u{9c}");
+    assert_eq!(list[0]["host"], "\u{85}nel\u{202e}");
+}
+
 /// A campaign `acme` of runs of `3t3i_1` from the complete 3t3i suite
 /// (`dir/3t3i.ron`, whose `3t3i_1` is not the published one), imported
 /// into `dir/o`: the suite and the device file.

@@ -22,9 +22,13 @@
 //!
 //! The `oracle` command line is [`cli`], one thin file a subcommand, in
 //! the library so that it is compiled, linted and read with the engines.
+//!
+//! [`json`] is the one way the three tools write JSON text: serde_json,
+//! then every character an input could use to drive a terminal escaped.
 
 pub mod axb;
 pub mod cli;
+pub mod json;
 pub mod kernel;
 
 pub use axb::{

@@ -290,7 +290,7 @@ pub fn summary_json(s: &Summary) -> String {
         "memory": "sequentially consistent",
         "rows": rows,
     });
-    let mut out = serde_json::to_string_pretty(&v).expect("JSON of plain values");
+    let mut out = oracle::json::to_string_pretty(&v).expect("JSON of plain values");
     out.push('\n');
     out
 }

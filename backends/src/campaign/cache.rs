@@ -239,7 +239,7 @@ pub fn commit(root: &Path, work: &Path, key: &str) -> Result<PathBuf, Failure> {
         ))
     })?;
     let manifest = json!({ "version": VERSION, "key": key, "files": files });
-    let mut text = serde_json::to_string_pretty(&manifest).expect("serializable");
+    let mut text = oracle::json::to_string_pretty(&manifest).expect("serializable");
     text.push('\n');
     std::fs::write(work.join(MANIFEST), text).map_err(|e| {
         env(format!(

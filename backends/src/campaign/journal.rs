@@ -299,7 +299,7 @@ impl Writer {
     pub fn append_all(&mut self, entries: &[Entry]) -> Result<(), String> {
         let mut text = String::new();
         for e in entries {
-            text.push_str(&serde_json::to_string(e).expect("serializable"));
+            text.push_str(&oracle::json::to_string(e).expect("serializable"));
             text.push('\n');
         }
         self.file

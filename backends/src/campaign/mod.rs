@@ -117,7 +117,7 @@ pub(crate) fn finish<T>(
                 ExitCode::SUCCESS
             }
             Format::Json => {
-                let mut out = serde_json::to_string_pretty(&json(&s)).expect("serializable");
+                let mut out = oracle::json::to_string_pretty(&json(&s)).expect("serializable");
                 out.push('\n');
                 match crate::report::format::print(&out) {
                     Ok(()) => ExitCode::SUCCESS,

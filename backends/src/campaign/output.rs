@@ -83,7 +83,7 @@ pub(crate) fn write_results(
         written.push(path);
     }
     let doc = device_doc(target, name, contents, device, ran);
-    let mut text = serde_json::to_string_pretty(&doc).expect("serializable");
+    let mut text = oracle::json::to_string_pretty(&doc).expect("serializable");
     text.push('\n');
     let device_path = paths(out, name).device;
     write_atomically(&device_path, text.as_bytes())

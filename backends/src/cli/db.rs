@@ -233,7 +233,7 @@ fn list(a: &ListDbArgs) -> ExitCode {
     };
     let text = match a.format {
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&campaigns).expect("serializable");
+            let mut s = oracle::json::to_string_pretty(&campaigns).expect("serializable");
             s.push('\n');
             s
         }

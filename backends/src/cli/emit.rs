@@ -303,7 +303,7 @@ fn summary(args: &EmitArgs, files: &[File], opts: &EmitOptions, count: usize) ->
                 "files": files.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>(),
                 "checked": args.check,
             });
-            let mut text = serde_json::to_string_pretty(&summary).expect("serializable");
+            let mut text = oracle::json::to_string_pretty(&summary).expect("serializable");
             text.push('\n');
             printed(print(&text))
         }

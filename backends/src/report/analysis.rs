@@ -380,7 +380,7 @@ impl Report {
                 });
             }
         }
-        let mut s = serde_json::to_string_pretty(&list).expect("serializable");
+        let mut s = oracle::json::to_string_pretty(&list).expect("serializable");
         s.push('\n');
         s
     }

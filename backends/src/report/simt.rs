@@ -520,6 +520,6 @@ impl SimtReport {
                 }));
             }
         }
-        serde_json::to_string_pretty(&Value::Array(rows)).expect("JSON") + "\n"
+        oracle::json::to_string_pretty(&Value::Array(rows)).expect("JSON") + "\n"
     }
 }

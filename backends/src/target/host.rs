@@ -181,7 +181,7 @@ pub fn test_comment(index: usize, t: &NamedTest) -> String {
 /// The fields every `TestInfo` initializer starts with: C name, JSON name
 /// (escaped now so the program never has to), threads, words per instance.
 pub fn info_fields(t: &NamedTest) -> String {
-    let json = serde_json::to_string(&t.name).expect("a string serializes");
+    let json = oracle::json::to_string(&t.name).expect("a string serializes");
     format!(
         "{}, {}, {}u, {}u",
         c_string(&t.name),

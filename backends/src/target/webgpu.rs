@@ -75,7 +75,7 @@ pub fn canaries(shape: Shape) -> (String, String) {
 
 /// JSON for inside a `<script>`: `<` escaped so no string can end it.
 fn script_json(v: &Value) -> String {
-    serde_json::to_string(v)
+    oracle::json::to_string(v)
         .expect("JSON serializes")
         .replace('<', "\\u003c")
 }
@@ -114,7 +114,11 @@ pub fn page(
 ) -> String {
     assert_eq!(shaders.len(), tests.len() * mappings.len());
     let per_test: Vec<&[String]> = shaders.chunks(mappings.len().max(1)).collect();
-    let packed = gzip_base64(&serde_json::to_vec(&per_test).expect("JSON serializes"));
+    let packed = gzip_base64(
+        &oracle::json::to_string(&per_test)
+            .expect("JSON serializes")
+            .into_bytes(),
+    );
     let data = json!({
         "suite": {
             "name": name,

@@ -337,7 +337,7 @@ fn csv_bytes(records: impl IntoIterator<Item = Vec<String>>) -> Result<Vec<u8>, 
 
 /// A JSON value as the commands write it: pretty, one final line end.
 fn json_bytes(v: &serde_json::Value) -> Vec<u8> {
-    let mut s = serde_json::to_string_pretty(v).expect("JSON values serialize");
+    let mut s = crate::json::to_string_pretty(v).expect("JSON values serialize");
     s.push('\n');
     s.into_bytes()
 }

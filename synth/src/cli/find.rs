@@ -131,7 +131,7 @@ fn to_json(suite: &Suite) -> String {
             })
         })
         .collect();
-    serde_json::to_string_pretty(&list).expect("json") + "\n"
+    oracle::json::to_string_pretty(&list).expect("json") + "\n"
 }
 
 /// Writes `suite` to `--out` in `--format`.

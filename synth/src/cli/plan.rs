@@ -283,7 +283,7 @@ fn text(plan: &Plan, emit: Emit, task: &Task, estimate: Option<&Estimate>) -> St
 /// estimate`, the estimate alone.
 fn json(plan: &Plan, emit: Emit, task: &Task, estimate: Option<&Estimate>) -> String {
     if let (Emit::Estimate, Some(e)) = (emit, estimate) {
-        return serde_json::to_string_pretty(e).expect("JSON serializes") + "\n";
+        return oracle::json::to_string_pretty(e).expect("JSON serializes") + "\n";
     }
     let mut o = serde_json::json!({
         "config": plan.cfg.name(),
@@ -302,5 +302,5 @@ fn json(plan: &Plan, emit: Emit, task: &Task, estimate: Option<&Estimate>) -> St
         let note = estimate.map(Estimate::text).unwrap_or_default();
         o["slurm"] = plan.slurm(task, &note).into();
     }
-    serde_json::to_string_pretty(&o).expect("JSON serializes") + "\n"
+    oracle::json::to_string_pretty(&o).expect("JSON serializes") + "\n"
 }

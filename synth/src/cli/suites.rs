@@ -53,7 +53,7 @@ pub fn run(args: SuitesArgs) -> Result<(), Fail> {
     let body = match args.format {
         SummaryFormat::Text => summary.text,
         SummaryFormat::Json => {
-            serde_json::to_string_pretty(&summary.json).expect("JSON serializes") + "\n"
+            oracle::json::to_string_pretty(&summary.json).expect("JSON serializes") + "\n"
         }
     };
     write_text(&args.summary, body.as_bytes())

@@ -351,7 +351,7 @@ impl Journal {
         shard: Option<Shard>,
     ) -> Result<Journal, String> {
         let header =
-            serde_json::to_string(&Header::new(cfg, engine, shard)).expect("header serializes");
+            oracle::json::to_string(&Header::new(cfg, engine, shard)).expect("header serializes");
         file.write_all(line(&header).as_bytes())
             .and_then(|_| file.sync_all())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -417,7 +417,7 @@ impl Journal {
 
     /// Records that `unit` finished with `tests`, durably, before returning.
     pub fn record(&self, unit: usize, tests: &[Test]) -> Result<(), String> {
-        let body = serde_json::to_string(&Done {
+        let body = oracle::json::to_string(&Done {
             unit,
             tests: tests.to_vec(),
         })

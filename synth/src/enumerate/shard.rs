@@ -206,7 +206,7 @@ pub fn note(base: &str, cfg: &Config, shard: Option<Shard>, tests: &[Entry]) -> 
         tests: tally.count,
         checksum: tally.checksum(),
     };
-    let json = serde_json::to_string(&record).expect("a record serializes");
+    let json = oracle::json::to_string(&record).expect("a record serializes");
     format!("{base}{SHARD_TAG}{s} {json}")
 }
 

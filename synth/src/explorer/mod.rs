@@ -229,7 +229,9 @@ fn code_chunks(entries: &[Entry], shape: Shape) -> Vec<String> {
                     column[k] = Some(text);
                 }
             }
-            let json = serde_json::to_vec(&columns).expect("code serializes");
+            let json = oracle::json::to_string(&columns)
+                .expect("code serializes")
+                .into_bytes();
             let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
             gz.write_all(&json).expect("in-memory gzip");
             let bytes = gz.finish().expect("in-memory gzip");
@@ -483,7 +485,7 @@ fn idiom_titles(recogniser: &Recogniser) -> Vec<(String, String)> {
 /// The HTML of the page around its data.
 fn page_html(suite: &str, data: &PageData, shape: Shape) -> String {
     // `<` is escaped so that no string in the data can close the script.
-    let json = serde_json::to_string(data)
+    let json = oracle::json::to_string(data)
         .expect("page data serializes")
         .replace('<', "\\u003c");
     let title = html_escape(&format!("{suite}: progress litmus test explorer"));

@@ -219,7 +219,7 @@ impl Journal {
 
     /// Records a finished piece durably before returning.
     pub fn record(&self, d: &Done) -> Result<(), String> {
-        let body = serde_json::to_string(d).expect("tests serialize");
+        let body = oracle::json::to_string(d).expect("tests serialize");
         let mut f = self.file.lock().unwrap_or_else(|p| p.into_inner());
         f.write_all(line(&body).as_bytes())
             .and_then(|_| f.sync_data())

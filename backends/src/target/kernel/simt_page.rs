@@ -69,7 +69,7 @@ pub fn page(programs: &[&NamedProgram]) -> Result<String, String> {
         .map(|p| entry(p))
         .collect::<Result<Vec<_>, _>>()?;
     // `</` would end the script element early.
-    let data = serde_json::to_string(&tests)
+    let data = oracle::json::to_string(&tests)
         .expect("JSON")
         .replace("</", "<\\/");
     Ok(format!(
