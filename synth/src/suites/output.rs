@@ -9,6 +9,10 @@
 //! - **Nothing through a link.** Below DIR (DIR itself is the user's
 //!   choice), no folder or file on the way to an output may be a symbolic
 //!   link: such a run is refused before anything is written or removed.
+//!   And none is followed while the run writes: every file is read,
+//!   written and removed through its folder's descriptor, each folder
+//!   opened from its parent's without following links ([`super::tree`]),
+//!   so a folder swapped for a link after the check stops the run there.
 //! - **Only regular files are read or replaced.** An output path that
 //!   holds a FIFO, a device, a socket or a folder (a FIFO at `README.md`
 //!   or `MANIFEST` would block the run forever: both are read first) is
@@ -20,7 +24,8 @@
 //!   any other such file (a person's, or one edited since) makes the run
 //!   refuse, naming it, before anything is written.
 
-use progress_litmus::axb::load::{kind_of, write_atomically};
+use super::tree::Tree;
+use progress_litmus::axb::load::kind_of;
 use progress_litmus::fingerprint::fnv64;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -97,14 +102,13 @@ fn slashed(rel: &Path) -> String {
 /// unreadable: empty (then nothing is removed). Lines that are not
 /// `HASH<TAB>PATH` with a plain relative path are ignored: a forged line
 /// can only name a list inside the folder with bytes it already has.
-fn previous(out: &Path) -> BTreeMap<PathBuf, String> {
-    let path = out.join(MANIFEST);
-    // Never a FIFO or a device (reading one could block): [`check_paths`]
-    // refuses the run when the manifest is one of its outputs.
-    if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+fn previous(tree: &Tree) -> BTreeMap<PathBuf, String> {
+    // Never a FIFO or a device (reading one could block): the tree reads
+    // regular files only.
+    let Ok(Some(bytes)) = tree.read(Path::new(MANIFEST)) else {
         return BTreeMap::new();
-    }
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
         return BTreeMap::new();
     };
     text.lines()
@@ -168,8 +172,12 @@ fn check_paths(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<(), Wri
 /// The lists in the list folders of `files` that are not part of the
 /// output: each is removable if the manifest recorded it with the bytes
 /// it has now; else the run is refused, naming it.
-fn stale_lists(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<Vec<PathBuf>, WriteError> {
-    let recorded = previous(out);
+fn stale_lists(
+    out: &Path,
+    tree: &Tree,
+    files: &BTreeMap<PathBuf, Vec<u8>>,
+) -> Result<Vec<PathBuf>, WriteError> {
+    let recorded = previous(tree);
     let dirs: BTreeSet<PathBuf> = files
         .keys()
         .filter(|p| p.components().count() > 1)
@@ -177,17 +185,12 @@ fn stale_lists(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<Vec<Pat
         .collect();
     let mut stale = Vec::new();
     for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(out.join(&dir)) else {
-            continue;
-        };
-        for entry in entries {
-            let entry = entry?;
-            let rel = dir.join(entry.file_name());
-            // `file_type` does not follow links: a link is never a list.
-            if !entry.file_type()?.is_file() || files.contains_key(&rel) || !is_list(&rel) {
+        // Regular files only: a link is never a list.
+        for (name, bytes) in tree.files_in(&dir)? {
+            let rel = dir.join(name);
+            if files.contains_key(&rel) || !is_list(&rel) {
                 continue;
             }
-            let bytes = std::fs::read(entry.path())?;
             if recorded.get(&rel) != Some(&fnv64(&bytes)) {
                 return Err(WriteError::Refused(format!(
                     "{}: a list `synth suites` would remove as stale, but it did not write it (it is not in {MANIFEST}, or has changed since): move or remove it yourself, then run again",
@@ -208,7 +211,8 @@ fn stale_lists(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<Vec<Pat
 /// Everything is checked first: a refusal writes and removes nothing.
 pub fn write(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<WriteStats, WriteError> {
     check_paths(out, files)?;
-    let mut stale = stale_lists(out, files)?;
+    let tree = Tree::open(out)?;
+    let mut stale = stale_lists(out, &tree, files)?;
     let mut stats = WriteStats::default();
     // The manifest last: until it is replaced, the previous one still
     // vouches for the lists this run has not removed yet.
@@ -217,20 +221,19 @@ pub fn write(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<WriteStat
     for (rel, bytes) in others.chain(files.get_key_value(manifest)) {
         if rel == manifest {
             for rel in std::mem::take(&mut stale) {
-                std::fs::remove_file(out.join(&rel))?;
+                tree.remove(&rel)?;
                 stats.removed.push(rel);
             }
         }
-        let path = out.join(rel);
-        if std::fs::read(&path).is_ok_and(|old| &old == bytes) {
+        if tree.read(rel)?.is_some_and(|old| &old == bytes) {
             stats.unchanged += 1;
         } else {
-            write_atomically(&path, bytes)?;
+            tree.write(rel, bytes)?;
             stats.written += 1;
         }
     }
     for rel in stale {
-        std::fs::remove_file(out.join(&rel))?;
+        tree.remove(&rel)?;
         stats.removed.push(rel);
     }
     Ok(stats)
