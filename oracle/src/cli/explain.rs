@@ -68,7 +68,7 @@ fn explain_axb(
 }
 
 /// `explain` by the kernel checker: the text, or JSON with the verdict,
-/// the state count and the text.
+/// the state count, the plain sentence (`summary`) and the text.
 fn explain_kernel(
     item: &Item,
     m: &ScopedModel,
@@ -78,15 +78,17 @@ fn explain_kernel(
     let program = item.program();
     let opts = witness_options(max_states);
     let fail = |e: KernelError| Failure::Input(item_failed(item, &e));
-    let text = crate::kernel::explain::explain(
+    let places = super::shader::places(item);
+    let explained = crate::kernel::explain::explain_with(
         &program,
         item.name(),
         m,
         opts,
         crate::kernel::explain::Show::Program,
+        &places,
     )
     .map_err(fail)?;
-    let text = super::shader::in_shader_terms(item.source(), text);
+    let text = super::shader::in_shader_terms(item.source(), explained.text);
     // A shader's verdict names the launch it is for (its first line is
     // the verdict line).
     let launch = match item {
@@ -104,6 +106,10 @@ fn explain_kernel(
         TextFormat::Text => text.into_bytes(),
         TextFormat::Json => {
             let d = crate::kernel::decide(&program, m, opts).map_err(fail)?;
+            let summary = match explained.summary {
+                Some(s) => s.text,
+                None => format!("guaranteed to terminate under {m}"),
+            };
             let mut v = serde_json::json!({
                 "test": item.name(),
                 "source": item.source().display().to_string(),
@@ -113,6 +119,7 @@ fn explain_kernel(
                 "deadlock": d.deadlock,
                 "states": d.states,
                 "transitions": d.transitions,
+                "summary": summary,
                 "explanation": text,
             });
             if let Some(l) = launch {

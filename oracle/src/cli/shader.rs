@@ -2,7 +2,9 @@
 //! launch flags every command takes, and `oracle translate`. Kept apart
 //! from `main.rs` so that the command line's other parts stay as they are.
 
+use crate::kernel::sentence::{Place, Places};
 use clap::Args;
+use progress_litmus::kernel::load::Item;
 use progress_litmus::kernel::shader::{self, Launch};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -91,24 +93,54 @@ pub fn translate(path: &Path) -> Result<String, String> {
     Ok(shader::print::annotated(&t, &shown))
 }
 
+/// The translation of a shader input, again (the loaded program keeps no
+/// spans); none for other inputs or when it fails (it did not when the
+/// input was loaded).
+fn translation(source: &Path) -> Option<shader::Translation> {
+    let ext = source.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if !shader::is_shader_ext(ext) {
+        return None;
+    }
+    let limit = progress_litmus::axb::load::max_input_bytes().ok()?;
+    let bytes = progress_litmus::axb::load::read_bytes_limited(source, limit).ok()?;
+    shader::translate(source, &bytes, launch()).ok()
+}
+
 /// `oracle explain` on a shader speaks of the shader: its lines in the
 /// listing and after each witness step (other inputs: the text as is).
 pub fn in_shader_terms(source: &Path, text: String) -> String {
-    let ext = source.extension().and_then(|e| e.to_str()).unwrap_or("");
-    if !shader::is_shader_ext(ext) {
-        return text;
-    }
-    let Ok(limit) = progress_litmus::axb::load::max_input_bytes() else {
-        return text;
-    };
-    let Ok(bytes) = progress_litmus::axb::load::read_bytes_limited(source, limit) else {
-        return text;
-    };
-    let Ok(t) = shader::translate(source, &bytes, launch()) else {
+    let Some(t) = translation(source) else {
         return text;
     };
     let file = progress_litmus::error::printable(&source.to_string_lossy());
     shader::print::explain_in_shader_terms(&t, &file, &text)
+}
+
+/// Where each instruction of an input is in the user's source: a
+/// shader's line, column and line text, else the program's own positions
+/// (a `.litmus` file's), else nothing.
+pub fn places(item: &Item) -> Places {
+    let program = item.program();
+    let Some(t) = translation(item.source()) else {
+        return Places::of_program(&program);
+    };
+    let at = |pc: usize| {
+        let r = t.spans.get(pc)?.to_range()?;
+        let (line, col) = shader::line_col(&t.source, r.start as u32);
+        let text = shader::source_line(&t.source, line)?.to_string();
+        (line > 0).then_some(Place {
+            line,
+            col,
+            text: Some(text),
+        })
+    };
+    Places(
+        program
+            .codes
+            .iter()
+            .map(|c| (0..c.instrs.len()).map(at).collect())
+            .collect(),
+    )
 }
 
 /// The paths argument of `translate` (one shader).

@@ -1,10 +1,12 @@
 //! Verdicts for people (`oracle explain` on kernel programs): the verdict
-//! under the model, the program, and the witness schedule of a failing
-//! verdict or the reason of a passing one. Every verdict line says that
+//! under the model, the plain sentence of a failing verdict
+//! ([`super::sentence`]), the program, and the witness schedule of a
+//! failing verdict or the reason of a passing one. Every verdict line says that
 //! memory is sequentially consistent: the checker assumes it.
 
 use super::product::{build, Kernel, Move, Product, Reductions};
 use super::scopes;
+use super::sentence::{self, Places, Summary};
 use super::witness::{self, Lasso, Witness};
 use super::{with_words, KernelError, Options};
 use petgraph::graph::{EdgeIndex, NodeIndex};
@@ -77,27 +79,97 @@ pub fn move_text(k: &Kernel, m: Move) -> String {
     s
 }
 
-fn schedule_lines<S: Packed>(
-    out: &mut String,
-    k: &Kernel,
-    p: &Product<S>,
-    edges: &[EdgeIndex],
-    first: usize,
-) {
-    let g = &p.lts.graph;
-    for (i, &e) in edges.iter().enumerate() {
-        let (from, to) = g.edge_endpoints(e).unwrap();
-        let f = k.scopes.describe(g[from].as_ref());
-        let _ = writeln!(
-            out,
+/// One step of a witness schedule, as `explain` shows it and `check`
+/// reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// Its number in the schedule (from 1).
+    pub number: usize,
+    /// Who moves: `w1`, `w1.0`, `w1.s0`.
+    pub actor: String,
+    /// What it does: the instruction with its branch outcome, or
+    /// `terminates`.
+    pub action: String,
+    /// The fair sets before the step (`F: dev={0}`; empty where no scope
+    /// keeps one).
+    pub fair: String,
+    /// The state after the step.
+    pub state: String,
+    /// The instruction stepped, as (code block, pc); none for a Terminate.
+    pub at: Option<(usize, usize)>,
+    /// The repeated part of the schedule starts at this step.
+    pub repeats: bool,
+}
+
+impl Step {
+    /// The schedule line of `explain`: number, actor, action, F, state.
+    pub fn line(&self) -> String {
+        format!(
             "  {:>3}  {:<6} {:<48} {}{}-> {}",
-            first + i,
-            who(k, g[e]),
-            move_text(k, g[e]),
-            f,
-            if f.is_empty() { "" } else { "  " },
-            describe_state(k, g[to].as_ref())
-        );
+            self.number,
+            self.actor,
+            self.action,
+            self.fair,
+            if self.fair.is_empty() { "" } else { "  " },
+            self.state
+        )
+    }
+}
+
+/// The steps of `edges`, numbered from `first`.
+fn steps_of<S: Packed>(k: &Kernel, p: &Product<S>, edges: &[EdgeIndex], first: usize) -> Vec<Step> {
+    let g = &p.lts.graph;
+    edges
+        .iter()
+        .enumerate()
+        .map(|(i, &e)| {
+            let (from, to) = g.edge_endpoints(e).unwrap();
+            let m = g[e];
+            let inv = k.move_invocations(m).start;
+            Step {
+                number: first + i,
+                actor: who(k, m),
+                action: move_text(k, m),
+                fair: k.scopes.describe(g[from].as_ref()),
+                state: describe_state(k, g[to].as_ref()),
+                at: m.is_step().then(|| (k.machine.code_index(inv), m.pc())),
+                repeats: false,
+            }
+        })
+        .collect()
+}
+
+/// A lasso's steps, numbered from `first`, the repeated part marked.
+fn lasso_steps<S: Packed>(k: &Kernel, p: &Product<S>, l: &Lasso, first: usize) -> Vec<Step> {
+    let mut steps = steps_of(k, p, &l.prefix, first);
+    let mut cycle = steps_of(k, p, &l.cycle, first + l.prefix.len());
+    if let Some(s) = cycle.first_mut() {
+        s.repeats = true;
+    }
+    steps.append(&mut cycle);
+    steps
+}
+
+/// Every step of a witness, in order: the path to a deadlock, a lasso,
+/// or the path to a trap followed by the lasso that stays there.
+pub fn witness_steps<S: Packed>(k: &Kernel, p: &Product<S>, w: &Witness) -> Vec<Step> {
+    match w {
+        Witness::Deadlock { path, .. } => steps_of(k, p, path, 1),
+        Witness::Lasso { lasso, .. } => lasso_steps(k, p, lasso, 1),
+        Witness::Trap { reach, stay, .. } => {
+            let mut steps = steps_of(k, p, reach, 1);
+            steps.extend(lasso_steps(k, p, stay, reach.len() + 1));
+            steps
+        }
+    }
+}
+
+fn schedule_lines(out: &mut String, steps: &[Step]) {
+    for s in steps {
+        if s.repeats {
+            let _ = writeln!(out, "  --- repeats forever from here ---");
+        }
+        let _ = writeln!(out, "{}", s.line());
     }
 }
 
@@ -112,9 +184,11 @@ fn lasso_lines<S: Packed>(
     if l.prefix.is_empty() {
         let _ = writeln!(out, "  (from {from})");
     }
-    schedule_lines(out, k, p, &l.prefix, first);
-    let _ = writeln!(out, "  --- repeats forever from here ---");
-    schedule_lines(out, k, p, &l.cycle, first + l.prefix.len());
+    let steps = lasso_steps(k, p, l, first);
+    schedule_lines(out, &steps);
+    if l.cycle.is_empty() {
+        let _ = writeln!(out, "  --- repeats forever from here ---");
+    }
 }
 
 /// Names of entity bits: `w0`, `w0.s1`, `w0.1`.
@@ -139,9 +213,23 @@ fn entities(k: &Kernel, mask: u64) -> String {
     format!("{{{}}}", names.join(", "))
 }
 
+/// An explanation: the text `oracle explain` prints, and the parts of it
+/// `oracle check` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explained {
+    pub text: String,
+    /// The plain sentence of a failing verdict ([`sentence`]); none when
+    /// the program passes.
+    pub summary: Option<Summary>,
+    /// The witness schedule, step by step (empty when the program passes).
+    pub steps: Vec<Step>,
+    /// The witness is a deadlock.
+    pub deadlock: bool,
+}
+
 /// The explanation on the product of the program with the model's fair
-/// sets, in `S` words a state: the header, then what the witness (or its
-/// absence) shows.
+/// sets, in `S` words a state: the header, the sentence of a failing
+/// verdict, then what the witness (or its absence) shows.
 fn explain_w<S: Packed>(
     program: &Program,
     name: &str,
@@ -149,12 +237,21 @@ fn explain_w<S: Packed>(
     k: &Kernel,
     max_states: usize,
     with_program: bool,
-) -> Result<String, KernelError> {
+    places: &Places,
+) -> Result<Explained, KernelError> {
     let p = build::<S>(k, max_states)?;
     let w = witness::find(k, &p, model.fairness);
+    let summary = w
+        .as_ref()
+        .map(|w| sentence::summarize(k, &p, w, model, places));
     let mut out = String::new();
     let shown = with_program.then_some(program);
     header(&mut out, shown, name, model, k, &p, w.as_ref());
+    // The sentence opens the explanation, after the verdict line.
+    if let Some(s) = &summary {
+        let at = out.find('\n').map_or(out.len(), |i| i + 1);
+        out.insert_str(at, &format!("{}\n", s.text));
+    }
     match &w {
         None => why_it_passes(&mut out, model, &p),
         Some(Witness::Deadlock { path, state }) => deadlock_lines(&mut out, k, &p, path, *state),
@@ -168,7 +265,15 @@ fn explain_w<S: Packed>(
             stay,
         }) => trap_lines(&mut out, k, &p, reach, *trap, *region, stay),
     }
-    Ok(out)
+    Ok(Explained {
+        text: out,
+        steps: w
+            .as_ref()
+            .map(|w| witness_steps(k, &p, w))
+            .unwrap_or_default(),
+        deadlock: matches!(w, Some(Witness::Deadlock { .. })),
+        summary,
+    })
 }
 
 /// The verdict line (with the memory model the checker assumes), the
@@ -242,7 +347,7 @@ fn deadlock_lines<S: Packed>(
     if path.is_empty() {
         let _ = writeln!(out, "  (the start state)");
     }
-    schedule_lines(out, k, p, path, 1);
+    schedule_lines(out, &steps_of(k, p, path, 1));
     let _ = writeln!(
         out,
         "Stuck in: {}",
@@ -305,7 +410,7 @@ fn trap_lines<S: Packed>(
     if reach.is_empty() {
         let _ = writeln!(out, "  (it is the start state)");
     }
-    schedule_lines(out, k, p, reach, 1);
+    schedule_lines(out, &steps_of(k, p, reach, 1));
     let _ = writeln!(
         out,
         "From there a scheduler can keep to {region} state{} none of which can force termination, giving every guaranteed entity its moves. A strongly fair schedule that stays there forever:",
@@ -327,6 +432,7 @@ pub enum Show {
 
 /// The explanation of `program`'s verdict under `model`, with a witness.
 /// Built without reductions, so that the schedule is one of the program.
+/// Places in the sentence are the program's own positions, if any.
 pub fn explain(
     program: &Program,
     name: &str,
@@ -334,10 +440,32 @@ pub fn explain(
     opts: Options,
     show: Show,
 ) -> Result<String, KernelError> {
+    let places = Places::of_program(program);
+    explain_with(program, name, model, opts, show, &places).map(|e| e.text)
+}
+
+/// [`explain`] with the places of the user's source (a shader's lines),
+/// and the sentence and witness steps apart.
+pub fn explain_with(
+    program: &Program,
+    name: &str,
+    model: &ScopedModel,
+    opts: Options,
+    show: Show,
+    places: &Places,
+) -> Result<Explained, KernelError> {
     let k = Kernel::new(program, model, Reductions::NONE)?;
     let with_program = show == Show::Program;
     with_words!(
         k.words,
-        explain_w(program, name, model, &k, opts.max_states, with_program)
+        explain_w(
+            program,
+            name,
+            model,
+            &k,
+            opts.max_states,
+            with_program,
+            places
+        )
     )
 }

@@ -27,6 +27,7 @@ pub mod product;
 pub mod proviso;
 pub mod rows;
 pub mod scopes;
+pub mod sentence;
 pub mod stats;
 pub mod symmetry;
 pub mod witness;
