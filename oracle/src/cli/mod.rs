@@ -1,5 +1,6 @@
 //! The `oracle` command line: one thin file a subcommand ([`classify`],
-//! [`explain`], [`lts`], [`table`], [`label`]) and, here, what they share:
+//! [`explain`], [`lts`], [`table`], [`label`], [`check`]) and, here, what
+//! they share:
 //! the clap types of the whole command (global `--max-states`, `-o`,
 //! `--format`), the parsers of models and names, the way a command fails
 //! ([`Failure`], one exit status each) and the way its output is written
@@ -11,11 +12,13 @@
 //! give the eleven models' verdicts, and the kernel checker agrees with
 //! the AXB engine on every AXB test (oracle/tests/kernel_axb.rs).
 
+pub mod check;
 pub mod classify;
 pub mod explain;
 pub mod label;
 pub mod lts;
 pub mod outcomes;
+pub mod sarif;
 pub mod shader;
 pub mod stats;
 pub mod table;
@@ -51,6 +54,9 @@ Output goes to standard output, or with -o FILE to FILE, which is replaced
 only once the output is complete (a symbolic link is followed and its target
 replaced; a character device such as /dev/null or a FIFO is written to, never
 replaced); -o - is standard output. Errors and status go to standard error.
+
+`oracle check` also exits 1 when some program is not guaranteed to terminate
+under a required model (see oracle check --help).
 
 Inputs: AXB tests (`.ron` tests and suites, artifact `.txt` tests) and kernel
 programs (`.litmus` files, `Kernel` and `KernelSuite` RON files; see
@@ -116,6 +122,11 @@ enum Command {
     /// (a `KernelSuite` when some input is a kernel program).
     #[command(after_help = exit_status())]
     Label(label::Args),
+    /// Check that every program is guaranteed to terminate under the required
+    /// models, for CI: the plain sentence and the witness of each one that is
+    /// not (text, JSON or SARIF).
+    #[command(after_help = check::after_help())]
+    Check(check::Args),
     /// The kernel program a shader (.wgsl, .comp, .spv) is decided as, in
     /// the litmus format with the shader's lines as comments.
     #[command(after_help = exit_status())]
@@ -322,6 +333,9 @@ pub enum Failure {
     Input(String),
     /// Anything else (an output that cannot be written): exit status 1.
     Other(String),
+    /// `oracle check` found programs not guaranteed to terminate, and its
+    /// output says which: exit status 1, nothing more to print.
+    Found,
 }
 
 /// CSV records, RFC 4180-quoted (a field with a comma, quote or line break
@@ -372,6 +386,7 @@ fn run(cli: Cli) -> Result<bool, Failure> {
         Command::Lts(args) => lts::run(&args, max_states),
         Command::Table(args) => table::run(&args, max_states),
         Command::Label(args) => label::run(args, max_states),
+        Command::Check(args) => check::run(&args, max_states),
         Command::Translate { path, out } => {
             let text = shader::translate(&path).map_err(Failure::Input)?;
             emit(&out, text.as_bytes())?;
@@ -400,6 +415,7 @@ pub fn main() -> ExitCode {
             eprintln!("error: {}", printable(&e.to_string()));
             ExitCode::from(1)
         }
+        Ok(Err(Failure::Found)) => ExitCode::from(1),
         Err(_) => ExitCode::from(1),
     }
 }
