@@ -182,7 +182,7 @@ fn macro_bombs_are_refused() {
         (
             doubling("x = 1u;"),
             "A59",
-            "tokens (once macros are expanded",
+            "tokens (in GLSL, once macros are expanded)",
         ),
     ] {
         let src = format!("{HEAD}{defs}void main() {{ {body} }}\n");
@@ -483,5 +483,131 @@ fn wide_shaders_are_refused_before_naga_is_slow() {
             "{e}"
         );
         assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+    }
+}
+
+/// Inlining multiplies a body: 3,000 statements called 63 x 63 times (a
+/// 36 KB shader) ran 57 s and 533 MB before the translation's length was
+/// compared with the kernel language's 63. Refused once the emitted code
+/// passes its bound, in well under a second.
+#[test]
+fn inlined_bodies_are_bounded_while_emitted() {
+    let src = format!(
+        "@group(0) @binding(0) var<storage, read_write> m: array<u32, 4>;\nvar<private> p: u32;\nfn g() {{\n{}}}\nfn h() {{\n{}}}\n@compute @workgroup_size(1)\nfn main() {{\n{}m[0] = p;\n}}\n",
+        "p = p + 1u;\n".repeat(3_000),
+        "g();\n".repeat(63),
+        "h();\n".repeat(63)
+    );
+    let t = std::time::Instant::now();
+    let e = translate(Path::new("inline.wgsl"), src.as_bytes(), &Launch::default()).unwrap_err();
+    assert!(e.msg.contains("instructions before simplification"), "{e}");
+    assert!(e.line > 0, "{e}");
+    assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+}
+
+/// A preprocessor error (a stray `$`, an integer past 64 bits) once came
+/// out as `GLSL: UnexpectedCharacter` with no place: naga reports these
+/// without a position. Now at its line and column, in words.
+#[test]
+fn preprocessor_errors_have_their_place() {
+    let head = "#version 450\nlayout(local_size_x=1) in;\nlayout(std430, binding=0) buffer B { uint m[]; };\nvoid main(){\n  m[0]=1u;\n";
+    for (line, words) in [
+        ("  m[1]=$;", "unexpected character"),
+        ("  m[1]=99999999999999999999999u;", "integer overflow"),
+    ] {
+        let src = format!("{head}{line}\n}}\n");
+        let e = translate(Path::new("pp.comp"), src.as_bytes(), &Launch::default()).unwrap_err();
+        assert_eq!((e.line, e.col), (6, 8), "{e}");
+        assert_eq!(e.msg, format!("GLSL: preprocessor: {words}"), "{e}");
+    }
+}
+
+/// WGSL's member chains and comments, as naga reads them: a chain
+/// `v.x.x...` of 120,000 links was one token to the bounds (and naga's
+/// lowering recursed once a link: stack overflow, exit 134); a `//`
+/// comment ended by a lone CR (or VT, FF, NEL, U+2028, U+2029) hid the
+/// rest of its line from the bounds but not from naga. Both refused.
+#[test]
+fn wgsl_member_chains_and_line_breaks_are_seen() {
+    let head = "@group(0) @binding(0) var<storage, read_write> m: array<u32, 4>;\n@compute @workgroup_size(1)\nfn main(@builtin(workgroup_id) wg: vec3<u32>) {\n";
+    let chain = format!(
+        "{head}let v = vec4<u32>(wg.x, 1u, 2u, 3u);\nm[0] = v{};\n}}\n",
+        ".x".repeat(120_000)
+    );
+    let mut inputs = vec![chain];
+    for brk in ["\r", "\u{b}", "\u{c}", "\u{85}", "\u{2028}", "\u{2029}"] {
+        inputs.push(format!(
+            "{head}//{brk}m[0] = wg.x{};\n}}\n",
+            " + wg.x".repeat(150_000)
+        ));
+    }
+    for src in inputs {
+        let src2 = src.clone();
+        let e = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || {
+                translate(Path::new("c.wgsl"), src2.as_bytes(), &Launch::default())
+                    .map(|_| ())
+                    .map_err(|e| e.msg)
+            })
+            .unwrap()
+            .join()
+            .expect("no overflow")
+            .unwrap_err();
+        assert!(
+            e.contains("a statement of more than") || e.contains("tokens"),
+            "{e}"
+        );
+    }
+}
+
+/// The value check's tables are held to the byte budget of the state
+/// bound, as the checker's are: 8 invocations doing 30 `atomicAdd`s each
+/// once took 3 GB under the default bound (and aborted the process under
+/// a 3 GB address space) before the count stopped it. Under a bound of
+/// 300,000 states (30 MB) it now stops at the budget, before the count.
+#[test]
+fn the_value_check_keeps_to_the_memory_budget() {
+    let src = "// workgroups 4;\n// values 256;\n@group(0) @binding(0) var<storage, read_write> m: array<atomic<u32>, 8>;\n@compute @workgroup_size(2)\nfn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3<u32>) {\n  let k = wg.x * 2u + li;\n  for (var i = 0u; i < 30u; i++) {\n    atomicAdd(&m[k], 1u);\n  }\n}\n";
+    let launch = Launch {
+        max_states: 300_000,
+        ..Launch::default()
+    };
+    let e = translate(Path::new("big.wgsl"), src.as_bytes(), &launch).unwrap_err();
+    assert!(
+        e.msg
+            .starts_with("the value check's tables would pass their budget ("),
+        "{e}"
+    );
+    assert!(
+        e.msg
+            .contains("the budget of --max-states 300000 being 28 MiB"),
+        "{e}"
+    );
+}
+
+/// A type nested 200 deep in template lists reached naga's own limit,
+/// reported as "internal WGSL front end error" with no position. Now
+/// refused at its line and column, naming what nests.
+#[test]
+fn wgsl_template_nesting_has_its_place() {
+    let n = 200;
+    let src = format!(
+        "@group(0) @binding(0) var<storage, read_write> m: array<u32, 4>;\nvar<private> x: {}u32{};\n@compute @workgroup_size(1)\nfn main() {{ m[0] = 1u; }}\n",
+        "array<".repeat(n),
+        ",1>".repeat(n)
+    );
+    let e = translate(Path::new("t.wgsl"), src.as_bytes(), &Launch::default()).unwrap_err();
+    assert_eq!(e.line, 2, "{e}");
+    assert!(e.msg.contains("template lists"), "{e}");
+    // 100 deep is left to naga, and read.
+    let ok = src
+        .replace(&"array<".repeat(n), &"array<".repeat(100))
+        .replace(&",1>".repeat(n), &",1>".repeat(100));
+    if let Err(e) = translate(Path::new("t.wgsl"), ok.as_bytes(), &Launch::default()) {
+        assert!(
+            !e.msg.contains("template lists") && !e.msg.contains("internal"),
+            "{e}"
+        );
     }
 }

@@ -19,6 +19,7 @@
 //! - [`shader`]: WGSL, GLSL and SPIR-V compute shaders as kernel programs.
 
 pub mod assert;
+pub mod budget;
 pub mod cfg;
 pub mod cmp;
 pub mod embed;

@@ -45,25 +45,10 @@ use std::fmt;
 /// The default bound on the number of states of a product.
 pub const DEFAULT_MAX_STATES: usize = 5_000_000;
 
-/// Bytes of tables a bound of one state allows: a check under
-/// `max_states` holds at most `max_states * BYTES_PER_STATE` bytes of
-/// state space (the product, its transitions, its index and the per-state
-/// tables of the verdict rules, counted by capacity), and at least
-/// [`MIN_BUDGET`]. In the lean tables ([`lean`]) a state is charged about
-/// 100 to 150 bytes with the rules' tables (more with more invocations,
-/// which have more transitions; the full product of witnesses 100 to 250),
-/// so the budget, not the state count, is what stops a large program
-/// (issue 20 item 3: 2 workgroups of 8 invocations aborted the process at
-/// 3.4 GB under a count alone).
-pub const BYTES_PER_STATE: usize = 100;
-
-/// The smallest budget: small bounds stay bounds on states.
-pub const MIN_BUDGET: usize = 16 << 20;
-
-/// The byte budget of a check under `max_states` (see [`BYTES_PER_STATE`]).
-pub fn budget(max_states: usize) -> usize {
-    max_states.saturating_mul(BYTES_PER_STATE).max(MIN_BUDGET)
-}
+/// The byte budget of a state bound: one rule for the checker and the
+/// shader frontend's value check, kept in the core (see
+/// [`progress_litmus::kernel::budget`]).
+pub use progress_litmus::kernel::budget::{budget, BYTES_PER_STATE, MIN_BUDGET};
 
 /// Why a program got no verdict.
 #[derive(Clone, Debug, PartialEq, Eq)]

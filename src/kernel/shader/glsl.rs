@@ -144,8 +144,8 @@ fn version_line_end(text: &str) -> usize {
 /// past the bounds of [`super::shape::Shape`], or past the preprocessor's
 /// bounds (`vendor/pp-rs`: `MAX_ARGUMENT_TOKENS`, `MAX_ARGUMENT_NESTING`,
 /// `MAX_IF_NESTING`): one error at the token
-/// where it does. Other preprocessor errors are left to naga, which
-/// reports them with its words.
+/// where it does. Any other preprocessor error is reported here too, at
+/// its place (naga reports them with no position).
 pub fn check_shape(path: &Path, src: &str, prepared: &Prepared) -> Result<(), FileError> {
     use super::shape::{keyword, punct, Shape, Tok};
     use pp_rs::token::{PreprocessorError, Punct, TokenValue};
@@ -170,7 +170,7 @@ pub fn check_shape(path: &Path, src: &str, prepared: &Prepared) -> Result<(), Fi
                     pp_rs::pp::MAX_IF_NESTING
                 )));
             }
-            Err(_) => continue,
+            Err((e, at)) => return Err(refuse(at.start, preprocessor_error(&e))),
         };
         let tok = match &token.value {
             TokenValue::Ident(word) => keyword(word.as_bytes()),
@@ -191,6 +191,21 @@ pub fn check_shape(path: &Path, src: &str, prepared: &Prepared) -> Result<(), Fi
             .map_err(|m| refuse(token.location.start, m))?;
     }
     Ok(())
+}
+
+/// A preprocessor error in words: `UnexpectedCharacter` as "unexpected
+/// character", with what it holds (`UnexpectedToken(...)`) escaped.
+fn preprocessor_error(e: &pp_rs::token::PreprocessorError) -> String {
+    let debug = format!("{e:?}");
+    let (name, rest) = debug.split_at(debug.find('(').unwrap_or(debug.len()));
+    let mut words = String::new();
+    for c in name.chars() {
+        if c.is_uppercase() && !words.is_empty() {
+            words.push(' ');
+        }
+        words.extend(c.to_lowercase());
+    }
+    format!("preprocessor: {words}{}", crate::error::printable(rest))
 }
 
 /// Parses prepared GLSL compute shader text into naga's IR; the first error

@@ -32,6 +32,11 @@ const MAX_CALL_DEPTH: usize = 16;
 /// (a 700-byte shader), is 10^8 copies; empty bodies emit no instruction,
 /// so no bound on the program's size would see them.
 pub const MAX_INLINED_CALLS: usize = 4096;
+/// The most instructions the translation emits before it simplifies
+/// them (the result may have 63): a body of 1,000 statements inlined
+/// 4,000 times once ran 16 s and 183 MB before that bound was checked,
+/// and a macro-built one ran out of memory.
+pub const MAX_EMITTED: usize = 16_384;
 
 /// Where a pointer points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -103,7 +103,7 @@ impl Shape {
         self.tokens += 1;
         if self.tokens > MAX_TOKENS {
             return Err(format!(
-                "more than {MAX_TOKENS} tokens (once macros are expanded: a macro that expands to copies of another?): refused (naga's readers take time quadratic in a function's expressions)"
+                "more than {MAX_TOKENS} tokens (in GLSL, once macros are expanded): refused (naga's readers take time quadratic in a function's expressions)"
             ));
         }
         if self.ended && t != Tok::Else {
@@ -146,7 +146,7 @@ impl Shape {
             self.run += 1;
             if self.run > MAX_STATEMENT_TOKENS {
                 return Err(format!(
-                    "a statement of more than {MAX_STATEMENT_TOKENS} tokens (an expression, or a run of `if`s and loops without braces): refused (naga's parser has no depth limit)"
+                    "a statement of more than {MAX_STATEMENT_TOKENS} tokens: refused (naga's readers recurse as deep as an expression nests)"
                 ));
             }
         }
@@ -163,36 +163,57 @@ impl Shape {
 }
 
 /// The tokens of WGSL text with their byte offsets, as coarse as [`Tok`]:
-/// comments (nested `/* */` and `//` lines) skipped, identifiers and
-/// numbers whole, every other character a token of its own.
+/// blankspace and comments (nested `/* */`, and `//` up to any of WGSL's
+/// line breaks: a comment ended by a lone CR or U+2028 once hid the rest
+/// of the line from these bounds but not from naga) skipped, identifiers
+/// and numbers whole (`.` a token of its own outside a number: a member
+/// chain `v.x.x...` nests in naga's lowering), every other character a
+/// token of its own.
 pub fn wgsl_tokens(src: &str) -> impl Iterator<Item = (usize, Tok)> + '_ {
     let b = src.as_bytes();
     let mut i = 0;
     std::iter::from_fn(move || loop {
-        let c = *b.get(i)?;
+        let c = src[i..].chars().next()?;
         let at = i;
-        if c.is_ascii_whitespace() {
-            i += 1;
+        if c.is_whitespace() || c == '\u{200e}' || c == '\u{200f}' {
+            i += c.len_utf8();
         } else if b[i..].starts_with(b"//") {
-            i += b[i..]
-                .iter()
-                .position(|&c| c == b'\n')
-                .unwrap_or(b.len() - i);
+            i = src[i..]
+                .char_indices()
+                .find(|&(_, c)| is_line_break(c))
+                .map_or(b.len(), |(k, _)| i + k);
         } else if b[i..].starts_with(b"/*") {
             i = comment_end(b, i);
-        } else if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 {
-            while b
-                .get(i)
-                .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c >= 0x80)
-            {
-                i += 1;
-            }
+        } else if c.is_ascii_digit() {
+            i += src[i..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+                .unwrap_or(b.len() - i);
+            return Some((at, Tok::Other));
+        } else if c.is_alphanumeric() || c == '_' {
+            i += src[i..]
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(b.len() - i);
             return Some((at, keyword(&b[at..i])));
         } else {
-            i += 1;
-            return Some((at, punct(c)));
+            i += c.len_utf8();
+            return Some((
+                at,
+                if c.is_ascii() {
+                    punct(c as u8)
+                } else {
+                    Tok::Other
+                },
+            ));
         }
     })
+}
+
+/// WGSL's line breaks, which end a `//` comment.
+fn is_line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\u{b}' | '\u{c}' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
 }
 
 /// The byte after the (nested) block comment opening at `i`.
@@ -243,8 +264,26 @@ pub fn punct(c: u8) -> Tok {
 /// byte offset of the token where it goes too far.
 pub fn check_wgsl(src: &str) -> Result<(), (usize, String)> {
     let mut shape = Shape::default();
+    // Template lists (`array<array<u32, 2>, 2>`): a `<` right after an
+    // identifier opens one, `>` closes one, a statement's end closes all.
+    // naga stops at 200 levels with an "internal error" and no position.
+    let mut templates = 0usize;
+    let b = src.as_bytes();
     for (at, t) in wgsl_tokens(src) {
         shape.feed(t).map_err(|m| (at, m))?;
+        let after_ident = at > 0 && (b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_');
+        match b[at] {
+            b'<' if after_ident => templates += 1,
+            b'>' => templates = templates.saturating_sub(1),
+            b';' | b'{' | b'}' => templates = 0,
+            _ => {}
+        }
+        if templates > MAX_NESTING {
+            return Err((
+                at,
+                format!("template lists (`array<array<...>>`) nested more than {MAX_NESTING} deep: refused (naga's reader stops at 200 with no position)"),
+            ));
+        }
     }
     Ok(())
 }

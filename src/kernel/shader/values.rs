@@ -102,6 +102,9 @@ fn run<S: Packed>(t: &Translation, m: &Machine, max_states: usize) -> Result<(),
                 )
             })?;
             for (_, n) in next.drain(..) {
+                if seen.len() == seen.capacity() {
+                    grow(&mut seen, &mut queue, max_states)?;
+                }
                 if seen.insert(n) {
                     if seen.len() > max_states {
                         return Err(ShaderError::new(
@@ -113,6 +116,39 @@ fn run<S: Packed>(t: &Translation, m: &Machine, max_states: usize) -> Result<(),
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// Doubles the table of seen states (and makes room in the queue) within
+/// the byte budget of `max_states` ([`crate::kernel::budget`]), or refuses:
+/// past the budget, or when the system refuses the memory (an abort, once,
+/// under a 3 GB address space).
+fn grow<S: Packed>(
+    seen: &mut FxHashSet<S>,
+    queue: &mut VecDeque<S>,
+    max_states: usize,
+) -> Result<(), ShaderError> {
+    let more = seen.capacity().max(1024);
+    // A hash table's slot is a state and a control byte; the queue holds
+    // at most as many states as the table.
+    let wanted = (seen.capacity() + more) * (2 * std::mem::size_of::<S>() + 1);
+    let limit = crate::kernel::budget::budget(max_states);
+    let refuse = |why: &str| {
+        Err(ShaderError::new(
+            Span::UNDEFINED,
+            format!(
+                "the value check's tables {why} ({} MiB, the budget of --max-states {max_states} being {} MiB): raise --max-states, or shrink the program",
+                wanted >> 20,
+                limit >> 20
+            ),
+        ))
+    };
+    if wanted > limit {
+        return refuse("would pass their budget");
+    }
+    if seen.try_reserve(more).is_err() || queue.try_reserve(more).is_err() {
+        return refuse("could not grow: the system refused the memory");
     }
     Ok(())
 }

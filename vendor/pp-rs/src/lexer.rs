@@ -597,7 +597,9 @@ impl<'a> Iterator for Lexer<'a> {
 
             location.end = self.inner.get_last_consumed_end_offset() as u32;
 
-            return Some(value.map_err(|e| (e, Default::default())).map(|t| Token {
+            // progress_litmus: an error keeps its place (upstream gives
+            // the default location, and naga reports none).
+            return Some(value.map_err(|e| (e, location)).map(|t| Token {
                 value: t,
                 location,
                 leading_whitespace: had_leading_whitespace,

@@ -80,6 +80,12 @@ impl<'a> Lower<'a> {
                 self.span = *span;
                 self.stmt_span = *span;
             }
+            if self.instrs.len() > MAX_EMITTED {
+                return refuse(
+                    self.span,
+                    format!("the translation passes {MAX_EMITTED} instructions before simplification (the kernel language allows {} per block): refused here", crate::kernel::program::MAX_CODE_LEN),
+                );
+            }
             if let S::Store { pointer, value } = st {
                 if self.spills.stmts.contains(&(st as *const _)) {
                     self.skip_spill_store(*pointer, *value);
