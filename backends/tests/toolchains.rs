@@ -568,27 +568,37 @@ fn vulkan_host_checks_the_canary_runs_shaders_and_stops_spinning_runs() {
             ],
         )
     };
-    let stopped = spin("2", "100");
-    assert_eq!(stopped.len(), 2);
     // On lavapipe the dispatch also ends by the loop limit, after seconds;
     // stopped at 100 ms it must end well before that. Elsewhere the
-    // spinners never end by themselves.
-    let limit = if bounded_loops {
-        let natural = spin("1", "60000");
-        assert_eq!(natural[0]["terminated"], true, "{natural:?}");
-        0.75 * natural[0]["elapsed_ms"].as_f64().unwrap()
-    } else {
-        1500.0
-    };
-    for l in &stopped {
-        assert_eq!(l["terminated"], false, "{l}");
-        assert_eq!(l["workgroups"], 2048, "{l}");
-        let ms = l["elapsed_ms"].as_f64().unwrap();
-        assert!(
-            (100.0..limit).contains(&ms),
-            "stopped after {ms} ms, not before {limit} ms: {l}"
-        );
+    // spinners never end by themselves. Both times are wall-clock times of
+    // a CPU device on a shared machine: one of three tries must show it
+    // (a loaded machine once stretched a stopped run past the bound).
+    let mut tries = Vec::new();
+    for _ in 0..3 {
+        let stopped = spin("2", "100");
+        assert_eq!(stopped.len(), 2);
+        let limit = if bounded_loops {
+            let natural = spin("1", "60000");
+            assert_eq!(natural[0]["terminated"], true, "{natural:?}");
+            0.75 * natural[0]["elapsed_ms"].as_f64().unwrap()
+        } else {
+            1500.0
+        };
+        for l in &stopped {
+            assert_eq!(l["terminated"], false, "{l}");
+            assert_eq!(l["workgroups"], 2048, "{l}");
+        }
+        let ms: Vec<f64> = stopped
+            .iter()
+            .map(|l| l["elapsed_ms"].as_f64().unwrap())
+            .collect();
+        if ms.iter().all(|ms| (100.0..limit).contains(ms)) {
+            tries.clear();
+            break;
+        }
+        tries.push(format!("stopped after {ms:?} ms, not before {limit} ms"));
     }
+    assert!(tries.is_empty(), "{tries:?}");
 
     // The stop flag's memory (the H200 lesson, results/h200-vulkan): --info
     // says where it went; lavapipe's every memory type is device-local, so
