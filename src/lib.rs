@@ -21,6 +21,7 @@ pub mod json;
 pub mod kernel;
 pub mod locate;
 pub mod model;
+pub mod tree;
 
 pub use axb::suite::{Entry, Suite};
 pub use axb::test::{Instr, Target, Test, Thread};

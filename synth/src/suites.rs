@@ -44,7 +44,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 mod output;
-mod tree;
 pub use output::{manifest, write, WriteError, WriteStats, MANIFEST};
 
 /// The published configurations, `(threads, instructions)`, in the paper's

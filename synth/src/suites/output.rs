@@ -11,7 +11,8 @@
 //!   link: such a run is refused before anything is written or removed.
 //!   And none is followed while the run writes: every file is read,
 //!   written and removed through its folder's descriptor, each folder
-//!   opened from its parent's without following links ([`super::tree`]),
+//!   opened from its parent's without following links
+//!   ([`progress_litmus::tree`]),
 //!   so a folder swapped for a link after the check stops the run there.
 //! - **Only regular files are read or replaced.** An output path that
 //!   holds a FIFO, a device, a socket or a folder (a FIFO at `README.md`
@@ -24,9 +25,9 @@
 //!   any other such file (a person's, or one edited since) makes the run
 //!   refuse, naming it, before anything is written.
 
-use super::tree::Tree;
 use progress_litmus::axb::load::kind_of;
 use progress_litmus::fingerprint::fnv64;
+use progress_litmus::tree::Tree;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};

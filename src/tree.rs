@@ -1,7 +1,9 @@
-//! The output folder of `synth suites`, read and written through file
-//! descriptors, so that no path below it is ever resolved twice.
+//! An output folder read and written through file descriptors, so that
+//! no path below it is ever resolved twice: for every command that writes
+//! many files under `-o DIR` (`synth suites`, `backends db export`,
+//! `backends site`).
 //!
-//! `output.rs` refuses a run when a folder or file below the output
+//! `synth suites` refuses a run when a folder or file below the output
 //! folder is a symbolic link, but a check made once cannot hold while the
 //! run writes: the adversarial pass of issue 46 swapped a list folder for
 //! a link to another folder between the check and the writes, and the
@@ -202,7 +204,10 @@ mod tests {
         std::os::unix::fs::symlink(&victim, out.join("2t2i/conformance")).unwrap();
         let keep = Path::new("2t2i/conformance/keep.txt");
         let e = tree.write(keep, b"overwritten").unwrap_err();
-        assert!(e.to_string().contains("never writes through a link"), "{e}");
+        assert!(
+            e.to_string().contains("never written through a link"),
+            "{e}"
+        );
         assert!(tree
             .write(Path::new("2t2i/conformance/new.txt"), b"x")
             .is_err());
