@@ -174,7 +174,7 @@ fn split(rel: &Path) -> io::Result<(&Path, &OsStr)> {
 /// An error opening a component: a link met there says so.
 fn not_through_links(e: rustix::io::Errno) -> io::Error {
     if e == rustix::io::Errno::LOOP || e == rustix::io::Errno::NOTDIR {
-        io::Error::other("a symbolic link (or a file) where a folder or file of the output was: `synth suites` never writes through a link")
+        io::Error::other("a symbolic link (or a file) where a folder or file of the output was: files are never written through a link inside an output folder")
     } else {
         e.into()
     }
