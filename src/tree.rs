@@ -75,14 +75,25 @@ impl Tree {
     }
 
     /// The bytes of the regular file `rel`; `None` when it (or a folder on
-    /// the way) is not there. Anything else at its name is an error
-    /// (opened without blocking: a FIFO is refused, not waited on).
-    pub fn read(&self, rel: &Path) -> io::Result<Option<Vec<u8>>> {
+    /// the way) is not there. Anything else at its name, or a file of more
+    /// than `max` bytes, is an error (opened without blocking: a FIFO is
+    /// refused, not waited on; a large file is not read).
+    pub fn read(&self, rel: &Path, max: u64) -> io::Result<Option<Vec<u8>>> {
         let (dir, name) = split(rel)?;
         let Some(d) = self.dir(dir, false)? else {
             return Ok(None);
         };
-        read_in(d.as_fd(), name)
+        read_in(d.as_fd(), name, max)
+    }
+
+    /// Whether the regular file `rel` holds exactly `bytes` (its size is
+    /// compared first: a large file is not read).
+    pub fn holds(&self, rel: &Path, bytes: &[u8]) -> io::Result<bool> {
+        match self.read(rel, bytes.len() as u64) {
+            Ok(old) => Ok(old.is_some_and(|old| old == bytes)),
+            Err(e) if e.kind() == io::ErrorKind::FileTooLarge => Ok(false),
+            Err(e) => Err(e),
+        }
     }
 
     /// Replaces (or creates) the file `rel` with `bytes`: written to a
@@ -123,9 +134,10 @@ impl Tree {
         }
     }
 
-    /// The regular files directly in the folder `rel` (links and anything
-    /// else left out), with their bytes; empty when it is not there.
-    pub fn files_in(&self, rel: &Path) -> io::Result<Vec<(OsString, Vec<u8>)>> {
+    /// The names of the regular files directly in the folder `rel` (links
+    /// and anything else left out; nothing is read); empty when it is not
+    /// there.
+    pub fn files_in(&self, rel: &Path) -> io::Result<Vec<OsString>> {
         let Some(d) = self.dir(rel, false)? else {
             return Ok(Vec::new());
         };
@@ -137,11 +149,8 @@ impl Tree {
                 continue;
             }
             let st = rfs::statat(&d, name, AtFlags::SYMLINK_NOFOLLOW)?;
-            if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-                continue;
-            }
-            if let Some(bytes) = read_in(d.as_fd(), name)? {
-                out.push((name.to_os_string(), bytes));
+            if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile {
+                out.push(name.to_os_string());
             }
         }
         Ok(out)
@@ -149,14 +158,21 @@ impl Tree {
 }
 
 /// The bytes of the regular file `name` in the folder `d`.
-fn read_in(d: BorrowedFd<'_>, name: &OsStr) -> io::Result<Option<Vec<u8>>> {
+fn read_in(d: BorrowedFd<'_>, name: &OsStr, max: u64) -> io::Result<Option<Vec<u8>>> {
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let fd = match rfs::openat(d, name, flags, Mode::empty()) {
         Err(rustix::io::Errno::NOENT) => return Ok(None),
         other => other.map_err(not_through_links)?,
     };
-    if FileType::from_raw_mode(rfs::fstat(&fd)?.st_mode) != FileType::RegularFile {
+    let st = rfs::fstat(&fd)?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
         return Err(io::Error::other("not a regular file"));
+    }
+    if st.st_size as u64 > max {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("larger than {max} bytes"),
+        ));
     }
     let mut bytes = Vec::new();
     std::fs::File::from(fd).read_to_end(&mut bytes)?;
@@ -212,7 +228,7 @@ mod tests {
             .write(Path::new("2t2i/conformance/new.txt"), b"x")
             .is_err());
         assert!(tree.remove(keep).is_err());
-        assert!(tree.read(keep).is_err());
+        assert!(tree.read(keep, 1 << 20).is_err());
         assert!(tree.files_in(Path::new("2t2i/conformance")).is_err());
         let mut left: Vec<_> = std::fs::read_dir(&victim)
             .unwrap()
@@ -230,6 +246,24 @@ mod tests {
         std::fs::remove_dir_all(&base).unwrap();
     }
 
+    /// A file larger than asked for is refused unread, and compared by its
+    /// size first (sparse: no disk is used).
+    #[test]
+    fn large_files_are_not_read() {
+        let base = std::env::temp_dir().join(format!("synth_tree_large_{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap();
+        std::fs::File::create(base.join("big"))
+            .unwrap()
+            .set_len(8 << 30)
+            .unwrap();
+        let tree = Tree::open(&base).unwrap();
+        let e = tree.read(Path::new("big"), 1 << 20).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge, "{e}");
+        assert!(!tree.holds(Path::new("big"), b"small").unwrap());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
     /// A FIFO at a file's name is refused at once, not waited on.
     #[test]
     fn a_fifo_is_refused_not_opened_for_long() {
@@ -242,7 +276,7 @@ mod tests {
             .is_ok_and(|s| s.success());
         if ok {
             let tree = Tree::open(&base).unwrap();
-            assert!(tree.read(Path::new("MANIFEST")).is_err());
+            assert!(tree.read(Path::new("MANIFEST"), 1 << 20).is_err());
         }
         std::fs::remove_dir_all(&base).unwrap();
     }

@@ -597,9 +597,13 @@ fn wgsl_template_nesting_has_its_place() {
         "array<".repeat(n),
         ",1>".repeat(n)
     );
-    let e = translate(Path::new("t.wgsl"), src.as_bytes(), &Launch::default()).unwrap_err();
-    assert_eq!(e.line, 2, "{e}");
-    assert!(e.msg.contains("template lists"), "{e}");
+    // With blankspace or a comment before the `<`, as naga reads it too.
+    for open in ["array<", "array <", "array/**/<"] {
+        let src = src.replace("array<", open);
+        let e = translate(Path::new("t.wgsl"), src.as_bytes(), &Launch::default()).unwrap_err();
+        assert_eq!(e.line, 2, "{open}: {e}");
+        assert!(e.msg.contains("template lists"), "{open}: {e}");
+    }
     // 100 deep is left to naga, and read.
     let ok = src
         .replace(&"array<".repeat(n), &"array<".repeat(100))
@@ -609,5 +613,27 @@ fn wgsl_template_nesting_has_its_place() {
             !e.msg.contains("template lists") && !e.msg.contains("internal"),
             "{e}"
         );
+    }
+}
+
+/// A refused private variable that no statement uses was reported with
+/// no place (the current statement's, before any): now its declaration's.
+#[test]
+fn a_refused_private_variable_has_its_place() {
+    for (name, src, line) in [
+        (
+            "pv.wgsl",
+            "var<private> x: f32;\n@compute @workgroup_size(1) fn main(){ }\n",
+            1,
+        ),
+        (
+            "pv.comp",
+            "#version 450\nlayout(local_size_x=1) in;\nfloat x;\nvoid main(){ }\n",
+            3,
+        ),
+    ] {
+        let e = translate(Path::new(name), src.as_bytes(), &Launch::default()).unwrap_err();
+        assert!(e.msg.starts_with("private variable `x`"), "{e}");
+        assert_eq!(e.line, line, "{e}");
     }
 }

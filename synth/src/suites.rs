@@ -646,7 +646,7 @@ pub fn run(out: &Path, published: Option<&Path>) -> Result<Summary, SuitesError>
         g.enumerate_s,
         g.label_s,
         total,
-        out.display()
+        progress_litmus::error::printable(&out.display().to_string())
     );
     let json = serde_json::json!({
         "suites": rows,

@@ -345,3 +345,62 @@ fn committed_suites_are_up_to_date() {
         stale[0]
     );
 }
+
+/// A file beside the lists is never read unless it is named like a list,
+/// and a list-named file larger than any list the tool writes is refused
+/// unread (a 2.5 GB sparse `notes.bin` once took 28 s and 2.5 GB, a 4 GB
+/// one ran out of memory). Sparse files: no disk is used.
+#[test]
+fn large_files_beside_the_lists_are_not_read() {
+    let g = generated();
+    let out = scratch("large");
+    write(&out, &g.files).unwrap();
+    let notes = out.join("2t2i/conformance/notes.bin");
+    std::fs::File::create(&notes)
+        .unwrap()
+        .set_len(8 << 30)
+        .unwrap();
+    write(&out, &g.files).unwrap();
+    assert_eq!(
+        std::fs::metadata(&notes).unwrap().len(),
+        8 << 30,
+        "left alone"
+    );
+    let big_list = out.join("2t2i/conformance/MINE.txt");
+    std::fs::File::create(&big_list)
+        .unwrap()
+        .set_len(8 << 30)
+        .unwrap();
+    let e = write(&out, &g.files).unwrap_err().to_string();
+    assert!(
+        e.contains(
+            "MINE.txt: a list `synth suites` would remove as stale, but it did not write it"
+        ),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// The status line names the output folder escaped (an escape sequence in
+/// a path once reached the terminal raw).
+#[test]
+fn the_status_line_escapes_the_folder() {
+    let base = scratch("status");
+    std::fs::create_dir_all(&base).unwrap();
+    let out = base.join("s\u{1b}[31m\u{9b}2J");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_synth"))
+        .args(["suites", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for text in [&o.stdout, &o.stderr] {
+        let text = String::from_utf8_lossy(text);
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{9b}'),
+            "{text:?}"
+        );
+        assert!(text.is_empty() || text.contains("\\u{1b}[31m"), "{text:?}");
+    }
+    std::fs::remove_dir_all(&base).unwrap();
+}

@@ -264,16 +264,23 @@ pub fn punct(c: u8) -> Tok {
 /// byte offset of the token where it goes too far.
 pub fn check_wgsl(src: &str) -> Result<(), (usize, String)> {
     let mut shape = Shape::default();
-    // Template lists (`array<array<u32, 2>, 2>`): a `<` right after an
+    // Template lists (`array<array<u32, 2>, 2>`): a `<` after an
     // identifier opens one, `>` closes one, a statement's end closes all.
     // naga stops at 200 levels with an "internal error" and no position.
     let mut templates = 0usize;
     let b = src.as_bytes();
+    // The token before was an identifier (blankspace and comments between
+    // them do not matter: `array <` and `array/**/<` open a list too).
+    let mut after_ident = false;
     for (at, t) in wgsl_tokens(src) {
         shape.feed(t).map_err(|m| (at, m))?;
-        let after_ident = at > 0 && (b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_');
+        let ident = src[at..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_');
+        let opens = std::mem::replace(&mut after_ident, ident);
         match b[at] {
-            b'<' if after_ident => templates += 1,
+            b'<' if opens => templates += 1,
             b'>' => templates = templates.saturating_sub(1),
             b';' | b'{' | b'}' => templates = 0,
             _ => {}

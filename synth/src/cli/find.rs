@@ -316,7 +316,7 @@ pub fn run(args: FindArgs) -> Result<(), Fail> {
     if let Some(j) = journal {
         j.finish().map_err(|e| Fail(1, e))?;
     }
-    eprintln!("{what}");
+    eprintln!("{}", progress_litmus::error::printable(&what));
     if count == 0 {
         eprintln!("synth find: no such test exists in the configurations searched");
     }

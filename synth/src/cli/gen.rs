@@ -179,7 +179,7 @@ pub fn run(g: GenArgs) -> Result<(), Fail> {
     }
     eprintln!(
         "synth: {label}: {count} tests in {secs:.2} s ({engine} engine) -> {}",
-        out.display()
+        progress_litmus::error::printable(&out.display().to_string())
     );
     Ok(())
 }

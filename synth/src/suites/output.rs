@@ -106,7 +106,7 @@ fn slashed(rel: &Path) -> String {
 fn previous(tree: &Tree) -> BTreeMap<PathBuf, String> {
     // Never a FIFO or a device (reading one could block): the tree reads
     // regular files only.
-    let Ok(Some(bytes)) = tree.read(Path::new(MANIFEST)) else {
+    let Ok(Some(bytes)) = tree.read(Path::new(MANIFEST), MAX_LIST_BYTES) else {
         return BTreeMap::new();
     };
     let Ok(text) = String::from_utf8(bytes) else {
@@ -187,21 +187,39 @@ fn stale_lists(
     let mut stale = Vec::new();
     for dir in dirs {
         // Regular files only: a link is never a list.
-        for (name, bytes) in tree.files_in(&dir)? {
+        for name in tree.files_in(&dir)? {
             let rel = dir.join(name);
             if files.contains_key(&rel) || !is_list(&rel) {
                 continue;
             }
+            // A list larger than any the tool writes was not written by it.
+            let bytes = match tree.read(&rel, MAX_LIST_BYTES) {
+                Ok(bytes) => bytes.unwrap_or_default(),
+                Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
+                    return Err(not_ours(out, &rel));
+                }
+                Err(e) => return Err(e.into()),
+            };
             if recorded.get(&rel) != Some(&fnv64(&bytes)) {
-                return Err(WriteError::Refused(format!(
-                    "{}: a list `synth suites` would remove as stale, but it did not write it (it is not in {MANIFEST}, or has changed since): move or remove it yourself, then run again",
-                    progress_litmus::error::printable(&out.join(&rel).display().to_string())
-                )));
+                return Err(not_ours(out, &rel));
             }
             stale.push(rel);
         }
     }
     Ok(stale)
+}
+
+/// The largest list (or manifest) the tool reads back: its lists are a few
+/// KB; a larger file is not one it wrote, and is not read (a 2.5 GB
+/// sparse file beside the lists once took 28 s and 2.5 GB).
+const MAX_LIST_BYTES: u64 = 64 << 20;
+
+/// The refusal for a stale list the tool did not write.
+fn not_ours(out: &Path, rel: &Path) -> WriteError {
+    WriteError::Refused(format!(
+        "{}: a list `synth suites` would remove as stale, but it did not write it (it is not in {MANIFEST}, or has changed since): move or remove it yourself, then run again",
+        progress_litmus::error::printable(&out.join(rel).display().to_string())
+    ))
 }
 
 /// Writes `files` under `out`: each atomically, and only if its bytes
@@ -226,7 +244,7 @@ pub fn write(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<WriteStat
                 stats.removed.push(rel);
             }
         }
-        if tree.read(rel)?.is_some_and(|old| &old == bytes) {
+        if tree.holds(rel, bytes)? {
             stats.unchanged += 1;
         } else {
             tree.write(rel, bytes)?;

@@ -186,7 +186,8 @@ impl<'a> Lower<'a> {
                 Ok(Global::Reg(r))
             }
             _ => refuse(
-                self.span,
+                // The declaration's place: none may have been translated yet.
+                self.module.global_variables.get_span(g),
                 format!(
                     "private variable `{}` of type {}: only integer scalars become registers",
                     stmt::name_of(&gv.name),
