@@ -1368,3 +1368,111 @@ fn a_journal_without_runs_is_refused() {
         assert!(!common::stderr(&o).contains("already in"), "{}", common::stderr(&o));
     }
 }
+
+/// Every regular file below `dir` (links not followed), relative, sorted.
+fn files_below(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                todo.push(p);
+            } else if m.is_file() {
+                out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Adversarial finding 03 (third pass): `db export -o DIR` and `site -o
+/// DIR` created folders and replaced files through symbolic links inside
+/// DIR, writing outside it (a link `DIR/devices -> elsewhere` got the
+/// pages; a link at a CSV's name had its target replaced). Now a link (or
+/// a FIFO, or a file where a folder goes) below DIR is one error naming
+/// it, exit 2, before anything is written; DIR itself may be a link.
+#[test]
+fn export_and_site_never_write_through_a_link_below_the_output_folder() {
+    let dir = scratch("links");
+    let db = dir.join("r.sqlite");
+    let csv = repo("data/empirical/2_thread_2_instruction/CUDA/laptop_940m-inter-workgroup.csv");
+    let o = backends(&["db", "import", "--db", s(&db), s(&csv)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "ORIGINAL").unwrap();
+    let csv_rel = "2_thread_2_instruction/db/laptop_940m-inter-workgroup.csv";
+    let mk = |name: &str, rel: &str, target: &Path| {
+        let out = dir.join(name);
+        let link = out.join(rel);
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(target, &link).unwrap();
+        (out, link)
+    };
+    let cases = [
+        ("export", mk("e1", "2_thread_2_instruction", &elsewhere)),
+        ("export", mk("e2", "2_thread_2_instruction/db", &elsewhere)),
+        ("export", mk("e3", csv_rel, &victim)),
+        ("site", mk("s1", "devices", &elsewhere)),
+        ("site", mk("s2", "index.html", &victim)),
+    ];
+    for (cmd, (out, link)) in &cases {
+        let argv = match *cmd {
+            "export" => vec!["db", "export", "--db", s(&db), "-o", s(out)],
+            _ => vec!["site", "--db", s(&db), "-o", s(out)],
+        };
+        let o = backends(&argv);
+        assert_clean_failure(
+            &o,
+            2,
+            &[&format!(
+                "{}: a symbolic link inside the output folder",
+                link.display()
+            )],
+        );
+        assert_eq!(common::stderr(&o).lines().count(), 1, "{argv:?}");
+        assert_eq!(files_below(out), Vec::<String>::new(), "{argv:?}");
+    }
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "ORIGINAL");
+    // A file where a folder goes, a FIFO where a file goes.
+    let e4 = dir.join("e4");
+    std::fs::create_dir(&e4).unwrap();
+    std::fs::write(e4.join("2_thread_2_instruction"), "").unwrap();
+    let o = backends(&["db", "export", "--db", s(&db), "-o", s(&e4)]);
+    assert_clean_failure(
+        &o,
+        2,
+        &["2_thread_2_instruction: a regular file, not a folder"],
+    );
+    let s3 = dir.join("s3");
+    std::fs::create_dir(&s3).unwrap();
+    let fifo = std::ffi::CString::new(s(&s3.join("index.html"))).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let o = backends(&["site", "--db", s(&db), "-o", s(&s3)]);
+    assert_clean_failure(
+        &o,
+        2,
+        &["index.html: a FIFO (named pipe), not a regular file"],
+    );
+    // The output folder itself may be a link: written into its target.
+    let real = dir.join("real");
+    std::fs::create_dir(&real).unwrap();
+    std::os::unix::fs::symlink(&real, dir.join("via")).unwrap();
+    let o = backends(&["db", "export", "--db", s(&db), "-o", s(&dir.join("via"))]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let o = backends(&["site", "--db", s(&db), "-o", s(&dir.join("via"))]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(
+        files_below(&real),
+        [
+            csv_rel,
+            "devices/laptop_940m-inter-workgroup.html",
+            "index.html"
+        ]
+    );
+}

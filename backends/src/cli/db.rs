@@ -259,8 +259,8 @@ fn export(a: &ExportDbArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {}", crate::excerpt::printable(&e));
-            ExitCode::from(1)
+            eprintln!("error: {}", crate::excerpt::printable(e.message()));
+            ExitCode::from(e.exit_code())
         }
     }
 }

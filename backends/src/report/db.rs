@@ -38,6 +38,7 @@
 
 use crate::mapping::Mapping;
 use crate::report::observations::{Device, Observed};
+use crate::report::out_dir::{OutDir, WriteError};
 use crate::report::results::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -313,35 +314,30 @@ pub fn check_suites(
 /// Writes every device's observations as result CSVs in the artifact
 /// layout under `out`: a published test `<N>t<M>i_<id>` to
 /// `<N>_thread_<M>_instruction/db/<device>.csv` (id `<id>`), any other
-/// test, by full name, to `db/<device>.csv`. Returns the files written.
-pub fn export(devices: &[Device], out: &Path) -> Result<Vec<PathBuf>, String> {
+/// test, by full name, to `db/<device>.csv`. Every file is written inside
+/// `out`, never through a symbolic link below it ([`OutDir`]). Returns
+/// the files written.
+pub fn export(devices: &[Device], out: &Path) -> Result<Vec<PathBuf>, WriteError> {
     let mut files: BTreeMap<PathBuf, Vec<(String, [Cell; 3])>> = BTreeMap::new();
     for d in devices {
         let stem = d.name.replace('/', "_");
         for (test, obs) in &d.tests {
             let (file, id) = match published_id(test) {
                 Some((n, m, id)) => (
-                    out.join(format!("{n}_thread_{m}_instruction/db/{stem}.csv")),
+                    PathBuf::from(format!("{n}_thread_{m}_instruction/db/{stem}.csv")),
                     id,
                 ),
-                None => (out.join(format!("db/{stem}.csv")), test.clone()),
+                None => (PathBuf::from(format!("db/{stem}.csv")), test.clone()),
             };
             files.entry(file).or_default().push((id, obs.cells));
         }
     }
+    let dir = OutDir::open(out, files.keys().map(PathBuf::as_path), "db export")?;
     for (file, rows) in &mut files {
         rows.sort_by(|a, b| crate::report::analysis::natural_cmp(&a.0, &b.0));
-        if let Some(dir) = file.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
-        }
-        progress_litmus::axb::load::write_atomically(
-            file,
-            crate::report::results::write(rows).as_bytes(),
-        )
-        .map_err(|e| format!("{}: cannot write: {e}", file.display()))?;
+        dir.write(file, crate::report::results::write(rows).as_bytes())?;
     }
-    Ok(files.into_keys().collect())
+    Ok(files.into_keys().map(|f| out.join(f)).collect())
 }
 
 /// `(N, M, id)` of a test named `<N>t<M>i_<id>` with numbers.

@@ -14,6 +14,8 @@
 //!   campaign), [`db_import`] (files into it); reading it back, the
 //!   aggregate per device and `db list` in [`db`].
 //! - [`site`]: the static results site from the database (`backends site`).
+//! - [`out_dir`]: the output folder of `db export` and `site`, written
+//!   never through a symbolic link below it.
 //! - [`simt`]: SIMT-Step results (`.simt.csv`) against the four direct
 //!   models (`backends report --simt`).
 //!
@@ -31,6 +33,7 @@ pub mod db_open;
 pub mod db_schema;
 pub mod format;
 pub mod observations;
+pub mod out_dir;
 pub mod results;
 pub mod simt;
 pub mod site;

@@ -9,6 +9,7 @@ use crate::excerpt::markup;
 use crate::glossary;
 use crate::report::analysis::{self, DeviceReport, Report};
 use crate::report::db::{self, DeviceInfo};
+use crate::report::out_dir::{OutDir, WriteError};
 use clap::Args;
 use progress_litmus::Model;
 use std::collections::BTreeMap;
@@ -43,7 +44,8 @@ td.ok{background:#e6f4e6}td.bad{background:#fbe3e3}td.vac{color:#888}
 dl.glossary dt{font-weight:bold;margin-top:.4em}svg{max-width:100%;height:auto}";
 
 /// `backends site`: exit 0 with the site written, 2 for a bad database or
-/// tests, 1 when a file cannot be written.
+/// tests or a symbolic link (or another file) in the way below `-o`, 1
+/// when a file cannot be written.
 pub fn main(args: &SiteArgs) -> ExitCode {
     let built = (|| -> Result<(Report, BTreeMap<String, DeviceInfo>), String> {
         let (devices, suites) = db::load(&args.db)?;
@@ -67,42 +69,44 @@ pub fn main(args: &SiteArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {}", crate::excerpt::printable(&e));
-            ExitCode::from(1)
+            eprintln!("error: {}", crate::excerpt::printable(e.message()));
+            ExitCode::from(e.exit_code())
         }
     }
 }
 
-/// Writes the site; returns the number of pages.
+/// Writes the site; returns the number of pages. Every page is written
+/// inside `out`, never through a symbolic link below it ([`OutDir`]).
 pub fn write(
     report: &Report,
     info: &BTreeMap<String, DeviceInfo>,
     explorer: Option<&str>,
     out: &Path,
-) -> Result<usize, String> {
-    let dir = out.join("devices");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
-    let put = |path: PathBuf, text: String| {
-        progress_litmus::axb::load::write_atomically(&path, text.as_bytes())
-            .map_err(|e| format!("{}: cannot write: {e}", path.display()))
-    };
+) -> Result<usize, WriteError> {
     let mut taken: BTreeMap<String, &str> = BTreeMap::new();
     for d in &report.devices {
         if let Some(other) = taken.insert(page_name(&d.device), &d.device) {
-            return Err(format!(
+            return Err(WriteError::Refused(format!(
                 "devices {} and {} have the same page name {}: rename one",
                 crate::excerpt::printable(other),
                 crate::excerpt::printable(&d.device),
                 page_name(&d.device)
-            ));
+            )));
         }
     }
-    put(out.join("index.html"), index(report, info))?;
+    let pages: Vec<PathBuf> = std::iter::once(PathBuf::from("index.html"))
+        .chain(
+            taken
+                .keys()
+                .map(|p| Path::new("devices").join(format!("{p}.html"))),
+        )
+        .collect();
+    let dir = OutDir::open(out, pages.iter().map(PathBuf::as_path), "site")?;
+    dir.write(&pages[0], index(report, info).as_bytes())?;
     for d in &report.devices {
-        put(
-            dir.join(format!("{}.html", page_name(&d.device))),
-            device_page(report, d, info.get(&d.device), explorer),
-        )?;
+        let page = Path::new("devices").join(format!("{}.html", page_name(&d.device)));
+        let html = device_page(report, d, info.get(&d.device), explorer);
+        dir.write(&page, html.as_bytes())?;
     }
     Ok(1 + report.devices.len())
 }
