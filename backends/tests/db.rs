@@ -1476,3 +1476,74 @@ fn export_and_site_never_write_through_a_link_below_the_output_folder() {
         ]
     );
 }
+
+/// The device names of a database, sorted.
+fn device_names(db: &Path) -> Vec<String> {
+    let c = rusqlite::Connection::open(db).unwrap();
+    let mut st = c.prepare("SELECT name FROM devices ORDER BY name").unwrap();
+    let names = st.query_map([], |r| r.get(0)).unwrap();
+    names.map(Result::unwrap).collect()
+}
+
+/// Adversarial finding 04 (third pass): `db export` named each file after
+/// its device replacing only `/`: a device name with ESC, U+009B, U+202E
+/// or a newline became a raw file name, a NUL failed with exit 1, and
+/// `a/b` and `a_b` were written to one file. Now a plain name is kept
+/// (a re-import gives the same devices), and any other gets a slug with a
+/// hash that no plain name has, named in the status line.
+#[test]
+fn export_keeps_plain_device_names_and_hashes_the_others() {
+    let dir = scratch("export_names");
+    let cuda = dir.join("lab/2_thread_2_instruction/CUDA");
+    std::fs::create_dir_all(&cuda).unwrap();
+    let csv = repo("data/empirical/2_thread_2_instruction/CUDA/laptop_940m-inter-workgroup.csv");
+    let plain = ["Apple A12 (iPad)", "a_b", "dev-1.x", "x1", "x2", "x3"];
+    for name in plain {
+        std::fs::copy(&csv, cuda.join(format!("{name}.csv"))).unwrap();
+    }
+    let db = dir.join("r.sqlite");
+    let o = backends(&["db", "import", "--db", s(&db), s(&dir.join("lab"))]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    // A round trip keeps plain names.
+    let out = dir.join("plain");
+    let o = backends(&["db", "export", "--db", s(&db), "-o", s(&out)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(!stdout(&o).contains("another name"), "{}", stdout(&o));
+    let again = dir.join("again.sqlite");
+    let o = backends(&["db", "import", "--db", s(&again), s(&out)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(device_names(&again), device_names(&db));
+    // Names that are not plain file names.
+    let c = rusqlite::Connection::open(&db).unwrap();
+    for (old, new) in [
+        ("x1", "a/b".to_string()),
+        ("x2", "dev\u{1b}[31m\u{9b}1m\u{202e}\nx".to_string()),
+        ("x3", "dev\0x".to_string()),
+    ] {
+        c.execute("UPDATE devices SET name = ?1 WHERE name = ?2", [&new, old])
+            .unwrap();
+    }
+    drop(c);
+    let out = dir.join("odd");
+    let o = backends(&["db", "export", "--db", s(&db), "-o", s(&out)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let status = stdout(&o);
+    assert_eq!(status.lines().count(), 1, "{status}");
+    assert!(
+        status.contains("3 devices whose names are not plain file names"),
+        "{status}"
+    );
+    assert!(status.contains("a/b as a_b~"), "{status}");
+    assert!(
+        status.contains("dev\\u{1b}[31m\\u{9b}1m\\u{202e}\\nx as dev__31m_1m__x~"),
+        "{status}"
+    );
+    assert!(status.contains("dev\\u{0}x as dev_x~"), "{status}");
+    let files = files_below(&out.join("2_thread_2_instruction/db"));
+    assert_eq!(files.len(), 6, "{files:?}");
+    for f in &files {
+        assert!(f.chars().all(|c| c.is_ascii_graphic() || c == ' '), "{f:?}");
+    }
+    assert!(files.contains(&"a_b.csv".to_string()), "{files:?}");
+    assert!(files.iter().any(|f| f.starts_with("a_b~")), "{files:?}");
+}

@@ -31,7 +31,10 @@ pub enum DbCommand {
     List(ListDbArgs),
     /// Write every device of the database as result CSVs in the artifact
     /// layout (`<N>_thread_<M>_instruction/db/<device>.csv`), k and n
-    /// summed over a device's campaigns.
+    /// summed over a device's campaigns. A device name that is not a plain
+    /// file name (a control or bidi character, `/`, `~`, a leading `.`,
+    /// empty, over 200 bytes) gets the file `<slug>~<hash>.csv`, named in
+    /// the status line.
     #[command(after_help = crate::glossary::exit_status())]
     Export(ExportDbArgs),
 }
@@ -248,14 +251,33 @@ fn list(a: &ListDbArgs) -> ExitCode {
     }
 }
 
+/// The status line of `db export`: how many files, and the devices whose
+/// file is not named after them (their names are not plain file names).
+fn export_status(done: &db::Exported, out: &Path) -> String {
+    let mut line = format!("{} files written under {}", done.files.len(), out.display());
+    if !done.renamed.is_empty() {
+        let each: Vec<String> = done
+            .renamed
+            .iter()
+            .map(|(name, stem)| format!("{} as {stem}.csv", crate::excerpt::printable(name)))
+            .collect();
+        line.push_str(&format!(
+            "; {} devices whose names are not plain file names are written under another name (a re-import names them after the file): {}",
+            each.len(),
+            each.join(", ")
+        ));
+    }
+    line
+}
+
 fn export(a: &ExportDbArgs) -> ExitCode {
     let devices = match db::load(&a.db) {
         Ok((d, _)) => d,
         Err(e) => return fail(&e),
     };
     match db::export(&devices, &a.out) {
-        Ok(files) => {
-            println!("{} files written under {}", files.len(), a.out.display());
+        Ok(done) => {
+            println!("{}", export_status(&done, &a.out));
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -38,7 +38,7 @@
 
 use crate::mapping::Mapping;
 use crate::report::observations::{Device, Observed};
-use crate::report::out_dir::{OutDir, WriteError};
+use crate::report::out_dir::{self, OutDir, WriteError};
 use crate::report::results::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -311,16 +311,49 @@ pub fn check_suites(
     }
 }
 
+/// What `db export` wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Exported {
+    /// The files written, under the output folder.
+    pub files: Vec<PathBuf>,
+    /// The devices whose file name is not their name (not a plain file
+    /// name: [`export_stem`]), with the file stem they got.
+    pub renamed: Vec<(String, String)>,
+}
+
+/// The file stem of a device's CSVs: its name, which importing the file
+/// back gives the device again, when it is a plain file name (no
+/// character [`progress_litmus::error::unprintable`] flags, no `/`, `~`
+/// or NUL, not starting with `.`, 1 to 200 bytes); else a slug with a
+/// hash ([`out_dir::stem`]) that no plain name has.
+pub fn export_stem(name: &str) -> String {
+    out_dir::stem(name, |c| {
+        c != '/' && !progress_litmus::error::unprintable(c)
+    })
+}
+
 /// Writes every device's observations as result CSVs in the artifact
 /// layout under `out`: a published test `<N>t<M>i_<id>` to
 /// `<N>_thread_<M>_instruction/db/<device>.csv` (id `<id>`), any other
-/// test, by full name, to `db/<device>.csv`. Every file is written inside
-/// `out`, never through a symbolic link below it ([`OutDir`]). Returns
-/// the files written.
-pub fn export(devices: &[Device], out: &Path) -> Result<Vec<PathBuf>, WriteError> {
+/// test, by full name, to `db/<device>.csv`, `<device>` the device's
+/// [`export_stem`]. Every file is written inside `out`, never through a
+/// symbolic link below it ([`OutDir`]).
+pub fn export(devices: &[Device], out: &Path) -> Result<Exported, WriteError> {
     let mut files: BTreeMap<PathBuf, Vec<(String, [Cell; 3])>> = BTreeMap::new();
+    let mut taken: BTreeMap<String, &str> = BTreeMap::new();
+    let mut renamed = Vec::new();
     for d in devices {
-        let stem = d.name.replace('/', "_");
+        let stem = export_stem(&d.name);
+        if let Some(other) = taken.insert(stem.clone(), &d.name) {
+            return Err(WriteError::Refused(format!(
+                "devices {} and {} have the same file name {stem}.csv: rename one",
+                crate::excerpt::printable(other),
+                crate::excerpt::printable(&d.name),
+            )));
+        }
+        if stem != d.name {
+            renamed.push((d.name.clone(), stem.clone()));
+        }
         for (test, obs) in &d.tests {
             let (file, id) = match published_id(test) {
                 Some((n, m, id)) => (
@@ -337,7 +370,10 @@ pub fn export(devices: &[Device], out: &Path) -> Result<Vec<PathBuf>, WriteError
         rows.sort_by(|a, b| crate::report::analysis::natural_cmp(&a.0, &b.0));
         dir.write(file, crate::report::results::write(rows).as_bytes())?;
     }
-    Ok(files.into_keys().map(|f| out.join(f)).collect())
+    Ok(Exported {
+        files: files.into_keys().map(|f| out.join(f)).collect(),
+        renamed,
+    })
 }
 
 /// `(N, M, id)` of a test named `<N>t<M>i_<id>` with numbers.

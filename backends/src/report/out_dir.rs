@@ -12,11 +12,63 @@
 //! nothing is written. A link put there after the check is still never
 //! followed ([`Tree`] refuses it); that write is then the same error. DIR
 //! itself may be a link (the user's choice) and is created if missing.
+//!
+//! A file named after a device takes its name from [`stem`]: the device
+//! name itself when it is a plain file name, else a slug with a hash that
+//! no plain name can have (finding 04: a device name with an escape
+//! sequence, a newline or a NUL became a raw file name, and `a/b` and
+//! `a_b` were written to one file).
 
 use progress_litmus::axb::load::kind_of;
 use progress_litmus::tree::Tree;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+/// The longest name (in bytes) kept as its own file name: with an
+/// extension, well under the 255 bytes a file name may have.
+pub const MAX_PLAIN_BYTES: usize = 200;
+
+/// How many characters of a [`slug`] a hashed file name keeps.
+const SLUG_CHARS: usize = 64;
+
+/// The file name (without its extension) of a device named `name`, the
+/// one rule of `db export` (CSV files) and `site` (pages): the name
+/// itself when it is plain, that is non-empty, not starting with `.`, at
+/// most [`MAX_PLAIN_BYTES`], without `~`, and every character
+/// `plain_char`; else its [`slug`] (at most 64 characters, a leading `.`
+/// made `_`), `~` and the low 8 hex digits of the FNV-1a hash of the
+/// exact name (the low bits: names that differ in their last byte always
+/// differ there). `~` is in no plain name, so a hashed name is never a
+/// plain one; two hashed names may still meet, which each command checks.
+pub fn stem(name: &str, plain_char: impl Fn(char) -> bool) -> String {
+    let plain = !name.is_empty()
+        && !name.starts_with('.')
+        && name.len() <= MAX_PLAIN_BYTES
+        && name.chars().all(|c| c != '~' && plain_char(c));
+    if plain {
+        return name.to_string();
+    }
+    let hash = progress_litmus::fingerprint::fnv64(name.as_bytes());
+    let mut slug: String = slug(name).chars().take(SLUG_CHARS).collect();
+    if slug.starts_with('.') {
+        slug.replace_range(..1, "_");
+    }
+    format!("{slug}~{}", &hash[8..])
+}
+
+/// A file name for a device name: its ASCII letters, digits, `.`, `_`,
+/// `-`, every other character `_`.
+pub fn slug(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
 
 /// Why an output folder was not written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -190,5 +242,22 @@ mod tests {
         );
         assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0);
         std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// A plain name is kept; an empty one, a hidden one, one with `~`,
+    /// or one too long for a file name gets a bounded hashed stem that
+    /// starts with no `.` and holds a `~`, which no plain name does.
+    #[test]
+    fn stems_of_names_that_are_not_plain() {
+        let any = |_: char| true;
+        assert_eq!(stem("Apple A12", any), "Apple A12");
+        let long = "x".repeat(MAX_PLAIN_BYTES + 1);
+        assert_eq!(stem(&long[1..], any), long[1..]);
+        for name in ["", ".", "..", ".hidden", "a~b", long.as_str()] {
+            let s = stem(name, any);
+            assert!(s.contains('~') && !s.starts_with('.'), "{name}: {s}");
+            assert!(s.len() <= SLUG_CHARS + 9, "{name}: {s}");
+        }
+        assert_ne!(stem("a~b", any), stem("a_b", any));
     }
 }

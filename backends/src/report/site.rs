@@ -9,7 +9,7 @@ use crate::excerpt::markup;
 use crate::glossary;
 use crate::report::analysis::{self, DeviceReport, Report};
 use crate::report::db::{self, DeviceInfo};
-use crate::report::out_dir::{OutDir, WriteError};
+use crate::report::out_dir::{self, OutDir, WriteError};
 use clap::Args;
 use progress_litmus::Model;
 use std::collections::BTreeMap;
@@ -111,38 +111,15 @@ pub fn write(
     Ok(1 + report.devices.len())
 }
 
-/// The page file name (without `.html`) of a device: the name itself
-/// when it is made of lower-case letters, digits, `.`, `_`, `-` (and does
-/// not start with `.`); else its [`slug`], `~` and the low 8 hex digits of the
-/// FNV-1a hash of the exact name (the low bits: names that differ in their
-/// last byte always differ there). Names that differ only in other
-/// characters (`dev<1`, `dev 1`, `dev_1`) or in case (for case-insensitive
-/// file systems) get different pages; `~` is in no plain name, so a
-/// hashed name is never a plain one.
+/// The page file name (without `.html`) of a device: [`out_dir::stem`]
+/// with lower-case letters, digits, `.`, `_` and `-` as its plain
+/// characters. Names that differ only in other characters (`dev<1`, `dev
+/// 1`, `dev_1`) or in case (for case-insensitive file systems) get
+/// different pages.
 pub fn page_name(name: &str) -> String {
-    let plain = !name.is_empty()
-        && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c));
-    if plain {
-        return name.to_string();
-    }
-    let hash = progress_litmus::fingerprint::fnv64(name.as_bytes());
-    format!("{}~{}", slug(name), &hash[8..])
-}
-
-/// A file name for a device name: its letters, digits, `.`, `_`, `-`.
-pub fn slug(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    out_dir::stem(name, |c| {
+        c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c)
+    })
 }
 
 fn page(title: &str, body: &str) -> String {
