@@ -1547,3 +1547,43 @@ fn export_keeps_plain_device_names_and_hashes_the_others() {
     assert!(files.contains(&"a_b.csv".to_string()), "{files:?}");
     assert!(files.iter().any(|f| f.starts_with("a_b~")), "{files:?}");
 }
+
+/// Adversarial finding 05 (third pass): the read-only commands on a
+/// database whose header says WAL mode created `F-wal` and `F-shm` beside
+/// it, and rewrote an `F-shm` that was there. `backends` never makes a
+/// WAL database, so every command, `db import` too, refuses one before
+/// SQLite opens it, and nothing appears or changes beside it.
+#[test]
+fn a_database_in_wal_mode_is_refused_before_sqlite_opens_it() {
+    let dir = scratch("wal");
+    let db = dir.join("w.sqlite");
+    let csv = repo("data/empirical/2_thread_2_instruction/CUDA/laptop_940m-inter-workgroup.csv");
+    let o = backends(&["db", "import", "--db", s(&db), s(&csv)]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let mode: String = c
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    drop(c);
+    let beside = |ext: &str| dir.join(format!("w.sqlite-{ext}"));
+    assert!(!beside("wal").exists() && !beside("shm").exists());
+    let before = std::fs::read(&db).unwrap();
+    let out = [dir.join("export"), dir.join("site")];
+    let mut commands = readers(&db, &out);
+    commands.push(vec!["db", "import", "--db", s(&db), s(&csv)]);
+    for argv in &commands {
+        let o = backends(argv);
+        assert_clean_failure(&o, 2, &["w.sqlite: an SQLite database in WAL mode"]);
+        assert_eq!(common::stderr(&o).lines().count(), 1, "{argv:?}");
+        assert!(!beside("wal").exists(), "{argv:?}");
+        assert!(!beside("shm").exists(), "{argv:?}");
+        assert_eq!(std::fs::read(&db).unwrap(), before, "{argv:?}");
+    }
+    // Someone else's -shm is left as it is.
+    std::fs::write(beside("shm"), vec![0xff; 32768]).unwrap();
+    for argv in &commands {
+        assert_clean_failure(&backends(argv), 2, &["in WAL mode"]);
+        assert_eq!(std::fs::read(beside("shm")).unwrap(), vec![0xff; 32768]);
+    }
+}

@@ -11,6 +11,10 @@
 //!   database is upgraded in place; another program's SQLite file is
 //!   refused, not modified.
 //!
+//! Both refuse a file whose header says WAL mode before SQLite opens it
+//! (`not_wal`): SQLite would create `-wal` and `-shm` files beside it,
+//! even read-only, and `backends` never makes one.
+//!
 //! The path must be a regular file (for `db import`, or nothing yet): a
 //! device, FIFO, socket or folder is refused before SQLite sees it. A
 //! symbolic link is followed, as an `-o` output's is everywhere
@@ -196,10 +200,34 @@ fn database_file(path: &Path, import: bool) -> Result<PathBuf, String> {
     }
 }
 
+/// Refuses a database in SQLite's WAL mode (the header's write and read
+/// format versions, bytes 18 and 19, 2 for WAL), before SQLite opens it:
+/// opening one, even read-only, creates `-wal` and `-shm` files beside it
+/// and rewrites an `-shm` that is there (adversarial finding 05, third
+/// pass). `backends` never puts a database in WAL mode, so such a file is
+/// not one it wrote. A file too short for a header is left to SQLite.
+fn not_wal(path: &Path, file: &Path) -> Result<(), String> {
+    use std::io::Read;
+    let mut head = [0u8; 20];
+    let read = std::fs::File::open(file).and_then(|f| f.take(20).read(&mut head));
+    match read {
+        Ok(20) if head.starts_with(b"SQLite format 3\0") && (head[18] == 2 || head[19] == 2) => {
+            Err(format!(
+                "{}: an SQLite database in WAL mode (its header's bytes 18 and 19), which backends never makes: not a results database it wrote; refused before SQLite opens it (which would make -wal and -shm files beside it)",
+                path.display()
+            ))
+        }
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("{}: cannot read: {e}", path.display())),
+    }
+}
+
 /// Opens the database at `path` for reading only: a results database of
 /// version [`SCHEMA_VERSION`], never created, upgraded or written.
 pub fn open_read(path: &Path) -> Result<Connection, String> {
     database_file(path, false)?;
+    not_wal(path, path)?;
     if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
         return Err(format!(
             "{}: an empty file, not a results database (`backends db import --db` makes one)",
@@ -232,6 +260,7 @@ pub fn open_import(path: &Path) -> Result<Connection, String> {
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let file = database_file(path, true)?;
+    not_wal(path, &file)?;
     let mut conn = Connection::open_with_flags(file, flags).map_err(|e| bad(path, &e))?;
     conn.busy_timeout(BUSY).map_err(|e| bad(path, &e))?;
     match user_version(&conn, path)? {
