@@ -1587,3 +1587,68 @@ fn a_database_in_wal_mode_is_refused_before_sqlite_opens_it() {
         assert_eq!(std::fs::read(beside("shm")).unwrap(), vec![0xff; 32768]);
     }
 }
+
+/// Adversarial finding 06 (third pass): in `db import`, one path that was
+/// missing, a FIFO, `/dev/null` or an empty directory stopped the whole
+/// batch: one error line for the first, no file imported, later bad
+/// paths not reported. Now each bad path is its own (escaped) error line,
+/// every good file is imported, and the exit status is 2. A directory
+/// holding only journals is a good path.
+#[test]
+fn one_bad_path_does_not_stop_a_db_import() {
+    let dir = scratch("bad_paths");
+    let data = repo("data/empirical/2_thread_2_instruction/CUDA");
+    let csv = data.join("laptop_940m-inter-workgroup.csv");
+    let other = data.join("toucan_quadro_rtx4000_subgroup.csv");
+    let fifo = dir.join("pipe.csv");
+    let c = std::ffi::CString::new(s(&fifo)).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let empty = dir.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let missing = dir.join("missing\u{1b}[31m.csv");
+    let day1 = campaign(&dir, "day1", &[2]);
+    for f in files_below(&day1) {
+        if f.ends_with(".csv") {
+            std::fs::remove_file(day1.join(f)).unwrap();
+        }
+    }
+    let db = dir.join("r.sqlite");
+    let o = backends(&[
+        "db",
+        "import",
+        "--db",
+        s(&db),
+        s(&csv),
+        s(&missing),
+        s(&fifo),
+        "/dev/null",
+        s(&empty),
+        s(&other),
+        s(&day1),
+    ]);
+    assert_clean_failure(
+        &o,
+        2,
+        &[
+            "missing\\u{1b}[31m.csv: no such file or directory",
+            "pipe.csv: not a regular file or directory",
+            "/dev/null: not a regular file or directory",
+            "empty: no result CSV files or journals in this directory",
+        ],
+    );
+    let e = common::stderr(&o);
+    assert_eq!(e.lines().count(), 4, "{e}");
+    assert!(!e.contains('\u{1b}'), "{e}");
+    assert!(
+        stdout(&o).contains("3 files imported, 0 already in, 0 refused, 4 paths not read"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(count(&db, "SELECT count(*) FROM imports"), 3);
+    assert_eq!(count(&db, "SELECT count(*) FROM runs"), 10);
+    // Nothing to import: no database is made.
+    let none = dir.join("none.sqlite");
+    let o = backends(&["db", "import", "--db", s(&none), s(&missing), s(&empty)]);
+    assert_clean_failure(&o, 2, &["no such file", "no result CSV files"]);
+    assert!(!none.exists());
+}

@@ -21,7 +21,10 @@ pub enum DbCommand {
     /// Import result CSV files and campaign journals (`NAME.journal.jsonl`:
     /// one row per run), or directories of them, into the database, one
     /// transaction per file. A run already in it (in any formatting, or
-    /// as a journal's CSV export) is counted once.
+    /// as a journal's CSV export) is counted once. A file refused or a
+    /// path that cannot be read (missing, a FIFO, a device, a directory
+    /// without result files) is one error line each; the others are still
+    /// imported, and the exit status is 2.
     #[command(after_help = crate::glossary::exit_status())]
     Import(ImportDbArgs),
     /// List the campaigns of the database with their provenance: device,
@@ -98,7 +101,9 @@ pub struct ExportDbArgs {
 }
 
 /// `backends db`: exit 0 when every file was imported (or was already
-/// in), 2 when a file was refused (the others are still imported).
+/// in), 2 when a file was refused or a path could not be read (missing,
+/// a FIFO, a device, a directory without result files): each is one
+/// error line, and the other files are still imported.
 pub fn main(args: &DbArgs) -> ExitCode {
     match &args.command {
         DbCommand::Import(a) => import(a),
@@ -112,26 +117,55 @@ fn fail(e: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// The journals directly in the directory `dir`, sorted.
+fn journals_in(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let rd = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: cannot read directory: {e}", dir.display()))?;
+    let mut found: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| db_journal::is_journal(p) && p.is_file())
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
 /// The files of `paths`: every result CSV (as `report` reads them), and
-/// the journals given or directly in a directory given, after them.
-fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+/// the journals given or directly in a directory given, after them; and
+/// an error for each path that cannot be read (missing, a FIFO, a
+/// device) or is a directory with neither, so that one bad path does not
+/// stop the others.
+fn files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
     let (journals, rest): (Vec<PathBuf>, Vec<PathBuf>) = paths
         .iter()
         .cloned()
         .partition(|p| db_journal::is_journal(p));
-    let mut out = crate::report::observations::expand(&rest)?;
-    out.extend(journals);
-    for dir in rest.iter().filter(|p| p.is_dir()) {
-        let rd = std::fs::read_dir(dir)
-            .map_err(|e| format!("{}: cannot read directory: {e}", dir.display()))?;
-        let mut found: Vec<PathBuf> = rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| db_journal::is_journal(p) && p.is_file())
-            .collect();
-        found.sort();
+    let (mut out, mut in_dirs, mut bad) = (Vec::new(), Vec::new(), Vec::new());
+    for (p, found) in rest
+        .iter()
+        .zip(crate::report::observations::expand_each(&rest))
+    {
+        let found = match found {
+            Ok(f) => f,
+            Err(e) => {
+                bad.push(e);
+                continue;
+            }
+        };
+        if p.is_dir() {
+            match journals_in(p) {
+                Ok(j) if j.is_empty() && found.is_empty() => bad.push(format!(
+                    "{}: no result CSV files or journals in this directory",
+                    p.display()
+                )),
+                Ok(j) => in_dirs.extend(j),
+                Err(e) => bad.push(e),
+            }
+        }
         out.extend(found);
     }
-    Ok(out)
+    out.extend(journals);
+    out.extend(in_dirs);
+    (out, bad)
 }
 
 fn import_one(
@@ -161,10 +195,13 @@ fn import_one(
 }
 
 fn import(a: &ImportDbArgs) -> ExitCode {
-    let files = match files(&a.results) {
-        Ok(f) => f,
-        Err(e) => return fail(&e),
-    };
+    let (files, bad) = files(&a.results);
+    for e in &bad {
+        eprintln!("error: {}", crate::excerpt::printable(e));
+    }
+    if files.is_empty() {
+        return ExitCode::from(2);
+    }
     let mut conn = match db::open_import(&a.db) {
         Ok(c) => c,
         Err(e) => return fail(&e),
@@ -193,11 +230,15 @@ fn import(a: &ImportDbArgs) -> ExitCode {
             }
         }
     }
+    let unread = match bad.len() {
+        0 => String::new(),
+        n => format!(", {n} paths not read"),
+    };
     println!(
-        "{}: {new} files imported, {already} already in, {refused} refused",
+        "{}: {new} files imported, {already} already in, {refused} refused{unread}",
         a.db.display()
     );
-    if refused > 0 {
+    if refused > 0 || !bad.is_empty() {
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS

@@ -72,61 +72,82 @@ fn file_config(path: &Path) -> Option<(u32, u32)> {
     config_dir(dir)
 }
 
+/// The folders and files a walk has visited, by device and inode.
+type Seen = std::collections::BTreeSet<(u64, u64)>;
+
+/// The CSV files below the folder `dir`, in sorted order, into `out`.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, seen: &mut Seen) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    let rd = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: cannot read directory: {e}", dir.display()))?;
+    let mut entries = Vec::new();
+    for e in rd {
+        let e = e.map_err(|e| format!("{}: cannot read directory: {e}", dir.display()))?;
+        entries.push(e.path());
+    }
+    entries.sort();
+    for p in entries {
+        let Ok(meta) = std::fs::metadata(&p) else {
+            continue; // a dangling link
+        };
+        if !seen.insert((meta.dev(), meta.ino())) {
+            continue;
+        }
+        if meta.is_dir() {
+            walk(&p, out, seen)?;
+        } else if meta.is_file() && p.extension().is_some_and(|e| e == "csv") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// The CSV files of one path given: a file stands for itself, a
+/// directory for every `.csv` file below it (perhaps none).
+fn expand_one(p: &Path, seen: &mut Seen) -> Result<Vec<PathBuf>, String> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = Vec::new();
+    if p.is_dir() {
+        if let Ok(meta) = std::fs::metadata(p) {
+            seen.insert((meta.dev(), meta.ino()));
+        }
+        walk(p, &mut out, seen)?;
+    } else if p.is_file() {
+        out.push(p.to_path_buf());
+    } else if p.exists() {
+        return Err(format!("{}: not a regular file or directory", p.display()));
+    } else {
+        return Err(format!("{}: no such file or directory", p.display()));
+    }
+    Ok(out)
+}
+
+/// Each path's CSV files ([`expand`]'s rule; a directory's may be none),
+/// or why it cannot be read: one bad path does not stop the others
+/// (`db import` imports the rest and reports each).
+pub fn expand_each(paths: &[PathBuf]) -> Vec<Result<Vec<PathBuf>, String>> {
+    let mut seen = Seen::new();
+    paths.iter().map(|p| expand_one(p, &mut seen)).collect()
+}
+
 /// The CSV files under `paths`: a file stands for itself, a directory for
 /// every `.csv` file below it, in sorted order. Each directory and file is
 /// visited once (by device and inode), so links in a loop (`ln -s . x`)
 /// end the walk instead of hanging it, and a file reached twice is read
-/// once; only regular files are read (a link to `/dev/zero` is not).
+/// once; only regular files are read (a link to `/dev/zero` is not). The
+/// first path that cannot be read, or a directory without a CSV file, is
+/// the error.
 pub fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    use std::collections::BTreeSet;
-    use std::os::unix::fs::MetadataExt;
-    type Seen = BTreeSet<(u64, u64)>;
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>, seen: &mut Seen) -> Result<(), String> {
-        let rd = std::fs::read_dir(dir)
-            .map_err(|e| format!("{}: cannot read directory: {e}", dir.display()))?;
-        let mut entries = Vec::new();
-        for e in rd {
-            let e = e.map_err(|e| format!("{}: cannot read directory: {e}", dir.display()))?;
-            entries.push(e.path());
-        }
-        entries.sort();
-        for p in entries {
-            let Ok(meta) = std::fs::metadata(&p) else {
-                continue; // a dangling link
-            };
-            if !seen.insert((meta.dev(), meta.ino())) {
-                continue;
-            }
-            if meta.is_dir() {
-                walk(&p, out, seen)?;
-            } else if meta.is_file() && p.extension().is_some_and(|e| e == "csv") {
-                out.push(p);
-            }
-        }
-        Ok(())
-    }
     let mut out = Vec::new();
-    let mut seen = Seen::new();
-    for p in paths {
-        if p.is_dir() {
-            let before = out.len();
-            if let Ok(meta) = std::fs::metadata(p) {
-                seen.insert((meta.dev(), meta.ino()));
-            }
-            walk(p, &mut out, &mut seen)?;
-            if out.len() == before {
-                return Err(format!(
-                    "{}: no result CSV files in this directory",
-                    p.display()
-                ));
-            }
-        } else if p.is_file() {
-            out.push(p.clone());
-        } else if p.exists() {
-            return Err(format!("{}: not a regular file or directory", p.display()));
-        } else {
-            return Err(format!("{}: no such file or directory", p.display()));
+    for (p, found) in paths.iter().zip(expand_each(paths)) {
+        let found = found?;
+        if found.is_empty() {
+            return Err(format!(
+                "{}: no result CSV files in this directory",
+                p.display()
+            ));
         }
+        out.extend(found);
     }
     Ok(out)
 }
