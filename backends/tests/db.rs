@@ -1652,3 +1652,36 @@ fn one_bad_path_does_not_stop_a_db_import() {
     assert_clean_failure(&o, 2, &["no such file", "no result CSV files"]);
     assert!(!none.exists());
 }
+
+/// Adversarial finding 08 (third pass, `backends` part): the status lines
+/// of `db import` ("F: N files imported"), `db export` ("N files written
+/// under DIR") and `site` ("N pages written under DIR"), and `db
+/// import`'s "already in" line, printed the user's paths raw: an escape
+/// sequence or a bidi mark in them reached the terminal. Now escaped.
+#[test]
+fn status_lines_escape_the_paths_they_name() {
+    let dir = scratch("status_paths");
+    let p = dir.join("e\u{1b}[31mRED\u{9b}1m\u{202e}q");
+    let csv = p.join("2_thread_2_instruction/CUDA/laptop.csv");
+    std::fs::create_dir_all(csv.parent().unwrap()).unwrap();
+    std::fs::copy(
+        repo("data/empirical/2_thread_2_instruction/CUDA/laptop_940m-inter-workgroup.csv"),
+        &csv,
+    )
+    .unwrap();
+    let db = p.join("r.sqlite");
+    let (ex, site) = (p.join("ex"), p.join("site"));
+    let raw = |o: &Output| {
+        let all = format!("{}{}", stdout(o), common::stderr(o));
+        assert!(o.status.success(), "{all}");
+        assert!(!all.contains(['\u{1b}', '\u{9b}', '\u{202e}']), "{all:?}");
+        assert!(
+            all.contains("e\\u{1b}[31mRED\\u{9b}1m\\u{202e}q"),
+            "{all:?}"
+        );
+    };
+    raw(&backends(&["db", "import", "--db", s(&db), s(&csv)]));
+    raw(&backends(&["db", "import", "--db", s(&db), s(&csv)]));
+    raw(&backends(&["db", "export", "--db", s(&db), "-o", s(&ex)]));
+    raw(&backends(&["site", "--db", s(&db), "-o", s(&site)]));
+}

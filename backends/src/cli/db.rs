@@ -6,6 +6,7 @@ use crate::campaign::db_journal;
 use crate::report::db::{self, DeviceInfo, Imported};
 use crate::report::db_import;
 use crate::report::format::{print, Format};
+use crate::report::out_dir::shown;
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -220,7 +221,7 @@ fn import(a: &ImportDbArgs) -> ExitCode {
                 already += 1;
                 eprintln!(
                     "{}: already in the database (the same runs, from {})",
-                    f.display(),
+                    shown(f),
                     crate::excerpt::printable(&from)
                 );
             }
@@ -236,7 +237,7 @@ fn import(a: &ImportDbArgs) -> ExitCode {
     };
     println!(
         "{}: {new} files imported, {already} already in, {refused} refused{unread}",
-        a.db.display()
+        shown(&a.db)
     );
     if refused > 0 || !bad.is_empty() {
         ExitCode::from(2)
@@ -295,7 +296,7 @@ fn list(a: &ListDbArgs) -> ExitCode {
 /// The status line of `db export`: how many files, and the devices whose
 /// file is not named after them (their names are not plain file names).
 fn export_status(done: &db::Exported, out: &Path) -> String {
-    let mut line = format!("{} files written under {}", done.files.len(), out.display());
+    let mut line = format!("{} files written under {}", done.files.len(), shown(out));
     if !done.renamed.is_empty() {
         let each: Vec<String> = done
             .renamed

@@ -65,7 +65,7 @@ pub fn main(args: &SiteArgs) -> ExitCode {
     };
     match write(&report, &info, args.explorer.as_deref(), &args.out) {
         Ok(n) => {
-            println!("{n} pages written under {}", args.out.display());
+            println!("{n} pages written under {}", out_dir::shown(&args.out));
             ExitCode::SUCCESS
         }
         Err(e) => {
