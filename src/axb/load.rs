@@ -374,6 +374,10 @@ pub fn kind_of(m: &Metadata) -> &'static str {
         "a block device"
     } else if t.is_socket() {
         "a socket"
+    } else if t.is_file() {
+        "a regular file"
+    } else if t.is_symlink() {
+        "a symbolic link"
     } else {
         "not a regular file"
     }
