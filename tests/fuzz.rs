@@ -20,6 +20,8 @@
 
 #[path = "support/fuzz.rs"]
 mod fuzz;
+#[path = "support/spirv.rs"]
+mod spirv;
 
 use fuzz::{corpus, dict, run, Target};
 use progress_litmus::kernel::load::{load_file_with, Item};
@@ -285,20 +287,7 @@ fn glsl_corpus() -> Vec<Vec<u8>> {
 fn spirv_corpus() -> Vec<Vec<u8>> {
     let mut c = corpus("tests/data/shaders", ".spv", 64);
     for src in corpus("suites/shaders", ".wgsl", 64) {
-        let src = String::from_utf8(src).unwrap();
-        let module = naga::front::wgsl::parse_str(&src).unwrap();
-        let info = naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::all(),
-        )
-        .validate(&module)
-        .unwrap();
-        let options = naga::back::spv::Options {
-            flags: naga::back::spv::WriterFlags::DEBUG,
-            ..naga::back::spv::Options::default()
-        };
-        let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
-        c.push(words.iter().flat_map(|w| w.to_le_bytes()).collect());
+        c.push(spirv::spirv_of_wgsl(&String::from_utf8(src).unwrap()));
     }
     c
 }

@@ -4,6 +4,9 @@
 //! the value rule refuses wrapped values and only them, and mutated
 //! shaders never panic.
 
+#[path = "support/spirv.rs"]
+mod spirv;
+
 use progress_litmus::kernel::litmus;
 use progress_litmus::kernel::shader::{print, translate, Launch};
 use proptest::prelude::*;
@@ -317,27 +320,7 @@ fn spirv_of_the_wgsl_shaders_translates() {
 
 /// A WGSL file as a SPIR-V binary.
 pub fn spirv_of(p: &Path) -> Vec<u8> {
-    let src = std::fs::read_to_string(p).unwrap();
-    let module = naga::front::wgsl::parse_str(&src).unwrap();
-    let info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(&module)
-    .unwrap();
-    // Without the loop bound naga adds for browsers: the program as written.
-    let options = naga::back::spv::Options {
-        force_loop_bounding: false,
-        // Names (OpName), as `glslangValidator -g` writes them: naga's
-        // default has them only in debug builds of the writer.
-        flags: naga::back::spv::WriterFlags::DEBUG
-            | naga::back::spv::WriterFlags::ADJUST_COORDINATE_SPACE
-            | naga::back::spv::WriterFlags::LABEL_VARYINGS
-            | naga::back::spv::WriterFlags::CLAMP_FRAG_DEPTH,
-        ..naga::back::spv::Options::default()
-    };
-    let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    spirv::spirv_of_wgsl(&std::fs::read_to_string(p).unwrap())
 }
 
 /// Division and remainder by a constant power of two are a shift and a

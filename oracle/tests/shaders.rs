@@ -3,6 +3,9 @@
 //! launch flags, `translate` included, with bad shaders as one error line
 //! each while the rest of the batch is decided.
 
+#[path = "../../tests/support/spirv.rs"]
+mod spirv;
+
 use oracle::kernel::{check_expectations, Options};
 use progress_litmus::kernel::load::{load_all_with, Item, Launch};
 use std::path::PathBuf;
@@ -137,34 +140,9 @@ fn spirv_gets_the_wgsl_verdicts() {
         if p.extension().and_then(|x| x.to_str()) != Some("wgsl") {
             continue;
         }
-        let src = std::fs::read_to_string(&p).unwrap();
-        let module = naga::front::wgsl::parse_str(&src).unwrap();
-        let info = naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::all(),
-        )
-        .validate(&module)
-        .unwrap();
-        let options = naga::back::spv::Options {
-            force_loop_bounding: false,
-            // Names (OpName), as `glslangValidator -g` writes them: naga's
-            // default has them only in debug builds of the writer.
-            flags: naga::back::spv::WriterFlags::DEBUG
-                | naga::back::spv::WriterFlags::ADJUST_COORDINATE_SPACE
-                | naga::back::spv::WriterFlags::LABEL_VARYINGS
-                | naga::back::spv::WriterFlags::CLAMP_FRAG_DEPTH,
-            ..Default::default()
-        };
-        let words = naga::back::spv::write_vec(&module, &info, &options, None).unwrap();
+        let bytes = spirv::spirv_of_wgsl(&std::fs::read_to_string(&p).unwrap());
         let spv = dir.join(p.file_stem().unwrap()).with_extension("spv");
-        std::fs::write(
-            &spv,
-            words
-                .iter()
-                .flat_map(|w| w.to_le_bytes())
-                .collect::<Vec<u8>>(),
-        )
-        .unwrap();
+        std::fs::write(&spv, &bytes).unwrap();
         let mut w = Vec::new();
         let (mut items, errors) = load_all_with(&[p.clone(), spv], &Launch::default(), &mut w);
         assert!(errors.is_empty(), "{errors:?}");

@@ -208,12 +208,7 @@ pub fn lower(
 /// about it (the entry point's body).
 pub fn declared_size(module: &naga::Module, launch: &Launch) -> Res<(Option<u32>, Span)> {
     let (_, ep) = pick_entry(module, launch)?;
-    let span = ep
-        .function
-        .body
-        .span_iter()
-        .next()
-        .map_or(Span::UNDEFINED, |(_, s)| *s);
+    let span = body_span(ep);
     let literal = ep.workgroup_size_overrides.is_none();
     Ok((literal.then_some(ep.workgroup_size[0]), span))
 }
@@ -264,17 +259,22 @@ fn pick_entry<'m>(module: &'m naga::Module, launch: &Launch) -> Res<(usize, &'m 
     }
 }
 
+/// Where to point an error about an entry point's attributes: its body's
+/// first statement.
+fn body_span(ep: &naga::EntryPoint) -> Span {
+    ep.function
+        .body
+        .span_iter()
+        .next()
+        .map_or(Span::UNDEFINED, |(_, s)| *s)
+}
+
 /// The workgroup size: `--workgroup-size` or the shader's (one-dimensional).
 fn workgroup_size(ep: &naga::EntryPoint, launch: &Launch) -> Res<u8> {
     if let Some(n) = launch.workgroup_size {
         return Ok(n);
     }
-    let span = ep
-        .function
-        .body
-        .span_iter()
-        .next()
-        .map_or(Span::UNDEFINED, |(_, s)| *s);
+    let span = body_span(ep);
     if ep.workgroup_size_overrides.is_some() {
         return refuse(
             span,
