@@ -191,12 +191,12 @@ fn launch_rules() {
     assert_eq!((t.program.workgroups, t.program.workgroup_size), (3, 1));
     assert_eq!(
         t.launch.describe(),
-        "3 workgroups (--workgroups) of 1 invocation (the shader's size), subgroups of 1 invocation (default)"
+        "3 workgroups (--workgroups) of 1 invocation (the shader's size), subgroups of 1 invocation (default); storage buffers start at 0"
     );
     let t = translate(&p, &b, &Launch::default()).unwrap();
     assert_eq!(
         t.launch.describe(),
-        "2 workgroups (default) of 1 invocation (the shader's size), subgroups of 1 invocation (default)"
+        "2 workgroups (default) of 1 invocation (the shader's size), subgroups of 1 invocation (default); storage buffers start at 0"
     );
     // A size the host sets: an override needs the flag, and takes it.
     let src =
@@ -226,7 +226,7 @@ fn launch_rules() {
     let t = translate(&p, annotated.as_bytes(), &Launch::default()).unwrap();
     assert_eq!(
         t.launch.describe(),
-        "4 workgroups (its `// workgroups W;` line) of 1 invocation (the shader's size), subgroups of 1 invocation (its `// subgroup_size S;` line)"
+        "4 workgroups (its `// workgroups W;` line) of 1 invocation (the shader's size), subgroups of 1 invocation (its `// subgroup_size S;` line); storage buffers start at 0"
     );
     let (p, b) = read("tests/data/shaders/bad/two_entries.wgsl");
     let l = Launch {

@@ -65,7 +65,10 @@ fn rows() -> Vec<Row> {
 
 /// The launch of a file's `; @Config: T, S, W` line (T threads a subgroup,
 /// S subgroups a workgroup, W workgroups: Dat3M's `ThreadGrid`), after
-/// checking that every `; @Input:` starts memory at 0, as the frontend does.
+/// checking that every `; @Input:` starts memory at 0, as the frontend
+/// takes storage buffers. Dat3M's inputs also start the kernels' `local`
+/// (Workgroup) arguments at 0, which SPIR-V leaves undefined: the launch
+/// says so (`--workgroup-memory zero`), and every verdict line names it.
 fn launch_of(src: &str) -> Launch {
     for l in src.lines().filter(|l| l.starts_with("; @Input:")) {
         let values = l.split_once('=').unwrap().1;
@@ -87,6 +90,7 @@ fn launch_of(src: &str) -> Launch {
         workgroups: Some(n[2]),
         workgroup_size: Some(n[0] * n[1]),
         subgroup_size: Some(n[0]),
+        zero_workgroup_memory: true,
         ..Launch::default()
     }
 }
@@ -220,7 +224,23 @@ fn a_specialization_constant_size_is_named() {
     let file = "mp-wg_obe-t_obe.spvasm";
     let bytes = assemble(tool, &data().join(file), &dir);
     let spv = dir.join(file).with_extension("spv");
-    let t = translate(&spv, &bytes, &Launch::default()).unwrap();
+    // Its `local` arguments are read before they are written: SPIR-V
+    // leaves them undefined, Dat3M's `@Input` lines start them at 0.
+    let e = translate(&spv, &bytes, &Launch::default()).unwrap_err();
+    assert!(
+        e.msg.contains("may be read before it is written")
+            && e.msg.contains("--workgroup-memory zero"),
+        "{e}"
+    );
+    let zero = Launch {
+        zero_workgroup_memory: true,
+        ..Launch::default()
+    };
+    let t = translate(&spv, &bytes, &zero).unwrap();
+    assert!(t
+        .launch
+        .describe()
+        .ends_with("workgroup memory at 0 (--workgroup-memory zero)"));
     assert_eq!(t.program.workgroup_size, 1);
     assert!(
         t.warnings.iter().any(|w| w.starts_with(
@@ -238,7 +258,7 @@ fn a_specialization_constant_size_is_named() {
     );
     let l = Launch {
         workgroup_size: Some(2),
-        ..Launch::default()
+        ..zero
     };
     let t = translate(&spv, &bytes, &l).unwrap();
     assert_eq!(t.program.workgroup_size, 2);

@@ -235,3 +235,91 @@ fn translated_values_are_the_shaders() {
     assert_eq!(check_expectations(p, Options::default()).len(), 1);
     let _ = std::fs::remove_dir_all(&bad);
 }
+
+/// Issue 42: GLSL and SPIR-V leave workgroup memory and locals without an
+/// initializer undefined, and a read of one before any write was decided
+/// as a read of 0 (a shader spinning `while (flag != 0u)` on an unwritten
+/// `shared` flag got P everywhere). Such a read is refused at its place,
+/// naming the variable; memory written before it is read on every
+/// schedule is decided, and the verdict line says what memory started
+/// with; `--workgroup-memory zero` states a launch that zeroes it.
+#[test]
+fn undefined_initial_values_are_never_read_as_zero() {
+    let dir = "tests/data/shaders/undefined";
+    let refused = [
+        ("shared_read_first.comp", ":8:10: `flag` may be read before it is written (invocation 0.0, on some schedule): GLSL leaves workgroup memory's initial value undefined"),
+        ("shared_read_first.spv", ": `flag` may be read before it is written (invocation 0.0, on some schedule): SPIR-V leaves workgroup memory's initial value undefined"),
+        ("local_read_first.comp", ":9:33: `x` may be read before it is written: GLSL leaves a local variable without an initializer undefined"),
+        ("local_read_first.spv", ": `x` may be read before it is written: SPIR-V leaves a local variable without an initializer undefined"),
+    ];
+    for (file, want) in refused {
+        let path = format!("{dir}/{file}");
+        let o = oracle(&["classify", &path]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{file}: {err}");
+        assert!(
+            err.starts_with(&format!("error: {path}{want}")),
+            "{file}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // The stated verdicts of the ones decided hold.
+    let mut warnings = Vec::new();
+    let decided: Vec<PathBuf> = [
+        "shared_written_first.comp",
+        "shared_race.comp",
+        "shared_init_line.comp",
+        "local_written_first.comp",
+    ]
+    .iter()
+    .map(|f| root().join(dir).join(f))
+    .collect();
+    let (items, errors) = load_all_with(&decided, &Launch::default(), &mut warnings);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(items.len(), 4);
+    for i in &items {
+        let Item::Kernel(p) = i else {
+            panic!("a shader is a kernel program")
+        };
+        assert!(!p.program.expect.is_empty(), "{}", p.name);
+        let wrong = check_expectations(p, Options::default());
+        assert!(wrong.is_empty(), "{}: {wrong:?}", p.name);
+    }
+    // What memory started with is on the verdict line.
+    let launch_line = |args: &[&str]| {
+        let o = oracle(args);
+        assert!(o.status.success(), "{args:?}: {o:?}");
+        let out = String::from_utf8_lossy(&o.stdout).to_string();
+        out.lines()
+            .find(|l| l.starts_with("(launch of "))
+            .unwrap_or_else(|| panic!("{out}"))
+            .to_string()
+    };
+    let written = format!("{dir}/shared_written_first.comp");
+    assert!(launch_line(&["classify", &written]).ends_with(
+        "; storage buffers start at 0, workgroup memory undefined (GLSL) and written before it is read on every schedule (checked))"
+    ));
+    let spv = format!("{dir}/shared_written_first.spv");
+    assert!(launch_line(&["classify", &spv]).contains("workgroup memory undefined (SPIR-V)"));
+    let first = format!("{dir}/shared_read_first.comp");
+    let zero = launch_line(&["classify", "--workgroup-memory", "zero", &first]);
+    assert!(
+        zero.ends_with(
+            "; storage buffers start at 0, workgroup memory at 0 (--workgroup-memory zero))"
+        ),
+        "{zero}"
+    );
+    let line = format!("{dir}/shared_init_line.comp");
+    assert!(launch_line(&["classify", &line])
+        .ends_with("; storage buffers start at 0, workgroup memory where `// init` lines say)"));
+    let o = oracle(&["classify", "--workgroup-memory", "zero", &first]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let row = out.lines().nth(1).unwrap();
+    assert!(row.split_whitespace().skip(1).all(|v| v == "P"), "{out}");
+    // WGSL zero-initialises: said so, and nothing is refused.
+    let wgsl = launch_line(&["classify", "suites/shaders/message_passing.wgsl"]);
+    assert!(
+        wgsl.ends_with("workgroup memory at 0 (WGSL zero-initialises it))"),
+        "{wgsl}"
+    );
+}

@@ -483,6 +483,23 @@ impl Machine {
         }
     }
 
+    /// The invocations that take part in actor `a`'s next step, which
+    /// can step ([`Machine::can_step`]): the invocation itself, or under
+    /// lockstep the active lanes of its subgroup (the top of its
+    /// reconvergence stack). Not for the SIMT-Step models.
+    pub fn stepping_invocations(&self, s: &[u64], a: usize) -> Vec<usize> {
+        debug_assert!(self.direct.is_none() && self.can_step(s, a));
+        if !self.lockstep {
+            return vec![a];
+        }
+        let first = self.sgs[a].first_inv;
+        let mask = self.read_stack(s, a).last().map_or(0, |e| e.mask);
+        (0..self.s)
+            .filter(|l| mask >> l & 1 == 1)
+            .map(|l| first + l)
+            .collect()
+    }
+
     /// The actor that moves invocation `i`.
     #[inline]
     pub fn actor_of(&self, i: usize) -> usize {

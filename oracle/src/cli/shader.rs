@@ -33,6 +33,21 @@ pub struct LaunchArgs {
     /// differs from its b-bit one refuses the shader, never a verdict.
     #[arg(long, global = true, value_name = "V", value_parser = parse_values)]
     pub values: Option<u16>,
+    /// Shaders: what GLSL and SPIR-V workgroup memory without an
+    /// initializer holds at the start. `undefined`, as the languages say:
+    /// a shader that may read it before writing it is refused. `zero`: the
+    /// launch zeroes it (Vulkan's VK_KHR_zero_initialize_workgroup_memory,
+    /// or a peer's stated input); every verdict line says so. WGSL always
+    /// zero-initialises it.
+    #[arg(long, global = true, value_name = "WHAT", value_enum, default_value_t = WorkgroupMemory::Undefined)]
+    pub workgroup_memory: WorkgroupMemory,
+}
+
+/// `--workgroup-memory`: what uninitialised workgroup memory holds.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkgroupMemory {
+    Undefined,
+    Zero,
 }
 
 fn parse_values(s: &str) -> Result<u16, String> {
@@ -54,6 +69,7 @@ pub fn set_launch(a: &LaunchArgs, max_states: usize) {
         entry: a.entry.clone(),
         values: a.values,
         max_states,
+        zero_workgroup_memory: a.workgroup_memory == WorkgroupMemory::Zero,
         simplify: true,
     });
 }

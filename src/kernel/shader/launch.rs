@@ -39,12 +39,41 @@ pub enum SizeFrom {
     SpecDefault(Option<u32>),
 }
 
+/// What the launch takes memory to hold at the start (docs/KERNEL.md
+/// §10.3): the host fills storage buffers, the source language says what
+/// workgroup memory holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Memory {
+    /// Some storage variable's start is given by an `// init` line.
+    pub init_storage: bool,
+    /// Some workgroup variable's start is given by an `// init` line.
+    pub init_workgroup: bool,
+    /// The shader uses workgroup memory without an initializer.
+    pub workgroup: Workgroup,
+}
+
+/// What a shader's workgroup memory holds at the start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Workgroup {
+    /// None used without an initializer (or an `// init` line).
+    #[default]
+    None,
+    /// Zero: WGSL zero-initialises workgroup memory.
+    Zero,
+    /// Zero in GLSL or SPIR-V, as `--workgroup-memory zero` states.
+    ZeroByFlag,
+    /// Undefined by the language named (GLSL, SPIR-V): the value check
+    /// found no schedule on which it is read before it is written.
+    Undefined(&'static str),
+}
+
 /// The launch a shader was decided for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Taken {
     pub workgroups: (u8, From),
     pub workgroup_size: (u8, SizeFrom),
     pub subgroup_size: (u8, From),
+    pub memory: Memory,
 }
 
 fn from_text(f: From, flag: &str, line: &str) -> String {
@@ -65,8 +94,32 @@ fn plural(n: u8, one: &str) -> String {
 
 impl Taken {
     /// `2 workgroups (default) of 4 invocations (the shader's size), subgroups
-    /// of 1 invocation (default)`.
+    /// of 1 invocation (default); storage buffers start at 0`, and what
+    /// workgroup memory starts with where the shader has some.
     pub fn describe(&self) -> String {
+        let storage = if self.memory.init_storage {
+            "storage buffers start at 0 or their `// init` line's values"
+        } else {
+            "storage buffers start at 0"
+        };
+        let workgroup = match self.memory.workgroup {
+            Workgroup::None => String::new(),
+            Workgroup::Zero => ", workgroup memory at 0 (WGSL zero-initialises it)".into(),
+            Workgroup::ZeroByFlag => ", workgroup memory at 0 (--workgroup-memory zero)".into(),
+            Workgroup::Undefined(lang) => format!(
+                ", workgroup memory undefined ({lang}) and written before it is read on every schedule (checked)"
+            ),
+        };
+        let stated = if self.memory.init_workgroup {
+            ", workgroup memory where `// init` lines say"
+        } else {
+            ""
+        };
+        format!("{}; {storage}{workgroup}{stated}", self.sizes())
+    }
+
+    /// The numbers of the launch and where each came from.
+    fn sizes(&self) -> String {
         let (w, wf) = self.workgroups;
         let (n, nf) = self.workgroup_size;
         let (s, sf) = self.subgroup_size;

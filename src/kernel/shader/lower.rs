@@ -142,6 +142,9 @@ pub struct Lower<'a> {
     max_const: u32,
     plain: BTreeSet<u8>,
     written: BTreeSet<u8>,
+    /// Workgroup locations declared without an initializer, with their
+    /// shader names ([`Translation::undefined`]).
+    undefined: Vec<(u8, String)>,
     /// The END label: one past the last instruction.
     end: usize,
     /// A GLSL module (its renamed atomics are recognised).
@@ -193,6 +196,7 @@ pub fn lower(
         max_const: 0,
         plain: BTreeSet::new(),
         written: BTreeSet::new(),
+        undefined: Vec::new(),
         end: 0,
         glsl: launch_is_glsl(module),
         spills: Default::default(),
@@ -211,6 +215,11 @@ pub fn declared_size(module: &naga::Module, launch: &Launch) -> Res<(Option<u32>
     let span = body_span(ep);
     let literal = ep.workgroup_size_overrides.is_none();
     Ok((literal.then_some(ep.workgroup_size[0]), span))
+}
+
+/// The function of the entry point `launch` selects.
+pub fn entry_function<'m>(module: &'m naga::Module, launch: &Launch) -> Res<&'m naga::Function> {
+    Ok(&pick_entry(module, launch)?.1.function)
 }
 
 /// Whether the module came through the GLSL frontend with the atomics

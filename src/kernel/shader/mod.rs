@@ -17,6 +17,7 @@
 
 pub mod glsl;
 pub mod launch;
+pub mod locals;
 pub mod lower;
 pub mod print;
 pub mod shape;
@@ -47,6 +48,11 @@ pub struct Launch {
     pub values: Option<u16>,
     /// The state bound of the value check (the command's `--max-states`).
     pub max_states: usize,
+    /// GLSL and SPIR-V workgroup memory without an initializer starts at
+    /// 0 (`--workgroup-memory zero`: a launch that zeroes it, such as
+    /// Vulkan's VK_KHR_zero_initialize_workgroup_memory, or a peer's
+    /// stated input); otherwise it is undefined, as the languages say.
+    pub zero_workgroup_memory: bool,
     /// Simplify the translation (jump threading, unreachable code, dead
     /// registers: `lower/thread.rs`, §10.5); off only to check that the
     /// simplification keeps every verdict.
@@ -62,6 +68,7 @@ impl Default for Launch {
             entry: None,
             values: None,
             max_states: 2_000_000,
+            zero_workgroup_memory: false,
             simplify: true,
         }
     }
@@ -134,6 +141,12 @@ pub struct Translation {
     pub unused: Vec<String>,
     /// The launch it was translated for, and where each number came from.
     pub launch: launch::Taken,
+    /// The workgroup locations whose initial contents the source language
+    /// leaves undefined (GLSL `shared`, SPIR-V Workgroup variables without
+    /// an initializer), with the shader's name of each: the value check
+    /// refuses the shader if one may be read before it is written
+    /// (docs/KERNEL.md §10.3).
+    pub undefined: Vec<(u8, String)>,
 }
 
 /// Line and column (both from 1; columns in characters) of byte `offset`
@@ -344,6 +357,11 @@ fn translate_unguarded(
     let launch = launch.or_annotated(&notes);
     shape::check_ir_depth(&module).map_err(|(span, msg)| fail(ShaderError { span, msg }))?;
     let info = validate(&module).map_err(fail)?;
+    let lang = language(path);
+    if lang != "WGSL" {
+        let entry = lower::entry_function(&module, &launch).map_err(fail)?;
+        locals::check(&module, entry, lang, lang == "GLSL").map_err(fail)?;
+    }
     let (declared, span) = lower::declared_size(&module, &launch).map_err(fail)?;
     let spec = (path.extension().is_some_and(|e| e == "spv"))
         .then(|| spirv::spec_size_of(bytes))
@@ -360,6 +378,7 @@ fn translate_unguarded(
             launch.subgroup_size(),
             launch::origin(flags.subgroup_size, notes.subgroup_size),
         ),
+        memory: Default::default(),
     };
     if let launch::SizeFrom::SpecDefault(id) = size_from {
         t.warnings
@@ -371,8 +390,61 @@ fn translate_unguarded(
     t.program.model = notes.model;
     t.program.expect = notes.expect.clone();
     notes.initialise(&mut t).map_err(at_line)?;
+    t.launch.memory = initial_memory(&mut t, &notes, lang, launch.zero_workgroup_memory);
     values::check(&t, launch.max_states).map_err(|e| file_error(path, &src, &e))?;
     Ok(t)
+}
+
+/// The source language of a shader file, by extension, as messages name it.
+fn language(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("spv") => "SPIR-V",
+        Some("comp") => "GLSL",
+        _ => "WGSL",
+    }
+}
+
+/// What the translated shader's memory holds at the start (§10.3): WGSL
+/// zero-initialises workgroup memory; GLSL and SPIR-V leave it undefined,
+/// and keep in [`Translation::undefined`] the locations the value check
+/// must find written before they are read, unless the launch zeroes them
+/// (`--workgroup-memory zero`). An `// init` line states a location's
+/// start, which then is not undefined.
+fn initial_memory(
+    t: &mut Translation,
+    notes: &Annotations,
+    lang: &'static str,
+    zero: bool,
+) -> launch::Memory {
+    let given = |l: u8| {
+        notes
+            .init
+            .iter()
+            .any(|(_, name, _)| t.names.iter().any(|(n, k)| n == name && *k == l))
+    };
+    let mut undefined = std::mem::take(&mut t.undefined);
+    undefined.retain(|&(l, _)| !given(l));
+    let workgroup = match (undefined.is_empty(), lang) {
+        (true, _) => launch::Workgroup::None,
+        (false, "WGSL") => launch::Workgroup::Zero,
+        (false, _) if zero => launch::Workgroup::ZeroByFlag,
+        (false, lang) => {
+            t.undefined = undefined;
+            launch::Workgroup::Undefined(lang)
+        }
+    };
+    let init = |shared: bool| {
+        notes.init.iter().any(|(_, name, _)| {
+            t.names
+                .iter()
+                .any(|(n, k)| n == name && t.program.locations[*k as usize].shared == shared)
+        })
+    };
+    launch::Memory {
+        init_storage: init(false),
+        init_workgroup: init(true),
+        workgroup,
+    }
 }
 
 /// Reads and translates one shader file (the loader's arm for shaders):

@@ -26,9 +26,11 @@ use rustc_hash::FxHashSet;
 use std::collections::VecDeque;
 
 /// Checks every reachable step of `t`'s program for a 32-bit result that
-/// differs from its `b`-bit one; also reports run-time faults (an index
-/// outside its array) at their shader line. A program none of whose
-/// instructions can leave the domain is not explored.
+/// differs from its `b`-bit one, and for a read of workgroup memory the
+/// source language leaves undefined ([`Translation::undefined`]) before
+/// any write to it; also reports run-time faults (an index outside its
+/// array) at their shader line. A program none of whose instructions can
+/// leave the domain, and that has no undefined memory, is not explored.
 pub fn check(t: &Translation, max_states: usize) -> Result<(), ShaderError> {
     let p = &t.program;
     // Nothing to explore when no instruction can leave the domain (the
@@ -46,7 +48,7 @@ pub fn check(t: &Translation, max_states: usize) -> Result<(), ShaderError> {
         } => true,
         _ => false,
     };
-    if !p.codes.iter().flat_map(|c| &c.instrs).any(can_wrap) {
+    if !p.codes.iter().flat_map(|c| &c.instrs).any(can_wrap) && t.undefined.is_empty() {
         return Ok(());
     }
     explore(t, false, max_states)?;
@@ -57,41 +59,148 @@ pub fn check(t: &Translation, max_states: usize) -> Result<(), ShaderError> {
     Ok(())
 }
 
-fn explore(t: &Translation, lockstep: bool, max_states: usize) -> Result<(), ShaderError> {
-    let m = Machine::new(&t.program, lockstep)
-        .map_err(|e| ShaderError::new(Span::UNDEFINED, format!("the translated program: {e}")))?;
-    match m.bits().div_ceil(64) {
-        0 | 1 => run::<[u64; 1]>(t, &m, max_states),
-        2 => run::<[u64; 2]>(t, &m, max_states),
-        3 => run::<[u64; 3]>(t, &m, max_states),
-        4 => run::<[u64; 4]>(t, &m, max_states),
-        _ => run::<[u64; 7]>(t, &m, max_states),
+/// The written bits of the undefined cells a state of the check carries
+/// beside the machine's: none, up to 64, or up to 512 (64 cells in 8
+/// workgroups, [`crate::kernel::program::MAX_CELLS`]).
+trait Written: Copy + Default + Eq + std::hash::Hash {
+    fn has(&self, bit: usize) -> bool;
+    fn set(&mut self, bit: usize);
+}
+
+impl Written for () {
+    fn has(&self, _: usize) -> bool {
+        unreachable!("a program without undefined cells asks for none")
+    }
+    fn set(&mut self, _: usize) {
+        unreachable!("a program without undefined cells sets none")
     }
 }
 
-fn run<S: Packed>(t: &Translation, m: &Machine, max_states: usize) -> Result<(), ShaderError> {
+impl Written for u64 {
+    fn has(&self, bit: usize) -> bool {
+        *self >> bit & 1 == 1
+    }
+    fn set(&mut self, bit: usize) {
+        *self |= 1 << bit;
+    }
+}
+
+impl Written for [u64; 8] {
+    fn has(&self, bit: usize) -> bool {
+        self[bit / 64] >> (bit % 64) & 1 == 1
+    }
+    fn set(&mut self, bit: usize) {
+        self[bit / 64] |= 1 << (bit % 64);
+    }
+}
+
+/// The undefined cells of a machine: each memory cell's bit, if the cell
+/// is undefined at the start, and the shader's name of its variable.
+struct Undefined<'t> {
+    bit: Vec<Option<(usize, &'t str)>>,
+    count: usize,
+}
+
+impl<'t> Undefined<'t> {
+    fn of(t: &'t Translation, m: &Machine) -> Undefined<'t> {
+        let p = &t.program;
+        let cells: usize = p
+            .locations
+            .iter()
+            .map(|l| l.len() * if l.shared { p.workgroups as usize } else { 1 })
+            .sum();
+        let mut bit = vec![None; cells];
+        let mut count = 0;
+        for (l, name) in &t.undefined {
+            let loc = &p.locations[*l as usize];
+            let copies = if loc.shared { p.workgroups as usize } else { 1 };
+            for copy in 0..copies {
+                for k in 0..loc.len() {
+                    bit[m.cell_of(*l as usize, copy, k)] = Some((count, name.as_str()));
+                    count += 1;
+                }
+            }
+        }
+        Undefined { bit, count }
+    }
+}
+
+fn explore(t: &Translation, lockstep: bool, max_states: usize) -> Result<(), ShaderError> {
+    let m = Machine::new(&t.program, lockstep)
+        .map_err(|e| ShaderError::new(Span::UNDEFINED, format!("the translated program: {e}")))?;
+    let u = Undefined::of(t, &m);
+    match u.count {
+        0 => explore_with::<()>(t, &m, &u, max_states),
+        1..=64 => explore_with::<u64>(t, &m, &u, max_states),
+        _ => explore_with::<[u64; 8]>(t, &m, &u, max_states),
+    }
+}
+
+fn explore_with<W: Written>(
+    t: &Translation,
+    m: &Machine,
+    u: &Undefined,
+    max_states: usize,
+) -> Result<(), ShaderError> {
+    match m.bits().div_ceil(64) {
+        0 | 1 => run::<[u64; 1], W>(t, m, u, max_states),
+        2 => run::<[u64; 2], W>(t, m, u, max_states),
+        3 => run::<[u64; 3], W>(t, m, u, max_states),
+        4 => run::<[u64; 4], W>(t, m, u, max_states),
+        _ => run::<[u64; 7], W>(t, m, u, max_states),
+    }
+}
+
+fn run<S: Packed, W: Written>(
+    t: &Translation,
+    m: &Machine,
+    u: &Undefined,
+    max_states: usize,
+) -> Result<(), ShaderError> {
     let at = |pc: usize| t.spans.get(pc).copied().unwrap_or(Span::UNDEFINED);
     let mut init = S::default();
     m.init(init.as_mut());
-    let mut seen: FxHashSet<S> = FxHashSet::default();
-    seen.insert(init);
-    let mut queue = VecDeque::from([init]);
+    let start = (init, W::default());
+    let mut seen: FxHashSet<(S, W)> = FxHashSet::default();
+    seen.insert(start);
+    let mut queue = VecDeque::from([start]);
     let mut next = Vec::new();
-    while let Some(s) = queue.pop_front() {
+    while let Some((s, w)) = queue.pop_front() {
         for a in 0..m.num_actors() {
             let Some((pc, instr)) = m.next_instr(s.as_ref(), a) else {
                 continue;
             };
-            for i in m.actor_invocations(a) {
-                if m.finished(s.as_ref(), i) || m.pc(s.as_ref(), i) != pc {
-                    continue;
-                }
+            let mut written = w;
+            for i in m.stepping_invocations(s.as_ref(), a) {
+                let (wg, l, _, _) = m.coords(i);
                 if let Some(why) = wraps(m, s.as_ref(), i, instr) {
-                    let (w, l, _, _) = m.coords(i);
                     return Err(ShaderError::new(
                         at(pc),
-                        format!("value bound exceeded: raise --values (invocation {w}.{l}: {why})"),
+                        format!(
+                            "value bound exceeded: raise --values (invocation {wg}.{l}: {why})"
+                        ),
                     ));
+                }
+                let Some((cell, reads, writes)) = access(m, s.as_ref(), i, instr) else {
+                    continue;
+                };
+                let Some((bit, name)) = u.bit[cell] else {
+                    continue;
+                };
+                if reads && !w.has(bit) {
+                    return Err(ShaderError::new(
+                        at(pc),
+                        format!(
+                            "{name} may be read before it is written (invocation {wg}.{l}, on some schedule): {} leaves workgroup memory's initial value undefined, and the tools pick none; write it before any invocation reads it (a barrier between), or, where the launch zeroes it (VK_KHR_zero_initialize_workgroup_memory), say so with --workgroup-memory zero",
+                            match t.launch.memory.workgroup {
+                                super::launch::Workgroup::Undefined(lang) => lang,
+                                _ => "the source language",
+                            }
+                        ),
+                    ));
+                }
+                if writes {
+                    written.set(bit);
                 }
             }
             next.clear();
@@ -105,14 +214,14 @@ fn run<S: Packed>(t: &Translation, m: &Machine, max_states: usize) -> Result<(),
                 if seen.len() == seen.capacity() {
                     grow(&mut seen, &mut queue, max_states)?;
                 }
-                if seen.insert(n) {
+                if seen.insert((n, written)) {
                     if seen.len() > max_states {
                         return Err(ShaderError::new(
                             Span::UNDEFINED,
                             format!("the value check explored more than {max_states} states: raise --max-states"),
                         ));
                     }
-                    queue.push_back(n);
+                    queue.push_back((n, written));
                 }
             }
         }
@@ -120,11 +229,61 @@ fn run<S: Packed>(t: &Translation, m: &Machine, max_states: usize) -> Result<(),
     Ok(())
 }
 
+/// The memory cell invocation `i`'s step `instr` accesses, whether the
+/// step reads it (its old value reaches a register, a branch or the new
+/// value: a load kept, a read-modify-write, a compare-exchange, an
+/// exchange whose old value is kept) and whether it surely writes it (a
+/// store, an exchange). `None` for a step without memory, or with an
+/// index past its array (that step faults, and is reported as a fault).
+fn access(m: &Machine, s: &[u64], i: usize, instr: Instr) -> Option<(usize, bool, bool)> {
+    let Instr::Atomic {
+        op,
+        addr,
+        dst,
+        branch,
+    } = instr
+    else {
+        return None;
+    };
+    let p = &m.program;
+    let loc = &p.locations[addr.loc as usize];
+    let k = operand(m, s, i, addr.index) as usize;
+    if k >= loc.len() {
+        return None;
+    }
+    let copy = if loc.shared { m.coords(i).0 } else { 0 };
+    let kept = dst.is_some() || branch.is_some();
+    let (reads, writes) = match op {
+        AtomicOp::Load => (kept, false),
+        AtomicOp::Store(_) => (false, true),
+        AtomicOp::Exchange(_) => (kept, true),
+        AtomicOp::CompareExchange(..) | AtomicOp::Fetch(..) => (true, false),
+    };
+    Some((m.cell_of(addr.loc as usize, copy, k), reads, writes))
+}
+
+/// The value of operand `o` for invocation `i` in state `s`.
+fn operand(m: &Machine, s: &[u64], i: usize, o: Operand) -> u16 {
+    match o {
+        Operand::Reg(r) => m.reg(s, i, r as usize),
+        Operand::Imm(v) => v,
+        Operand::Id(k) => {
+            let (w, l, _, lane) = m.coords(i);
+            (match k {
+                IdKind::WgId => w,
+                IdKind::LocalId => l,
+                IdKind::SubgroupId => l / m.program.subgroup_size.max(1) as usize,
+                IdKind::LaneId => lane,
+            }) as u16
+        }
+    }
+}
+
 /// Doubles the table of seen states (and makes room in the queue) within
 /// the byte budget of `max_states` ([`crate::kernel::budget`]), or refuses:
 /// past the budget, or when the system refuses the memory (an abort, once,
 /// under a 3 GB address space).
-fn grow<S: Packed>(
+fn grow<S: Copy + Eq + std::hash::Hash>(
     seen: &mut FxHashSet<S>,
     queue: &mut VecDeque<S>,
     max_states: usize,
@@ -157,21 +316,7 @@ fn grow<S: Packed>(
 /// other than its `b`-bit one, if it does.
 fn wraps(m: &Machine, s: &[u64], i: usize, instr: Instr) -> Option<String> {
     let p: &Program = &m.program;
-    let ev = |o: Operand| -> u16 {
-        match o {
-            Operand::Reg(r) => m.reg(s, i, r as usize),
-            Operand::Imm(v) => v,
-            Operand::Id(k) => {
-                let (w, l, _, lane) = m.coords(i);
-                (match k {
-                    IdKind::WgId => w,
-                    IdKind::LocalId => l,
-                    IdKind::SubgroupId => l / p.subgroup_size.max(1) as usize,
-                    IdKind::LaneId => lane,
-                }) as u16
-            }
-        }
-    };
+    let ev = |o: Operand| operand(m, s, i, o);
     let (op, x, y) = match instr {
         Instr::Assign {
             op: Some(op), a, b, ..
@@ -216,15 +361,10 @@ fn wraps(m: &Machine, s: &[u64], i: usize, instr: Instr) -> Option<String> {
 /// The value of cell `k` of location `loc` as invocation `i` sees it
 /// (`None` past the end: that step faults and is reported as a fault).
 fn cell_value(m: &Machine, s: &[u64], i: usize, loc: usize, k: usize) -> Option<u16> {
-    let p = &m.program;
-    let l = &p.locations[loc];
+    let l = &m.program.locations[loc];
     if k >= l.len() {
         return None;
     }
-    let base: usize = p.locations[..loc]
-        .iter()
-        .map(|x| x.len() * if x.shared { p.workgroups as usize } else { 1 })
-        .sum();
-    let copy = if l.shared { m.coords(i).0 * l.len() } else { 0 };
-    Some(m.mem(s, base + copy + k))
+    let copy = if l.shared { m.coords(i).0 } else { 0 };
+    Some(m.mem(s, m.cell_of(loc, copy, k)))
 }

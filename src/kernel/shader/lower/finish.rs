@@ -43,6 +43,35 @@ impl<'a> Lower<'a> {
             }
             s => return refuse(self.span, format!("`{name}` in address space {s:?}: outside the kernel language")),
         };
+        let declared = self.locations.len();
+        let kind = self.declare_global_locations(g, &name, shared)?;
+        // Workgroup memory without an initializer: zero in WGSL, undefined
+        // in GLSL and SPIR-V (which of the two, `translate` decides).
+        if shared && gv.init.is_none() {
+            for l in declared..self.locations.len() {
+                let shown = match self.names.iter().find(|(_, k)| *k as usize == l) {
+                    Some((n, _)) if n != "(unnamed)" => format!("`{n}`"),
+                    _ => format!(
+                        "an unnamed workgroup variable (`{}` in `oracle translate`)",
+                        self.locations[l].name
+                    ),
+                };
+                self.undefined.push((l as u8, shown));
+            }
+        }
+        Ok(kind)
+    }
+
+    /// The location(s) of a storage or workgroup variable: one, or one per
+    /// member of a struct.
+    fn declare_global_locations(
+        &mut self,
+        g: Handle<naga::GlobalVariable>,
+        name: &str,
+        shared: bool,
+    ) -> Res<Global> {
+        let gv = &self.module.global_variables[g];
+        let name = name.to_string();
         match &self.module.types[gv.ty].inner {
             T::Struct { members, .. } => {
                 let mut locs = Vec::new();
@@ -374,6 +403,7 @@ impl<'a> Lower<'a> {
             names: self.names,
             unused,
             launch: Default::default(),
+            undefined: self.undefined,
         })
     }
 
