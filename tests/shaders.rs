@@ -559,3 +559,58 @@ fn a_lone_carriage_return_in_a_comment_is_shown_escaped() {
     assert!(!text.contains(['\r', '\u{1b}', '\u{7}']), "{text}");
     assert_eq!(litmus::parse(&text).unwrap(), t.program);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+    /// The rewrites of GLSL's published forms move no byte: every position
+    /// naga reports is the user's (`glsl::published_forms`), whatever the
+    /// text, and every alias is absent from the user's text.
+    #[test]
+    fn published_forms_keep_every_position(
+        parts in prop::collection::vec(prop::sample::select(vec![
+            "}", "{", " c ", "c", ";", ".", "[", "uint c;", "} c;", "volatile", "coherent",
+            "#version 430\n", "layout(tla_subgroup_size = 2) in;\n", "\n", "é", "c.c", "Qc",
+        ]), 0..40)
+    ) {
+        let src: String = parts.concat();
+        let (out, aliases) = progress_litmus::kernel::shader::glsl::published_forms(&src);
+        prop_assert_eq!(out.len(), src.len());
+        let lines = |t: &str| t.match_indices('\n').map(|(i, _)| i).collect::<Vec<_>>();
+        prop_assert_eq!(lines(&out), lines(&src));
+        for (alias, name) in aliases {
+            prop_assert_eq!(alias.len(), name.len());
+            let held = src
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| w == alias);
+            prop_assert!(!held, "{} in {:?}", alias, src);
+        }
+    }
+}
+
+/// The published forms' rewrites, one by one, and a text built to make a
+/// search for blocks quadratic (200,000 `} c;` after one `{`) done in one
+/// pass.
+#[test]
+fn published_forms_rewrite_what_naga_does_not_read() {
+    use progress_litmus::kernel::shader::glsl::{launch_line, published_forms};
+    let src = "#version 430\nlayout(tla_num_workgroups = 3) in;\nlayout(binding = 0) volatile coherent buffer C { uint c; } c;\nvoid main() { c.c = 1u; }\n";
+    let (out, aliases) = published_forms(src);
+    assert_eq!(
+        out,
+        "#version 450\n                                  \nlayout(binding = 0)                   buffer C { uint c; } Q;\nvoid main() { Q.c = 1u; }\n"
+    );
+    assert_eq!(aliases, [("Q".to_string(), "c".to_string())]);
+    assert_eq!(
+        launch_line("layout( tla_subgroup_size=4 ) in ;"),
+        Some(("subgroup_size", "4"))
+    );
+    assert_eq!(
+        launch_line("#pragma scheduler(OBE)"),
+        Some(("model", "OBE"))
+    );
+    assert_eq!(launch_line("layout(local_size_x = 4) in;"), None);
+    let big = format!("{{{}", "} c;".repeat(200_000));
+    let (out, _) = published_forms(&big);
+    assert_eq!(out.len(), big.len());
+}

@@ -323,3 +323,43 @@ fn undefined_initial_values_are_never_read_as_zero() {
         "{wgsl}"
     );
 }
+
+/// Issue 42: GLSL as the peers publish it, decided unchanged: `#version
+/// 430`, `volatile`/`coherent` blocks, a block instance named like its
+/// member (naga declares block members globally, hiding the instance),
+/// and the TLA+ project's launch lines, read as the launch and named so.
+#[test]
+fn glsl_in_the_published_forms_is_decided_unchanged() {
+    let file = "tests/data/shaders/published/tla_form.comp";
+    let mut warnings = Vec::new();
+    let (items, errors) = load_all_with(&[root().join(file)], &Launch::default(), &mut warnings);
+    assert!(errors.is_empty(), "{errors:?}");
+    let Some(Item::Kernel(p)) = items.first() else {
+        panic!("a shader is a kernel program")
+    };
+    assert_eq!(p.program.expect.len(), 4);
+    assert_eq!(check_expectations(p, Options::default()), vec![]);
+    // The instance's own name, not the alias naga was given.
+    let names: Vec<&str> = p
+        .program
+        .locations
+        .iter()
+        .map(|l| l.name.as_str())
+        .collect();
+    assert_eq!(names, ["flag", "counter"]);
+    assert_eq!(
+        p.launch.as_deref(),
+        Some("2 workgroups (its `layout(tla_num_workgroups = W) in;` line) of 1 invocation (the shader's size), subgroups of 1 invocation (its `layout(tla_subgroup_size = S) in;` line); storage buffers start at 0")
+    );
+    // `#pragma scheduler(HSA)` is the program's model, as `// model` is.
+    let o = oracle(&["explain", file]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("tla_form under weak HSA "), "{out}");
+    // A flag still wins over a launch line.
+    let o = oracle(&["classify", "--workgroups", "3", file]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("(launch of tla_form: 3 workgroups (--workgroups) of"),
+        "{out}"
+    );
+}

@@ -25,11 +25,14 @@ use crate::error::FileError;
 use std::path::Path;
 
 /// The GLSL text naga parses: the user's, with atomics renamed and the
-/// prelude inserted at byte `at` (`len` bytes).
+/// prelude inserted at byte `at` (`len` bytes), and what
+/// [`published_forms`] rewrote.
 pub struct Prepared {
     pub text: String,
     pub at: usize,
     pub len: usize,
+    /// Block instance names renamed for naga (alias, the shader's name).
+    pub aliases: Vec<(String, String)>,
 }
 
 impl Prepared {
@@ -91,7 +94,9 @@ fn capital(a: &str) -> String {
 
 /// Renames the atomics (whole identifiers only) and inserts the prelude at
 /// the start of the line after `#version` (or at the start).
-pub fn prepare(src: &str) -> Prepared {
+pub fn prepare(user: &str) -> Prepared {
+    let (forms, aliases) = published_forms(user);
+    let src = forms.as_str();
     let mut text = String::with_capacity(src.len());
     let bytes = src.as_bytes();
     let mut i = 0;
@@ -121,7 +126,189 @@ pub fn prepare(src: &str) -> Prepared {
         text,
         at,
         len: p.len(),
+        aliases,
     }
+}
+
+/// The launch lines of the TLA+ forward-progress project's GLSL shaders,
+/// in the words of the `//` annotations: `layout(tla_num_workgroups = W)
+/// in;` is `workgroups W`, `layout(tla_subgroup_size = S) in;` is
+/// `subgroup_size S`, and `#pragma scheduler(M)` (the model its checker
+/// decides the shader under) is `model M`. (keyword, value), or `None` for
+/// any other line.
+pub fn launch_line(line: &str) -> Option<(&'static str, &str)> {
+    let t = line.trim();
+    if let Some(rest) = t.strip_prefix("#pragma") {
+        let inner = rest
+            .trim_start()
+            .strip_prefix("scheduler")?
+            .trim_start()
+            .strip_prefix('(')?
+            .strip_suffix(')')?;
+        return Some(("model", inner.trim()));
+    }
+    let rest = t.strip_prefix("layout")?.trim_start().strip_prefix('(')?;
+    let (inside, after) = rest.split_once(')')?;
+    if after.trim().strip_prefix("in")?.trim() != ";" {
+        return None;
+    }
+    let (key, value) = inside.split_once('=')?;
+    let kw = match key.trim() {
+        "tla_num_workgroups" => "workgroups",
+        "tla_subgroup_size" => "subgroup_size",
+        _ => return None,
+    };
+    Some((kw, value.trim()))
+}
+
+/// GLSL as compute shaders are published, rewritten for naga's frontend
+/// without moving a byte (every later position stays the user's), each
+/// rewrite one that changes no behaviour under sequentially consistent
+/// memory (docs/KERNEL.md §10.2):
+/// - `#version 430` is read as `#version 450` (naga takes 440 and later;
+///   4.50 keeps every construct of 4.30 the translation takes);
+/// - the memory qualifiers `volatile` and `coherent`, which naga does not
+///   implement, become blanks: they order and publish accesses, and every
+///   access is already sequentially consistent here;
+/// - the TLA+ project's launch lines ([`launch_line`]) become blanks
+///   (they are read as annotations, and naga knows no `tla_` layout);
+/// - a block instance that has a member of its own name
+///   (`buffer C { uint counter; } counter;`) is renamed to an alias of the
+///   same length: naga also declares a block's members globally, so the
+///   member would hide the instance. The translation names it back.
+pub fn published_forms(src: &str) -> (String, Vec<(String, String)>) {
+    let mut out = String::with_capacity(src.len());
+    for line in src.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let is_layout = launch_line(body).is_some() && !body.trim_start().starts_with('#');
+        if is_layout {
+            out.extend(body.chars().map(|_| ' '));
+            out.push_str(&line[body.len()..]);
+        } else if body.trim_start().starts_with("#version") {
+            out.push_str(&line.replacen(" 430", " 450", 1));
+        } else {
+            out.push_str(line);
+        }
+    }
+    for q in ["volatile", "coherent"] {
+        out = replace_word(&out, q, &" ".repeat(q.len()));
+    }
+    let mut aliases = Vec::new();
+    for instance in self_named_instances(&out) {
+        let Some(alias) = alias_for(&out, &instance) else {
+            continue;
+        };
+        out = rename_instance(&out, &instance, &alias);
+        aliases.push((alias, instance));
+    }
+    (out, aliases)
+}
+
+/// Every whole-word `word` of `text` replaced by `with` (same length).
+fn replace_word(text: &str, word: &str, with: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let starts = (i == 0 || !is_ident(b[i - 1]))
+            && text[i..].starts_with(word)
+            && !b.get(i + word.len()).is_some_and(|&c| is_ident(c));
+        if starts {
+            out.push_str(with);
+            i += word.len();
+        } else {
+            let ch = text[i..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+/// The instance names of blocks (`NAME { ... } INSTANCE;`) that one of
+/// their own members also has. One pass: each `{ ... }` without braces
+/// inside (a block's members) is looked at once.
+fn self_named_instances(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut open = None;
+    for (at, c) in text.char_indices() {
+        match c {
+            '{' => open = Some(at),
+            '}' => {
+                if let Some(o) = open.take() {
+                    if let Some(name) = self_named(text, o, at) {
+                        if !found.contains(&name) {
+                            found.push(name);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The instance name after the block whose braces are at `open` and
+/// `close`, if one of its members has it.
+fn self_named(text: &str, open: usize, close: usize) -> Option<String> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    // A block: its opening brace follows a name, not `)` (a function).
+    if !text[..open].trim_end().ends_with(ident) {
+        return None;
+    }
+    let rest = text[close + 1..].trim_start();
+    let name: String = rest.chars().take_while(|&c| ident(c)).collect();
+    let after = rest[name.len()..].trim_start();
+    if name.is_empty() || !(after.starts_with(';') || after.starts_with('[')) {
+        return None;
+    }
+    text[open + 1..close]
+        .split(';')
+        .any(|m| m.trim().rsplit(|c: char| !ident(c)).find(|w| !w.is_empty()) == Some(&name))
+        .then_some(name)
+}
+
+/// An identifier of `name`'s length that `text` does not hold.
+fn alias_for(text: &str, name: &str) -> Option<String> {
+    let held = |w: &str| !replace_word(text, w, "").eq(text);
+    (0..name.len()).find_map(|k| {
+        ['Q', 'Z', 'X', 'J'].iter().find_map(|&c| {
+            let mut a: Vec<u8> = name.bytes().collect();
+            a[k] = c as u8;
+            let a = String::from_utf8(a).ok()?;
+            (!held(&a)).then_some(a)
+        })
+    })
+}
+
+/// `instance` renamed to `alias` in its declaration (after the block's
+/// `}`) and its uses (`instance.member`, `instance[i]`), not where it is
+/// the member (its declaration in the block, `x.instance`).
+fn rename_instance(text: &str, instance: &str, alias: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let word = (i == 0 || !is_ident(b[i - 1]))
+            && text[i..].starts_with(instance)
+            && !b.get(i + instance.len()).is_some_and(|&c| is_ident(c));
+        let rename = word && {
+            let before = text[..i].trim_end();
+            let after = text[i + instance.len()..].trim_start();
+            let used = after.starts_with('.') || after.starts_with('[');
+            (used && !before.ends_with('.')) || before.ends_with('}')
+        };
+        if rename {
+            out.push_str(alias);
+            i += instance.len();
+        } else {
+            let ch = text[i..].chars().next().unwrap_or(' ');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
 }
 
 fn is_ident(b: u8) -> bool {

@@ -22,6 +22,9 @@ pub enum From {
     Flag,
     /// The shader's annotation line (`// workgroups W;`).
     Annotation,
+    /// The TLA+ forward-progress project's GLSL launch line
+    /// (`layout(tla_num_workgroups = W) in;`).
+    Layout,
     /// Nobody said: the tools' default.
     #[default]
     Default,
@@ -80,6 +83,14 @@ fn from_text(f: From, flag: &str, line: &str) -> String {
     match f {
         From::Flag => flag.to_string(),
         From::Annotation => format!("its `// {line}` line"),
+        From::Layout => {
+            let what = if flag == "--workgroups" {
+                "tla_num_workgroups = W"
+            } else {
+                "tla_subgroup_size = S"
+            };
+            format!("its `layout({what}) in;` line")
+        }
         From::Default => "default".to_string(),
     }
 }
@@ -143,10 +154,12 @@ impl Taken {
 }
 
 /// Where the number of workgroups or the subgroup size came from: the
-/// flag (`flag`), else the annotation (`note`), else the default.
-pub fn origin(flag: Option<u8>, note: Option<u8>) -> From {
+/// flag (`flag`), else the annotation (`note`, a GLSL launch line where
+/// `layout`), else the default.
+pub fn origin(flag: Option<u8>, note: Option<u8>, layout: bool) -> From {
     match (flag, note) {
         (Some(_), _) => From::Flag,
+        (None, Some(_)) if layout => From::Layout,
         (None, Some(_)) => From::Annotation,
         (None, None) => From::Default,
     }

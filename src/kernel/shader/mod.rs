@@ -209,7 +209,16 @@ fn parse_module(
     if ext == "comp" {
         let prepared = glsl::prepare(&src);
         glsl::check_shape(path, &src, &prepared)?;
-        let module = glsl::parse(path, &src, &prepared)?;
+        let mut module = glsl::parse(path, &src, &prepared)?;
+        for (_, gv) in module.global_variables.iter_mut() {
+            if let Some((_, name)) = prepared
+                .aliases
+                .iter()
+                .find(|(alias, _)| gv.name.as_ref() == Some(alias))
+            {
+                gv.name = Some(name.clone());
+            }
+        }
         return Ok((module, src, Some(prepared)));
     }
     shape::check_wgsl(&src).map_err(|(at, msg)| {
@@ -371,12 +380,16 @@ fn translate_unguarded(
     t.launch = launch::Taken {
         workgroups: (
             launch.workgroups(),
-            launch::origin(flags.workgroups, notes.workgroups),
+            launch::origin(flags.workgroups, notes.workgroups, notes.from_layout.0),
         ),
         workgroup_size: (t.program.workgroup_size, size_from),
         subgroup_size: (
             launch.subgroup_size(),
-            launch::origin(flags.subgroup_size, notes.subgroup_size),
+            launch::origin(
+                flags.subgroup_size,
+                notes.subgroup_size,
+                notes.from_layout.1,
+            ),
         ),
         memory: Default::default(),
     };
@@ -535,14 +548,19 @@ pub struct Annotations {
     pub values: Option<u16>,
     /// `init NAME = v, ...;`: (line, variable, values).
     pub init: Vec<(usize, String, Vec<u32>)>,
+    /// The number of workgroups and the subgroup size came from the TLA+
+    /// forward-progress project's GLSL launch lines
+    /// ([`glsl::launch_line`]), not from `//` lines.
+    pub from_layout: (bool, bool),
 }
 
 /// Reads the annotation lines of `src`: `model M;`, `expect M:
 /// P|F|deadlock;` (as in a litmus file, KERNEL.md §5.2), `workgroups W;`,
 /// `subgroup_size S;`, `values V;` and `init NAME = v, v, ...;`, each a
 /// `//` comment line of its own that ends with `;` (a comment that merely
-/// starts with one of these words is prose, not an annotation). Errors are
-/// (line, message).
+/// starts with one of these words is prose, not an annotation); and the
+/// GLSL launch lines of the TLA+ forward-progress project, which say the
+/// same in its words ([`glsl::launch_line`]). Errors are (line, message).
 pub fn read_annotations(src: &str) -> Result<Annotations, (usize, String)> {
     use crate::kernel::model::ScopedModel;
     use crate::kernel::program::{Expectation, Outcome};
@@ -552,14 +570,27 @@ pub fn read_annotations(src: &str) -> Result<Annotations, (usize, String)> {
     // silent override.
     let mut seen: Vec<(String, usize)> = Vec::new();
     for (n, line) in crate::locate::lines(src).enumerate() {
-        let Some(rest) = line.trim_start().strip_prefix("//") else {
-            continue;
-        };
-        let Some(rest) = rest.trim().strip_suffix(';') else {
-            continue;
-        };
-        let Some((kw, body)) = rest.split_once(' ') else {
-            continue;
+        let (kw, body) = match glsl::launch_line(line) {
+            Some((kw, body)) => {
+                match kw {
+                    "workgroups" => a.from_layout.0 = true,
+                    "subgroup_size" => a.from_layout.1 = true,
+                    _ => {}
+                }
+                (kw, body)
+            }
+            None => {
+                let Some(rest) = line.trim_start().strip_prefix("//") else {
+                    continue;
+                };
+                let Some(rest) = rest.trim().strip_suffix(';') else {
+                    continue;
+                };
+                let Some((kw, body)) = rest.split_once(' ') else {
+                    continue;
+                };
+                (kw, body)
+            }
         };
         let body = body.trim();
         let err = |m: String| (n + 1, m);

@@ -179,6 +179,12 @@ impl<'a> Lower<'a> {
             self.put(h, Val::Op(Operand::Imm(0)), vec![], vec![pointer]);
             return Ok(());
         }
+        if self.glsl && self.refs(h) == 0 {
+            // Used by nothing that is used ([`super::stmt`]'s count): no
+            // effect, so not translated.
+            self.put(h, Val::Op(Operand::Imm(0)), vec![], vec![]);
+            return Ok(());
+        }
         self.not_64_bit(h)?;
         let (val, temps, deps) = match &fun.expressions[h] {
             E::Literal(l) => (Val::Op(self.literal(l)?), vec![], vec![]),

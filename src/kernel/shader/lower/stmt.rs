@@ -26,7 +26,7 @@ impl<'a> Lower<'a> {
                 .any(|(_, e)| matches!(e, E::FunctionArgument(k) if *k as usize == i));
             args.push(self.input(a.binding.as_ref(), a.ty, used)?);
         }
-        self.frames.push(Frame::new(fun, info, args));
+        self.frames.push(Frame::new(fun, info, args, self.glsl));
         self.declare_locals(true)?;
         self.block(&fun.body)?;
         self.frames.pop();
@@ -544,7 +544,7 @@ impl<'a> Lower<'a> {
         let label = self.new_label();
         let outer_span = self.span;
         self.calls.push(function);
-        let mut frame = Frame::new(fun, &self.minfo[function], args);
+        let mut frame = Frame::new(fun, &self.minfo[function], args, self.glsl);
         frame.ret = Some((label, ret_reg));
         self.frames.push(frame);
         self.declare_locals(false)?;
@@ -619,12 +619,13 @@ impl<'a> Frame<'a> {
         fun: &'a naga::Function,
         info: &'a naga::valid::FunctionInfo,
         args: Vec<Val>,
+        glsl: bool,
     ) -> Frame<'a> {
         Frame {
             fun,
             info,
             slots: HashMap::new(),
-            refs: count_refs(fun),
+            refs: count_refs(fun, glsl),
             locals: HashMap::new(),
             args,
             ret: None,
@@ -657,18 +658,29 @@ fn stmt_name(s: &naga::Statement) -> &'static str {
     }
 }
 
-/// How many times each expression is used (by expressions and statements),
-/// so that a temp's register is freed after its last use.
-fn count_refs(fun: &naga::Function) -> HashMap<Handle<E>, u32> {
+/// How many times each expression is used (by statements and by
+/// expressions), so that a temp's register is freed after its last use.
+/// With `prune` (GLSL modules), only uses by expressions that are
+/// themselves used count, so an expression nothing uses, directly or
+/// through others, counts 0 and is not translated: naga's GLSL frontend
+/// leaves some (`b.x` as an `inout` argument is also read as a load of the
+/// whole block `b`), and an expression has no effect of its own. naga's
+/// validation keeps an expression's operands before it in the arena, so
+/// one sweep from the last expression back counts every use. (Other
+/// modules keep every use: their translations, locations in order of
+/// first use included, stay as they were.)
+fn count_refs(fun: &naga::Function, prune: bool) -> HashMap<Handle<E>, u32> {
     let mut refs: HashMap<Handle<E>, u32> = HashMap::new();
     let mut add = |h: Handle<E>| *refs.entry(h).or_insert(0) += 1;
-    for (_, e) in fun.expressions.iter() {
-        super::emit::children(e, &mut add);
-    }
     let mut stack = vec![&fun.body];
     while let Some(b) = stack.pop() {
         for st in b.iter() {
             statement_refs(st, &mut add, &mut stack);
+        }
+    }
+    for (h, e) in fun.expressions.iter().rev() {
+        if !prune || refs.get(&h).is_some_and(|&n| n > 0) {
+            super::emit::children(e, &mut |c| *refs.entry(c).or_insert(0) += 1);
         }
     }
     refs
