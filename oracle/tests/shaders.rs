@@ -296,9 +296,12 @@ fn undefined_initial_values_are_never_read_as_zero() {
             .to_string()
     };
     let written = format!("{dir}/shared_written_first.comp");
-    assert!(launch_line(&["classify", &written]).ends_with(
-        "; storage buffers start at 0, workgroup memory undefined (GLSL) and written before it is read on every schedule (checked))"
-    ));
+    // (`flag = 0u;` is a plain store, ordered by the barrier: no race.)
+    let line = launch_line(&["classify", &written]);
+    assert!(
+        line.ends_with("; storage buffers start at 0, workgroup memory undefined (GLSL) and written before it is read on every schedule (checked))"),
+        "{line}"
+    );
     let spv = format!("{dir}/shared_written_first.spv");
     assert!(launch_line(&["classify", &spv]).contains("workgroup memory undefined (SPIR-V)"));
     let first = format!("{dir}/shared_read_first.comp");
@@ -361,5 +364,83 @@ fn glsl_in_the_published_forms_is_decided_unchanged() {
     assert!(
         out.contains("(launch of tla_form: 3 workgroups (--workgroups) of"),
         "{out}"
+    );
+}
+
+/// Issue 42: atomic scopes are carried, not dropped. GLSL's scoped atomics
+/// (GL_KHR_memory_scope_semantics: `atomicLoad`, `atomicStore` and the
+/// scoped forms of the others) are read; one whose scope does not hold
+/// every invocation that may access its memory is a data race in the
+/// Vulkan memory model, named with its variable and line on the launch
+/// line; so are plain accesses to memory that is written. A scope that is
+/// not a constant is refused.
+#[test]
+fn atomic_scopes_name_their_races() {
+    let dir = root().join("tests/data/shaders/scopes");
+    let mut warnings = Vec::new();
+    let files = [
+        dir.join("device_scope.comp"),
+        dir.join("workgroup_scope.comp"),
+    ];
+    let (items, errors) = load_all_with(&files, &Launch::default(), &mut warnings);
+    assert!(errors.is_empty(), "{errors:?}");
+    let launch: Vec<String> = items
+        .iter()
+        .map(|i| {
+            let Item::Kernel(p) = i else {
+                panic!("a shader is a kernel program")
+            };
+            assert_eq!(p.program.expect.len(), 3, "{}", p.name);
+            assert_eq!(
+                check_expectations(p, Options::default()),
+                vec![],
+                "{}",
+                p.name
+            );
+            p.launch.clone().unwrap()
+        })
+        .collect();
+    assert!(
+        launch[0].ends_with("; storage buffers start at 0"),
+        "{}",
+        launch[0]
+    );
+    assert!(
+        launch[1].ends_with("; storage buffers start at 0; data races in the Vulkan memory model, decided as sequentially consistent: `msg` at line 16: atomicStore with workgroup scope, narrower than the invocations that may access it"),
+        "{}",
+        launch[1]
+    );
+    // One workgroup: workgroup scope holds every invocation, no race.
+    let one = Launch {
+        workgroups: Some(1),
+        ..Launch::default()
+    };
+    let (items, _) = load_all_with(&files[1..], &one, &mut warnings);
+    let Some(Item::Kernel(p)) = items.first() else {
+        panic!("a kernel program")
+    };
+    assert!(
+        !p.launch.as_deref().unwrap().contains("race"),
+        "{:?}",
+        p.launch
+    );
+    // Plain loads in a spin loop of memory another invocation writes
+    // (Peterson's `flag` and `turn`); its plain `counter` increment, in
+    // no loop, is not this race.
+    let o = oracle(&["classify", "suites/shaders/peterson_glsl.comp"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("decided as sequentially consistent: `flag`: read by plain (non-atomic) loads in a loop while it is written (a compiler may hoist the load out of the loop); `turn`: read by plain"),
+        "{out}"
+    );
+    assert!(!out.contains("`counter`"), "{out}");
+    let o = oracle(&[
+        "classify",
+        "tests/data/shaders/scopes/scope_not_constant.comp",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "error: tests/data/shaders/scopes/scope_not_constant.comp:7:3: an atomic's scope that is not a constant gl_Scope* value (1 to 5): the scope decides whether the access races\n"
     );
 }

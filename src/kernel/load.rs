@@ -162,13 +162,13 @@ pub fn load_file_with(
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Item>, FileError> {
     if crate::kernel::shader::is_shader_ext(ext(path)) {
-        let (program, taken) = crate::kernel::shader::load(path, launch, warnings)?;
+        let (program, assumptions) = crate::kernel::shader::load(path, launch, warnings)?;
         return Ok(vec![Item::Kernel(NamedProgram {
             name: stem_name(path)?,
             program,
             verdicts: None,
             source: path.to_path_buf(),
-            launch: Some(taken.describe()),
+            launch: Some(assumptions),
         })]);
     }
     if crate::axb::packed::is_packed(path) {

@@ -49,7 +49,9 @@ impl Prepared {
 /// The functions renamed: the atomics, then the subgroup collectives of
 /// the kernel language (`GL_KHR_shader_subgroup_vote` and `_ballot`),
 /// which naga's GLSL frontend does not know either.
-const ATOMICS: [&str; 11] = [
+const ATOMICS: [&str; 13] = [
+    "atomicLoad",
+    "atomicStore",
     "atomicAdd",
     "atomicMin",
     "atomicMax",
@@ -70,20 +72,57 @@ fn prelude() -> String {
         "bool SubgroupAll(bool v) { return v; } bool SubgroupAny(bool v) { return v; } \
          uint SubgroupBroadcastFirst(uint v) { return v; } ",
     );
+    // GL_KHR_memory_scope_semantics: its constants, and its forms of the
+    // atomics with a scope and semantics (the scope is read, §10.2).
+    for (name, v) in SCOPE_CONSTANTS {
+        p.push_str(&format!("const int {name} = {v}; "));
+    }
+    let sem = "int s, int a, int b";
     for t in ["uint", "int"] {
         for a in ATOMICS.iter().filter(|a| a.starts_with("atomic")) {
             let name = capital(a);
-            if *a == "atomicCompSwap" {
-                p.push_str(&format!(
-                    "{t} {name}(inout {t} m, {t} c, {t} v) {{ return m; }} "
-                ));
-            } else {
-                p.push_str(&format!("{t} {name}(inout {t} m, {t} v) {{ return m; }} "));
+            match *a {
+                "atomicLoad" => {
+                    p.push_str(&format!("{t} {name}(inout {t} m, {sem}) {{ return m; }} "))
+                }
+                "atomicStore" => {
+                    p.push_str(&format!("void {name}(inout {t} m, {t} v, {sem}) {{ }} "))
+                }
+                "atomicCompSwap" => p.push_str(&format!(
+                    "{t} {name}(inout {t} m, {t} c, {t} v) {{ return m; }} \
+                     {t} {name}(inout {t} m, {t} c, {t} v, {sem}, int d, int e) {{ return m; }} "
+                )),
+                _ => p.push_str(&format!(
+                    "{t} {name}(inout {t} m, {t} v) {{ return m; }} \
+                     {t} {name}(inout {t} m, {t} v, {sem}) {{ return m; }} "
+                )),
             }
         }
     }
     p
 }
+
+/// GL_KHR_memory_scope_semantics's constants (naga's GLSL frontend does
+/// not know them), with the values of SPIR-V's scopes and semantics.
+const SCOPE_CONSTANTS: [(&str, u32); 17] = [
+    ("gl_ScopeDevice", 1),
+    ("gl_ScopeWorkgroup", 2),
+    ("gl_ScopeSubgroup", 3),
+    ("gl_ScopeInvocation", 4),
+    ("gl_ScopeQueueFamily", 5),
+    ("gl_StorageSemanticsNone", 0),
+    ("gl_StorageSemanticsBuffer", 0x40),
+    ("gl_StorageSemanticsShared", 0x100),
+    ("gl_StorageSemanticsImage", 0x800),
+    ("gl_StorageSemanticsOutput", 0x1000),
+    ("gl_SemanticsRelaxed", 0),
+    ("gl_SemanticsAcquire", 0x2),
+    ("gl_SemanticsRelease", 0x4),
+    ("gl_SemanticsAcquireRelease", 0x8),
+    ("gl_SemanticsMakeAvailable", 0x2000),
+    ("gl_SemanticsMakeVisible", 0x4000),
+    ("gl_SemanticsVolatile", 0x8000),
+];
 
 fn capital(a: &str) -> String {
     let mut c = a.chars();

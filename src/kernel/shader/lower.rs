@@ -141,6 +141,8 @@ pub struct Lower<'a> {
     next_block: usize,
     max_const: u32,
     plain: BTreeSet<u8>,
+    /// Locations read by plain loads inside a loop.
+    spun: BTreeSet<u8>,
     written: BTreeSet<u8>,
     /// Workgroup locations declared without an initializer, with their
     /// shader names ([`Translation::undefined`]).
@@ -153,6 +155,9 @@ pub struct Lower<'a> {
     /// The atomic being translated is a GLSL one: a compare-exchange
     /// returns the old value, not a struct.
     glsl_result: bool,
+    /// GLSL atomics with a scope (GL_KHR_memory_scope_semantics):
+    /// location, scope, position, function ([`Translation::races`]).
+    scoped: Vec<(u8, u32, Span, &'static str)>,
 }
 
 fn refuse<X>(span: Span, msg: impl Into<String>) -> Res<X> {
@@ -195,12 +200,14 @@ pub fn lower(
         next_block: 1,
         max_const: 0,
         plain: BTreeSet::new(),
+        spun: BTreeSet::new(),
         written: BTreeSet::new(),
         undefined: Vec::new(),
         end: 0,
         glsl: launch_is_glsl(module),
         spills: Default::default(),
         glsl_result: false,
+        scoped: Vec::new(),
     };
     l.end = l.new_label();
     l.entry(ep, info.get_entry_point(index))?;

@@ -147,6 +147,21 @@ pub struct Translation {
     /// refuses the shader if one may be read before it is written
     /// (docs/KERNEL.md §10.3).
     pub undefined: Vec<(u8, String)>,
+    /// Data races in the Vulkan memory model that the translation decides
+    /// as sequentially consistent accesses, each said on the verdict's
+    /// launch line (docs/KERNEL.md §10.2, *Races*).
+    pub races: Vec<Race>,
+}
+
+/// A data race the translation decides as sequentially consistent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Race {
+    /// The location raced on.
+    pub loc: u8,
+    /// Where (undefined for races of the whole program).
+    pub span: Span,
+    /// What races, in words (`atomicLoad with invocation scope`).
+    pub what: String,
 }
 
 /// Line and column (both from 1; columns in characters) of byte `offset`
@@ -400,6 +415,9 @@ fn translate_unguarded(
     for s in &mut t.spans {
         *s = user_span(prepared.as_ref(), *s);
     }
+    for r in &mut t.races {
+        r.span = user_span(prepared.as_ref(), r.span);
+    }
     t.program.model = notes.model;
     t.program.expect = notes.expect.clone();
     notes.initialise(&mut t).map_err(at_line)?;
@@ -463,18 +481,55 @@ fn initial_memory(
 /// Reads and translates one shader file (the loader's arm for shaders):
 /// the input rules of [`crate::axb::load::read_bytes_limited`], then
 /// [`translate`]; warnings are appended as `file: message`. With the
-/// program, the launch it was translated for.
+/// program, what its verdicts rest on: the launch it was translated for
+/// and the races it decides as sequentially consistent
+/// ([`Translation::assumptions`]).
 pub fn load(
     path: &Path,
     launch: &Launch,
     warnings: &mut Vec<String>,
-) -> Result<(Program, launch::Taken), FileError> {
+) -> Result<(Program, String), FileError> {
     let limit = crate::axb::load::max_input_bytes().map_err(|e| FileError::whole(path, e))?;
     let bytes = crate::axb::load::read_bytes_limited(path, limit)?;
     let t = translate(path, &bytes, launch)?;
     let file = crate::error::printable(&path.to_string_lossy());
     warnings.extend(t.warnings.iter().map(|w| format!("{file}: {w}")));
-    Ok((t.program, t.launch))
+    let assumptions = t.assumptions();
+    Ok((t.program, assumptions))
+}
+
+impl Translation {
+    /// What the verdicts rest on, for the launch line: the launch
+    /// ([`launch::Taken::describe`]), then the data races decided as
+    /// sequentially consistent accesses, each naming its variable and,
+    /// where it has one, its line (`; data races, decided as sequentially
+    /// consistent: `msg` at line 20: atomicLoad with invocation scope,
+    /// ...`).
+    pub fn assumptions(&self) -> String {
+        let mut s = self.launch.describe();
+        if self.races.is_empty() {
+            return s;
+        }
+        let races: Vec<String> = self
+            .races
+            .iter()
+            .map(|r| {
+                let name = &self.program.locations[r.loc as usize].name;
+                let (line, _) = match r.span.to_range() {
+                    Some(range) => line_col(&self.source, range.start as u32),
+                    None => (0, 0),
+                };
+                if line > 0 {
+                    format!("`{name}` at line {line}: {}", r.what)
+                } else {
+                    format!("`{name}`: {}", r.what)
+                }
+            })
+            .collect();
+        s.push_str("; data races in the Vulkan memory model, decided as sequentially consistent: ");
+        s.push_str(&races.join("; "));
+        s
+    }
 }
 
 /// naga's validation: types, uniformity of barriers, and the analysis the

@@ -394,6 +394,7 @@ impl<'a> Lower<'a> {
             ShaderError::new(span, format!("the translated program is not valid: {e}"))
         })?;
         let warnings = self.warnings();
+        let races = self.races();
         let unused = self.unused_globals();
         Ok(Translation {
             program,
@@ -404,6 +405,7 @@ impl<'a> Lower<'a> {
             unused,
             launch: Default::default(),
             undefined: self.undefined,
+            races,
         })
     }
 
@@ -459,6 +461,56 @@ impl<'a> Lower<'a> {
         out
     }
 
+    /// The data races of the translation (docs/KERNEL.md §10.2, *Races*):
+    /// plain loads in a loop of memory that is written, and GLSL atomics whose
+    /// scope does not hold every invocation of the launch that may access
+    /// their memory (every one of the dispatch for a storage buffer, of
+    /// its workgroup for workgroup memory).
+    fn races(&self) -> Vec<super::super::Race> {
+        use super::super::Race;
+        let (w, n, s) = (
+            u32::from(self.launch.workgroups()),
+            u32::from(self.wg_size),
+            u32::from(self.launch.subgroup_size()),
+        );
+        // A plain load in a loop races with a write where more than one
+        // invocation may access the memory: the spin the issue names (a
+        // plain write and read a barrier orders are not this race).
+        let many = |loc: u8| n > 1 || (w > 1 && !self.locations[loc as usize].shared);
+        let mut races: Vec<Race> = self
+            .spun
+            .intersection(&self.written)
+            .filter(|&&loc| many(loc))
+            .map(|&loc| Race {
+                loc,
+                span: Span::UNDEFINED,
+                what: "read by plain (non-atomic) loads in a loop while it is written (a compiler may hoist the load out of the loop)".into(),
+            })
+            .collect();
+        for &(loc, scope, span, what) in &self.scoped {
+            let shared = self.locations[loc as usize].shared;
+            // Scopes from narrowest: invocation, subgroup, workgroup, then
+            // queue family (every invocation of a dispatch), device.
+            let needed = match (shared, w > 1, n > s, n > 1) {
+                (false, true, _, _) => 3,
+                (_, _, true, _) => 2,
+                (_, _, _, true) => 1,
+                _ => 0,
+            };
+            if scope_rank(scope) < needed {
+                races.push(Race {
+                    loc,
+                    span,
+                    what: format!(
+                        "{what} with {} scope, narrower than the invocations that may access it",
+                        scope_name(scope)
+                    ),
+                });
+            }
+        }
+        races
+    }
+
     fn warnings(&self) -> Vec<String> {
         let racy: Vec<&str> = self
             .plain
@@ -472,5 +524,28 @@ impl<'a> Lower<'a> {
             "plain (non-atomic) accesses to {} (memory other invocations write) are translated as sequentially consistent atomic accesses",
             racy.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
         )]
+    }
+}
+
+/// A GL_KHR_memory_scope_semantics scope's width, from 0 (invocation) to
+/// 4 (device).
+pub(super) fn scope_rank(scope: u32) -> u32 {
+    match scope {
+        4 => 0,
+        3 => 1,
+        2 => 2,
+        5 => 3,
+        _ => 4,
+    }
+}
+
+/// A scope's name (`gl_ScopeInvocation` is 4, ... ).
+pub(super) fn scope_name(scope: u32) -> &'static str {
+    match scope {
+        1 => "device",
+        2 => "workgroup",
+        3 => "subgroup",
+        4 => "invocation",
+        _ => "queue family",
     }
 }

@@ -15,7 +15,9 @@
 use super::*;
 
 /// The renamed GLSL atomics and what each is.
-pub const FUNCTIONS: [(&str, Option<RmwOp>); 8] = [
+pub const FUNCTIONS: [(&str, Option<RmwOp>); 10] = [
+    ("AtomicLoad", None),
+    ("AtomicStore", None),
     ("AtomicAdd", Some(RmwOp::Add)),
     ("AtomicMin", Some(RmwOp::Min)),
     ("AtomicMax", Some(RmwOp::Max)),
@@ -130,25 +132,149 @@ impl<'a> Lower<'a> {
             .iter()
             .find(|(n, _)| *n == name)
             .and_then(|(_, r)| *r);
-        let (fun, value, compare) = match (name, arguments) {
+        // The scoped forms: the scope, then storage and memory semantics
+        // (memory is sequentially consistent: only the scope is read).
+        let (args, rest) = match (name, arguments.len()) {
+            ("AtomicLoad", 4) => arguments.split_at(1),
+            ("AtomicCompSwap", 8) => arguments.split_at(3),
+            (_, 5) => arguments.split_at(2),
+            _ => arguments.split_at(arguments.len()),
+        };
+        let scope = match rest.first() {
+            Some(&sc) => Some(self.scope_of(sc)?),
+            None => None,
+        };
+        for &a in rest {
+            self.release(a);
+        }
+        let (fun, value) = match (name, args) {
+            ("AtomicLoad", [_]) => (None, None),
+            ("AtomicStore", [_, v]) => (None, Some(*v)),
             ("AtomicCompSwap", [_, c, v]) => (
-                naga::AtomicFunction::Exchange { compare: Some(*c) },
-                *v,
-                Some(*c),
+                Some(naga::AtomicFunction::Exchange { compare: Some(*c) }),
+                Some(*v),
             ),
-            ("AtomicExchange", [_, v]) => {
-                (naga::AtomicFunction::Exchange { compare: None }, *v, None)
-            }
-            (_, [_, v]) => (rmw_function(rmw), *v, None),
+            ("AtomicExchange", [_, v]) => (
+                Some(naga::AtomicFunction::Exchange { compare: None }),
+                Some(*v),
+            ),
+            (_, [_, v]) if rmw.is_some() => (Some(rmw_function(rmw)), Some(*v)),
             _ => return refuse(self.span, "an atomic call with unexpected arguments"),
         };
-        let _ = compare;
-        self.glsl_result = true;
-        let r = self.atomic(orig, &fun, value, result);
-        self.glsl_result = false;
+        match (fun, value) {
+            (Some(fun), Some(value)) => {
+                self.glsl_result = true;
+                let r = self.atomic(orig, &fun, value, result);
+                self.glsl_result = false;
+                r?;
+            }
+            (None, Some(value)) => self.atomic_store(orig, value)?,
+            _ => self.glsl_atomic_load(orig, result)?,
+        }
         self.release(arguments[0]);
-        r
+        // The scope is checked once the launch is known (finish.rs).
+        if let (Some(scope), Some(Instr::Atomic { addr, .. })) = (scope, self.instrs.last()) {
+            let loc = addr.loc;
+            self.scoped
+                .push((loc, scope, self.stmt_span, glsl_name(name)));
+        }
+        Ok(())
     }
+
+    /// `atomicStore(m, v, scope, ...)`: one atomic store to `orig`.
+    fn atomic_store(&mut self, orig: Handle<E>, value: Handle<E>) -> Res<()> {
+        let Ptr::Mem(loc, index) = self.pointer(orig)? else {
+            return refuse(
+                self.span,
+                "`atomicStore` on something other than a buffer or shared variable",
+            );
+        };
+        let v = self.take(value)?;
+        self.span = self.stmt_span;
+        self.access(loc, true, false);
+        self.push(Instr::Atomic {
+            op: AtomicOp::Store(v),
+            addr: Addr { loc, index },
+            dst: None,
+            branch: None,
+        });
+        self.release(orig);
+        self.release_operand(value);
+        Ok(())
+    }
+
+    /// A scope argument: a constant GL_KHR_memory_scope_semantics scope.
+    fn scope_of(&self, h: Handle<E>) -> Res<u32> {
+        let fun = self.frame().fun;
+        let lit = match &fun.expressions[h] {
+            E::Literal(l) => Some(*l),
+            E::Constant(c) => {
+                match self.module.global_expressions[self.module.constants[*c].init] {
+                    E::Literal(l) => Some(l),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let v = match lit {
+            Some(naga::Literal::I32(v)) => i64::from(v),
+            Some(naga::Literal::U32(v)) => i64::from(v),
+            _ => -1,
+        };
+        match v {
+            1..=5 => Ok(v as u32),
+            _ => refuse(
+                self.span,
+                "an atomic's scope that is not a constant gl_Scope* value (1 to 5): the scope decides whether the access races",
+            ),
+        }
+    }
+
+    /// `atomicLoad(m, scope, ...)`: one atomic load of `orig`.
+    fn glsl_atomic_load(&mut self, orig: Handle<E>, result: Option<Handle<E>>) -> Res<()> {
+        let Ptr::Mem(loc, index) = self.pointer(orig)? else {
+            return refuse(
+                self.span,
+                "`atomicLoad` on something other than a buffer or shared variable",
+            );
+        };
+        let live = result.is_some_and(|r| self.refs(r) > 0);
+        let dst = if live { Some(self.alloc()?) } else { None };
+        self.span = self.stmt_span;
+        self.access(loc, false, false);
+        self.push(Instr::Atomic {
+            op: AtomicOp::Load,
+            addr: Addr { loc, index },
+            dst,
+            branch: None,
+        });
+        self.release(orig);
+        if let (Some(r), Some(d)) = (result, dst) {
+            self.put(r, Val::Op(Operand::Reg(d)), vec![d], vec![]);
+        }
+        Ok(())
+    }
+}
+
+/// A renamed atomic's GLSL name (`AtomicLoad` is `atomicLoad`).
+fn glsl_name(renamed: &str) -> &'static str {
+    const NAMES: [&str; 10] = [
+        "atomicLoad",
+        "atomicStore",
+        "atomicAdd",
+        "atomicMin",
+        "atomicMax",
+        "atomicAnd",
+        "atomicOr",
+        "atomicXor",
+        "atomicExchange",
+        "atomicCompSwap",
+    ];
+    NAMES
+        .iter()
+        .find(|n| n[1..] == renamed[1..])
+        .copied()
+        .unwrap_or("an atomic")
 }
 
 fn rmw_function(r: Option<RmwOp>) -> naga::AtomicFunction {

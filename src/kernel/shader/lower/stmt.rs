@@ -610,6 +610,10 @@ impl<'a> Lower<'a> {
         }
         if plain && !self.atomic_loc[loc as usize] {
             self.plain.insert(loc);
+            // A plain load inside a loop: a spin a compiler may hoist.
+            if !write && self.loop_frees.len() > 1 {
+                self.spun.insert(loc);
+            }
         }
     }
 }
