@@ -625,28 +625,14 @@ pub fn read_annotations(src: &str) -> Result<Annotations, (usize, String)> {
     // silent override.
     let mut seen: Vec<(String, usize)> = Vec::new();
     for (n, line) in crate::locate::lines(src).enumerate() {
-        let (kw, body) = match glsl::launch_line(line) {
-            Some((kw, body)) => {
-                match kw {
-                    "workgroups" => a.from_layout.0 = true,
-                    "subgroup_size" => a.from_layout.1 = true,
-                    _ => {}
-                }
-                (kw, body)
-            }
-            None => {
-                let Some(rest) = line.trim_start().strip_prefix("//") else {
-                    continue;
-                };
-                let Some(rest) = rest.trim().strip_suffix(';') else {
-                    continue;
-                };
-                let Some((kw, body)) = rest.split_once(' ') else {
-                    continue;
-                };
-                (kw, body)
-            }
+        let Some((kw, body, layout)) = annotation_of(line) else {
+            continue;
         };
+        match kw {
+            "workgroups" => a.from_layout.0 |= layout,
+            "subgroup_size" => a.from_layout.1 |= layout,
+            _ => {}
+        }
         let body = body.trim();
         let err = |m: String| (n + 1, m);
         let once = match kw {
@@ -703,6 +689,18 @@ pub fn read_annotations(src: &str) -> Result<Annotations, (usize, String)> {
         }
     }
     Ok(a)
+}
+
+/// The keyword and body of an annotation line, and whether it is one of
+/// the TLA+ project's GLSL launch lines ([`glsl::launch_line`]) rather
+/// than a `// KEYWORD body;` comment.
+fn annotation_of(line: &str) -> Option<(&str, &str, bool)> {
+    if let Some((kw, body)) = glsl::launch_line(line) {
+        return Some((kw, body, kw != "model"));
+    }
+    let rest = line.trim_start().strip_prefix("//")?;
+    let (kw, body) = rest.trim().strip_suffix(';')?.split_once(' ')?;
+    Some((kw, body, false))
 }
 
 /// A decimal number in `lo..=hi`.

@@ -353,18 +353,7 @@ impl<'a> Lower<'a> {
             }
         }
         let values = self.domain()?;
-        let nregs = self
-            .instrs
-            .iter()
-            .filter_map(|i| i.dst())
-            .chain(self.instrs.iter().flat_map(|i| {
-                i.operands().into_iter().filter_map(|o| match o {
-                    Operand::Reg(r) => Some(r),
-                    _ => None,
-                })
-            }))
-            .max()
-            .map_or(0, |r| r as usize + 1);
+        let nregs = self.registers_used();
         let mut program = Program {
             values,
             workgroups: self.launch.workgroups(),
@@ -407,6 +396,21 @@ impl<'a> Lower<'a> {
             undefined: self.undefined,
             races,
         })
+    }
+
+    /// The number of registers the code names (one past the highest).
+    fn registers_used(&self) -> usize {
+        self.instrs
+            .iter()
+            .filter_map(|i| i.dst())
+            .chain(self.instrs.iter().flat_map(|i| {
+                i.operands().into_iter().filter_map(|o| match o {
+                    Operand::Reg(r) => Some(r),
+                    _ => None,
+                })
+            }))
+            .max()
+            .map_or(0, |r| r as usize + 1)
     }
 
     /// Removes every `goto` to the next instruction (structured control
