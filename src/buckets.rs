@@ -1,11 +1,19 @@
-//! Distinguishing and conformance tests (SPEC §5, the paper's Table 4).
+//! The buckets of the paper's Table 4 (SPEC §5): bucket D (the
+//! distinguishing tests) and bucket C (the paper's "C. Tests").
 //!
-//! A test is *conformance* for a model if it is guaranteed to terminate
-//! under it. It is *distinguishing* for the least fair model of the chain
+//! A test is *distinguishing* for the least fair model of the chain
 //! HSA / OBE, LOBE, fair (of its fairness) under which it passes: a weak
 //! test (one that passes weak fair) goes to the first of weak HSA, weak
 //! OBE, weak LOBE under which it passes, else to weak fair; a strong test
 //! (fails weak fair, passes strong fair) likewise with the strong variants.
+//! Bucket C of a row is a union of D buckets of the same fairness (see
+//! [`in_bucket_c`]).
+//!
+//! Neither bucket is a model's *conformance list*: that is every test that
+//! terminates under the model (verdict P, [`crate::model::Verdicts::passes`]),
+//! what a device with the model must never hang on. Bucket C is smaller:
+//! weak OBE's holds only the tests that fail weak HSA, and no test of the
+//! other fairness is in any bucket of a row.
 
 use crate::model::{Base, Fairness, Model, Verdicts};
 use std::fmt;
@@ -28,10 +36,11 @@ pub fn distinguishing_for(v: &Verdicts) -> Option<Model> {
         .find(|&m| m.base == Base::Fair || v.passes(m))
 }
 
-/// Whether the test counts among the conformance tests of a Table 4 row
-/// (SPEC §5: HSA = D(HSA), OBE = D(OBE), LOBE = D(HSA)+D(OBE)+D(LOBE),
-/// fair = every test of that fairness).
-pub fn conformance_row(v: &Verdicts, row: Model) -> bool {
+/// Whether the test is in bucket C of a Table 4 row, the paper's
+/// "C. Tests" (SPEC §5: HSA = D(HSA), OBE = D(OBE), LOBE =
+/// D(HSA)+D(OBE)+D(LOBE), fair = every test of that fairness). Not the
+/// row's conformance list (every test that passes under the model).
+pub fn in_bucket_c(v: &Verdicts, row: Model) -> bool {
     let Some(d) = distinguishing_for(v) else {
         return false;
     };
@@ -46,8 +55,8 @@ pub fn conformance_row(v: &Verdicts, row: Model) -> bool {
     }
 }
 
-/// Table 4: distinguishing (D) and conformance (C) counts per row and
-/// fairness.
+/// Table 4: the sizes of bucket D (distinguishing) and bucket C per row
+/// and fairness.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Table4 {
     /// `d[fairness][row]`, fairness 0 = weak, 1 = strong.
@@ -71,7 +80,7 @@ impl Table4 {
                     if d == row {
                         t.d[fi][ri] += 1;
                     }
-                    if conformance_row(v, row) {
+                    if in_bucket_c(v, row) {
                         t.c[fi][ri] += 1;
                     }
                 }
@@ -82,24 +91,28 @@ impl Table4 {
 }
 
 impl fmt::Display for Table4 {
-    /// The paper's layout, in words a newcomer reads (issue 23 item 5):
-    /// the paper's "D. Tests / C. Tests" columns are spelled out and its
-    /// `full` row is `fair`, with a legend below.
+    /// The paper's layout, in words a newcomer reads (issue 23 item 5,
+    /// issue 44 item 4): the paper's "D. Tests / C. Tests" columns are
+    /// bucket D and bucket C, its `full` row is `fair`, and the legend
+    /// says how the buckets differ from a model's conformance list.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "model  weak fairness                strong fairness")?;
-        writeln!(
-            f,
-            "       distinguishing  conformance  distinguishing  conformance"
-        )?;
+        writeln!(f, "model  weak fairness       strong fairness")?;
+        writeln!(f, "       bucket D  bucket C  bucket D  bucket C")?;
         for (ri, name) in ["HSA", "OBE", "LOBE", "fair"].iter().enumerate() {
             writeln!(
                 f,
-                "{:<6} {:>14}  {:>11}  {:>14}  {:>11}",
+                "{:<6} {:>8}  {:>8}  {:>8}  {:>8}",
                 name, self.d[0][ri], self.c[0][ri], self.d[1][ri], self.c[1][ri]
             )?;
         }
-        writeln!(f, "conformance: tests that terminate under the model, so a device with it never hangs on them;")?;
-        writeln!(f, "distinguishing: those of them that hang under every model above it (they tell it apart).")?;
-        writeln!(f, "(The paper's Table 4, whose columns are D. Tests and C. Tests and whose fair row is `full`.)")
+        f.write_str(LEGEND)
     }
 }
+
+/// The legend under every printed Table 4 (`oracle table`, `synth table`).
+pub const LEGEND: &str = "\
+bucket D (distinguishing): tests that terminate under the row's model and hang under every row above it;
+bucket C: HSA = D(HSA), OBE = D(OBE), LOBE = D(HSA)+D(OBE)+D(LOBE), fair = every test of that fairness;
+weak: the tests that pass weak fair; strong: the others. (The paper's Table 4: D. Tests, C. Tests, row `full`.)
+Neither bucket is a conformance list (every test that terminates under the model: verdict P).
+";

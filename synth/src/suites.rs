@@ -35,7 +35,7 @@ use crate::idioms::Recogniser;
 use progress_litmus::axb::load::{load_all, suite_to_ron};
 use progress_litmus::axb::suite::{Entry, Suite};
 use progress_litmus::axb::test::Test;
-use progress_litmus::buckets::{conformance_row, distinguishing_for, Table4, ROWS};
+use progress_litmus::buckets::{distinguishing_for, in_bucket_c, Table4, ROWS};
 use progress_litmus::model::{Fairness, Model};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -168,7 +168,7 @@ pub fn list(suite: &Suite, model: Model, distinguishing: bool) -> Vec<&str> {
                 if distinguishing {
                     distinguishing_for(v) == Some(model)
                 } else {
-                    conformance_row(v, model)
+                    in_bucket_c(v, model)
                 }
             })
         })

@@ -25,7 +25,7 @@
 //!
 //! Every bucketed test is distinguishing for exactly one row, so the eight
 //! lists partition the suite (less the tests in no bucket, which a
-//! synthesized suite has none of); the conformance counts follow from the
+//! synthesized suite has none of); the bucket C counts follow from the
 //! distinguishing ones (C(HSA) = D(HSA), C(OBE) = D(OBE), C(LOBE) = D(HSA) +
 //! D(OBE) + D(LOBE), C(fair) = every test of the fairness), which
 //! `synth/tests/table4.rs` checks on every committed folder, with a sample of
@@ -262,7 +262,8 @@ fn write_summary(dir: &Path, s: &Summary) -> Result<(), Error> {
 }
 
 /// The JSON form: suite, tests, tests in no bucket, and per row its weak
-/// and strong counts and the file of its distinguishing tests (`null`
+/// and strong counts (bucket D, `distinguishing`, and bucket C,
+/// `bucket_c`; not conformance lists) and the file of its distinguishing tests (`null`
 /// where the list was not kept: `synth table --lists`).
 pub fn summary_json(s: &Summary) -> String {
     let all = rows();
@@ -271,7 +272,7 @@ pub fn summary_json(s: &Summary) -> String {
             let side = |f: usize| {
                 serde_json::json!({
                     "distinguishing": s.table.d[f][r],
-                    "conformance": s.table.c[f][r],
+                    "bucket_c": s.table.c[f][r],
                     "file": s.lists.contains(&all[4 * f + r]).then(|| list_path(all[4 * f + r])),
                 })
             };

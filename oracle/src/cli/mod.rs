@@ -115,7 +115,7 @@ enum Command {
     /// The state space, as Graphviz DOT or JSON.
     #[command(after_help = exit_status())]
     Lts(lts::Args),
-    /// Table 4 of the paper (distinguishing and conformance tests) for the given tests.
+    /// Table 4 of the paper (its buckets: distinguishing tests, bucket D, and bucket C) for the given tests.
     #[command(after_help = exit_status())]
     Table(table::Args),
     /// Write the tests as a RON suite with their verdicts under all 11 models

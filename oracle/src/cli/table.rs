@@ -1,6 +1,7 @@
-//! `oracle table`: Table 4 of the paper (how many tests distinguish each
-//! model from the next weaker, how many are conformance tests) over the
-//! given tests, decided as `classify` decides them.
+//! `oracle table`: Table 4 of the paper (its buckets: bucket D, how many
+//! tests distinguish each model from the next weaker, and bucket C, the
+//! paper's "C. Tests"; neither is a conformance list) over the given
+//! tests, decided as `classify` decides them.
 
 use super::classify::{any_kernel, decide_all, KERNEL_NOTE};
 use super::{csv_bytes, emit, json_bytes, Failure, Format, Out};
@@ -74,9 +75,9 @@ fn table_csv(table: &Table4) -> Result<Vec<u8>, Failure> {
     let header = [
         "model",
         "weak_distinguishing",
-        "weak_conformance",
+        "weak_bucket_c",
         "strong_distinguishing",
-        "strong_conformance",
+        "strong_bucket_c",
     ]
     .map(String::from)
     .to_vec();
@@ -106,8 +107,8 @@ fn table_json(table: &Table4, tests: usize, kernel: bool) -> Vec<u8> {
         .map(|(r, name)| {
             serde_json::json!({
                 "model": name,
-                "weak": {"distinguishing": table.d[0][r], "conformance": table.c[0][r]},
-                "strong": {"distinguishing": table.d[1][r], "conformance": table.c[1][r]},
+                "weak": {"distinguishing": table.d[0][r], "bucket_c": table.c[0][r]},
+                "strong": {"distinguishing": table.d[1][r], "bucket_c": table.c[1][r]},
             })
         })
         .collect();

@@ -327,9 +327,9 @@ fn rows_of(text: &str) -> Option<Vec<Row<u64>>> {
             Some(Row {
                 model: r["model"].as_str()?.to_string(),
                 weak_distinguishing: n("weak", "distinguishing")?,
-                weak_conformance: n("weak", "conformance")?,
+                weak_bucket_c: n("weak", "bucket_c")?,
                 strong_distinguishing: n("strong", "distinguishing")?,
-                strong_conformance: n("strong", "conformance")?,
+                strong_bucket_c: n("strong", "bucket_c")?,
             })
         })
         .collect()

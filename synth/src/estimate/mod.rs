@@ -46,16 +46,16 @@ pub struct TableSample {
     pub rows: Vec<Row<u64>>,
 }
 
-/// One row of Table 4 (SPEC §5): the distinguishing and conformance counts
+/// One row of Table 4 (SPEC §5): the distinguishing (bucket D) and bucket C counts
 /// under weak and strong fairness, counts of a shard or intervals of a
 /// whole run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Row<T> {
     pub model: String,
     pub weak_distinguishing: T,
-    pub weak_conformance: T,
+    pub weak_bucket_c: T,
     pub strong_distinguishing: T,
-    pub strong_conformance: T,
+    pub strong_bucket_c: T,
 }
 
 /// Table 4 of the whole run, estimated from the samples' tables.
@@ -200,7 +200,7 @@ impl Estimate {
             )
         };
         let mut o = format!(
-            "#   Table 4 (distinguishing D, conformance C; synth table: {} CPU hours ({} .. {})):\n",
+            "#   Table 4 (distinguishing D, bucket C; synth table: {} CPU hours ({} .. {})):\n",
             plain3(t.cpu_hours.estimate),
             plain3(t.cpu_hours.low),
             plain3(t.cpu_hours.high)
@@ -210,10 +210,10 @@ impl Estimate {
                 "#     {:<5} weak   D {}  C {}\n#     {:<5} strong D {}  C {}\n",
                 r.model,
                 iv(&r.weak_distinguishing),
-                iv(&r.weak_conformance),
+                iv(&r.weak_bucket_c),
                 r.model,
                 iv(&r.strong_distinguishing),
-                iv(&r.strong_conformance),
+                iv(&r.strong_bucket_c),
             );
         }
         o
@@ -264,9 +264,9 @@ fn table_estimate(samples: &[Sample], shards: usize) -> Option<TableEstimate> {
         .map(|k| Row {
             model: models[k].to_string(),
             weak_distinguishing: total(&|t| t.rows[k].weak_distinguishing as f64),
-            weak_conformance: total(&|t| t.rows[k].weak_conformance as f64),
+            weak_bucket_c: total(&|t| t.rows[k].weak_bucket_c as f64),
             strong_distinguishing: total(&|t| t.rows[k].strong_distinguishing as f64),
-            strong_conformance: total(&|t| t.rows[k].strong_conformance as f64),
+            strong_bucket_c: total(&|t| t.rows[k].strong_bucket_c as f64),
         })
         .collect();
     Some(TableEstimate {

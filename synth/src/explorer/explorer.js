@@ -106,8 +106,8 @@
     setOptions($("f-config"), [["", "all"], ...configs.map((c) => [c, c])]);
     setOptions($("f-vmodel"), [["", "model…"], ...ORDER.map((m) => [m, pretty(m)])]);
     const buckets = [["", "any"]];
-    for (const m of DATA.table4) buckets.push(["D:" + m, "distinguishing " + pretty(m)]);
-    for (const m of DATA.table4) buckets.push(["C:" + m, "conformance " + pretty(m)]);
+    for (const m of DATA.table4) buckets.push(["D:" + m, "bucket D (distinguishing) " + pretty(m)]);
+    for (const m of DATA.table4) buckets.push(["C:" + m, "bucket C " + pretty(m)]);
     buckets.push(["none", "in no bucket"]);
     setOptions($("f-bucket"), buckets);
     setOptions($("f-idiom"), [["", "any"], ["*", "some idiom"], ...DATA.idioms.map(([t, title]) => [t, title])]);

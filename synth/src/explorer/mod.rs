@@ -57,7 +57,7 @@ use progress_litmus::axb::machine::Machine;
 use progress_litmus::axb::space::program_space;
 use progress_litmus::axb::suite::Entry;
 use progress_litmus::axb::test::Test;
-use progress_litmus::buckets::{conformance_row, distinguishing_for};
+use progress_litmus::buckets::{distinguishing_for, in_bucket_c};
 use progress_litmus::kernel::load::{Item, NamedProgram};
 use progress_litmus::model::{Model, Verdicts};
 use rayon::prelude::*;
@@ -118,7 +118,8 @@ struct TestData {
     v: String,
     /// The Table 4 model the test is distinguishing for (CSV name), or "".
     d: &'static str,
-    /// The Table 4 models it is a conformance test for.
+    /// The Table 4 rows whose bucket C holds it (not the models it is a
+    /// conformance test of: those are the P of `v`).
     cf: Vec<&'static str>,
     /// Idiom tags.
     i: Vec<String>,
@@ -374,7 +375,7 @@ fn test_data(e: &Entry, verdicts: Verdicts, idioms: Vec<String>) -> (TestData, V
         d: distinguishing_for(&verdicts).map_or("", Model::name),
         cf: table4_models()
             .into_iter()
-            .filter(|&m| conformance_row(&verdicts, m))
+            .filter(|&m| in_bucket_c(&verdicts, m))
             .map(Model::name)
             .collect(),
         i: idioms,
