@@ -4,25 +4,32 @@
 //! One run enumerates the five published configurations completely, imports
 //! the 483 published tests under their published names, labels every test
 //! with its verdicts under the eleven models (the oracle) and the idioms it
-//! behaves like ([`crate::idioms`]), splits each suite into the conformance
-//! and distinguishing lists of SPEC §5, and writes a README with Table 4 for
-//! the published and the complete suites side by side.
+//! behaves like ([`crate::idioms`]), writes each model's conformance list
+//! (every test that must terminate under it, verdict P: what a driver team
+//! runs) and, apart, the buckets of the paper's Table 4 (SPEC §5), and a
+//! README with Table 4 for the published and the complete suites side by
+//! side.
 //!
 //! Layout under the output directory (`suites/` by default):
 //!
 //! ```text
 //! README.md
 //! <suite>/<suite>.ron                 every test, verdicts and idiom tags
-//! <suite>/conformance/<MODEL>.txt     one test name per line
-//! <suite>/distinguishing/<MODEL>.txt
+//! <suite>/conformance/<MODEL>.txt     the conformance list: every test P under MODEL
+//! <suite>/buckets/D/<ROW>.txt         Table 4's bucket D (distinguishing tests)
+//! <suite>/buckets/C/<ROW>.txt         Table 4's bucket C (the paper's C. Tests)
 //! <suite>/idioms/<tag>.txt            tests that behave like the idiom
 //! oopsla21/in-complete.txt            published name -> complete-suite name
 //! MANIFEST                            what was written, with hashes
 //! ```
 //!
-//! `<suite>` is `oopsla21` or a configuration (`2t2i`, ...); `<MODEL>` is a
-//! CSV model name of a Table 4 row (`HSA`, `OBE`, `LOBE`, `WEAK_FAIR` and
-//! their `_STRONG` / `STRONG_FAIR` variants).
+//! `<suite>` is `oopsla21` or a configuration (`2t2i`, ...). `<MODEL>` is
+//! the CSV name of every model but unfair ([`conformance_models`]); `<ROW>`
+//! that of a Table 4 row (`HSA`, `OBE`, `LOBE`, `WEAK_FAIR` and their
+//! `_STRONG` / `STRONG_FAIR` variants). The buckets have a folder of their
+//! own so that nothing named `conformance` is anything but a conformance
+//! list: `buckets`, as the library module ([`progress_litmus::buckets`])
+//! and the explorer's filter call them, with the paper's column letters.
 //!
 //! Everything is a pure function of the published tests and the code: all
 //! orders are fixed, nothing records a time or a path, and files whose
@@ -36,7 +43,7 @@ use progress_litmus::axb::load::{load_all, suite_to_ron};
 use progress_litmus::axb::suite::{Entry, Suite};
 use progress_litmus::axb::test::Test;
 use progress_litmus::buckets::{distinguishing_for, in_bucket_c, Table4, ROWS};
-use progress_litmus::model::{Fairness, Model};
+use progress_litmus::model::{Base, Fairness, Model, Verdicts};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -158,20 +165,57 @@ pub fn label(suite: &mut Suite, recogniser: &Recogniser) {
     }
 }
 
-/// The names of a labelled suite's tests in one Table 4 list.
-pub fn list(suite: &Suite, model: Model, distinguishing: bool) -> Vec<&str> {
+/// The models with a conformance list: every model but unfair, which
+/// guarantees nothing (no test must terminate under it), in the column
+/// order of `oracle classify --format csv`.
+pub fn conformance_models() -> Vec<Model> {
+    Model::ALL
+        .into_iter()
+        .filter(|m| m.base != Base::Unfair)
+        .collect()
+}
+
+/// A model's conformance list: the names of a labelled suite's tests that
+/// must terminate under it (verdict P), in the suite's order. A device
+/// with the model never hangs on one of them.
+pub fn conformance_list(suite: &Suite, model: Model) -> Vec<&str> {
+    names_where(suite, |v| v.passes(model))
+}
+
+/// One of the two buckets of the paper's Table 4 (SPEC §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bucket {
+    /// The distinguishing tests of a row (the paper's "D. Tests").
+    D,
+    /// The paper's "C. Tests": HSA = D(HSA), OBE = D(OBE), LOBE =
+    /// D(HSA)+D(OBE)+D(LOBE), fair = every test of the fairness.
+    C,
+}
+
+impl Bucket {
+    /// Its folder under `<suite>/`.
+    pub fn folder(self) -> &'static str {
+        match self {
+            Bucket::D => "buckets/D",
+            Bucket::C => "buckets/C",
+        }
+    }
+}
+
+/// The names of a labelled suite's tests in one bucket of a Table 4 row.
+pub fn bucket_list(suite: &Suite, row: Model, bucket: Bucket) -> Vec<&str> {
+    names_where(suite, |v| match bucket {
+        Bucket::D => distinguishing_for(v) == Some(row),
+        Bucket::C => in_bucket_c(v, row),
+    })
+}
+
+/// The names of the labelled tests whose verdicts satisfy `keep`.
+fn names_where(suite: &Suite, keep: impl Fn(&Verdicts) -> bool) -> Vec<&str> {
     suite
         .tests
         .iter()
-        .filter(|e| {
-            e.verdicts.as_ref().is_some_and(|v| {
-                if distinguishing {
-                    distinguishing_for(v) == Some(model)
-                } else {
-                    in_bucket_c(v, model)
-                }
-            })
-        })
+        .filter(|e| e.verdicts.as_ref().is_some_and(&keep))
         .map(|e| e.name.as_str())
         .collect()
 }
@@ -208,11 +252,17 @@ fn suite_files(suite: &Suite, tags: &[String], files: &mut BTreeMap<PathBuf, Vec
         dir.join(format!("{}.ron", suite.name)),
         suite_to_ron(suite).into_bytes(),
     );
+    for m in conformance_models() {
+        files.insert(
+            dir.join("conformance").join(format!("{}.txt", m.name())),
+            lines(&conformance_list(suite, m)),
+        );
+    }
     for m in table4_models() {
-        for (sub, d) in [("conformance", false), ("distinguishing", true)] {
+        for b in [Bucket::D, Bucket::C] {
             files.insert(
-                dir.join(sub).join(format!("{}.txt", m.name())),
-                lines(&list(suite, m, d)),
+                dir.join(b.folder()).join(format!("{}.txt", m.name())),
+                lines(&bucket_list(suite, m, b)),
             );
         }
     }
@@ -305,6 +355,7 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
     let index = complete_index(suites);
     let mut o = String::new();
     readme_intro(&mut o, published);
+    readme_conformance(&mut o, published, complete);
     readme_table4(&mut o, published, &all_complete);
     readme_counts(&mut o, published, complete, &all_complete, &index);
     readme_duplicates(&mut o, published);
@@ -316,13 +367,21 @@ pub fn readme(suites: &[Suite], recogniser: &Recogniser) -> String {
 /// The README's title, how to regenerate the suites, their layout and
 /// the definitions of the lists: what a reader needs before the numbers.
 fn readme_intro(o: &mut String, published: &Suite) {
+    readme_head(o, published);
+    readme_definitions(o, published);
+}
+
+/// The README's title, what the folder holds, how to regenerate it and
+/// its layout.
+fn readme_head(o: &mut String, published: &Suite) {
     let _ = writeln!(o, "# Conformance suites\n");
     let _ = writeln!(
         o,
         "Generated by `synth suites`; do not edit by hand. Every test of the five published configurations \
          (2 memory locations, values 0 and 1, the constraints of SPEC §4), the {} published tests of the \
-         OOPSLA'21 artifact, each labelled with its verdicts under all 11 progress models, split into the \
-         conformance and distinguishing tests of SPEC §5, and tagged with the classic idioms it behaves like.\n",
+         OOPSLA'21 artifact, each labelled with its verdicts under all 11 progress models and tagged with the \
+         classic idioms it behaves like; per suite each model's conformance list and, apart, the buckets of the \
+         paper's Table 4 (SPEC §5).\n",
         published.tests.len()
     );
     let _ = writeln!(o, "## Regenerate\n");
@@ -343,28 +402,83 @@ fn readme_intro(o: &mut String, published: &Suite) {
     let _ = writeln!(o, "## Layout\n");
     let _ = writeln!(o, "| path | contents |\n|---|---|");
     let _ = writeln!(o, "| `<suite>/<suite>.ron` | the suite (RON, `progress_litmus::axb::suite::Suite`): every test with its verdicts under the 11 models, its idiom tags, and for published duplicates `duplicate_of` |");
-    let _ = writeln!(o, "| `<suite>/conformance/<MODEL>.txt` | the conformance tests of a Table 4 row, one name per line |");
+    let _ = writeln!(o, "| `<suite>/conformance/<MODEL>.txt` | the model's conformance list: every test of the suite that must terminate under the model (verdict P), one name per line; what a driver team runs (`backends run --only`) |");
     let _ = writeln!(
         o,
-        "| `<suite>/distinguishing/<MODEL>.txt` | the tests distinguishing for that row |"
+        "| `<suite>/buckets/D/<ROW>.txt` | bucket D of a Table 4 row: its distinguishing tests |"
     );
+    let _ = writeln!(o, "| `<suite>/buckets/C/<ROW>.txt` | bucket C of a Table 4 row, the paper's C. Tests (not a conformance list) |");
     let _ = writeln!(o, "| `<suite>/idioms/<tag>.txt` | the tests that behave like an idiom (absent if none does) |");
     let _ = writeln!(o, "| `{PUBLISHED}/in-complete.txt` | each published name and the name of the same test (up to location renaming) in the complete suite of its configuration |");
     let _ = writeln!(o, "| `{MANIFEST}` | every file `synth suites` wrote here with the hash of its bytes: a list it no longer writes is removed only if it is listed there unchanged, never through a symbolic link, and any other file is left alone |\n");
+}
+
+/// What the names of the layout are, and what a conformance list is
+/// beside Table 4's buckets, with the published suite's weak and strong
+/// OBE as the example of how they differ.
+fn readme_definitions(o: &mut String, published: &Suite) {
+    let conformance: Vec<String> = conformance_models()
+        .iter()
+        .map(|m| format!("`{}`", m.name()))
+        .collect();
     let _ = writeln!(
         o,
         "Suites: `{PUBLISHED}` (the published tests, published names) and one complete suite per configuration \
          (`2t2i`, `2t3i`, `2t4i`, `3t3i`, `3t4i`; tests named `<config>_<k>` in the synthesizer's canonical order). \
-         `<MODEL>` is the CSV name of a Table 4 row: `HSA`, `OBE`, `LOBE`, `WEAK_FAIR` (weak) and `HSA_STRONG`, \
-         `OBE_STRONG`, `LOBE_STRONG`, `STRONG_FAIR` (strong). HSA+OBE and unfair are not rows of Table 4, so \
-         they have verdicts but no lists.\n"
+         `<MODEL>` is the CSV name of a model: {}. Unfair guarantees nothing, so no test must terminate under it \
+         and it has no list. `<ROW>` is the CSV name of a Table 4 row: `HSA`, `OBE`, `LOBE`, `WEAK_FAIR` (weak) \
+         and `HSA_STRONG`, `OBE_STRONG`, `LOBE_STRONG`, `STRONG_FAIR` (strong); HSA+OBE is not a row of Table 4.\n",
+        conformance.join(", ")
+    );
+    let n = |m: Model| conformance_list(published, m).len();
+    let t = table4(published);
+    let (obe, obe_strong) = (
+        Model::new(Base::Obe, Fairness::Weak),
+        Model::new(Base::Obe, Fairness::Strong),
     );
     let _ = writeln!(
         o,
-        "A test is *weak* if it passes under weak fair, else *strong* if it passes under strong fair; it is \
-         distinguishing (D) for the first of HSA, OBE, LOBE of its fairness under which it passes, else for fair. \
-         Conformance (C): HSA = D(HSA), OBE = D(OBE), LOBE = D(HSA)+D(OBE)+D(LOBE), fair = every test of that fairness.\n"
+        "A model's **conformance list** is every test that must terminate under it (verdict P), whatever the \
+         test does under other models: a device with the model never hangs on any of them, so one hang is a \
+         violation (`backends report` counts the same tests). The **buckets** of Table 4 are the paper's, and \
+         smaller. A test is *weak* if it passes under weak fair, else *strong* if it passes under strong fair; \
+         it is in bucket D (distinguishing) of the first of HSA, OBE, LOBE of its fairness under which it \
+         passes, else of fair. Bucket C (the paper's C. Tests): HSA = D(HSA), OBE = D(OBE), LOBE = \
+         D(HSA)+D(OBE)+D(LOBE), fair = every test of that fairness. So a row's buckets hold tests of one \
+         fairness only, and OBE's only tests that fail HSA: of the published tests, {} terminate under weak \
+         OBE and {} under strong OBE, but bucket C holds {} and {}.\n",
+        n(obe),
+        n(obe_strong),
+        t.c[0][1],
+        t.c[1][1]
     );
+}
+
+/// The README's table of conformance list sizes, one row a suite.
+fn readme_conformance(o: &mut String, published: &Suite, complete: &[Suite]) {
+    let models = conformance_models();
+    let _ = writeln!(o, "## Conformance lists\n");
+    let _ = writeln!(
+        o,
+        "Tests in `<suite>/conformance/<MODEL>.txt`: every test that must terminate under the model.\n"
+    );
+    let names: Vec<&str> = models.iter().map(|m| m.name()).collect();
+    let _ = writeln!(o, "| suite | tests | {} |", names.join(" | "));
+    let _ = writeln!(o, "|---|--:|{}", "--:|".repeat(models.len()));
+    for s in std::iter::once(published).chain(complete) {
+        let sizes: Vec<String> = models
+            .iter()
+            .map(|&m| conformance_list(s, m).len().to_string())
+            .collect();
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} |",
+            s.name,
+            s.tests.len(),
+            sizes.join(" | ")
+        );
+    }
+    let _ = writeln!(o);
 }
 
 /// The README's Table 4, published and complete side by side, so that
@@ -372,10 +486,13 @@ fn readme_intro(o: &mut String, published: &Suite) {
 fn readme_table4(o: &mut String, published: &Suite, all_complete: &Suite) {
     let tp = table4(published);
     let tc = table4(all_complete);
-    let _ = writeln!(o, "## Table 4: published and complete, side by side\n");
     let _ = writeln!(
         o,
-        "D/C = distinguishing/conformance tests. Published: the {} tests of the artifact (duplicates included, as in the paper). \
+        "## Table 4's buckets: published and complete, side by side\n"
+    );
+    let _ = writeln!(
+        o,
+        "D/C = bucket D (distinguishing tests) / bucket C (the paper's C. Tests); not conformance lists. Published: the {} tests of the artifact (duplicates included, as in the paper). \
          Complete: the {} tests of the five complete suites.\n",
         published.tests.len(),
         all_complete.tests.len()
@@ -418,7 +535,7 @@ fn readme_counts(
     all_complete: &Suite,
     index: &HashMap<Test, String>,
 ) {
-    let _ = writeln!(o, "## Counts per suite\n");
+    let _ = writeln!(o, "## Table 4's buckets per suite\n");
     let _ = writeln!(
         o,
         "| suite | tests | distinct up to location renaming | in the complete suite | weak | strong | weak HSA D/C | weak OBE D/C | weak LOBE D/C | weak fair D/C | strong HSA D/C | strong OBE D/C | strong LOBE D/C | strong fair D/C |"
@@ -594,6 +711,50 @@ pub enum SuitesError {
     Failed(String),
 }
 
+/// One suite's line of the summary and its JSON: its tests, weak and
+/// strong, idiom-tagged, the size of each conformance list (weak models,
+/// then strong) and each row's bucket D.
+fn suite_summary(s: &Suite) -> (String, serde_json::Value) {
+    let t = table4(s);
+    let tagged = s.tests.iter().filter(|e| !e.idioms.is_empty()).count();
+    let models = conformance_models();
+    let sizes: BTreeMap<&str, usize> = models
+        .iter()
+        .map(|&m| (m.name(), conformance_list(s, m).len()))
+        .collect();
+    let side = |f: Fairness| -> String {
+        let n: Vec<String> = [Base::Hsa, Base::Obe, Base::HsaObe, Base::Lobe, Base::Fair]
+            .iter()
+            .map(|&b| sizes[Model::new(b, f).name()].to_string())
+            .collect();
+        n.join("/")
+    };
+    let d = |f: usize| format!("{}/{}/{}/{}", t.d[f][0], t.d[f][1], t.d[f][2], t.d[f][3]);
+    let line = format!(
+        "{:<9} {:>5} tests  weak {:>5}  strong {:>5}  idiom-tagged {:>3}  conformance HSA/OBE/HSA+OBE/LOBE/fair weak {} strong {}  bucket D HSA/OBE/LOBE/fair weak {} strong {}\n",
+        s.name,
+        s.tests.len(),
+        t.c[0][3],
+        t.c[1][3],
+        tagged,
+        side(Fairness::Weak),
+        side(Fairness::Strong),
+        d(0),
+        d(1)
+    );
+    let row = serde_json::json!({
+        "suite": s.name,
+        "tests": s.tests.len(),
+        "weak": t.c[0][3],
+        "strong": t.c[1][3],
+        "idiom_tagged": tagged,
+        "conformance": sizes,
+        "distinguishing_weak": {"HSA": t.d[0][0], "OBE": t.d[0][1], "LOBE": t.d[0][2], "fair": t.d[0][3]},
+        "distinguishing_strong": {"HSA": t.d[1][0], "OBE": t.d[1][1], "LOBE": t.d[1][2], "fair": t.d[1][3]},
+    });
+    (line, row)
+}
+
 /// Regenerates the suites directory `out` from the published tests in
 /// `published`; returns the summary to print.
 pub fn run(out: &Path, published: Option<&Path>) -> Result<Summary, SuitesError> {
@@ -606,34 +767,9 @@ pub fn run(out: &Path, published: Option<&Path>) -> Result<Summary, SuitesError>
     let mut text = String::new();
     let mut rows = Vec::new();
     for s in &g.suites {
-        let t = table4(s);
-        let tagged = s.tests.iter().filter(|e| !e.idioms.is_empty()).count();
-        let _ = writeln!(
-            text,
-            "{:<9} {:>5} tests  weak {:>5}  strong {:>5}  idiom-tagged {:>3}  D weak HSA/OBE/LOBE/fair {}/{}/{}/{}  D strong {}/{}/{}/{}",
-            s.name,
-            s.tests.len(),
-            t.c[0][3],
-            t.c[1][3],
-            tagged,
-            t.d[0][0],
-            t.d[0][1],
-            t.d[0][2],
-            t.d[0][3],
-            t.d[1][0],
-            t.d[1][1],
-            t.d[1][2],
-            t.d[1][3]
-        );
-        rows.push(serde_json::json!({
-            "suite": s.name,
-            "tests": s.tests.len(),
-            "conformance_weak_fair": t.c[0][3],
-            "conformance_strong_fair": t.c[1][3],
-            "idiom_tagged": tagged,
-            "distinguishing_weak": {"HSA": t.d[0][0], "OBE": t.d[0][1], "LOBE": t.d[0][2], "fair": t.d[0][3]},
-            "distinguishing_strong": {"HSA": t.d[1][0], "OBE": t.d[1][1], "LOBE": t.d[1][2], "fair": t.d[1][3]},
-        }));
+        let (line, row) = suite_summary(s);
+        text.push_str(&line);
+        rows.push(row);
     }
     let total = start.elapsed().as_secs_f64();
     let _ = writeln!(

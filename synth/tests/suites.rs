@@ -1,12 +1,15 @@
-//! `synth suites`: the published import, Table 4 lists, determinism, and
-//! that the committed `suites/` directory is what the code generates.
+//! `synth suites`: the published import, the conformance lists and Table
+//! 4's buckets, determinism, and that the committed `suites/` directory is
+//! what the code generates.
 
-use progress_litmus::buckets::distinguishing_for;
+use progress_litmus::axb::test::Test;
+use progress_litmus::buckets::{distinguishing_for, in_bucket_c};
+use progress_litmus::model::{Base, Model};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use synth::suites::{
-    generate, import_published, list, manifest, table4, table4_models, write, Generated, MANIFEST,
-    PUBLISHED,
+    bucket_list, conformance_list, conformance_models, generate, import_published, manifest,
+    table4, table4_models, write, Bucket, Generated, MANIFEST, PUBLISHED,
 };
 
 fn root() -> PathBuf {
@@ -108,37 +111,26 @@ fn generation_is_deterministic_and_matches_the_paper() {
 }
 
 #[test]
-fn lists_are_the_table_4_buckets() {
+fn bucket_lists_are_the_table_4_buckets() {
     let g = generated();
     for s in &g.suites {
         let t = table4(s);
         let mut seen = BTreeSet::new();
         for (k, m) in table4_models().into_iter().enumerate() {
             let (f, r) = (k / 4, k % 4);
-            let d = list(s, m, true);
-            let c = list(s, m, false);
+            let d = bucket_list(s, m, Bucket::D);
+            let c = bucket_list(s, m, Bucket::C);
             assert_eq!((d.len(), c.len()), (t.d[f][r], t.c[f][r]), "{} {m}", s.name);
             for n in &d {
                 assert!(seen.insert(n.to_string()), "{n} distinguishing twice");
-                assert!(c.contains(n), "distinguishing tests are conformance tests");
+                assert!(c.contains(n), "bucket D is in bucket C");
             }
-            let file = |sub: &str| {
-                String::from_utf8(
-                    g.files[&Path::new(&s.name)
-                        .join(sub)
-                        .join(format!("{}.txt", m.name()))]
-                        .clone(),
-                )
-                .unwrap()
-            };
-            assert_eq!(
-                file("distinguishing"),
-                d.iter().map(|n| format!("{n}\n")).collect::<String>()
-            );
-            assert_eq!(
-                file("conformance"),
-                c.iter().map(|n| format!("{n}\n")).collect::<String>()
-            );
+            for (b, names) in [(Bucket::D, &d), (Bucket::C, &c)] {
+                assert_eq!(
+                    list_file(&g, &s.name, b.folder(), m),
+                    names.iter().map(|n| format!("{n}\n")).collect::<String>()
+                );
+            }
         }
         // Every test is distinguishing for exactly one model.
         assert_eq!(seen.len(), s.tests.len());
@@ -148,19 +140,118 @@ fn lists_are_the_table_4_buckets() {
     }
 }
 
+/// A generated list file, as text.
+fn list_file(g: &Generated, suite: &str, folder: &str, m: Model) -> String {
+    let rel = Path::new(suite)
+        .join(folder)
+        .join(format!("{}.txt", m.name()));
+    String::from_utf8(g.files[&rel].clone()).unwrap()
+}
+
+/// FNV-1a 64 of `bytes`, continuing from `h`.
+fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+/// Issue 44 item 4: a model's conformance list is every test of the suite
+/// that must terminate under it, decided here again by the oracle library
+/// (not read from the suite's labels or the committed lists), for every
+/// suite and every model, weak and strong; unfair, under which nothing
+/// must terminate, has none. The committed files are those lists, and
+/// Table 4's buckets, decided again too, are in `buckets/D/` and
+/// `buckets/C/` with the bytes the folders `distinguishing/` and
+/// `conformance/` held before (their hashes, taken then).
+#[test]
+fn conformance_lists_are_what_the_oracle_passes() {
+    const BEFORE: [(&str, u64); 6] = [
+        ("oopsla21", 0x4be6d30fa6ae3c3b),
+        ("2t2i", 0x1c8f28c1d6a7503d),
+        ("2t3i", 0xfbccb1df0730ae75),
+        ("2t4i", 0x6d298df410424f83),
+        ("3t3i", 0x7113262595f3afe2),
+        ("3t4i", 0xd66c67d7ebe04f66),
+    ];
+    let g = generated();
+    let committed = root().join("suites");
+    let read = |rel: &Path| std::fs::read_to_string(committed.join(rel)).ok();
+    assert_eq!(g.suites.len(), BEFORE.len());
+    for (s, (name, before)) in g.suites.iter().zip(BEFORE) {
+        assert_eq!(s.name, name);
+        let tests: Vec<&Test> = s.tests.iter().map(|e| &e.test).collect();
+        let verdicts = oracle::verdicts_all(&tests);
+        let names_where = |keep: &dyn Fn(&progress_litmus::model::Verdicts) -> bool| -> String {
+            s.tests
+                .iter()
+                .zip(&verdicts)
+                .filter(|(_, v)| keep(v))
+                .map(|(e, _)| format!("{}\n", e.name))
+                .collect()
+        };
+        for m in Model::ALL {
+            let rel = Path::new(name)
+                .join("conformance")
+                .join(format!("{}.txt", m.name()));
+            let expected = names_where(&|v| v.passes(m));
+            if m.base == Base::Unfair {
+                assert_eq!(expected, "", "{name}: a test passes under unfair");
+                assert!(!g.files.contains_key(&rel) && read(&rel).is_none());
+                continue;
+            }
+            assert!(conformance_models().contains(&m));
+            assert_eq!(conformance_list(s, m).len(), expected.lines().count());
+            assert_eq!(
+                list_file(&g, name, "conformance", m),
+                expected,
+                "{name} {m}"
+            );
+            assert_eq!(read(&rel).as_deref(), Some(&*expected), "{}", rel.display());
+        }
+        let mut h = 0xcbf29ce484222325;
+        for (b, letter) in [(Bucket::D, "D"), (Bucket::C, "C")] {
+            for m in table4_models() {
+                let expected = names_where(&|v| match b {
+                    Bucket::D => distinguishing_for(v) == Some(m),
+                    Bucket::C => in_bucket_c(v, m),
+                });
+                let rel = Path::new(name)
+                    .join(b.folder())
+                    .join(format!("{}.txt", m.name()));
+                assert_eq!(read(&rel).as_deref(), Some(&*expected), "{}", rel.display());
+                h = fnv(h, format!("{letter}/{}\n", m.name()).as_bytes());
+                h = fnv(h, expected.as_bytes());
+            }
+        }
+        assert_eq!(h, before, "{name}: the buckets are not the lists they were");
+    }
+}
+
 #[test]
 fn writing_twice_changes_nothing_and_prunes_only_what_it_wrote() {
     let g = generated();
     let out = scratch("write");
     // A first run that also wrote a list the second one no longer writes
-    // (a suite that shrank).
+    // (a suite that shrank), and one in a folder it no longer writes at
+    // all (bucket D was `distinguishing/` before issue 44).
     let mut before = g.files.clone();
     before.insert(PathBuf::from("2t2i/conformance/OLD.txt"), b"x\n".to_vec());
+    before.insert(
+        PathBuf::from("2t2i/distinguishing/HSA.txt"),
+        b"y\n".to_vec(),
+    );
     before.insert(PathBuf::from(MANIFEST), manifest(&before));
     let first = write(&out, &before).unwrap();
     assert_eq!(first.written, before.len());
     let second = write(&out, &g.files).unwrap();
-    assert_eq!(second.removed, [PathBuf::from("2t2i/conformance/OLD.txt")]);
+    assert_eq!(
+        second.removed,
+        [
+            PathBuf::from("2t2i/conformance/OLD.txt"),
+            PathBuf::from("2t2i/distinguishing/HSA.txt")
+        ]
+    );
     assert_eq!(
         (second.written, second.unchanged),
         (1, g.files.len() - 1),
@@ -343,6 +434,32 @@ fn committed_suites_are_up_to_date() {
         "suites/ is out of date ({} files differ, e.g. {}); regenerate with `cargo run --release -p synth -- suites`",
         stale.len(),
         stale[0]
+    );
+    // And no list is left over that it no longer writes (the old
+    // `distinguishing/` folder, issue 44).
+    let mut extra = Vec::new();
+    for s in &g.suites {
+        for sub in [
+            "conformance",
+            "distinguishing",
+            "buckets/D",
+            "buckets/C",
+            "idioms",
+        ] {
+            let Ok(rd) = std::fs::read_dir(dir.join(&s.name).join(sub)) else {
+                continue;
+            };
+            for e in rd {
+                let rel = Path::new(&s.name).join(sub).join(e.unwrap().file_name());
+                if !g.files.contains_key(&rel) {
+                    extra.push(rel.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(
+        extra.is_empty(),
+        "suites/ has lists it no longer writes: {extra:?}"
     );
 }
 

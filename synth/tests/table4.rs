@@ -8,7 +8,8 @@
 //! only, to stay fast), and a sample of each list is decided again by the
 //! oracle: every sampled test is distinguishing for its list's row. Where
 //! the committed suite of the configuration has name lists
-//! (`suites/<config>/distinguishing/<MODEL>.txt`), the names are the same.
+//! (bucket D, `suites/<config>/buckets/D/<MODEL>.txt`), the names are the
+//! same.
 //! Also `synth table` itself: deterministic bytes, errors with exit 2.
 
 mod common;
@@ -128,10 +129,7 @@ fn check_folder(dir: &Path) {
             for ((name, _), v) in sample.iter().zip(oracle::verdicts_all(&tests)) {
                 assert_eq!(distinguishing_for(&v), Some(model), "{suite} {name}");
             }
-            let committed = root().join(format!(
-                "suites/{suite}/distinguishing/{}.txt",
-                model.name()
-            ));
+            let committed = root().join(format!("suites/{suite}/buckets/D/{}.txt", model.name()));
             // A configuration with a committed suite has its bucket D lists
             // (a renamed folder once made this comparison skip silently).
             let suite_ron = root().join(format!("suites/{suite}/{suite}.ron"));

@@ -67,16 +67,21 @@ impl From<std::io::Error> for WriteError {
 }
 
 /// Whether `rel` (relative to the suites directory) is a list that
-/// `synth suites` writes: `<suite>/{conformance,distinguishing,idioms}/*.txt`.
-/// Only such files are ever looked at as stale: a note, a script or
-/// anything else a person put in a suite folder is theirs.
+/// `synth suites` writes or once wrote: `<suite>/{conformance,idioms}/*.txt`,
+/// `<suite>/buckets/{D,C}/*.txt`, and `<suite>/distinguishing/*.txt`, where
+/// bucket D was before it had a folder of its own (issue 44). Only such
+/// files are ever looked at as stale: a note, a script or anything else a
+/// person put in a suite folder is theirs.
 fn is_list(rel: &Path) -> bool {
     let parts: Vec<&std::ffi::OsStr> = rel.iter().collect();
-    parts.len() == 3
-        && ["conformance", "distinguishing", "idioms"]
+    let folder = match parts.len() {
+        3 => ["conformance", "distinguishing", "idioms"]
             .iter()
-            .any(|d| parts[1] == *d)
-        && rel.extension().is_some_and(|e| e == "txt")
+            .any(|d| parts[1] == *d),
+        4 => parts[1] == "buckets" && (parts[2] == "D" || parts[2] == "C"),
+        _ => false,
+    };
+    folder && rel.extension().is_some_and(|e| e == "txt")
 }
 
 /// The manifest's text for `files` (every output but the manifest).
@@ -170,9 +175,11 @@ fn check_paths(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<(), Wri
     Ok(())
 }
 
-/// The lists in the list folders of `files` that are not part of the
-/// output: each is removable if the manifest recorded it with the bytes
-/// it has now; else the run is refused, naming it.
+/// The lists in the list folders of `files`, and in those of the lists
+/// the manifest records (a folder the tool no longer writes, such as
+/// `distinguishing/` before the buckets had a folder of their own), that
+/// are not part of the output: each is removable if the manifest recorded
+/// it with the bytes it has now; else the run is refused, naming it.
 fn stale_lists(
     out: &Path,
     tree: &Tree,
@@ -182,6 +189,7 @@ fn stale_lists(
     let dirs: BTreeSet<PathBuf> = files
         .keys()
         .filter(|p| p.components().count() > 1)
+        .chain(recorded.keys().filter(|p| is_list(p)))
         .filter_map(|p| p.parent().map(Path::to_path_buf))
         .collect();
     let mut stale = Vec::new();
@@ -224,7 +232,8 @@ fn not_ours(out: &Path, rel: &Path) -> WriteError {
 
 /// Writes `files` under `out`: each atomically, and only if its bytes
 /// differ. Lists of the list folders (`out/<suite>/conformance/`,
-/// `distinguishing/`, `idioms/`) that are not part of the output are
+/// `buckets/D/`, `buckets/C/`, `idioms/`, and those of the manifest's
+/// lists) that are not part of the output are
 /// removed, so a suite that shrinks leaves no stale list behind, but only
 /// those the manifest says the tool wrote; no other file is ever removed.
 /// Everything is checked first: a refusal writes and removes nothing.
