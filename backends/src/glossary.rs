@@ -14,8 +14,8 @@ pub const TERMS: [(&str, &str); 13] = [
     ("strong fairness", "Stronger: whatever state is reached, if the guaranteed threads can still bring the test to its end, they eventually do."),
     ("unfair", "No thread is guaranteed anything: any loop may run forever, so every test here may hang."),
     ("plain, round-robin, chunked", "How copies of a test are laid out on workgroups: plain runs one copy; round-robin puts each copy's threads side by side; chunked puts every copy's thread 0 first, then every thread 1, which starves higher-numbered threads under LOBE-like schedulers."),
-    ("conformance test", "A test that terminates under the model: a device consistent with the model never hangs on it, so one hang is a violation."),
-    ("distinguishing test", "A conformance test of this model that hangs under every model before it in the order HSA, OBE, LOBE, fair (same fairness): it tells this model apart from them."),
+    ("conformance test", "A test that terminates under the model (verdict P): a device consistent with the model never hangs on it, so one hang is a violation. All of a suite's make the model's conformance list (synth suites: conformance/MODEL.txt)."),
+    ("distinguishing test", "A conformance test of this model that hangs under every model before it in the order HSA, OBE, LOBE, fair (same fairness): it tells this model apart from them. The paper's Table 4 counts them (bucket D)."),
     ("k of n runs", "The test hung in k of the n runs made; n of n means it hung every time, fewer means it hangs only sometimes."),
 ];
 

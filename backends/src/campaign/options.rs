@@ -112,7 +112,8 @@ pub struct RunArgs {
     #[arg(required = true, value_name = "SUITE")]
     pub suite: Vec<PathBuf>,
     /// Run only the tests named in this file, one per line, e.g. a
-    /// conformance list of `synth suites` (`suites/2t4i/conformance/WEAK_FAIR.txt`).
+    /// model's conformance list of `synth suites`, every test that must
+    /// terminate under it (`suites/2t4i/conformance/WEAK_FAIR.txt`).
     #[arg(long, value_name = "FILE")]
     pub only: Option<PathBuf>,
     /// Mappings to run: plain, round-robin, chunked, comma-separated, or
