@@ -54,7 +54,8 @@ enum Command {
     /// Merge the RON suites of shards 1/N..N/N into the unsharded run's output.
     #[command(after_help = exit_status())]
     Merge(merge::MergeArgs),
-    /// Regenerate the committed suites directory from scratch (labels, lists, README).
+    /// Regenerate the committed suites directory from scratch (labels, each
+    /// model's conformance list, Table 4's buckets, README).
     #[command(after_help = exit_status())]
     Suites(suites::SuitesArgs),
     /// Write a suite as one self-contained HTML test explorer.
@@ -67,8 +68,9 @@ enum Command {
     /// Find tests with a required verdict vector (targeted SAT search).
     #[command(after_help = exit_status())]
     Find(find::FindArgs),
-    /// Table 4 and each row's distinguishing tests of a packed suite of any
-    /// size, streaming: `table4.json`, `table4.txt`, `distinguishing/*.axb.gz`.
+    /// Table 4's buckets and each row's distinguishing tests (bucket D) of a
+    /// packed suite of any size, streaming: `table4.json`, `table4.txt`,
+    /// `distinguishing/*.axb.gz`.
     #[command(after_help = exit_status())]
     Table(table::TableArgs),
 }

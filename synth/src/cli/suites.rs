@@ -9,7 +9,8 @@ use std::path::PathBuf;
 /// How `synth suites` prints its summary.
 #[derive(Clone, Copy, Debug, Default, ValueEnum)]
 pub enum SummaryFormat {
-    /// One line per suite, then one line on the files.
+    /// One line per suite (tests, conformance list sizes, bucket D
+    /// sizes), then one line on the files.
     #[default]
     Text,
     /// One JSON object (suites, counts, timings).
