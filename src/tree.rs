@@ -134,6 +134,21 @@ impl Tree {
         }
     }
 
+    /// Removes the folder `rel` if it is empty (a link there is not a
+    /// folder and stays); `Ok(false)` when it is not empty or not there.
+    pub fn remove_empty_dir(&self, rel: &Path) -> io::Result<bool> {
+        let (dir, name) = split(rel)?;
+        let Some(d) = self.dir(dir, false)? else {
+            return Ok(false);
+        };
+        match rfs::unlinkat(&d, name, AtFlags::REMOVEDIR) {
+            Ok(()) => Ok(true),
+            Err(rustix::io::Errno::NOTEMPTY | rustix::io::Errno::NOENT) => Ok(false),
+            Err(rustix::io::Errno::NOTDIR) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// The names of the regular files directly in the folder `rel` (links
     /// and anything else left out; nothing is read); empty when it is not
     /// there.
@@ -243,6 +258,28 @@ mod tests {
         tree.write(Path::new("2t2i/README.md"), b"readme").unwrap();
         assert_eq!(std::fs::read(victim.join("keep.txt")).unwrap(), b"precious");
         assert!(!out.join("2t2i/README.md").is_symlink());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// Only an empty folder is removed; a folder with a file in it, a
+    /// link and a missing folder are left as they are.
+    #[test]
+    fn only_empty_folders_are_removed() {
+        let base = std::env::temp_dir().join(format!("synth_tree_rmdir_{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(base.join("s/empty")).unwrap();
+        std::fs::create_dir_all(base.join("s/full")).unwrap();
+        std::fs::create_dir_all(base.join("elsewhere")).unwrap();
+        std::fs::write(base.join("s/full/mine.txt"), "mine").unwrap();
+        std::os::unix::fs::symlink(base.join("elsewhere"), base.join("s/link")).unwrap();
+        let tree = Tree::open(&base).unwrap();
+        assert!(tree.remove_empty_dir(Path::new("s/empty")).unwrap());
+        assert!(!tree.remove_empty_dir(Path::new("s/full")).unwrap());
+        assert!(!tree.remove_empty_dir(Path::new("s/link")).unwrap());
+        assert!(!tree.remove_empty_dir(Path::new("s/missing")).unwrap());
+        assert!(!base.join("s/empty").exists());
+        assert!(base.join("s/full/mine.txt").is_file());
+        assert!(base.join("s/link").is_symlink() && base.join("elsewhere").is_dir());
         std::fs::remove_dir_all(&base).unwrap();
     }
 

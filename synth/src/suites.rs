@@ -410,7 +410,7 @@ fn readme_head(o: &mut String, published: &Suite) {
     let _ = writeln!(o, "| `<suite>/buckets/C/<ROW>.txt` | bucket C of a Table 4 row, the paper's C. Tests (not a conformance list) |");
     let _ = writeln!(o, "| `<suite>/idioms/<tag>.txt` | the tests that behave like an idiom (absent if none does) |");
     let _ = writeln!(o, "| `{PUBLISHED}/in-complete.txt` | each published name and the name of the same test (up to location renaming) in the complete suite of its configuration |");
-    let _ = writeln!(o, "| `{MANIFEST}` | every file `synth suites` wrote here with the hash of its bytes: a list it no longer writes is removed only if it is listed there unchanged, never through a symbolic link, and any other file is left alone |\n");
+    let _ = writeln!(o, "| `{MANIFEST}` | every file `synth suites` wrote here with the hash of its bytes: a list it no longer writes is removed only if it is listed there unchanged (and its folder, if that leaves it empty and the run writes nothing there), never through a symbolic link, and any other file is left alone |\n");
 }
 
 /// What the names of the layout are, and what a conformance list is

@@ -252,6 +252,10 @@ fn writing_twice_changes_nothing_and_prunes_only_what_it_wrote() {
             PathBuf::from("2t2i/distinguishing/HSA.txt")
         ]
     );
+    assert!(
+        !out.join("2t2i/distinguishing").exists(),
+        "the emptied folder stays"
+    );
     assert_eq!(
         (second.written, second.unchanged),
         (1, g.files.len() - 1),

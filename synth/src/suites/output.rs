@@ -264,5 +264,26 @@ pub fn write(out: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) -> Result<WriteStat
         tree.remove(&rel)?;
         stats.removed.push(rel);
     }
+    remove_emptied_folders(&tree, files, &stats.removed)?;
     Ok(stats)
+}
+
+/// The list folders this run no longer writes (such as `distinguishing/`,
+/// issue 44) whose last list it removed: removed too, when empty. A
+/// folder that holds anything else, or a link, stays.
+fn remove_emptied_folders(
+    tree: &Tree,
+    files: &BTreeMap<PathBuf, Vec<u8>>,
+    removed: &[PathBuf],
+) -> std::io::Result<()> {
+    let written: BTreeSet<&Path> = files.keys().filter_map(|p| p.parent()).collect();
+    let emptied: BTreeSet<&Path> = removed
+        .iter()
+        .filter_map(|p| p.parent())
+        .filter(|d| !written.contains(d))
+        .collect();
+    for dir in emptied {
+        tree.remove_empty_dir(dir)?;
+    }
+    Ok(())
 }
