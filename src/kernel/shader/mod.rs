@@ -380,10 +380,11 @@ fn translate_unguarded(
     let flags = launch;
     let launch = launch.or_annotated(&notes);
     shape::check_ir_depth(&module).map_err(|(span, msg)| fail(ShaderError { span, msg }))?;
+    let entry = lower::entry_function(&module, &launch).map_err(fail)?;
+    check_bindings(&module, entry).map_err(fail)?;
     let info = validate(&module).map_err(fail)?;
     let lang = language(path);
     if lang != "WGSL" {
-        let entry = lower::entry_function(&module, &launch).map_err(fail)?;
         locals::check(&module, entry, lang, lang == "GLSL").map_err(fail)?;
     }
     let (declared, span) = lower::declared_size(&module, &launch).map_err(fail)?;
@@ -424,6 +425,67 @@ fn translate_unguarded(
     t.launch.memory = initial_memory(&mut t, &notes, lang, launch.zero_workgroup_memory);
     values::check(&t, launch.max_states).map_err(|e| file_error(path, &src, &e))?;
     Ok(t)
+}
+
+/// Refuses two variables on one binding (issue 42): one buffer seen
+/// through two declarations, aliased, which the kernel language (one
+/// location per variable) cannot express; naga's validator says only
+/// "Bindings for [1] conflict". Named both, at the second. Only the
+/// variables the entry point `entry` uses count: other entry points may
+/// use the same binding for their own.
+fn check_bindings(module: &naga::Module, entry: &naga::Function) -> Result<(), ShaderError> {
+    let used = used_globals(module, entry);
+    let mut seen: Vec<(&naga::ResourceBinding, String)> = Vec::new();
+    for (h, gv) in module.global_variables.iter() {
+        let Some(binding) = gv.binding.as_ref().filter(|_| used.contains(&h)) else {
+            continue;
+        };
+        let name = match (&gv.name, module.types[gv.ty].name.as_deref()) {
+            (Some(n), _) if !n.is_empty() => n.clone(),
+            (_, Some(t)) => t.to_string(),
+            _ => format!("variable {}", h.index()),
+        };
+        if let Some((_, first)) = seen.iter().find(|(b, _)| *b == binding) {
+            return Err(ShaderError::new(
+                module.global_variables.get_span(h),
+                format!(
+                    "`{first}` and `{name}` are both at binding {} of group {}: one buffer seen through two declarations (aliased), which is not translated; give each its own binding, or declare the buffer once",
+                    binding.binding, binding.group
+                ),
+            ));
+        }
+        seen.push((binding, name));
+    }
+    Ok(())
+}
+
+/// The global variables `entry` and the functions it calls name.
+fn used_globals(
+    module: &naga::Module,
+    entry: &naga::Function,
+) -> std::collections::HashSet<naga::Handle<naga::GlobalVariable>> {
+    let mut used = std::collections::HashSet::new();
+    let mut done = std::collections::HashSet::new();
+    let mut todo = vec![entry];
+    while let Some(f) = todo.pop() {
+        for (_, e) in f.expressions.iter() {
+            if let naga::Expression::GlobalVariable(g) = e {
+                used.insert(*g);
+            }
+        }
+        let mut blocks = vec![&f.body];
+        while let Some(b) = blocks.pop() {
+            for st in b.iter() {
+                if let naga::Statement::Call { function, .. } = st {
+                    if done.insert(*function) {
+                        todo.push(&module.functions[*function]);
+                    }
+                }
+                blocks.extend(shape::children(st));
+            }
+        }
+    }
+    used
 }
 
 /// The source language of a shader file, by extension, as messages name it.

@@ -323,7 +323,7 @@ pub fn check_ir_depth(module: &naga::Module) -> Result<(), (naga::Span, String)>
 }
 
 /// The blocks a statement holds.
-fn children(s: &naga::Statement) -> Vec<&naga::Block> {
+pub(super) fn children(s: &naga::Statement) -> Vec<&naga::Block> {
     use naga::Statement as S;
     match s {
         S::Block(b) => vec![b],

@@ -1,0 +1,5 @@
+// error: `a` and `b` are both at binding 0 of group 0: one buffer seen through two declarations (aliased)
+@group(0) @binding(0) var<storage, read_write> a: atomic<u32>;
+@group(0) @binding(0) var<storage, read_write> b: atomic<u32>;
+@compute @workgroup_size(1)
+fn main() { atomicStore(&a, 1u); atomicStore(&b, 1u); }
