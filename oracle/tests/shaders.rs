@@ -444,3 +444,46 @@ fn atomic_scopes_name_their_races() {
         "error: tests/data/shaders/scopes/scope_not_constant.comp:7:3: an atomic's scope that is not a constant gl_Scope* value (1 to 5): the scope decides whether the access races\n"
     );
 }
+
+/// Issue 42: SPIR-V's atomics carry their scope in an operand that naga's
+/// reader drops: it is read before naga, a race named with the
+/// instruction's place, and a scope that is not the id of a constant (an
+/// undefined id was accepted) refused.
+#[test]
+fn spirv_atomic_scopes_are_read() {
+    let spv = "tests/data/shaders/scopes/workgroup_scope.spv";
+    let o = oracle(&["classify", spv]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("data races in the Vulkan memory model, decided as sequentially consistent: `msg` at instruction 50 (byte 828): OpAtomicStore with workgroup scope, narrower than the invocations that may access it)"),
+        "{out}"
+    );
+    // The same store with an undefined id for its scope.
+    let mut words: Vec<u32> = std::fs::read(root().join(spv))
+        .unwrap()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let store = 828 / 4;
+    assert_eq!(words[store] & 0xffff, 228, "OpAtomicStore");
+    words[store + 2] = 9999;
+    let dir = std::env::temp_dir().join(format!("axb-scope-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("undefined_scope.spv");
+    std::fs::write(
+        &bad,
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let o = oracle(&["classify", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.ends_with("undefined_scope.spv: SPIR-V: OpAtomicStore at instruction 50 (byte 828): its scope, %9999, is not the id of a constant (SPIR-V requires one; the scope decides whether the access races)\n"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -199,3 +199,54 @@ pub fn spec_default_warning(size: u8, id: Option<u32>) -> String {
         "the workgroup size {size} is the default of {which}, which the host may replace: decided for {size}; pass --workgroup-size N to decide the size you dispatch"
     )
 }
+
+/// The race of an atomic `what` with `scope` (SPIR-V's and
+/// GL_KHR_memory_scope_semantics's numbers) on workgroup memory (`shared`)
+/// or a buffer, under a launch of `w` workgroups of `n` invocations in
+/// subgroups of `s`: its words, if the scope does not hold every
+/// invocation that may access the memory (every one of the dispatch for a
+/// buffer, of its workgroup for workgroup memory).
+pub fn scope_race(
+    what: &str,
+    scope: u32,
+    shared: bool,
+    (w, n, s): (u32, u32, u32),
+) -> Option<String> {
+    // Scopes from narrowest: invocation, subgroup, workgroup, then queue
+    // family (every invocation of a dispatch), device.
+    let needed = match (shared, w > 1, n > s, n > 1) {
+        (false, true, _, _) => 3,
+        (_, _, true, _) => 2,
+        (_, _, _, true) => 1,
+        _ => 0,
+    };
+    (scope_rank(scope) < needed).then(|| {
+        format!(
+            "{what} with {} scope, narrower than the invocations that may access it",
+            scope_name(scope)
+        )
+    })
+}
+
+/// A GL_KHR_memory_scope_semantics scope's width, from 0 (invocation) to
+/// 4 (device).
+fn scope_rank(scope: u32) -> u32 {
+    match scope {
+        4 => 0,
+        3 => 1,
+        2 => 2,
+        5 => 3,
+        _ => 4,
+    }
+}
+
+/// A scope's name (`gl_ScopeInvocation` is 4, ... ).
+fn scope_name(scope: u32) -> &'static str {
+    match scope {
+        1 => "device",
+        2 => "workgroup",
+        3 => "subgroup",
+        4 => "invocation",
+        _ => "queue family",
+    }
+}

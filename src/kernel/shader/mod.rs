@@ -156,10 +156,12 @@ pub struct Translation {
 /// A data race the translation decides as sequentially consistent.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Race {
-    /// The location raced on.
-    pub loc: u8,
-    /// Where (undefined for races of the whole program).
+    /// The variable raced on, as the kernel program names its location.
+    pub name: String,
+    /// Where (undefined for races of the whole program, and in SPIR-V).
     pub span: Span,
+    /// Where in a SPIR-V module (`instruction 57, byte 1234`).
+    pub at: Option<String>,
     /// What races, in words (`atomicLoad with invocation scope`).
     pub what: String,
 }
@@ -419,6 +421,10 @@ fn translate_unguarded(
     for r in &mut t.races {
         r.span = user_span(prepared.as_ref(), r.span);
     }
+    if lang == "SPIR-V" {
+        spirv_races(&mut t, bytes)
+            .map_err(|msg| FileError::whole(path, format!("SPIR-V: {msg}")))?;
+    }
     t.program.model = notes.model;
     t.program.expect = notes.expect.clone();
     notes.initialise(&mut t).map_err(at_line)?;
@@ -486,6 +492,38 @@ fn used_globals(
         }
     }
     used
+}
+
+/// The races of a SPIR-V module's atomics whose scope does not hold the
+/// invocations that may access their memory (§10.2, *Races*), on the
+/// variables the translation kept.
+fn spirv_races(t: &mut Translation, bytes: &[u8]) -> Result<(), String> {
+    let p = &t.program;
+    let sizes = (
+        u32::from(p.workgroups),
+        u32::from(p.workgroup_size),
+        u32::from(p.subgroup_size),
+    );
+    for a in spirv::scoped_atomics_of(bytes)? {
+        // The location of the first of its names the translation knows.
+        let kept = a
+            .names
+            .iter()
+            .find_map(|want| t.names.iter().find(|(n, _)| n == want))
+            .map(|&(_, k)| &p.locations[k as usize]);
+        let Some(loc) = kept else {
+            continue;
+        };
+        if let Some(what) = launch::scope_race(a.op, a.scope, a.shared, sizes) {
+            t.races.push(Race {
+                name: loc.name.clone(),
+                span: Span::UNDEFINED,
+                at: Some(a.at),
+                what,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The source language of a shader file, by extension, as messages name it.
@@ -576,15 +614,15 @@ impl Translation {
             .races
             .iter()
             .map(|r| {
-                let name = &self.program.locations[r.loc as usize].name;
+                let name = &r.name;
                 let (line, _) = match r.span.to_range() {
                     Some(range) => line_col(&self.source, range.start as u32),
                     None => (0, 0),
                 };
-                if line > 0 {
-                    format!("`{name}` at line {line}: {}", r.what)
-                } else {
-                    format!("`{name}`: {}", r.what)
+                match (&r.at, line) {
+                    (Some(at), _) => format!("`{name}` at {at}: {}", r.what),
+                    (None, 0) => format!("`{name}`: {}", r.what),
+                    (None, line) => format!("`{name}` at line {line}: {}", r.what),
                 }
             })
             .collect();

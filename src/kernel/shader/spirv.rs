@@ -45,6 +45,7 @@ pub fn parse(
     let prepared = if words[0] == MAGIC {
         check_structure(&words)
             .and_then(|()| check_array_lengths(&words, workgroup_size))
+            .and_then(|()| scoped_atomics(&words).map(|_| ()))
             .map_err(|msg| FileError::whole(path, format!("SPIR-V: {msg}")))?;
         Some(prepare(&words, workgroup_size).unwrap_or(words))
     } else {
@@ -554,4 +555,153 @@ fn add_local_sizes(
         changed = true;
     }
     changed
+}
+
+/// An atomic instruction of a module with its memory scope
+/// (docs/KERNEL.md §10.2, *Races*).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScopedAtomic {
+    /// The names its memory may go by: the struct member its pointer
+    /// selects (`OpMemberName`), then its variable's `OpName`.
+    pub names: Vec<String>,
+    /// Its storage class is Workgroup.
+    pub shared: bool,
+    /// SPIR-V's scope number (Device 1, Workgroup 2, Subgroup 3,
+    /// Invocation 4, QueueFamily 5).
+    pub scope: u32,
+    /// `OpAtomicLoad`, ...
+    pub op: &'static str,
+    /// Its place: `instruction K (byte B)`.
+    pub at: String,
+}
+
+/// The atomics of a SPIR-V binary's bytes (either byte order) and their
+/// scopes; empty for bytes that are not a module.
+pub fn scoped_atomics_of(bytes: &[u8]) -> Result<Vec<ScopedAtomic>, String> {
+    let mut words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if words.first() == Some(&MAGIC.swap_bytes()) {
+        words.iter_mut().for_each(|w| *w = w.swap_bytes());
+    }
+    if words.first() != Some(&MAGIC) {
+        return Ok(Vec::new());
+    }
+    scoped_atomics(&words)
+}
+
+/// The atomic instructions, their pointers' operand and scope operand
+/// positions (SPIR-V 1.6, 3.37.18).
+fn atomic_operands(op: u16) -> Option<(&'static str, usize, usize)> {
+    Some(match op {
+        227 => ("OpAtomicLoad", 3, 4),
+        228 => ("OpAtomicStore", 1, 2),
+        229 => ("OpAtomicExchange", 3, 4),
+        230 => ("OpAtomicCompareExchange", 3, 4),
+        231 => ("OpAtomicCompareExchangeWeak", 3, 4),
+        232 => ("OpAtomicIIncrement", 3, 4),
+        233 => ("OpAtomicIDecrement", 3, 4),
+        234 => ("OpAtomicIAdd", 3, 4),
+        235 => ("OpAtomicISub", 3, 4),
+        236 => ("OpAtomicSMin", 3, 4),
+        237 => ("OpAtomicUMin", 3, 4),
+        238 => ("OpAtomicSMax", 3, 4),
+        239 => ("OpAtomicUMax", 3, 4),
+        240 => ("OpAtomicAnd", 3, 4),
+        241 => ("OpAtomicOr", 3, 4),
+        242 => ("OpAtomicXor", 3, 4),
+        318 => ("OpAtomicFlagTestAndSet", 3, 4),
+        319 => ("OpAtomicFlagClear", 1, 2),
+        _ => return None,
+    })
+}
+
+/// Every atomic instruction's variable and scope. A scope operand that is
+/// not the id of a constant is refused: SPIR-V requires one, and naga's
+/// reader drops scopes unread (issue 42: an undefined scope id was
+/// accepted).
+fn scoped_atomics(words: &[u32]) -> Result<Vec<ScopedAtomic>, String> {
+    const STORAGE_CLASS_WORKGROUP: u32 = 4;
+    const OP_PTR_ACCESS_CHAIN: u16 = 67;
+    let Some(ins) = instructions(words) else {
+        return Ok(Vec::new());
+    };
+    const OP_MEMBER_NAME: u16 = 6;
+    const OP_TYPE_POINTER: u16 = 32;
+    let mut constants: HashMap<u32, u32> = HashMap::new();
+    let mut names: HashMap<u32, String> = HashMap::new();
+    let mut members: HashMap<(u32, u32), String> = HashMap::new();
+    let mut pointee: HashMap<u32, u32> = HashMap::new();
+    // Pointer id -> (variable, storage class, member name it selects).
+    let mut root: HashMap<u32, (u32, u32, Option<String>)> = HashMap::new();
+    let mut var_type: HashMap<u32, u32> = HashMap::new();
+    let mut out = Vec::new();
+    for (k, &(at, n, op)) in ins.iter().enumerate() {
+        let w = &words[at..at + n];
+        match op {
+            OP_NAME if n >= 3 => {
+                names.insert(w[1], crate::error::printable(&string_at(&w[2..])));
+            }
+            OP_MEMBER_NAME if n >= 4 => {
+                members.insert((w[1], w[2]), crate::error::printable(&string_at(&w[3..])));
+            }
+            OP_TYPE_POINTER if n >= 4 => {
+                pointee.insert(w[1], w[3]);
+            }
+            OP_CONSTANT | OP_SPEC_CONSTANT if n >= 4 => {
+                constants.insert(w[2], w[3]);
+            }
+            OP_VARIABLE if n >= 4 => {
+                root.insert(w[2], (w[2], w[3], None));
+                if let Some(&t) = pointee.get(&w[1]) {
+                    var_type.insert(w[2], t);
+                }
+            }
+            OP_ACCESS_CHAIN | OP_IN_BOUNDS_ACCESS_CHAIN | OP_PTR_ACCESS_CHAIN | OP_COPY_OBJECT
+                if n >= 4 =>
+            {
+                if let Some((var, class, member)) = root.get(&w[3]).cloned() {
+                    // The first index into a variable of struct type
+                    // selects a member.
+                    let selected = (op != OP_COPY_OBJECT && w[3] == var && n >= 5)
+                        .then(|| {
+                            let t = var_type.get(&var)?;
+                            members.get(&(*t, *constants.get(&w[4])?)).cloned()
+                        })
+                        .flatten();
+                    root.insert(w[2], (var, class, selected.or(member)));
+                }
+            }
+            _ => {}
+        }
+        let Some((name, ptr, scope)) = atomic_operands(op) else {
+            continue;
+        };
+        let place = format!("instruction {k} (byte {})", at * 4);
+        let (Some(&p), Some(&sc)) = (w.get(ptr), w.get(scope)) else {
+            continue;
+        };
+        let Some(&value) = constants.get(&sc) else {
+            return Err(format!(
+                "{name} at {place}: its scope, %{sc}, is not the id of a constant (SPIR-V requires one; the scope decides whether the access races)"
+            ));
+        };
+        if let Some((var, class, member)) = root.get(&p) {
+            let names = member
+                .iter()
+                .chain(names.get(var))
+                .filter(|n| !n.is_empty())
+                .cloned()
+                .collect();
+            out.push(ScopedAtomic {
+                names,
+                shared: *class == STORAGE_CLASS_WORKGROUP,
+                scope: value,
+                op: name,
+                at: place,
+            });
+        }
+    }
+    Ok(out)
 }

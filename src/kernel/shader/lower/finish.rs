@@ -486,29 +486,21 @@ impl<'a> Lower<'a> {
             .intersection(&self.written)
             .filter(|&&loc| many(loc))
             .map(|&loc| Race {
-                loc,
+                name: self.locations[loc as usize].name.clone(),
                 span: Span::UNDEFINED,
+                at: None,
                 what: "read by plain (non-atomic) loads in a loop while it is written (a compiler may hoist the load out of the loop)".into(),
             })
             .collect();
         for &(loc, scope, span, what) in &self.scoped {
             let shared = self.locations[loc as usize].shared;
-            // Scopes from narrowest: invocation, subgroup, workgroup, then
-            // queue family (every invocation of a dispatch), device.
-            let needed = match (shared, w > 1, n > s, n > 1) {
-                (false, true, _, _) => 3,
-                (_, _, true, _) => 2,
-                (_, _, _, true) => 1,
-                _ => 0,
-            };
-            if scope_rank(scope) < needed {
+            if let Some(what) = super::super::launch::scope_race(what, scope, shared, (w, n, s)) {
+                let name = self.locations[loc as usize].name.clone();
                 races.push(Race {
-                    loc,
+                    name,
                     span,
-                    what: format!(
-                        "{what} with {} scope, narrower than the invocations that may access it",
-                        scope_name(scope)
-                    ),
+                    at: None,
+                    what,
                 });
             }
         }
@@ -528,28 +520,5 @@ impl<'a> Lower<'a> {
             "plain (non-atomic) accesses to {} (memory other invocations write) are translated as sequentially consistent atomic accesses",
             racy.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
         )]
-    }
-}
-
-/// A GL_KHR_memory_scope_semantics scope's width, from 0 (invocation) to
-/// 4 (device).
-pub(super) fn scope_rank(scope: u32) -> u32 {
-    match scope {
-        4 => 0,
-        3 => 1,
-        2 => 2,
-        5 => 3,
-        _ => 4,
-    }
-}
-
-/// A scope's name (`gl_ScopeInvocation` is 4, ... ).
-pub(super) fn scope_name(scope: u32) -> &'static str {
-    match scope {
-        1 => "device",
-        2 => "workgroup",
-        3 => "subgroup",
-        4 => "invocation",
-        _ => "queue family",
     }
 }
