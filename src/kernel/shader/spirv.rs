@@ -639,12 +639,13 @@ fn scoped_atomics(words: &[u32]) -> Result<Vec<ScopedAtomic>, String> {
     let mut out = Vec::new();
     for (k, &(at, n, op)) in ins.iter().enumerate() {
         let w = &words[at..at + n];
+        let text = |from: usize| crate::error::printable(&string_at(&w[from..]));
         match op {
             OP_NAME if n >= 3 => {
-                names.insert(w[1], crate::error::printable(&string_at(&w[2..])));
+                names.insert(w[1], text(2));
             }
             OP_MEMBER_NAME if n >= 4 => {
-                members.insert((w[1], w[2]), crate::error::printable(&string_at(&w[3..])));
+                members.insert((w[1], w[2]), text(3));
             }
             OP_TYPE_POINTER if n >= 4 => {
                 pointee.insert(w[1], w[3]);
@@ -678,24 +679,18 @@ fn scoped_atomics(words: &[u32]) -> Result<Vec<ScopedAtomic>, String> {
         let Some((name, ptr, scope)) = atomic_operands(op) else {
             continue;
         };
-        let place = format!("instruction {k} (byte {})", at * 4);
         let (Some(&p), Some(&sc)) = (w.get(ptr), w.get(scope)) else {
             continue;
         };
+        let place = format!("instruction {k} (byte {})", at * 4);
         let Some(&value) = constants.get(&sc) else {
             return Err(format!(
                 "{name} at {place}: its scope, %{sc}, is not the id of a constant (SPIR-V requires one; the scope decides whether the access races)"
             ));
         };
         if let Some((var, class, member)) = root.get(&p) {
-            let names = member
-                .iter()
-                .chain(names.get(var))
-                .filter(|n| !n.is_empty())
-                .cloned()
-                .collect();
             out.push(ScopedAtomic {
-                names,
+                names: names_of(member.as_ref(), names.get(var)),
                 shared: *class == STORAGE_CLASS_WORKGROUP,
                 scope: value,
                 op: name,
@@ -704,4 +699,14 @@ fn scoped_atomics(words: &[u32]) -> Result<Vec<ScopedAtomic>, String> {
         }
     }
     Ok(out)
+}
+
+/// The non-empty names of a member and its variable, in that order.
+fn names_of(member: Option<&String>, var: Option<&String>) -> Vec<String> {
+    member
+        .into_iter()
+        .chain(var)
+        .filter(|n| !n.is_empty())
+        .cloned()
+        .collect()
 }
