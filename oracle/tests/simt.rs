@@ -390,6 +390,34 @@ fn the_tangles_get_their_stated_verdicts() {
     assert_eq!(n, 4);
 }
 
+/// Issue 42: under SSO, a loop whose body opens with a subgroup operation
+/// deadlocked as soon as both lanes reached it (each took the other, at
+/// the start of the loop's body, for a lane that had not yet chosen its
+/// arm), so a `forall` held vacuously. The SIMT-Step paper (Sec. 4.4): both
+/// lanes enter the block and the operation runs, as under CM, SM and SCF.
+#[test]
+fn sso_runs_a_subgroup_operation_that_opens_a_loop() {
+    let p = litmus::parse(
+        "values 4;\nworkgroups 1;\nworkgroup_size 2;\nsubgroup_size 2;\n\
+         kernel {\n  count = 0;\n  loop {\n    c = subgroupAll(1);\n    count = count + 1;\n    \
+         if (count > 1) {\n      break;\n    }\n  }\n}\n",
+    )
+    .unwrap();
+    let opts = oracle::kernel::Options {
+        max_states: 100_000,
+        ..Default::default()
+    };
+    for m in ["cm", "sm", "scf", "sso"] {
+        let model = ScopedModel::parse(&format!("OBE, subgroup={m}")).unwrap();
+        let d = oracle::kernel::decide(&p, &model, opts).unwrap();
+        assert_eq!(
+            oracle::kernel::outcome(&d),
+            progress_litmus::kernel::program::Outcome::P,
+            "under {m}"
+        );
+    }
+}
+
 /// On the command line: one error line naming the file and the
 /// instruction, exit status 2, for unstructured control flow under a model
 /// that needs merges and for a misspelled model.

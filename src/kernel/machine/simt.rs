@@ -700,7 +700,11 @@ fn relation(
                     Ordering::Equal => continue,
                 }
             }
-            if pj == sc.start {
+            // A lane at the start of a scope has not chosen its arm yet,
+            // unless the operation is that start itself (a loop whose
+            // body opens with the subgroup operation, issue 42): then the
+            // two are at one instruction.
+            if pj == sc.start && pc != sc.start {
                 return Relation::Potential;
             }
             if st.arm[k][pj - sc.start] != st.arm[k][pc - sc.start] {

@@ -109,7 +109,11 @@ fn annotations(p: &NamedProgram, lang: Lang) -> String {
         prog.subgroup_size,
     );
     for l in &prog.locations {
-        if l.init.iter().any(|&v| v != 0) {
+        // GLSL leaves `shared` memory undefined (docs/KERNEL.md §10.3) and
+        // takes no initializer on it; the program starts it at its `init`
+        // values: a line says so, zeros included.
+        let undefined = l.shared && matches!(lang, Lang::Glsl);
+        if undefined || l.init.iter().any(|&v| v != 0) {
             let vs: Vec<String> = l.init.iter().map(|v| v.to_string()).collect();
             let _ = writeln!(s, "// init {} = {};", bare_var_name(l), vs.join(", "));
         }
