@@ -49,7 +49,7 @@ impl Prepared {
 /// The functions renamed: the atomics, then the subgroup collectives of
 /// the kernel language (`GL_KHR_shader_subgroup_vote` and `_ballot`),
 /// which naga's GLSL frontend does not know either.
-const ATOMICS: [&str; 13] = [
+pub(crate) const ATOMICS: [&str; 13] = [
     "atomicLoad",
     "atomicStore",
     "atomicAdd",
@@ -245,13 +245,20 @@ pub fn published_forms(src: &str) -> (String, Vec<(String, String)>) {
 
 /// Every whole-word `word` of `text` replaced by `with` (same length).
 fn replace_word(text: &str, word: &str, with: &str) -> String {
+    rewrite_word(text, word, with, |_, _| true)
+}
+
+/// Every whole-word `word` of `text` for which `at(before, after)` holds
+/// (the text before it, the text after it) replaced by `with`.
+fn rewrite_word(text: &str, word: &str, with: &str, at: impl Fn(&str, &str) -> bool) -> String {
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {
         let starts = (i == 0 || !is_ident(b[i - 1]))
             && text[i..].starts_with(word)
-            && !b.get(i + word.len()).is_some_and(|&c| is_ident(c));
+            && !b.get(i + word.len()).is_some_and(|&c| is_ident(c))
+            && at(&text[..i], &text[i + word.len()..]);
         if starts {
             out.push_str(with);
             i += word.len();
@@ -325,29 +332,11 @@ fn alias_for(text: &str, name: &str) -> Option<String> {
 /// `}`) and its uses (`instance.member`, `instance[i]`), not where it is
 /// the member (its declaration in the block, `x.instance`).
 fn rename_instance(text: &str, instance: &str, alias: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < text.len() {
-        let word = (i == 0 || !is_ident(b[i - 1]))
-            && text[i..].starts_with(instance)
-            && !b.get(i + instance.len()).is_some_and(|&c| is_ident(c));
-        let rename = word && {
-            let before = text[..i].trim_end();
-            let after = text[i + instance.len()..].trim_start();
-            let used = after.starts_with('.') || after.starts_with('[');
-            (used && !before.ends_with('.')) || before.ends_with('}')
-        };
-        if rename {
-            out.push_str(alias);
-            i += instance.len();
-        } else {
-            let ch = text[i..].chars().next().unwrap_or(' ');
-            out.push(ch);
-            i += ch.len_utf8();
-        }
-    }
-    out
+    rewrite_word(text, instance, alias, |before, after| {
+        let (before, after) = (before.trim_end(), after.trim_start());
+        let used = after.starts_with('.') || after.starts_with('[');
+        (used && !before.ends_with('.')) || before.ends_with('}')
+    })
 }
 
 fn is_ident(b: u8) -> bool {

@@ -225,6 +225,12 @@ fn zero_pushes(words: &[u32], ins: &[(usize, usize, u16)], f: &mut Facts) {
 
 /// [`spec_size`] of a module's bytes, in either byte order.
 pub fn spec_size_of(bytes: &[u8]) -> Option<(u32, Option<u32>)> {
+    spec_size(&words_of(bytes))
+}
+
+/// A module's words, turned around where it is in the other byte order
+/// (bytes past the last whole word are dropped).
+fn words_of(bytes: &[u8]) -> Vec<u32> {
     let mut words: Vec<u32> = bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -232,7 +238,7 @@ pub fn spec_size_of(bytes: &[u8]) -> Option<(u32, Option<u32>)> {
     if words.first() == Some(&MAGIC.swap_bytes()) {
         words.iter_mut().for_each(|w| *w = w.swap_bytes());
     }
-    spec_size(&words)
+    words
 }
 
 /// Where a module's workgroup size (x) is a specialization constant: its
@@ -578,13 +584,7 @@ pub struct ScopedAtomic {
 /// The atomics of a SPIR-V binary's bytes (either byte order) and their
 /// scopes; empty for bytes that are not a module.
 pub fn scoped_atomics_of(bytes: &[u8]) -> Result<Vec<ScopedAtomic>, String> {
-    let mut words: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    if words.first() == Some(&MAGIC.swap_bytes()) {
-        words.iter_mut().for_each(|w| *w = w.swap_bytes());
-    }
+    let words = words_of(bytes);
     if words.first() != Some(&MAGIC) {
         return Ok(Vec::new());
     }

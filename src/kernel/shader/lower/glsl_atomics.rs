@@ -258,19 +258,7 @@ impl<'a> Lower<'a> {
 
 /// A renamed atomic's GLSL name (`AtomicLoad` is `atomicLoad`).
 fn glsl_name(renamed: &str) -> &'static str {
-    const NAMES: [&str; 10] = [
-        "atomicLoad",
-        "atomicStore",
-        "atomicAdd",
-        "atomicMin",
-        "atomicMax",
-        "atomicAnd",
-        "atomicOr",
-        "atomicXor",
-        "atomicExchange",
-        "atomicCompSwap",
-    ];
-    NAMES
+    crate::kernel::shader::glsl::ATOMICS
         .iter()
         .find(|n| n[1..] == renamed[1..])
         .copied()
