@@ -22,6 +22,7 @@
 //! stack is sized for those bounds ([`super::translate`]).
 
 use crate::error::FileError;
+use std::collections::HashSet;
 use std::path::Path;
 
 /// The GLSL text naga parses: the user's, with atomics renamed and the
@@ -217,11 +218,13 @@ pub fn launch_line(line: &str) -> Option<(&'static str, &str)> {
 ///   member would hide the instance. The translation names it back.
 pub fn published_forms(src: &str) -> (String, Vec<(String, String)>) {
     let mut out = String::with_capacity(src.len());
-    for line in src.split_inclusive('\n') {
+    // Lines end at `\n`, `\r` or `\r\n` (the tools' one rule); a blanked
+    // line keeps its bytes' count, whatever its characters.
+    for line in src.split_inclusive(['\n', '\r']) {
         let body = line.trim_end_matches(['\n', '\r']);
         let is_layout = launch_line(body).is_some() && !body.trim_start().starts_with('#');
         if is_layout {
-            out.extend(body.chars().map(|_| ' '));
+            out.extend(std::iter::repeat_n(' ', body.len()));
             out.push_str(&line[body.len()..]);
         } else if body.trim_start().starts_with("#version") {
             out.push_str(&line.replacen(" 430", " 450", 1));
@@ -232,36 +235,48 @@ pub fn published_forms(src: &str) -> (String, Vec<(String, String)>) {
     for q in ["volatile", "coherent"] {
         out = replace_word(&out, q, &" ".repeat(q.len()));
     }
+    // One pass for the names the text holds, one for the renaming: a
+    // text of many blocks costs its length, not its length squared.
+    let mut held: HashSet<String> = HashSet::new();
+    rewrite_idents(&out, |w, _, _| {
+        held.insert(w.to_string());
+        None
+    });
     let mut aliases = Vec::new();
     for instance in self_named_instances(&out) {
-        let Some(alias) = alias_for(&out, &instance) else {
-            continue;
-        };
-        out = rename_instance(&out, &instance, &alias);
-        aliases.push((alias, instance));
+        if let Some(alias) = alias_for(&held, &instance) {
+            held.insert(alias.clone());
+            aliases.push((alias, instance));
+        }
+    }
+    if !aliases.is_empty() {
+        out = rename_instances(&out, &aliases);
     }
     (out, aliases)
 }
 
 /// Every whole-word `word` of `text` replaced by `with` (same length).
 fn replace_word(text: &str, word: &str, with: &str) -> String {
-    rewrite_word(text, word, with, |_, _| true)
+    rewrite_idents(text, |w, _, _| (w == word).then(|| with.to_string()))
 }
 
-/// Every whole-word `word` of `text` for which `at(before, after)` holds
-/// (the text before it, the text after it) replaced by `with`.
-fn rewrite_word(text: &str, word: &str, with: &str, at: impl Fn(&str, &str) -> bool) -> String {
+/// `text` with each identifier `w` for which `f(w, before, after)` (the
+/// text before and after it) gives a replacement replaced; one pass.
+fn rewrite_idents(text: &str, mut f: impl FnMut(&str, &str, &str) -> Option<String>) -> String {
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {
-        let starts = (i == 0 || !is_ident(b[i - 1]))
-            && text[i..].starts_with(word)
-            && !b.get(i + word.len()).is_some_and(|&c| is_ident(c))
-            && at(&text[..i], &text[i + word.len()..]);
-        if starts {
-            out.push_str(with);
-            i += word.len();
+        if is_ident(b[i]) && (i == 0 || !is_ident(b[i - 1])) {
+            let end = (i..text.len())
+                .find(|&k| !is_ident(b[k]))
+                .unwrap_or(text.len());
+            let w = &text[i..end];
+            match f(w, &text[..i], &text[end..]) {
+                Some(with) => out.push_str(&with),
+                None => out.push_str(w),
+            }
+            i = end;
         } else {
             let ch = text[i..].chars().next().unwrap_or(' ');
             out.push(ch);
@@ -315,27 +330,33 @@ fn self_named(text: &str, open: usize, close: usize) -> Option<String> {
         .then_some(name)
 }
 
-/// An identifier of `name`'s length that `text` does not hold.
-fn alias_for(text: &str, name: &str) -> Option<String> {
-    let held = |w: &str| !replace_word(text, w, "").eq(text);
+/// An identifier of `name`'s length that the text does not hold (`held`:
+/// its identifiers).
+fn alias_for(held: &HashSet<String>, name: &str) -> Option<String> {
     (0..name.len()).find_map(|k| {
         ['Q', 'Z', 'X', 'J'].iter().find_map(|&c| {
             let mut a: Vec<u8> = name.bytes().collect();
             a[k] = c as u8;
             let a = String::from_utf8(a).ok()?;
-            (!held(&a)).then_some(a)
+            (!held.contains(&a)).then_some(a)
         })
     })
 }
 
-/// `instance` renamed to `alias` in its declaration (after the block's
-/// `}`) and its uses (`instance.member`, `instance[i]`), not where it is
-/// the member (its declaration in the block, `x.instance`).
-fn rename_instance(text: &str, instance: &str, alias: &str) -> String {
-    rewrite_word(text, instance, alias, |before, after| {
+/// Each instance renamed to its alias (`aliases`: alias, instance) in its
+/// declaration (after the block's `}`) and its uses (`instance.member`,
+/// `instance[i]`), not where it is the member (its declaration in the
+/// block, `x.instance`).
+fn rename_instances(text: &str, aliases: &[(String, String)]) -> String {
+    let by_instance: std::collections::HashMap<&str, &str> = aliases
+        .iter()
+        .map(|(a, i)| (i.as_str(), a.as_str()))
+        .collect();
+    rewrite_idents(text, |w, before, after| {
+        let alias = by_instance.get(w)?.to_string();
         let (before, after) = (before.trim_end(), after.trim_start());
         let used = after.starts_with('.') || after.starts_with('[');
-        (used && !before.ends_with('.')) || before.ends_with('}')
+        ((used && !before.ends_with('.')) || before.ends_with('}')).then_some(alias)
     })
 }
 

@@ -236,7 +236,9 @@ fn scope_rank(scope: u32) -> u32 {
         3 => 1,
         2 => 2,
         5 => 3,
-        _ => 4,
+        1 => 4,
+        // CrossDevice (0), the widest.
+        _ => 5,
     }
 }
 
@@ -247,6 +249,7 @@ fn scope_name(scope: u32) -> &'static str {
         2 => "workgroup",
         3 => "subgroup",
         4 => "invocation",
-        _ => "queue family",
+        5 => "queue family",
+        _ => "cross-device",
     }
 }

@@ -141,8 +141,12 @@ pub struct Lower<'a> {
     next_block: usize,
     max_const: u32,
     plain: BTreeSet<u8>,
-    /// Locations read by plain loads inside a loop.
+    /// Locations a branch inside a loop reads through a plain load made
+    /// inside a loop (`stmt.rs`, `track_spins`).
     spun: BTreeSet<u8>,
+    /// Registers holding (a value computed from) a plain load made inside
+    /// a loop, with its location.
+    tainted: Vec<(u8, u8)>,
     written: BTreeSet<u8>,
     /// Workgroup locations declared without an initializer, with their
     /// shader names ([`Translation::undefined`]).
@@ -201,6 +205,7 @@ pub fn lower(
         max_const: 0,
         plain: BTreeSet::new(),
         spun: BTreeSet::new(),
+        tainted: Vec::new(),
         written: BTreeSet::new(),
         undefined: Vec::new(),
         end: 0,
@@ -330,6 +335,7 @@ impl<'a> Lower<'a> {
     }
 
     fn push(&mut self, i: Instr) {
+        self.track_spins(&i);
         self.instrs.push(i);
         self.spans.push(self.span);
     }

@@ -506,17 +506,17 @@ fn spirv_races(t: &mut Translation, bytes: &[u8]) -> Result<(), String> {
     );
     for a in spirv::scoped_atomics_of(bytes)? {
         // The location of the first of its names the translation knows.
-        let kept = a
+        // (A module without names: the variable's id.)
+        let name = a
             .names
             .iter()
             .find_map(|want| t.names.iter().find(|(n, _)| n == want))
-            .map(|&(_, k)| &p.locations[k as usize]);
-        let Some(loc) = kept else {
-            continue;
-        };
+            .map_or(format!("%{}", a.var), |&(_, k)| {
+                p.locations[k as usize].name.clone()
+            });
         if let Some(what) = launch::scope_race(a.op, a.scope, a.shared, sizes) {
             t.races.push(Race {
-                name: loc.name.clone(),
+                name,
                 span: Span::UNDEFINED,
                 at: Some(a.at),
                 what,
@@ -723,7 +723,7 @@ pub fn read_annotations(src: &str) -> Result<Annotations, (usize, String)> {
     // The line each once-only keyword (and each `init` variable) was
     // given on: a second one is an error, as in a litmus file, never a
     // silent override.
-    let mut seen: Vec<(String, usize)> = Vec::new();
+    let mut seen: std::collections::HashMap<String, usize> = Default::default();
     for (n, line) in crate::locate::lines(src).enumerate() {
         let Some((kw, body, layout)) = annotation_of(line) else {
             continue;
@@ -743,12 +743,12 @@ pub fn read_annotations(src: &str) -> Result<Annotations, (usize, String)> {
             _ => None,
         };
         if let Some(key) = once {
-            if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
+            if let Some(first) = seen.get(&key) {
                 return Err(err(format!(
                     "`{key}` is given twice (first on line {first})"
                 )));
             }
-            seen.push((key, n + 1));
+            seen.insert(key, n + 1);
         }
         match kw {
             "model" => a.model = Some(ScopedModel::parse(body).map_err(err)?),
@@ -819,6 +819,30 @@ impl Annotations {
     fn initialise(&self, t: &mut Translation) -> Result<(), (usize, String)> {
         let values = u32::from(t.program.values);
         for (line, name, vs) in &self.init {
+            // A name two variables answer to (a member `x` of two blocks,
+            // or `b_x` for both a block member and a shared variable) is
+            // ambiguous: refused, never applied to one of them.
+            let mut locs: Vec<u8> = t
+                .names
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|&(_, k)| k)
+                .collect();
+            locs.sort_unstable();
+            locs.dedup();
+            if locs.len() > 1 {
+                let which: Vec<String> = locs
+                    .iter()
+                    .map(|&k| format!("`{}`", t.program.locations[k as usize].name))
+                    .collect();
+                return Err((
+                    *line,
+                    format!(
+                        "init `{name}`: the name of more than one variable ({}): ambiguous",
+                        which.join(", ")
+                    ),
+                ));
+            }
             let Some(&(_, k)) = t.names.iter().find(|(n, _)| n == name) else {
                 if t.unused.contains(name) {
                     continue;

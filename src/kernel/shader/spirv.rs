@@ -46,6 +46,7 @@ pub fn parse(
         check_structure(&words)
             .and_then(|()| check_array_lengths(&words, workgroup_size))
             .and_then(|()| scoped_atomics(&words).map(|_| ()))
+            .and_then(|()| check_undef(&words))
             .map_err(|msg| FileError::whole(path, format!("SPIR-V: {msg}")))?;
         Some(prepare(&words, workgroup_size).unwrap_or(words))
     } else {
@@ -567,9 +568,10 @@ fn add_local_sizes(
 /// (docs/KERNEL.md §10.2, *Races*).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScopedAtomic {
-    /// The names its memory may go by: the struct member its pointer
-    /// selects (`OpMemberName`), then its variable's `OpName`.
+    /// The names its memory may go by ([`names_of`]).
     pub names: Vec<String>,
+    /// Its variable's id (what names it where the module has no names).
+    pub var: u32,
     /// Its storage class is Workgroup.
     pub shared: bool,
     /// SPIR-V's scope number (Device 1, Workgroup 2, Subgroup 3,
@@ -624,11 +626,9 @@ fn atomic_operands(op: u16) -> Option<(&'static str, usize, usize)> {
 fn scoped_atomics(words: &[u32]) -> Result<Vec<ScopedAtomic>, String> {
     const STORAGE_CLASS_WORKGROUP: u32 = 4;
     const OP_PTR_ACCESS_CHAIN: u16 = 67;
-    let Some(ins) = instructions(words) else {
-        return Ok(Vec::new());
-    };
     const OP_MEMBER_NAME: u16 = 6;
     const OP_TYPE_POINTER: u16 = 32;
+    let ins = instructions(words).unwrap_or_default();
     let mut constants: HashMap<u32, u32> = HashMap::new();
     let mut names: HashMap<u32, String> = HashMap::new();
     let mut members: HashMap<(u32, u32), String> = HashMap::new();
@@ -641,17 +641,14 @@ fn scoped_atomics(words: &[u32]) -> Result<Vec<ScopedAtomic>, String> {
         let w = &words[at..at + n];
         let text = |from: usize| crate::error::printable(&string_at(&w[from..]));
         match op {
-            OP_NAME if n >= 3 => {
-                names.insert(w[1], text(2));
-            }
-            OP_MEMBER_NAME if n >= 4 => {
-                members.insert((w[1], w[2]), text(3));
-            }
-            OP_TYPE_POINTER if n >= 4 => {
-                pointee.insert(w[1], w[3]);
-            }
-            OP_CONSTANT | OP_SPEC_CONSTANT if n >= 4 => {
-                constants.insert(w[2], w[3]);
+            OP_NAME if n >= 3 => drop(names.insert(w[1], text(2))),
+            OP_MEMBER_NAME if n >= 4 => drop(members.insert((w[1], w[2]), text(3))),
+            OP_TYPE_POINTER if n >= 4 => drop(pointee.insert(w[1], w[3])),
+            // A scope is an OpConstant (spirv-val refuses a specialization
+            // constant there: the host could narrow it), or OpConstantNull,
+            // 0: CrossDevice.
+            OP_CONSTANT | OP_CONSTANT_NULL if n >= 3 => {
+                constants.insert(w[2], w.get(3).copied().unwrap_or(0));
             }
             OP_VARIABLE if n >= 4 => {
                 root.insert(w[2], (w[2], w[3], None));
@@ -665,12 +662,12 @@ fn scoped_atomics(words: &[u32]) -> Result<Vec<ScopedAtomic>, String> {
                 if let Some((var, class, member)) = root.get(&w[3]).cloned() {
                     // The first index into a variable of struct type
                     // selects a member.
-                    let selected = (op != OP_COPY_OBJECT && w[3] == var && n >= 5)
-                        .then(|| {
-                            let t = var_type.get(&var)?;
-                            members.get(&(*t, *constants.get(&w[4])?)).cloned()
-                        })
-                        .flatten();
+                    let first = (op != OP_COPY_OBJECT && w[3] == var && n >= 5).then(|| w[4]);
+                    let selected = first.and_then(|i| {
+                        members
+                            .get(&(*var_type.get(&var)?, *constants.get(&i)?))
+                            .cloned()
+                    });
                     root.insert(w[2], (var, class, selected.or(member)));
                 }
             }
@@ -683,16 +680,16 @@ fn scoped_atomics(words: &[u32]) -> Result<Vec<ScopedAtomic>, String> {
             continue;
         };
         let place = format!("instruction {k} (byte {})", at * 4);
-        let Some(&value) = constants.get(&sc) else {
-            return Err(format!(
-                "{name} at {place}: its scope, %{sc}, is not the id of a constant (SPIR-V requires one; the scope decides whether the access races)"
-            ));
-        };
+        let value = constants
+            .get(&sc)
+            .filter(|&&v| v <= 5)
+            .ok_or_else(|| not_a_scope(name, &place, sc))?;
         if let Some((var, class, member)) = root.get(&p) {
             out.push(ScopedAtomic {
                 names: names_of(member.as_ref(), names.get(var)),
+                var: *var,
                 shared: *class == STORAGE_CLASS_WORKGROUP,
-                scope: value,
+                scope: *value,
                 op: name,
                 at: place,
             });
@@ -701,12 +698,70 @@ fn scoped_atomics(words: &[u32]) -> Result<Vec<ScopedAtomic>, String> {
     Ok(out)
 }
 
-/// The non-empty names of a member and its variable, in that order.
+/// The refusal of a scope operand that is not a constant scope.
+fn not_a_scope(op: &str, place: &str, id: u32) -> String {
+    format!(
+        "{op} at {place}: its scope, %{id}, is not the id of a constant scope (an OpConstant from 0, CrossDevice, to 5, QueueFamily: SPIR-V requires one; the scope decides whether the access races)"
+    )
+}
+
+/// The names memory may go by in the translation, most particular first:
+/// its variable's (the translation names a one-member block after it),
+/// `variable_member` (a member of a block of several), then the member's
+/// (a block without an instance name).
 fn names_of(member: Option<&String>, var: Option<&String>) -> Vec<String> {
-    member
-        .into_iter()
-        .chain(var)
-        .filter(|n| !n.is_empty())
-        .cloned()
-        .collect()
+    let var = var.filter(|v| !v.is_empty());
+    let member = member.filter(|m| !m.is_empty());
+    let mut names: Vec<String> = Vec::new();
+    if let Some(v) = var {
+        names.push(v.clone());
+        if let Some(m) = member {
+            names.insert(0, format!("{v}_{m}"));
+        }
+    }
+    names.extend(member.cloned());
+    names
+}
+
+/// Refuses a module whose computations use an `OpUndef` (docs/KERNEL.md
+/// §10.3): an undefined value, which naga reads as 0 (spirv-opt makes one
+/// of an uninitialised variable, past the check of locals). The id
+/// operands looked at are those of the instructions whose operands are
+/// all ids (arithmetic, logic, comparisons, conversions, `OpSelect`,
+/// `OpPhi`, `OpCompositeConstruct`, `OpCopyObject`, calls) and the value
+/// operands of stores, conditional branches, returns and atomics, so that
+/// no literal is taken for an id.
+pub fn check_undef(words: &[u32]) -> Result<(), String> {
+    const OP_UNDEF: u16 = 1;
+    let Some(ins) = instructions(words) else {
+        return Ok(());
+    };
+    let undef: HashSet<u32> = ins
+        .iter()
+        .filter(|&&(_, n, op)| op == OP_UNDEF && n >= 3)
+        .map(|&(at, _, _)| words[at + 2])
+        .collect();
+    if undef.is_empty() {
+        return Ok(());
+    }
+    for (k, &(at, n, op)) in ins.iter().enumerate() {
+        let w = &words[at..at + n];
+        let ids: &[u32] = match op {
+            124..=200 | 245 | 80 | 83 if n > 3 => &w[3..],
+            57 if n > 4 => &w[4..],
+            62 if n >= 3 => &w[1..3],
+            250 | 254 if n >= 2 => &w[1..2],
+            228 if n >= 5 => &w[4..5],
+            229 | 232..=242 if n >= 7 => &w[6..7],
+            230 | 231 if n >= 9 => &w[7..9],
+            _ => continue,
+        };
+        if let Some(u) = ids.iter().find(|i| undef.contains(i)) {
+            return Err(format!(
+                "instruction {k} (byte {}) uses %{u}, an OpUndef: a value SPIR-V leaves undefined (spirv-opt makes one of an uninitialised variable), and the tools pick none",
+                at * 4
+            ));
+        }
+    }
+    Ok(())
 }

@@ -403,6 +403,9 @@ impl<'a> Lower<'a> {
                     dst: Some(dst),
                     branch: None,
                 });
+                if !self.atomic_loc[loc as usize] && self.loop_frees.len() > 1 {
+                    self.tainted.push((dst, loc));
+                }
                 Ok((Val::Op(Operand::Reg(dst)), vec![dst]))
             }
             Ptr::Reg(r) => Ok((Val::Op(Operand::Reg(r)), vec![])),

@@ -327,6 +327,7 @@ impl<'a> Lower<'a> {
         let (top, cont, exit) = (self.new_label(), self.new_label(), self.new_label());
         self.loop_frees.push(Vec::new());
         self.bind(top);
+        let first = self.instrs.len();
         self.frame_mut().breaks.push((exit, Some(cont)));
         self.block(body)?;
         self.frame_mut().breaks.pop();
@@ -337,6 +338,18 @@ impl<'a> Lower<'a> {
         }
         self.span = span;
         self.goto(top);
+        // The back edge carries what the body loaded to the branches
+        // before it (a `while (x == 0u) { x = flag; }` tests at the top).
+        let back: Vec<Instr> = self.instrs[first..].to_vec();
+        for i in &back {
+            if let Instr::Branch { a, b, .. } = *i {
+                for o in [a, b] {
+                    let hit = self.tainted.iter().filter(|(r, _)| Operand::Reg(*r) == o);
+                    let ls: Vec<u8> = hit.map(|&(_, l)| l).collect();
+                    self.spun.extend(ls);
+                }
+            }
+        }
         self.bind(exit);
         for r in self.loop_frees.pop().unwrap_or_default() {
             self.free(r);
@@ -598,6 +611,11 @@ impl<'a> Lower<'a> {
             Instr::Atomic { dst: Some(d), .. } if *d == t => *d = r,
             _ => return false,
         }
+        // What `t` held, `r` holds now (a spin's load into a variable).
+        self.tainted.retain(|(x, _)| *x != r);
+        for e in self.tainted.iter_mut().filter(|(x, _)| *x == t) {
+            e.0 = r;
+        }
         true
     }
 
@@ -610,9 +628,41 @@ impl<'a> Lower<'a> {
         }
         if plain && !self.atomic_loc[loc as usize] {
             self.plain.insert(loc);
-            // A plain load inside a loop: a spin a compiler may hoist.
-            if !write && self.loop_frees.len() > 1 {
-                self.spun.insert(loc);
+        }
+    }
+
+    /// Follows the values of plain loads made inside a loop (`tainted`:
+    /// register, location) through the assignments after them, and marks
+    /// a location spun on (`spun`) when a branch inside a loop reads one:
+    /// a spin whose load a compiler may hoist (§10.2, *Races*). A
+    /// barrier-ordered read whose value only feeds arithmetic is not one.
+    pub(super) fn track_spins(&mut self, i: &Instr) {
+        let locs_of = |o: Operand, tainted: &[(u8, u8)]| -> Vec<u8> {
+            match o {
+                Operand::Reg(r) => tainted
+                    .iter()
+                    .filter(|(x, _)| *x == r)
+                    .map(|&(_, l)| l)
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        match *i {
+            Instr::Branch { a, b, .. } if self.loop_frees.len() > 1 => {
+                let mut ls = locs_of(a, &self.tainted);
+                ls.extend(locs_of(b, &self.tainted));
+                self.spun.extend(ls);
+            }
+            Instr::Assign { dst, a, b, .. } => {
+                let mut ls = locs_of(a, &self.tainted);
+                ls.extend(locs_of(b, &self.tainted));
+                self.tainted.retain(|(r, _)| *r != dst);
+                self.tainted.extend(ls.into_iter().map(|l| (dst, l)));
+            }
+            _ => {
+                if let Some(d) = i.dst() {
+                    self.tainted.retain(|(r, _)| *r != d);
+                }
             }
         }
     }
