@@ -524,6 +524,22 @@ fn the_adversarial_findings_stay_fixed() {
     assert!(race_of("spinvar.comp", &[])
         .unwrap()
         .contains("`flag`: read by plain"));
+    // `tla_form.comp` with CR-only line ends: the same verdicts.
+    let cr = oracle(&["classify", "--format", "csv", &format!("{dir}/tla_cr.comp")]);
+    let lf = oracle(&[
+        "classify",
+        "--format",
+        "csv",
+        "tests/data/shaders/published/tla_form.comp",
+    ]);
+    let row = |o: &std::process::Output| {
+        let out = String::from_utf8_lossy(&o.stdout).to_string();
+        out.lines()
+            .nth(1)
+            .map(|l| l.split_once(',').unwrap().1.to_string())
+    };
+    assert!(cr.status.success(), "{cr:?}");
+    assert_eq!(row(&cr), row(&lf));
     for f in ["rn.comp", "rn.spv"] {
         let r = race_of(f, &[]).unwrap();
         assert!(r.contains(": `b` at ") && !r.contains("`a`"), "{f}: {r}");

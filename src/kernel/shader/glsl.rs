@@ -364,10 +364,14 @@ fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// The byte after the `#version` line's newline (0 without one).
+/// The byte after the `#version` line's end (`\n`, `\r` or `\r\n`; 0
+/// without one).
 fn version_line_end(text: &str) -> usize {
     let mut off = 0;
-    for line in text.split_inclusive('\n') {
+    for line in text
+        .split_inclusive('\n')
+        .flat_map(|l| l.split_inclusive('\r'))
+    {
         if line.trim_start().starts_with("#version") {
             return off + line.len();
         }
