@@ -106,6 +106,7 @@ fn instr(len: usize, values: u16, ids: bool) -> BoxedStrategy<Instr> {
         3 => (atomic_op, addr, cmp(), op(), target(len)).prop_map(|(op, addr, cmp, rhs, target)| Instr::Atomic { op, addr, dst: None, branch: Some(CondBranch { cmp, rhs, target }) }),
         3 => (op(), cmp(), op(), target(len)).prop_map(|(a, cmp, b, target)| Instr::Branch { a, cmp, b, target }),
         1 => target(len).prop_map(|target| Instr::Goto { target }),
+        1 => (target(len), any::<bool>()).prop_map(|(target, finite)| Instr::Choose { target, finite }),
         2 => Just(Instr::Barrier),
         2 => (prop::sample::select(CollectiveOp::ALL.to_vec()), 0..NREGS, op()).prop_map(|(op, dst, src)| Instr::Collective { op, dst, src }),
     ]
@@ -185,6 +186,7 @@ fn assemble(
         model: None,
         expect: Vec::new(),
         asserts: Vec::new(),
+        hardware_subgroups: false,
     };
     p.normalize();
     p
@@ -422,6 +424,7 @@ fn sync_program() -> impl Strategy<Value = Program> {
                 model: None,
                 expect: Vec::new(),
                 asserts: Vec::new(),
+                hardware_subgroups: false,
             };
             p.normalize();
             p
@@ -550,6 +553,8 @@ fn replay<S: progress_litmus::kernel::machine::Packed>(
             let entry = walk(p.lts.initial(), &lasso.prefix)?;
             prop_assert!(!lasso.cycle.is_empty());
             prop_assert_eq!(walk(entry, &lasso.cycle)?, entry);
+            // A run takes a `choose finitely` jump only finitely often.
+            prop_assert!(lasso.cycle.iter().all(|&e| !g[e].is_finite()));
             let stepped = lasso
                 .cycle
                 .iter()
@@ -563,6 +568,7 @@ fn replay<S: progress_litmus::kernel::machine::Packed>(
             prop_assert_eq!(walk(p.lts.initial(), &reach)?, trap);
             let entry = walk(trap, &stay.prefix)?;
             prop_assert_eq!(walk(entry, &stay.cycle)?, entry);
+            prop_assert!(stay.cycle.iter().all(|&e| !g[e].is_finite()));
             let good = oracle::kernel::check::strong_good(k, &p);
             for &e in stay.prefix.iter().chain(&stay.cycle) {
                 prop_assert!(!good[g.edge_endpoints(e).unwrap().1.index()]);
@@ -631,6 +637,7 @@ fn local_heavy_program() -> impl Strategy<Value = Program> {
                 model: None,
                 expect: Vec::new(),
                 asserts: Vec::new(),
+                hardware_subgroups: false,
             };
             p.normalize();
             p
@@ -1014,6 +1021,7 @@ fn programs_of(spin: bool) -> impl Strategy<Value = Program> {
             1 => (addr, 0..NREGS).prop_map(|(addr, d)| Instr::Atomic { op: AtomicOp::Fetch(RmwOp::Add, Operand::Imm(1)), addr, dst: Some(d), branch: None }),
             1 => (0..NREGS, target(len)).prop_map(|(r, target)| Instr::Branch { a: Operand::Reg(r), cmp: Cmp::Ne, b: Operand::Imm(0), target }),
             1 => target(len).prop_map(|target| Instr::Branch { a: Operand::Id(IdKind::LocalId), cmp: Cmp::Eq, b: Operand::Imm(0), target }),
+            1 => (target(len), any::<bool>()).prop_map(|(target, finite)| Instr::Choose { target, finite }),
             2 => Just(Instr::Barrier),
             1 => (prop::sample::select(CollectiveOp::ALL.to_vec()), 0..NREGS, plain(2)).prop_map(|(op, dst, src)| Instr::Collective { op, dst, src }),
         ]

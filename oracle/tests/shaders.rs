@@ -170,7 +170,8 @@ fn spirv_gets_the_wgsl_verdicts() {
 fn explain_speaks_of_the_shader() {
     let o = oracle(&["explain", "--model", "HSA", "suites/shaders/spinlock.wgsl"]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("  // 27: if atomicCompareExchangeWeak(&lock, 0u, 1u).exchanged {\n  0: r0 = cas(lock, 0, 1);"), "{out}");
+    // (The weak compare-exchange: its choice, then the strong `cas`.)
+    assert!(out.contains("  // 27: if atomicCompareExchangeWeak(&lock, 0u, 1u).exchanged {\n  0: choose finitely goto 4;\n  1: r0 = cas(lock, 0, 1);"), "{out}");
     let steps: Vec<&str> = out.lines().filter(|l| l.contains(" -> ")).collect();
     assert!(steps.len() >= 3, "{out}");
     for s in steps {
@@ -544,4 +545,109 @@ fn the_adversarial_findings_stay_fixed() {
         let r = race_of(f, &[]).unwrap();
         assert!(r.contains(": `b` at ") && !r.contains("`a`"), "{f}: {r}");
     }
+}
+
+/// WGSL's `atomicCompareExchangeWeak` may fail spuriously (issue 42,
+/// docs/KERNEL.md §2.11): a one-shot attempt can hang, a retry loop ends
+/// only where spurious failures are finitely many (the default, named on
+/// the verdict line), GLSL's `atomicCompSwap` is strong. The expected
+/// verdicts are derived in each file's comment.
+#[test]
+fn weak_compare_exchange_may_fail_spuriously() {
+    let dir = root().join("tests/data/shaders/weak_cas");
+    let mut warnings = Vec::new();
+    let (items, errors) = load_all_with(&[dir], &Launch::default(), &mut warnings);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(items.len(), 4);
+    for i in &items {
+        let Item::Kernel(p) = i else {
+            panic!("a shader is a kernel program")
+        };
+        assert!(!p.program.expect.is_empty(), "{}", p.name);
+        let wrong = check_expectations(p, Options::default());
+        assert!(wrong.is_empty(), "{}: {wrong:?}", p.name);
+    }
+    let out = |args: &[&str]| {
+        let o = oracle(args);
+        assert!(o.status.success(), "{args:?}: {o:?}");
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let retry = "tests/data/shaders/weak_cas/retry.wgsl";
+    // Finitely often: P everywhere, and the line says what it rests on.
+    let default = out(&["classify", retry]);
+    assert!(default.contains("retry          P    P    P        P     P             P    P    P        P     P     P"), "{default}");
+    assert!(default.contains("; atomicCompareExchangeWeak may fail spuriously, finitely often on a run (assumed, as C++ recommends; WGSL does not promise it; --spurious-failures unbounded drops it))"), "{default}");
+    // Any number of times: the loop may fail forever, under every model.
+    let unbounded = out(&["classify", "--spurious-failures", "unbounded", retry]);
+    assert!(unbounded.contains("retry          F    F    F        F     F             F    F    F        F     F     F"), "{unbounded}");
+    assert!(
+        unbounded
+            .contains("may fail spuriously any number of times (--spurious-failures unbounded)"),
+        "{unbounded}"
+    );
+    // The translation says how.
+    assert!(out(&["translate", retry]).contains("choose finitely goto"));
+    let t = out(&["translate", "--spurious-failures", "unbounded", retry]);
+    assert!(t.contains("choose goto") && !t.contains("finitely"), "{t}");
+    // GLSL's compare-exchange is strong: no choice, no note.
+    let glsl = out(&["classify", "tests/data/shaders/weak_cas/one_shot.comp"]);
+    assert!(!glsl.contains("spuriously"), "{glsl}");
+    assert!(!out(&["translate", "tests/data/shaders/weak_cas/one_shot.comp"]).contains("choose"));
+    // The explanation says where the schedule failed spuriously.
+    let e = out(&[
+        "explain",
+        "--model",
+        "OBE",
+        "tests/data/shaders/weak_cas/one_shot.wgsl",
+    ]);
+    assert!(e.contains("On this schedule the weak compare-exchange at line 15 fails spuriously (its translation's `choose` jumps), as the launch line allows."), "{e}");
+}
+
+/// Inside a subgroup a shader's verdict holds for what GPUs do (issue 42,
+/// docs/KERNEL.md §10.6): P only if P both in lockstep and under fair
+/// independent scheduling; `--subgroup-scheduling fair` asks for the
+/// latter alone; `explain` shows the lockstep witness where only it fails.
+#[test]
+fn inside_a_subgroup_a_verdict_holds_for_lockstep_and_independent_scheduling() {
+    let dir = root().join("tests/data/shaders/subgroups");
+    let mut warnings = Vec::new();
+    let (items, errors) = load_all_with(&[dir], &Launch::default(), &mut warnings);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(items.len(), 2);
+    for i in &items {
+        let Item::Kernel(p) = i else {
+            panic!("a shader is a kernel program")
+        };
+        let wrong = check_expectations(p, Options::default());
+        assert!(wrong.is_empty(), "{}: {wrong:?}", p.name);
+    }
+    let out = |args: &[&str]| {
+        let o = oracle(args);
+        assert!(o.status.success(), "{args:?}: {o:?}");
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    for f in ["simt_deadlock", "simt_done"] {
+        let path = format!("tests/data/shaders/subgroups/{f}.wgsl");
+        let fair = out(&["classify", "--subgroup-scheduling", "fair", &path]);
+        let row = format!(
+            "{f}          P    P    P        P     P             P    P    P        P     P     P"
+        );
+        assert!(fair.contains(&row), "{fair}");
+        assert!(fair.contains("; inside a subgroup, invocations are scheduled fairly (--subgroup-scheduling fair, as CUDA's independent thread scheduling))"), "{fair}");
+        let default = out(&["classify", &path]);
+        assert!(default.contains("; inside a subgroup, a verdict is P only if it holds both in lockstep (reconvergence at the immediate post-dominator) and under fair independent scheduling)"), "{default}");
+        // The witness is the lockstep one, and says so.
+        let e = out(&["explain", "--model", "OBE", &path]);
+        assert!(
+            e.contains("under weak OBE between workgroups, lockstep inside subgroups"),
+            "{e}"
+        );
+        assert!(
+            e.contains("in a lockstep subgroup that only ever runs its other lanes"),
+            "{e}"
+        );
+    }
+    // Subgroups of one: nothing to add, and nothing said.
+    let one = out(&["classify", "suites/shaders/spinlock.wgsl"]);
+    assert!(!one.contains("inside a subgroup"), "{one}");
 }

@@ -368,6 +368,12 @@ pub fn has_cycle<N, E>(g: &DiGraph<N, E>) -> bool {
 /// instructions overflowed the main thread's 8 MiB stack). Ids are given in
 /// the order components complete, which is a reverse topological order.
 pub fn scc_ids<N, E>(g: &DiGraph<N, E>) -> (Vec<u32>, usize) {
+    scc_ids_of(g, |_| true)
+}
+
+/// [`scc_ids`] of the graph with only the edges whose weight `keep`
+/// accepts (the others are not there).
+pub fn scc_ids_of<N, E>(g: &DiGraph<N, E>, keep: impl Fn(&E) -> bool) -> (Vec<u32>, usize) {
     const NONE: u32 = u32::MAX;
     let n = g.node_count();
     let mut index = vec![NONE; n];
@@ -393,6 +399,9 @@ pub fn scc_ids<N, E>(g: &DiGraph<N, E>) -> (Vec<u32>, usize) {
         while let Some((v, edges)) = frames.last_mut() {
             let v = *v as usize;
             if let Some(e) = edges.next() {
+                if !keep(e.weight()) {
+                    continue;
+                }
                 let w = e.target().index();
                 if index[w] == NONE {
                     index[w] = next_index;

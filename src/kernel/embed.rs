@@ -59,6 +59,7 @@ pub fn from_axb(test: &Test) -> Program {
         model: None,
         expect: Vec::new(),
         asserts: Vec::new(),
+        hardware_subgroups: false,
     }
 }
 

@@ -134,6 +134,10 @@ pub struct StepInfo {
     pub branch: u8,
     /// Which of several successors of one lockstep step this is.
     pub choice: u8,
+    /// The step took the jump of a `choose finitely` (some lane did,
+    /// under lockstep): a run makes such steps only finitely often, so
+    /// the verdict rules leave them out of cycles (docs/KERNEL.md §2.11).
+    pub finite: bool,
 }
 
 /// The control fields of every invocation of one state, decoded once
@@ -225,6 +229,8 @@ pub struct Machine {
     bits: u32,
     /// The SIMT-Step direct model, if the lanes execute under one (§2.9).
     direct: Option<Direct>,
+    /// Whether some instruction is a `choose` ([`Machine::at_choice`]).
+    has_choose: bool,
     /// The scopes of each code block (direct models only).
     structs: Vec<Structure>,
     /// The most scopes containing one pc, over the blocks.
@@ -286,6 +292,11 @@ impl Machine {
             )
             .into());
         }
+        let has_choose =
+            (p.codes.iter()).any(|c| c.instrs.iter().any(|i| matches!(i, Instr::Choose { .. })));
+        if has_choose && direct.is_some() {
+            return Err("a `choose` (a weak compare-exchange's spurious failure): the SIMT-Step models take deterministic programs only".to_string().into());
+        }
         let structs = match direct {
             Some(d) => simt::structures(&p, d)?,
             None => Vec::new(),
@@ -313,6 +324,7 @@ impl Machine {
         }
         let mut m = Machine {
             program: p,
+            has_choose,
             lockstep,
             vb,
             pcb,
@@ -967,9 +979,37 @@ impl Machine {
             Ok(())
         } else {
             let mut t = *s;
-            let info = self.interleaved_step(t.as_mut(), a, self.pc(s.as_ref(), a))?;
+            let pc = self.pc(s.as_ref(), a);
+            let info = self.interleaved_step(t.as_mut(), a, pc)?;
             emit(info, t);
+            let code = &self.program.codes[self.invs[a].code];
+            if let Instr::Choose { target, finite } = code.instrs[pc] {
+                let mut u = *s;
+                self.set_pc(u.as_mut(), a, target.pc(code.instrs.len()));
+                emit(
+                    StepInfo {
+                        branch: 1,
+                        finite,
+                        ..info
+                    },
+                    u,
+                );
+            }
             Ok(())
+        }
+    }
+
+    /// Whether actor `a`'s next instruction is a `choose`, whose step has
+    /// two successors ([`Machine::interleaved_step_in_place`] makes the
+    /// fall-through only); `v`: the state's view.
+    #[inline]
+    pub fn at_choice(&self, a: usize, v: &View) -> bool {
+        self.has_choose && {
+            let code = &self.program.codes[self.invs[a].code];
+            matches!(
+                code.instrs.get(v.pc[a] as usize),
+                Some(Instr::Choose { .. })
+            )
         }
     }
 
@@ -983,6 +1023,7 @@ impl Machine {
             pc: pc as u8,
             branch: 0,
             choice: 0,
+            finite: false,
         };
         let mut jump = |t: &mut [u64], taken: bool, target: crate::axb::test::Target| {
             info.branch = if taken { 1 } else { 2 };
@@ -1003,6 +1044,11 @@ impl Machine {
                 jump(t, taken, target);
             }
             Instr::Goto { target } => self.set_pc(t, i, target.pc(len)),
+            // The fall-through; [`Machine::steps_into`] adds the jump.
+            Instr::Choose { .. } => {
+                info.branch = 2;
+                self.set_pc(t, i, pc + 1);
+            }
             Instr::Atomic {
                 op,
                 addr,
@@ -1091,6 +1137,7 @@ impl Machine {
             pc: pc as u8,
             branch: 0,
             choice: 0,
+            finite: false,
         };
         match instr {
             Instr::Assign { .. } | Instr::Collective { .. } => {
@@ -1120,6 +1167,24 @@ impl Machine {
                     let mut t = *s;
                     self.finish_lockstep(t.as_mut(), g, stack);
                     push(t, info, out);
+                }
+            }
+            Instr::Choose { target, finite } => {
+                // Each lane chooses for itself: every subset of the lanes
+                // jumps (a subset is a bit mask below the top's).
+                let mut taken = 0u32;
+                loop {
+                    let stacks = self.branch_stacks(g, &stack, taken, target.pc(len), pc);
+                    for (mut info, stack) in stacks {
+                        info.finite = finite && taken != 0;
+                        let mut t = *s;
+                        self.finish_lockstep(t.as_mut(), g, stack);
+                        push(t, info, out);
+                    }
+                    if taken == top.mask {
+                        break;
+                    }
+                    taken = (taken | !top.mask).wrapping_add(1) & top.mask;
                 }
             }
             Instr::Atomic {
@@ -1190,6 +1255,7 @@ impl Machine {
             pc: pc as u8,
             branch: 0,
             choice: 0,
+            finite: false,
         };
         // The lanes' atomics happen one after the other, in any order.
         let mut order = lanes;
@@ -1247,6 +1313,7 @@ impl Machine {
             pc: pc as u8,
             branch: 0,
             choice: 0,
+            finite: false,
         };
         let uniform = |to: usize, b: u8| {
             let mut st = stack.to_vec();

@@ -75,6 +75,13 @@ pub struct Program {
     /// Outcome assertions over the final states (docs/KERNEL.md §5.4).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub asserts: Vec<crate::kernel::assert::Assertion>,
+    /// Translated from a shader without `--subgroup-scheduling fair`: a
+    /// model's fair scheduling inside subgroups stands for what GPUs do
+    /// there, lockstep with reconvergence at the immediate post-dominator
+    /// or independent fair scheduling, so a verdict is P only where it is
+    /// P under both (docs/KERNEL.md §10.6). `.litmus` programs: false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hardware_subgroups: bool,
 }
 
 /// A memory location: a scalar or an array of cells.
@@ -163,7 +170,7 @@ impl Code {
     pub fn flow(&self) -> Flow {
         let len = self.instrs.len();
         let cond = |i: &Instr| match *i {
-            Instr::Branch { target, .. } => Some(target.pc(len)),
+            Instr::Branch { target, .. } | Instr::Choose { target, .. } => Some(target.pc(len)),
             Instr::Atomic {
                 branch: Some(b), ..
             } => Some(b.target.pc(len)),
@@ -511,6 +518,16 @@ pub enum Instr {
     },
     /// `goto target`.
     Goto { target: Target },
+    /// `choose goto target` (`choose finitely goto target`): goes to
+    /// `target` or to the next instruction, either, chosen by nobody in
+    /// the program (docs/KERNEL.md §2.11). With `finite`, a run takes
+    /// the jump only finitely often: what a weak compare-exchange's
+    /// spurious failure is assumed to do.
+    Choose {
+        target: Target,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        finite: bool,
+    },
     /// Workgroup barrier: waits until every invocation of the workgroup has
     /// arrived at this same instruction.
     Barrier,
@@ -528,7 +545,7 @@ impl Instr {
     pub fn is_local(&self) -> bool {
         matches!(
             self,
-            Instr::Assign { .. } | Instr::Branch { .. } | Instr::Goto { .. }
+            Instr::Assign { .. } | Instr::Branch { .. } | Instr::Goto { .. } | Instr::Choose { .. }
         )
     }
 
@@ -538,7 +555,9 @@ impl Instr {
             Instr::Atomic {
                 branch: Some(b), ..
             } => Some(b.target),
-            Instr::Branch { target, .. } | Instr::Goto { target } => Some(target),
+            Instr::Branch { target, .. }
+            | Instr::Goto { target }
+            | Instr::Choose { target, .. } => Some(target),
             _ => None,
         }
     }
@@ -548,7 +567,9 @@ impl Instr {
             Instr::Atomic {
                 branch: Some(b), ..
             } => Some(&mut b.target),
-            Instr::Branch { target, .. } | Instr::Goto { target } => Some(target),
+            Instr::Branch { target, .. }
+            | Instr::Goto { target }
+            | Instr::Choose { target, .. } => Some(target),
             _ => None,
         }
     }
@@ -583,7 +604,7 @@ impl Instr {
                 v.push(a);
                 v.push(b);
             }
-            Instr::Goto { .. } | Instr::Barrier => {}
+            Instr::Goto { .. } | Instr::Choose { .. } | Instr::Barrier => {}
             Instr::Collective { src, .. } => v.push(src),
         }
         v

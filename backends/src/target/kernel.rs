@@ -450,6 +450,15 @@ pub(crate) fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) 
         Instr::Goto { target } => {
             let _ = writeln!(out, "pc = {};", jump(target));
         }
+        // A device takes one of the choice's ways (docs/KERNEL.md §2.11):
+        // the fall-through, whose runs are runs of the program, so a run
+        // that does not end still says the program can hang.
+        Instr::Choose { .. } => {
+            let _ = writeln!(
+                out,
+                "// choose: this run takes the fall-through\npc = {next};"
+            );
+        }
         Instr::Barrier => {
             let b = match sp.lang {
                 Lang::Cuda => "__syncthreads();",

@@ -193,6 +193,8 @@ fn check_one(
         return Ok(None);
     }
     let opts = witness_options(max_states);
+    // A shader's lockstep subgroups, where only they fail (§10.6).
+    let m = &crate::kernel::explained_model(&program, m, opts).map_err(|e| failed(&e))?;
     match explain_with(&program, item.name(), m, opts, Show::VerdictOnly, places) {
         // The two products disagree: a bug, reported as one.
         Ok(e) if e.summary.is_none() => Err(format!(

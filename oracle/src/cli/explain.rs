@@ -78,6 +78,8 @@ fn explain_kernel(
     let program = item.program();
     let opts = witness_options(max_states);
     let fail = |e: KernelError| Failure::Input(item_failed(item, &e));
+    // A shader's lockstep subgroups, where only they fail (§10.6).
+    let m = &crate::kernel::explained_model(&program, m, opts).map_err(fail)?;
     let places = super::shader::places(item);
     let explained = crate::kernel::explain::explain_with(
         &program,

@@ -41,6 +41,42 @@ pub struct LaunchArgs {
     /// zero-initialises it.
     #[arg(long, global = true, value_name = "WHAT", value_enum, default_value_t = WorkgroupMemory::Undefined)]
     pub workgroup_memory: WorkgroupMemory,
+    /// Shaders: how often WGSL's atomicCompareExchangeWeak may fail
+    /// spuriously (fail although the value matched) on one run. `finite`:
+    /// only finitely often, as C++ recommends of a weak compare-exchange
+    /// (WGSL's text does not promise it); a retry loop then succeeds,
+    /// but a single attempt may fail. `unbounded`: any number of times,
+    /// all WGSL allows; a retry loop may then fail forever. Every verdict
+    /// line of a shader with one says which. SPIR-V's and GLSL's
+    /// compare-exchanges are strong.
+    #[arg(long, global = true, value_name = "HOW", value_enum, default_value_t = SpuriousFailures::Finite)]
+    pub spurious_failures: SpuriousFailures,
+    /// Shaders with subgroups of two or more: how the invocations of a
+    /// subgroup are scheduled. `hardware` (default): a verdict is P only
+    /// if it holds both in lockstep (reconvergence at the immediate
+    /// post-dominator, as SIMT GPUs without independent scheduling do)
+    /// and under fair independent scheduling; Vulkan, SPIR-V, WGSL and
+    /// GLSL promise neither. `fair`: fairly only, as CUDA's independent
+    /// thread scheduling promises (Volta and later). `--model "M,
+    /// subgroup=S"` names any other.
+    #[arg(long, global = true, value_name = "HOW", value_enum, default_value_t = SubgroupScheduling::Hardware)]
+    pub subgroup_scheduling: SubgroupScheduling,
+}
+
+/// `--subgroup-scheduling`: how the invocations of a subgroup are
+/// scheduled.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubgroupScheduling {
+    Hardware,
+    Fair,
+}
+
+/// `--spurious-failures`: how often a weak compare-exchange may fail
+/// spuriously on a run.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpuriousFailures {
+    Finite,
+    Unbounded,
 }
 
 /// `--workgroup-memory`: what uninitialised workgroup memory holds.
@@ -70,6 +106,8 @@ pub fn set_launch(a: &LaunchArgs, max_states: usize) {
         values: a.values,
         max_states,
         zero_workgroup_memory: a.workgroup_memory == WorkgroupMemory::Zero,
+        spurious_finite: a.spurious_failures == SpuriousFailures::Finite,
+        fair_subgroups: a.subgroup_scheduling == SubgroupScheduling::Fair,
         simplify: true,
     });
 }

@@ -451,6 +451,8 @@ pub fn is_step(e: u32) -> bool {
 pub struct Graph<S> {
     pub table: StateTable<S>,
     pub rows: Rows,
+    /// The `choose finitely` jumps explored but not stored (§2.11).
+    finite_moves: usize,
 }
 
 impl<S: Packed> Graph<S> {
@@ -458,6 +460,7 @@ impl<S: Packed> Graph<S> {
         Graph {
             table: StateTable::new(extra),
             rows: Rows::new(edge_extra),
+            finite_moves: 0,
         }
     }
 
@@ -465,8 +468,15 @@ impl<S: Packed> Graph<S> {
         self.table.len()
     }
 
+    /// The stored edges ([`Graph::out`]).
     pub fn num_edges(&self) -> usize {
         self.rows.num_edges()
+    }
+
+    /// The transitions explored: the stored edges and the `choose
+    /// finitely` jumps left out of the rows.
+    pub fn num_transitions(&self) -> usize {
+        self.rows.num_edges() + self.finite_moves
     }
 
     /// The edge words out of state `n`.
@@ -494,6 +504,7 @@ impl<S: Packed> Graph<S> {
     pub fn clear(&mut self) {
         self.table.clear();
         self.rows.clear();
+        self.finite_moves = 0;
     }
 
     /// Explores breadth first from `roots`: `succ(s, emit)` emits each
@@ -594,6 +605,16 @@ impl<S: Packed> Graph<S> {
             let id = (self.table).insert_planned(&t, (s, id), plan, meter, max_states)?;
             row.push(edge(id, mv));
         }
+        // A `choose finitely` jump is explored but not stored: the rules
+        // read only rows, and such a step is on no cycle of a run
+        // (docs/KERNEL.md §2.11); the fall-through beside it always is.
+        let before = row.len();
+        let mut k = 0;
+        row.retain(|_| {
+            k += 1;
+            !b.out[from + k - 1].0.is_finite()
+        });
+        self.finite_moves += before - row.len();
         // Rows ascend by target ([`Rows`]); the rules ignore the order.
         row.sort_unstable_by_key(|&e| target(e));
         for &e in row.iter() {

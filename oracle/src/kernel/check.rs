@@ -25,7 +25,7 @@ use super::product::{Kernel, Product};
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
-use progress_litmus::axb::space::scc_ids;
+use progress_litmus::axb::space::scc_ids_of;
 use progress_litmus::kernel::machine::Packed;
 
 /// The entities that have a move in each state (in the unreduced
@@ -58,7 +58,8 @@ pub struct Components {
 
 pub fn components<S: Packed>(k: &Kernel, p: &Product<S>) -> Components {
     let g = &p.lts.graph;
-    let (ids, count) = scc_ids(g);
+    // A `choose finitely` jump is on no cycle of a run (§2.11).
+    let (ids, count) = scc_ids_of(g, |m| !m.is_finite());
     let mut internal = vec![false; count];
     let mut steppers = vec![0u64; count];
     let mut always = vec![u64::MAX; count];
@@ -66,7 +67,7 @@ pub fn components<S: Packed>(k: &Kernel, p: &Product<S>) -> Components {
         let c = ids[n.index()] as usize;
         always[c] &= en;
     }
-    for e in g.edge_references() {
+    for e in g.edge_references().filter(|e| !e.weight().is_finite()) {
         let c = ids[e.source().index()] as usize;
         if c == ids[e.target().index()] as usize {
             internal[c] = true;
@@ -119,7 +120,7 @@ pub fn strong_good<S: Packed>(k: &Kernel, p: &Product<S>) -> Vec<bool> {
     }
     let recheck = |good: &[bool], n: NodeIndex| -> bool {
         let (mut has, mut bad) = (0u64, 0u64);
-        for e in g.edges(n) {
+        for e in g.edges(n).filter(|e| !e.weight().is_finite()) {
             let mask = k.move_mask(*e.weight());
             has |= mask;
             if good[e.target().index()] {
@@ -135,6 +136,9 @@ pub fn strong_good<S: Packed>(k: &Kernel, p: &Product<S>) -> Vec<bool> {
     while let Some(n) = work.pop() {
         for e in g.edges_directed(n, Direction::Incoming) {
             let src = e.source();
+            if e.weight().is_finite() {
+                continue;
+            }
             if !good[src.index()] && recheck(&good, src) {
                 good[src.index()] = true;
                 work.push(src);

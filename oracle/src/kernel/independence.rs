@@ -132,7 +132,7 @@ fn future(m: &Machine, i: usize, pc: usize, env: Env) -> (u64, u64) {
                 }
             }
             Instr::Collective { dst, .. } => e[dst as usize] = None,
-            Instr::Goto { .. } | Instr::Barrier => {}
+            Instr::Goto { .. } | Instr::Choose { .. } | Instr::Barrier => {}
         }
         for n in next {
             let joined = match at[n] {

@@ -122,8 +122,12 @@ fn weak_witness<S: Packed>(
             out.clear();
             k.successors_chained(&s, &mut out, canon, &mut chains, true)
                 .map_err(KernelError::Fault)?;
-            for (&(_, t), ch) in out.iter().zip(&chains) {
-                if ch.len > 0 && g.table.get(&t).is_some_and(|x| comp[x as usize] == c) {
+            for (&(mv, t), ch) in out.iter().zip(&chains) {
+                // A `choose finitely` jump's edge is not stored (§2.11).
+                if ch.len > 0
+                    && !mv.is_finite()
+                    && g.table.get(&t).is_some_and(|x| comp[x as usize] == c)
+                {
                     steppers[c as usize] |= ch.steppers;
                     always[c as usize] &= ch.always;
                 }
@@ -254,7 +258,9 @@ fn unlifted_witness<S: Packed>(
             .map_err(KernelError::Fault)?;
         let as_they_are = out
             .iter()
-            .filter(|(_, t)| *t == s || g.table.get(t).is_some_and(|x| comp[x as usize] == c))
+            .filter(|(m, t)| {
+                !m.is_finite() && (*t == s || g.table.get(t).is_some_and(|x| comp[x as usize] == c))
+            })
             .count();
         if as_they_are != inside {
             return Ok(None);
@@ -288,7 +294,7 @@ fn lifted_witness<S: Packed>(
     let mut chains = Vec::new();
     lift.explore(roots, meter, p.max_states, |s, out| {
         k.successors_chained(s, out, false, &mut chains, false)?;
-        out.retain(|(_, t)| in_component(t));
+        out.retain(|(m, t)| !m.is_finite() && in_component(t));
         Ok(())
     })
     .map_err(|e| explore_error(p.max_states, e))?;

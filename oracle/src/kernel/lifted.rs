@@ -134,7 +134,8 @@ fn lift_component<S: Packed>(
         k.successors_with(&s, &mut out, false)
             .map_err(KernelError::Fault)?;
         for &(mv, t) in &out {
-            if !in_component(&t) {
+            // The component's cycles take no `choose finitely` jump (§2.11).
+            if mv.is_finite() || !in_component(&t) {
                 continue;
             }
             let y = match lift.index.get(&t) {

@@ -187,7 +187,7 @@ fn decide_both_w<S: Packed>(
 ) -> Result<(Option<Decision>, Option<Decision>), KernelError> {
     let p = lean::build::<S>(k, max_states)?;
     let states = p.graph.num_states();
-    let transitions = p.graph.num_edges() + p.twin_moves;
+    let transitions = p.graph.num_transitions() + p.twin_moves;
     let stats = stats::Stats::of_lean(&p);
     let deadlock = lean::deadlock(k, &p);
     let strong = (want != Want::Weak).then(|| !deadlock && lean::strong_passes(k, &p));
@@ -242,8 +242,77 @@ pub fn decide_both(
 }
 
 /// The verdicts `want` asks for of `program` under `model` (whose own
-/// fairness is ignored).
+/// fairness is ignored); where the verdict must also hold in lockstep
+/// ([`lockstep_twin`]), P only where it is P under both (the costs add).
 fn decide_wanted(
+    program: &Program,
+    model: &ScopedModel,
+    opts: Options,
+    want: Want,
+    shared: &mut Shared,
+) -> Result<(Option<Decision>, Option<Decision>), KernelError> {
+    let (weak, strong) = decide_wanted_one(program, model, opts, want, shared)?;
+    let Some(lock) = lockstep_twin(program, model) else {
+        return Ok((weak, strong));
+    };
+    let (lw, ls) = decide_wanted_one(program, &lock, opts, want, &mut Shared::default())?;
+    Ok((meet(weak, lw), meet(strong, ls)))
+}
+
+/// The model a verdict of `program` under `model` must also hold under:
+/// for a shader whose subgroups are scheduled as GPUs do
+/// ([`Program::hardware_subgroups`]), with subgroups of two or more, a
+/// model fair inside subgroups is also decided with lockstep subgroups
+/// (docs/KERNEL.md §10.6).
+pub fn lockstep_twin(program: &Program, model: &ScopedModel) -> Option<ScopedModel> {
+    (program.hardware_subgroups
+        && program.subgroup_size > 1
+        && model.subgroup == progress_litmus::kernel::Sched::Fair)
+        .then_some(ScopedModel {
+            subgroup: progress_litmus::kernel::Sched::Lockstep,
+            ..*model
+        })
+}
+
+/// Both decisions' verdict (P only if both are) and costs.
+fn meet(a: Option<Decision>, b: Option<Decision>) -> Option<Decision> {
+    let (mut a, b) = (a?, b?);
+    a.verdict = Verdict::from_pass(a.verdict == Verdict::P && b.verdict == Verdict::P);
+    a.deadlock |= b.deadlock;
+    a.states += b.states;
+    a.transitions += b.transitions;
+    a.stats += b.stats;
+    Some(a)
+}
+
+/// The model whose witness shows why `program` fails under `model`:
+/// `model`, or its lockstep twin ([`lockstep_twin`]) where only that
+/// fails. `explain` and `check` name it.
+pub fn explained_model(
+    program: &Program,
+    model: &ScopedModel,
+    opts: Options,
+) -> Result<ScopedModel, KernelError> {
+    let Some(lock) = lockstep_twin(program, model) else {
+        return Ok(*model);
+    };
+    let one = |m: &ScopedModel| -> Result<Verdict, KernelError> {
+        let want = match m.fairness {
+            Fairness::Weak => Want::Weak,
+            Fairness::Strong => Want::Strong,
+        };
+        let (w, s) = decide_wanted_one(program, m, opts, want, &mut Shared::default())?;
+        Ok(w.or(s).expect("wanted").verdict)
+    };
+    Ok(if one(model)? == Verdict::F || one(&lock)? == Verdict::P {
+        *model
+    } else {
+        lock
+    })
+}
+
+/// [`decide_wanted`] under `model` alone.
+fn decide_wanted_one(
     program: &Program,
     model: &ScopedModel,
     opts: Options,

@@ -29,6 +29,8 @@ use std::rc::Rc;
 pub struct Move(u32);
 
 const TERMINATE: u32 = 1 << 31;
+/// The bit of [`Move::is_finite`] (above the choice's byte).
+const FINITE_BIT: u32 = 21;
 
 impl Move {
     pub fn step(actor: usize, info: StepInfo) -> Move {
@@ -36,8 +38,15 @@ impl Move {
             actor as u32
                 | (info.pc as u32) << 5
                 | (info.branch as u32) << 11
-                | (info.choice as u32) << 13,
+                | (info.choice as u32) << 13
+                | (info.finite as u32) << FINITE_BIT,
         )
+    }
+
+    /// Whether the step took the jump of a `choose finitely`
+    /// ([`StepInfo::finite`]): the verdict rules leave it out of cycles.
+    pub fn is_finite(self) -> bool {
+        self.0 >> FINITE_BIT & 1 != 0
     }
 
     /// The same step (pc, branch, choice) by actor `actor`.
@@ -990,7 +999,7 @@ impl Kernel {
     ) -> Result<(), Fault> {
         let m = &self.machine;
         let tm = v.terminated;
-        if !m.lockstep() && m.direct().is_none() {
+        if !m.lockstep() && m.direct().is_none() && !m.at_choice(a, v) {
             // One step at most, made in its place in `out`: a successor
             // built on the stack and pushed was read back in pieces
             // other than those it was written in (docs/KERNEL.md §8.6).

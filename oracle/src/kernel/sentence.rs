@@ -110,11 +110,11 @@ pub fn summarize<S: Packed>(
         model,
         places,
     };
-    match w {
-        Witness::Deadlock { state, .. } => f.deadlock(*state),
+    let (mut summary, all) = match w {
+        Witness::Deadlock { state, path } => (f.deadlock(*state), path.clone()),
         Witness::Lasso { lasso, .. } => {
             let all: Vec<EdgeIndex> = lasso.prefix.iter().chain(&lasso.cycle).copied().collect();
-            f.cycle(&lasso.cycle, &all)
+            (f.cycle(&lasso.cycle, &all), all)
         }
         Witness::Trap { reach, stay, .. } => {
             let all: Vec<EdgeIndex> = reach
@@ -123,9 +123,11 @@ pub fn summarize<S: Packed>(
                 .chain(&stay.cycle)
                 .copied()
                 .collect();
-            f.cycle(&stay.cycle, &all)
+            (f.cycle(&stay.cycle, &all), all)
         }
-    }
+    };
+    summary.text.push_str(&f.choices(&all));
+    summary
 }
 
 /// What the sentence is read from.
@@ -135,6 +137,42 @@ struct Facts<'a, S> {
     guaranteed: &'a [u64],
     model: &'a ScopedModel,
     places: &'a Places,
+}
+
+impl<S: Packed> Facts<'_, S> {
+    /// What the schedule `path` chooses (docs/KERNEL.md §2.11): the lines
+    /// of the `choose` instructions whose jump it takes, a translated weak
+    /// compare-exchange's spurious failure; empty if none.
+    fn choices(&self, path: &[EdgeIndex]) -> String {
+        let m = &self.k.machine;
+        let mut lines = std::collections::BTreeSet::new();
+        for &e in path {
+            let mv = self.g[e];
+            if !mv.is_step() || !matches!(mv.branch(), 1 | 3) {
+                continue;
+            }
+            let code = m.code_index(m.actor_invocations(mv.who()).start);
+            let instr = m.program.codes[code].instrs.get(mv.pc());
+            if matches!(instr, Some(Instr::Choose { .. })) {
+                lines.insert(self.places.get(code, mv.pc()).map(|p| p.line));
+            }
+        }
+        let at: Vec<String> = lines
+            .iter()
+            .map(|l| {
+                l.map_or("an instruction without a line".to_string(), |l| {
+                    format!("line {l}")
+                })
+            })
+            .collect();
+        match at.len() {
+            0 => String::new(),
+            _ => format!(
+                " On this schedule the weak compare-exchange at {} fails spuriously (its translation's `choose` jumps), as the launch line allows.",
+                join(&at)
+            ),
+        }
+    }
 }
 
 /// A memory cell: location, copy (a shared location's workgroup, else 0),

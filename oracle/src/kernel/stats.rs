@@ -87,7 +87,7 @@ impl Stats {
         Stats {
             products: 1,
             states: g.num_states(),
-            transitions: g.num_edges() + p.twin_moves,
+            transitions: g.num_transitions() + p.twin_moves,
             max_states: g.num_states(),
             max_bytes: g.bytes(),
             max_state_bytes: g.table.bytes(),

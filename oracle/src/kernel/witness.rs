@@ -85,9 +85,10 @@ fn covering_cycle<S: Packed>(
     members: &[bool],
     cover: u64,
 ) -> Vec<EdgeIndex> {
+    // A cycle of a run takes no `choose finitely` jump (§2.11).
     let inside = |e: EdgeIndex| {
         let (a, b) = g.edge_endpoints(e).unwrap();
-        members[a.index()] && members[b.index()]
+        members[a.index()] && members[b.index()] && !g[e].is_finite()
     };
     let mut cycle: Vec<EdgeIndex> = Vec::new();
     let mut at = start;
@@ -181,7 +182,8 @@ fn strong_witness<S: Packed>(k: &Kernel, p: &Product<S>) -> Option<Witness> {
     let trap = g.node_indices().find(|n| !good[n.index()])?;
     let reach = shortest_path(g, p.lts.initial(), |n| n == trap, |_| true).expect("reachable");
     // The states reachable from the trap without entering the attractor.
-    let bad_edge = |e: EdgeIndex| !good[g.edge_endpoints(e).unwrap().1.index()];
+    let bad_edge =
+        |e: EdgeIndex| !good[g.edge_endpoints(e).unwrap().1.index()] && !g[e].is_finite();
     let mut region = vec![false; g.node_count()];
     region[trap.index()] = true;
     let mut work = vec![trap];
@@ -203,7 +205,7 @@ fn strong_witness<S: Packed>(k: &Kernel, p: &Product<S>) -> Option<Witness> {
     }
     for &n in &list {
         for e in g.edges(n) {
-            if region[e.target().index()] {
+            if region[e.target().index()] && !e.weight().is_finite() {
                 sub.add_edge(map[n.index()], map[e.target().index()], ());
             }
         }
@@ -239,7 +241,8 @@ fn strong_witness<S: Packed>(k: &Kernel, p: &Product<S>) -> Option<Witness> {
     // Cover a step of every guaranteed entity that steps inside.
     let mut cover = 0u64;
     for e in g.edge_references() {
-        if members[e.source().index()] && members[e.target().index()] && e.weight().is_step() {
+        let inside = members[e.source().index()] && members[e.target().index()];
+        if inside && e.weight().is_step() && !e.weight().is_finite() {
             cover |= k.move_mask(*e.weight()) & p.guaranteed[e.source().index()];
         }
     }

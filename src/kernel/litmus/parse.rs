@@ -631,6 +631,7 @@ impl<'a> Parser<'a> {
             model: it.model,
             expect: it.expect,
             asserts: it.asserts,
+            hardware_subgroups: false,
         };
         Ok((program, it.spans))
     }
@@ -880,6 +881,20 @@ impl<'a> Parser<'a> {
                     target: self.target(pc, pending)?,
                 }
             }
+            // `choose goto L;`, `choose finitely goto L;` (a register
+            // named `choose` is assigned, not followed by a word).
+            "choose" if matches!(&self.peek2().tok, Tok::Ident(w) if w == "goto" || w == "finitely") => {
+                self.next();
+                let finite = matches!(&self.peek().tok, Tok::Ident(w) if w == "finitely");
+                if finite {
+                    self.next();
+                }
+                self.keyword("goto")?;
+                Instr::Choose {
+                    target: self.target(pc, pending)?,
+                    finite,
+                }
+            }
             "barrier" => {
                 self.next();
                 self.punct("(")?;
@@ -1044,7 +1059,9 @@ fn set_target(i: &mut Instr, t: Target) {
         Instr::Atomic {
             branch: Some(b), ..
         } => b.target = t,
-        Instr::Branch { target, .. } | Instr::Goto { target } => *target = t,
+        Instr::Branch { target, .. } | Instr::Goto { target } | Instr::Choose { target, .. } => {
+            *target = t
+        }
         _ => unreachable!("only branches have pending targets"),
     }
 }

@@ -121,7 +121,7 @@ fn text_order_regs(i: &Instr) -> Vec<u8> {
             v.extend(regs(&[src]));
             v
         }
-        Instr::Goto { .. } | Instr::Barrier => Vec::new(),
+        Instr::Goto { .. } | Instr::Choose { .. } | Instr::Barrier => Vec::new(),
     }
 }
 
@@ -237,6 +237,11 @@ pub fn instr(p: &Program, code: &Code, i: &Instr) -> String {
             target(code, t)
         ),
         Instr::Goto { target: t } => format!("goto {};", target(code, t)),
+        Instr::Choose { target: t, finite } => format!(
+            "choose {}goto {};",
+            if finite { "finitely " } else { "" },
+            target(code, t)
+        ),
         Instr::Barrier => "barrier();".into(),
         Instr::Collective { op, dst, src } => format!("{} = {}({});", reg(dst), op.name(), o(src)),
     }

@@ -33,6 +33,7 @@ fn exec(d: Direct, i: &Instr) -> Exec {
         Instr::Collective { .. } => Collective,
         Instr::Branch { .. }
         | Instr::Goto { .. }
+        | Instr::Choose { .. }
         | Instr::Atomic {
             branch: Some(_), ..
         } => {
@@ -317,6 +318,7 @@ impl Machine {
             pc: pc as u8,
             branch: 0,
             choice: 0,
+            finite: false,
         };
         let mut t = *s;
         let u = t.as_mut();
@@ -361,6 +363,7 @@ impl Machine {
             }
             Instr::Atomic { .. } => return self.simt_fused(s, i, group, pc, ins, emit),
             Instr::Assign { .. } | Instr::Barrier => unreachable!("independent instructions"),
+            Instr::Choose { .. } => unreachable!("refused by Machine::with_direct"),
         }
         emit(info, t);
         Ok(())
@@ -426,6 +429,7 @@ impl Machine {
             pc: pc as u8,
             branch: 0,
             choice: 0,
+            finite: false,
         };
         let rest = group & !taken;
         if rest == 0 {

@@ -77,6 +77,12 @@ pub struct Taken {
     pub workgroup_size: (u8, SizeFrom),
     pub subgroup_size: (u8, From),
     pub memory: Memory,
+    /// The program has a weak compare-exchange: `Some(finite)`
+    /// ([`super::Launch::spurious_finite`]).
+    pub weak_cas: Option<bool>,
+    /// Subgroups of two or more: `Some(hardware)`
+    /// ([`crate::kernel::program::Program::hardware_subgroups`]).
+    pub subgroups: Option<bool>,
 }
 
 fn from_text(f: From, flag: &str, line: &str) -> String {
@@ -126,7 +132,20 @@ impl Taken {
         } else {
             ""
         };
-        format!("{}; {storage}{workgroup}{stated}", self.sizes())
+        let weak = match self.weak_cas {
+            None => "",
+            Some(true) => "; atomicCompareExchangeWeak may fail spuriously, finitely often on a run (assumed, as C++ recommends; WGSL does not promise it; --spurious-failures unbounded drops it)",
+            Some(false) => "; atomicCompareExchangeWeak may fail spuriously any number of times (--spurious-failures unbounded)",
+        };
+        let inside = match self.subgroups {
+            None => "",
+            Some(true) => "; inside a subgroup, a verdict is P only if it holds both in lockstep (reconvergence at the immediate post-dominator) and under fair independent scheduling",
+            Some(false) => "; inside a subgroup, invocations are scheduled fairly (--subgroup-scheduling fair, as CUDA's independent thread scheduling)",
+        };
+        format!(
+            "{}; {storage}{workgroup}{stated}{weak}{inside}",
+            self.sizes()
+        )
     }
 
     /// The numbers of the launch and where each came from.

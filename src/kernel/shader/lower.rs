@@ -67,6 +67,9 @@ enum Val {
     Vec(Vec<Operand>),
     /// The result of `atomicCompareExchangeWeak`: old value, exchanged.
     Cas(Operand, Option<Operand>),
+    /// The result of a weak compare-exchange that may fail spuriously:
+    /// the old value and `exchanged` (0 or 1), each in a register.
+    Exchanged(Operand, Operand),
     /// A struct of built-in inputs (an entry point's struct argument).
     Inputs(Vec<Val>),
     Ptr(Ptr),
@@ -159,6 +162,10 @@ pub struct Lower<'a> {
     /// The atomic being translated is a GLSL one: a compare-exchange
     /// returns the old value, not a struct.
     glsl_result: bool,
+    /// A compare-exchange may fail spuriously (WGSL's
+    /// `atomicCompareExchangeWeak`): `Some(finite)`, `finite` when a run
+    /// fails spuriously only finitely often ([`Launch::spurious`]).
+    weak_cas: Option<bool>,
     /// GLSL atomics with a scope (GL_KHR_memory_scope_semantics):
     /// location, scope, position, function ([`Translation::races`]).
     scoped: Vec<(u8, u32, Span, &'static str)>,
@@ -174,6 +181,7 @@ pub fn lower(
     info: &naga::valid::ModuleInfo,
     src: &str,
     launch: &Launch,
+    weak_cas: Option<bool>,
 ) -> Res<Translation> {
     let (index, ep) = pick_entry(module, launch)?;
     let wg_size = workgroup_size(ep, launch)?;
@@ -212,6 +220,7 @@ pub fn lower(
         glsl: launch_is_glsl(module),
         spills: Default::default(),
         glsl_result: false,
+        weak_cas,
         scoped: Vec::new(),
     };
     l.end = l.new_label();

@@ -53,6 +53,16 @@ pub struct Launch {
     /// Vulkan's VK_KHR_zero_initialize_workgroup_memory, or a peer's
     /// stated input); otherwise it is undefined, as the languages say.
     pub zero_workgroup_memory: bool,
+    /// WGSL's `atomicCompareExchangeWeak` fails spuriously only finitely
+    /// often on a run (`--spurious-failures finite`, the default: C++'s
+    /// recommended practice, which WGSL does not promise); otherwise any
+    /// number of times (docs/KERNEL.md §2.11).
+    pub spurious_finite: bool,
+    /// Invocations of a subgroup are scheduled fairly, as CUDA's
+    /// independent thread scheduling does (`--subgroup-scheduling fair`);
+    /// otherwise a verdict holds for lockstep subgroups too
+    /// ([`crate::kernel::program::Program::hardware_subgroups`]).
+    pub fair_subgroups: bool,
     /// Simplify the translation (jump threading, unreachable code, dead
     /// registers: `lower/thread.rs`, §10.5); off only to check that the
     /// simplification keeps every verdict.
@@ -69,6 +79,8 @@ impl Default for Launch {
             values: None,
             max_states: 2_000_000,
             zero_workgroup_memory: false,
+            spurious_finite: true,
+            fair_subgroups: false,
             simplify: true,
         }
     }
@@ -394,7 +406,10 @@ fn translate_unguarded(
         .then(|| spirv::spec_size_of(bytes))
         .flatten();
     let size_from = launch::size_origin(&launch, declared, spec, span).map_err(fail)?;
-    let mut t = lower::lower(&module, &info, &src, &launch).map_err(fail)?;
+    // WGSL's compare-exchange is weak; SPIR-V's OpAtomicCompareExchangeWeak
+    // "has the same semantics as OpAtomicCompareExchange", GLSL's is strong.
+    let weak_cas = (lang == "WGSL").then_some(launch.spurious_finite);
+    let mut t = lower::lower(&module, &info, &src, &launch, weak_cas).map_err(fail)?;
     t.launch = launch::Taken {
         workgroups: (
             launch.workgroups(),
@@ -410,7 +425,10 @@ fn translate_unguarded(
             ),
         ),
         memory: Default::default(),
+        weak_cas: has_choice(&t.program).then_some(launch.spurious_finite),
+        subgroups: (launch.subgroup_size() > 1).then_some(!launch.fair_subgroups),
     };
+    t.program.hardware_subgroups = !launch.fair_subgroups;
     if let launch::SizeFrom::SpecDefault(id) = size_from {
         t.warnings
             .push(launch::spec_default_warning(t.program.workgroup_size, id));
@@ -524,6 +542,13 @@ fn spirv_races(t: &mut Translation, bytes: &[u8]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Whether some instruction of `p` is a `choose` (a weak compare-exchange).
+fn has_choice(p: &crate::kernel::program::Program) -> bool {
+    (p.codes.iter()).any(|c| {
+        (c.instrs.iter()).any(|i| matches!(i, crate::kernel::program::Instr::Choose { .. }))
+    })
 }
 
 /// The source language of a shader file, by extension, as messages name it.

@@ -370,6 +370,11 @@ impl<'a> Lower<'a> {
                 (1, Some(e)) => Val::Cmp(Cmp::Eq, old, e),
                 _ => return Err(bad()),
             },
+            Val::Exchanged(old, ok) => match i {
+                0 => Val::Op(old),
+                1 => Val::Cmp(Cmp::Ne, ok, Operand::Imm(0)),
+                _ => return Err(bad()),
+            },
             _ => return Err(bad()),
         })
     }
@@ -726,6 +731,7 @@ fn reads(v: &Val, r: u8) -> bool {
         Val::Cmp(_, a, b) => is(a) || is(b),
         Val::Vec(os) => os.iter().any(is),
         Val::Cas(o, x) => is(o) || x.as_ref().is_some_and(is),
+        Val::Exchanged(o, ok) => is(o) || is(ok),
         Val::Inputs(vs) => vs.iter().any(|v| reads(v, r)),
         Val::Ptr(Ptr::Mem(_, i)) => is(i),
         Val::Ptr(_) => false,

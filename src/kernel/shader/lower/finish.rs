@@ -348,7 +348,9 @@ impl<'a> Lower<'a> {
                 .ok_or_else(|| ShaderError::new(self.spans[pc], "a jump to nowhere"))?;
             let t = Target::from_pc(at, len);
             match &mut self.instrs[pc] {
-                Instr::Goto { target } | Instr::Branch { target, .. } => *target = t,
+                Instr::Goto { target }
+                | Instr::Branch { target, .. }
+                | Instr::Choose { target, .. } => *target = t,
                 _ => {}
             }
         }
@@ -371,6 +373,7 @@ impl<'a> Lower<'a> {
             model: None,
             expect: Vec::new(),
             asserts: Vec::new(),
+            hardware_subgroups: false,
         };
         program.normalize();
         program.validate().map_err(|e| {

@@ -455,6 +455,18 @@ impl<'a> Lower<'a> {
                 AtomicOp::CompareExchange(e, v)
             }
         };
+        if let (Some(finite), Some((c, e))) = (self.weak_cas, cmp) {
+            let addr = Addr { loc, index };
+            let regs = self.weak_compare_exchange(addr, e, v, finite, result)?;
+            self.release(pointer);
+            self.release_operand(value);
+            self.release_operand(c);
+            if let (Some(r), Some((d, ok))) = (result, regs) {
+                let val = Val::Exchanged(Operand::Reg(d), Operand::Reg(ok));
+                self.put(r, val, vec![d, ok], Vec::new());
+            }
+            return Ok(());
+        }
         let live = result.is_some_and(|r| self.refs(r) > 0);
         let dst = if live { Some(self.alloc()?) } else { None };
         self.span = self.stmt_span;
@@ -489,6 +501,57 @@ impl<'a> Lower<'a> {
         self.release_operand(value);
         self.put(r, val, temps, deps);
         Ok(())
+    }
+
+    /// WGSL's `atomicCompareExchangeWeak` (docs/KERNEL.md §2.11): the
+    /// strong compare-exchange, or, chosen by nobody in the program, a
+    /// spurious failure that reads the cell and writes nothing (`choose
+    /// finitely` where a run fails spuriously only finitely often, the
+    /// default, else `choose`). The registers of `old_value` and
+    /// `exchanged` (0 or 1) where the result is used.
+    fn weak_compare_exchange(
+        &mut self,
+        addr: Addr,
+        e: Operand,
+        v: Operand,
+        finite: bool,
+        result: Option<Handle<E>>,
+    ) -> Res<Option<(u8, u8)>> {
+        let live = result.is_some_and(|r| self.refs(r) > 0);
+        let (spurious, join) = (self.new_label(), self.new_label());
+        self.span = self.stmt_span;
+        self.access(addr.loc, true, false);
+        let choose = Instr::Choose {
+            target: Target::End,
+            finite,
+        };
+        self.push_jump(choose, spurious);
+        let cas = |dst| Instr::Atomic {
+            op: AtomicOp::CompareExchange(e, v),
+            addr,
+            dst,
+            branch: None,
+        };
+        if !live {
+            // A spurious failure changes nothing the program reads.
+            self.push(cas(None));
+            self.bind(spurious);
+            return Ok(None);
+        }
+        let (d, ok) = (self.alloc()?, self.alloc()?);
+        self.push(cas(Some(d)));
+        self.assign(ok, Some(BinOp::Cmp(Cmp::Eq)), Operand::Reg(d), e);
+        self.goto(join);
+        self.bind(spurious);
+        self.push(Instr::Atomic {
+            op: AtomicOp::Load,
+            addr,
+            dst: Some(d),
+            branch: None,
+        });
+        self.assign(ok, None, Operand::Imm(0), Operand::Imm(0));
+        self.bind(join);
+        Ok(Some((d, ok)))
     }
 
     /// The collective a renamed GLSL subgroup function stands for (only in

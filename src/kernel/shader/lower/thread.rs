@@ -207,7 +207,7 @@ impl<'a> Lower<'a> {
     fn successors(&self, pc: usize, jumps: &HashMap<usize, usize>) -> Vec<usize> {
         match self.instrs[pc] {
             Instr::Goto { .. } => vec![self.at(jumps[&pc])],
-            Instr::Branch { .. } => vec![self.at(jumps[&pc]), pc + 1],
+            Instr::Branch { .. } | Instr::Choose { .. } => vec![self.at(jumps[&pc]), pc + 1],
             _ => vec![pc + 1],
         }
     }
