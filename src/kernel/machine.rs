@@ -266,6 +266,16 @@ struct Ctl {
     len: u32,
 }
 
+/// Whether some instruction of `p` is a `choose` (docs/KERNEL.md §2.11);
+/// refused under a SIMT-Step model (`direct`).
+fn choices(p: &Program, direct: Option<Direct>) -> Result<bool, BuildError> {
+    let any = (p.codes.iter()).any(|c| c.instrs.iter().any(|i| matches!(i, Instr::Choose { .. })));
+    if any && direct.is_some() {
+        return Err("a `choose` (a weak compare-exchange's spurious failure): the SIMT-Step models take deterministic programs only".to_string().into());
+    }
+    Ok(any)
+}
+
 impl Machine {
     /// Compiles a valid program (see [`Program::validate`]). `lockstep`:
     /// the lanes of each subgroup execute together (SIMT). Fails if the
@@ -292,11 +302,7 @@ impl Machine {
             )
             .into());
         }
-        let has_choose =
-            (p.codes.iter()).any(|c| c.instrs.iter().any(|i| matches!(i, Instr::Choose { .. })));
-        if has_choose && direct.is_some() {
-            return Err("a `choose` (a weak compare-exchange's spurious failure): the SIMT-Step models take deterministic programs only".to_string().into());
-        }
+        let has_choose = choices(&p, direct)?;
         let structs = match direct {
             Some(d) => simt::structures(&p, d)?,
             None => Vec::new(),
@@ -1170,21 +1176,10 @@ impl Machine {
                 }
             }
             Instr::Choose { target, finite } => {
-                // Each lane chooses for itself: every subset of the lanes
-                // jumps (a subset is a bit mask below the top's).
-                let mut taken = 0u32;
-                loop {
-                    let stacks = self.branch_stacks(g, &stack, taken, target.pc(len), pc);
-                    for (mut info, stack) in stacks {
-                        info.finite = finite && taken != 0;
-                        let mut t = *s;
-                        self.finish_lockstep(t.as_mut(), g, stack);
-                        push(t, info, out);
-                    }
-                    if taken == top.mask {
-                        break;
-                    }
-                    taken = (taken | !top.mask).wrapping_add(1) & top.mask;
+                for (info, stack) in self.choice_stacks(g, &stack, target.pc(len), pc, finite) {
+                    let mut t = *s;
+                    self.finish_lockstep(t.as_mut(), g, stack);
+                    push(t, info, out);
                 }
             }
             Instr::Atomic {
@@ -1293,6 +1288,32 @@ impl Machine {
             }
         }
         Ok(())
+    }
+
+    /// The stacks after a `choose` of the top entry (§2.11): each lane
+    /// chooses for itself, so every subset of the lanes jumps (a subset
+    /// is a bit mask below the top's), each as a branch would.
+    fn choice_stacks(
+        &self,
+        g: usize,
+        stack: &[Entry],
+        target: usize,
+        pc: usize,
+        finite: bool,
+    ) -> Vec<(StepInfo, Vec<Entry>)> {
+        let mask = stack.last().expect("a stack").mask;
+        let mut all = Vec::new();
+        let mut taken = 0u32;
+        loop {
+            for (mut info, st) in self.branch_stacks(g, stack, taken, target, pc) {
+                info.finite = finite && taken != 0;
+                all.push((info, st));
+            }
+            if taken == mask {
+                return all;
+            }
+            taken = (taken | !mask).wrapping_add(1) & mask;
+        }
     }
 
     /// The stacks after a branch of the top entry: `taken` lanes go to

@@ -75,7 +75,8 @@ pub struct Program {
     /// Outcome assertions over the final states (docs/KERNEL.md §5.4).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub asserts: Vec<crate::kernel::assert::Assertion>,
-    /// Translated from a shader without `--subgroup-scheduling fair`: a
+    /// `subgroups hardware;`, written by the translation of a shader with
+    /// subgroups of two or more without `--subgroup-scheduling fair`: a
     /// model's fair scheduling inside subgroups stands for what GPUs do
     /// there, lockstep with reconvergence at the immediate post-dominator
     /// or independent fair scheduling, so a verdict is P only where it is

@@ -159,7 +159,7 @@ enum Access {
 }
 
 /// What `file` expects at the start of an item.
-const EXPECTED_ITEM: &str = "expected a declaration (values, workgroups, workgroup_size, subgroup_size, global, shared, model, expect), an assertion (exists, forall) or code (kernel, workgroup)";
+const EXPECTED_ITEM: &str = "expected a declaration (values, workgroups, workgroup_size, subgroup_size, global, shared, model, subgroups, expect), an assertion (exists, forall) or code (kernel, workgroup)";
 
 /// At most this many assertions in a program, comparisons in one, and
 /// levels of `(` and `!` in one (so parsing cannot recurse deeply).
@@ -176,6 +176,8 @@ struct Items {
     wg_size: Option<u8>,
     sg_size: Option<u8>,
     model: Option<ScopedModel>,
+    /// `subgroups hardware;` ([`Program::hardware_subgroups`]).
+    hardware_subgroups: bool,
     expect: Vec<Expectation>,
     asserts: Vec<Assertion>,
     codes: Vec<Code>,
@@ -370,6 +372,13 @@ impl<'a> Parser<'a> {
                     it.model = Some(ScopedModel::parse(&text).map_err(|m| err(&at, m))?);
                     it.spans.model = (t.line, t.col);
                     self.punct(";")?;
+                }
+                "subgroups" => {
+                    once(it.hardware_subgroups, &t)?;
+                    self.next();
+                    self.keyword("hardware")?;
+                    self.punct(";")?;
+                    it.hardware_subgroups = true;
                 }
                 "expect" => self.expect_item(&mut it, &t)?,
                 "exists" | "forall" => self.assert_item(&mut it, &t, &word)?,
@@ -631,7 +640,7 @@ impl<'a> Parser<'a> {
             model: it.model,
             expect: it.expect,
             asserts: it.asserts,
-            hardware_subgroups: false,
+            hardware_subgroups: it.hardware_subgroups,
         };
         Ok((program, it.spans))
     }
@@ -861,6 +870,24 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// `choose [finitely] goto L` (docs/KERNEL.md §2.11), at `choose`.
+    fn choice(
+        &mut self,
+        pc: usize,
+        pending: &mut Vec<(usize, String, Token)>,
+    ) -> Result<Instr, ParseError> {
+        self.next();
+        let finite = self.is_ident("finitely");
+        if finite {
+            self.next();
+        }
+        self.keyword("goto")?;
+        Ok(Instr::Choose {
+            target: self.target(pc, pending)?,
+            finite,
+        })
+    }
+
     fn instr(
         &mut self,
         regs: &mut Regs,
@@ -884,16 +911,7 @@ impl<'a> Parser<'a> {
             // `choose goto L;`, `choose finitely goto L;` (a register
             // named `choose` is assigned, not followed by a word).
             "choose" if matches!(&self.peek2().tok, Tok::Ident(w) if w == "goto" || w == "finitely") => {
-                self.next();
-                let finite = matches!(&self.peek().tok, Tok::Ident(w) if w == "finitely");
-                if finite {
-                    self.next();
-                }
-                self.keyword("goto")?;
-                Instr::Choose {
-                    target: self.target(pc, pending)?,
-                    finite,
-                }
+                self.choice(pc, pending)?
             }
             "barrier" => {
                 self.next();

@@ -34,6 +34,9 @@ pub fn print(p: &Program) -> String {
     if let Some(m) = &p.model {
         let _ = writeln!(out, "model {m};");
     }
+    if p.hardware_subgroups {
+        out.push_str("subgroups hardware;\n");
+    }
     for e in &p.expect {
         let _ = writeln!(out, "expect {}: {};", e.model, e.outcome.word());
     }

@@ -428,7 +428,7 @@ fn translate_unguarded(
         weak_cas: has_choice(&t.program).then_some(launch.spurious_finite),
         subgroups: (launch.subgroup_size() > 1).then_some(!launch.fair_subgroups),
     };
-    t.program.hardware_subgroups = !launch.fair_subgroups;
+    t.program.hardware_subgroups = !launch.fair_subgroups && launch.subgroup_size() > 1;
     if let launch::SizeFrom::SpecDefault(id) = size_from {
         t.warnings
             .push(launch::spec_default_warning(t.program.workgroup_size, id));

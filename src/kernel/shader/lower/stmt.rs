@@ -458,13 +458,7 @@ impl<'a> Lower<'a> {
         if let (Some(finite), Some((c, e))) = (self.weak_cas, cmp) {
             let addr = Addr { loc, index };
             let regs = self.weak_compare_exchange(addr, e, v, finite, result)?;
-            self.release(pointer);
-            self.release_operand(value);
-            self.release_operand(c);
-            if let (Some(r), Some((d, ok))) = (result, regs) {
-                let val = Val::Exchanged(Operand::Reg(d), Operand::Reg(ok));
-                self.put(r, val, vec![d, ok], Vec::new());
-            }
+            self.weak_result(pointer, value, c, result, regs);
             return Ok(());
         }
         let live = result.is_some_and(|r| self.refs(r) > 0);
@@ -552,6 +546,25 @@ impl<'a> Lower<'a> {
         self.assign(ok, None, Operand::Imm(0), Operand::Imm(0));
         self.bind(join);
         Ok(Some((d, ok)))
+    }
+
+    /// Releases a weak compare-exchange's operands and binds its result
+    /// (`regs`: [`Lower::weak_compare_exchange`]'s registers).
+    fn weak_result(
+        &mut self,
+        pointer: Handle<E>,
+        value: Handle<E>,
+        compare: Handle<E>,
+        result: Option<Handle<E>>,
+        regs: Option<(u8, u8)>,
+    ) {
+        self.release(pointer);
+        self.release_operand(value);
+        self.release_operand(compare);
+        if let (Some(r), Some((d, ok))) = (result, regs) {
+            let val = Val::Exchanged(Operand::Reg(d), Operand::Reg(ok));
+            self.put(r, val, vec![d, ok], Vec::new());
+        }
     }
 
     /// The collective a renamed GLSL subgroup function stands for (only in
