@@ -15,21 +15,24 @@
 //!   result file): `backends run`, `backends import`.
 //! - [`report`]: the artifact's result CSVs, the observations they hold,
 //!   and which models they are consistent with, as text, JSON and SVG:
-//!   `backends report`.
+//!   `backends report`; the SQLite results database of many devices
+//!   (`backends db`) and the static site drawn from it (`backends site`).
 //!
 //! Below the three parts, the ground they share: [`mapping`], where test
 //! threads run (used by all three), [`toolchain`], finding and running
 //! the compilers (used by `emit --check` and `run`), [`excerpt`],
-//! input quoted in messages (used by all three), and [`json`], JSON read
-//! from other machines' files, refusing a key given twice.
+//! input quoted in messages (used by all three), [`glossary`], the words
+//! of every page and `--help`, and [`json`], JSON read from other
+//! machines' files, refusing a key given twice.
 //!
 //! Above the three parts, [`cli`]: the command line of `backends`, one
-//! thin file per subcommand (`emit`, `run`, `import`, `report`).
+//! thin file per subcommand (`emit`, `run`, `import`, `report`, `db`).
 //!
 //! Dependencies run one way: `cli` uses every part and no part uses it;
 //! `campaign` uses `target` and `report`; `target` and `report` use only
 //! the shared ground, never each other nor `campaign` (checked by
-//! `tests/layout.rs`).
+//! `backends/tests/layout.rs`). `ARCHITECTURE.md`, at the root of the
+//! repository, maps the whole workspace.
 
 pub mod campaign;
 pub mod cli;

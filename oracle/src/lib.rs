@@ -6,13 +6,15 @@
 //!
 //! Two engines share those rules:
 //!
-//! - [`verdicts`] and its batch forms build one state space per test, shared
-//!   by all eleven models ([`shared_space`]: every model's fair set F is a
-//!   function of its states), and decide the eleven verdicts in two linear
-//!   passes over it ([`decide`]). This is what labelling suites costs.
+//! - [`verdicts`] and its batch forms build one state space per test,
+//!   shared by all eleven models ([`axb::shared_space`]: every model's fair
+//!   set F is a function of its states), and decide the eleven verdicts in
+//!   two linear passes over it ([`axb::decide`]). This is what labelling
+//!   suites costs.
 //! - [`analyse`] builds the product of the test with one model's F
-//!   ([`product`], [`fair_set`]) and, when termination is not guaranteed,
-//!   finds a witness schedule on it ([`check`]; [`explain`] renders it).
+//!   ([`axb::product`], [`axb::fair_set`]) and, when termination is not
+//!   guaranteed, finds a witness schedule on it ([`axb::check`];
+//!   [`axb::explain`] renders it).
 //!
 //! The property tests check that the two agree on random programs.
 //!

@@ -2,7 +2,7 @@
 //!
 //! Threads of `atomic_chk_branch` and `atomic_exch_branch` instructions,
 //! one thread a workgroup (docs/SPEC.md): the instructions and their
-//! validation ([`test`]), the artifact's text format ([`text`]), RON
+//! validation ([`mod@test`]), the artifact's text format ([`text`]), RON
 //! tests and suites ([`suite`], [`load`], [`fast_ron`]), packed suites
 //! ([`packed`]), the paper's notation ([`pseudo`]), the 483 published
 //! tests ([`published`]), and the explicit state-space builder

@@ -7,14 +7,14 @@
 //! barriers and subgroup collectives. Memory is sequentially consistent.
 //!
 //! - [`program`]: the program type and its validation;
-//! - [`assert`], [`observe`]: outcome assertions over final states and
+//! - [`mod@assert`], [`observe`]: outcome assertions over final states and
 //!   the terms they read;
 //! - [`model`]: scoped progress models (their names and text form; the
 //!   semantics is in the oracle);
 //! - [`embed`]: AXB tests as kernel programs, losslessly;
 //! - [`litmus`]: the hand-written text format, parser and printer;
 //! - [`ron`]: the RON forms (a program, a suite of programs);
-//! - [`cfg`], [`machine`]: control flow and the packed-state semantics;
+//! - [`mod@cfg`], [`machine`]: control flow and the packed-state semantics;
 //! - [`load`]: reading programs from files and directories;
 //! - [`shader`]: WGSL, GLSL and SPIR-V compute shaders as kernel programs.
 

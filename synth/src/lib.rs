@@ -6,13 +6,15 @@
 //! order that depends only on the set. Two engines compute the same set:
 //!
 //! - [`Engine::Sat`]: a varisat encoding of programs, their state spaces and
-//!   the constraints, enumerated with blocking clauses ([`sat`]);
-//! - [`Engine::Explicit`]: program-by-program enumeration on axb's state-space
-//!   builder ([`explicit`]).
+//!   the constraints, enumerated with blocking clauses
+//!   ([`enumerate::sat`]);
+//! - [`Engine::Explicit`]: program-by-program enumeration on
+//!   `progress_litmus`'s state-space builder ([`enumerate::explicit`]).
 //!
-//! Both split the search space into the same [`program::Unit`]s, run units in
-//! parallel (rayon) and check every test with the one constraint checker
-//! ([`constraints`]). Sharding ([`shard`]) runs a subset of units.
+//! Both split the search space into the same
+//! [`enumerate::program::Unit`]s, run units in parallel (rayon) and check
+//! every test with the one constraint checker ([`enumerate::constraints`]).
+//! Sharding ([`enumerate::shard`]) runs a subset of units.
 //!
 //! [`find`] is targeted synthesis: tests with a required verdict vector,
 //! found by a counterexample-guided loop over the SAT encoding without

@@ -219,7 +219,7 @@ impl Plan {
 
     /// A Slurm array script, one task per shard, with `note` (comment
     /// lines, such as an estimate) after the `#SBATCH` lines. Run by `bash`
-    /// rather than `sbatch`, it submits itself ([`SUBMIT`]). Its defaults
+    /// rather than `sbatch`, it submits itself (`SUBMIT`). Its defaults
     /// are an HPC user's: a log a task, appended to when a task runs again
     /// (`--open-mode=append`), requeued when its node fails or it is
     /// preempted (`--requeue`; it resumes its journal).
@@ -288,7 +288,7 @@ pub struct Task {
     pub cpus: u32,
     /// `--mem`, in Slurm's form (`4G`, `3328M`).
     pub mem: String,
-    /// `--time`, in Slurm's form ([`is_slurm_time`]).
+    /// `--time`, in Slurm's form (`is_slurm_time`).
     pub time: String,
     /// The merge job's `--time`.
     pub merge_time: String,

@@ -5,8 +5,8 @@
 //! terminate takes far less than the deadline. On an NVIDIA H200 the
 //! round-robin and chunked mappings, at the default 32,767 instances, took
 //! 130 ms on the median and up to 296 ms to terminate, against a 300 ms
-//! deadline (`results/h200/README.md`): the README's earlier advice of
-//! 100 ms would have reported most terminating runs as hangs.
+//! deadline (`results/h200/README.md`): the project README's earlier
+//! advice of 100 ms would have reported most terminating runs as hangs.
 //!
 //! So, per mapping, the journal's slowest terminating run is set against
 //! its quickest stopped run (which lasted about the deadline, plus the

@@ -7,7 +7,7 @@
 //! other (a busy timeout) instead of interleaving.
 //!
 //! Schema (version [`SCHEMA_VERSION`], in `PRAGMA user_version`; the
-//! tables in [`SCHEMA`]):
+//! tables in [`SCHEMA`](crate::report::db_schema::SCHEMA)):
 //! - `devices`: a device by its name (the stem of its result files), with
 //!   what is known of it: vendor, architecture, driver, browser or host.
 //! - `suites`: the tests a campaign ran, by fingerprint
@@ -15,7 +15,7 @@
 //!   CSVs record none (their runs are of the 483 published tests).
 //! - `campaigns`: one campaign of one device (a `backends run`, an
 //!   `import`, one published device's CSVs), by its identity
-//!   ([`crate::report::db_import::CampaignId`]), with its provenance:
+//!   ([`crate::report::db_campaign::CampaignId`]), with its provenance:
 //!   target, suite, when it started, the options it ran with, the driver
 //!   and host given.
 //! - `imports`: one file as imported: the content hash of the runs it
@@ -106,7 +106,7 @@ JOIN imports i ON i.id = c.import_id LEFT JOIN suites s ON s.id = k.suite_id
 ORDER BY d.name, c.test, c.mapping, i.file";
 
 /// Every device of the database with its observations, as
-/// [`observations::load`] reads CSV folders: per test and mapping, k and n
+/// [`crate::report::observations::load`] reads CSV folders: per test and mapping, k and n
 /// summed over the device's campaigns (a `P` summary adds no count), and
 /// [`Device::campaigns`] says how many there are. An observation's source
 /// is `DB:FILE` (the database and the first file it was imported from).

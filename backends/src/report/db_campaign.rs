@@ -1,5 +1,5 @@
-//! What identifies a campaign in the results database (README, "Many
-//! devices"): a device's runs of one sitting, whichever file brings them.
+//! What identifies a campaign in the results database (docs/GUIDE.md,
+//! "Many devices"): a device's runs of one sitting, whichever file brings them.
 //!
 //! The identity is the SHA-256 of the canonical JSON (keys sorted, no
 //! whitespace) of `{"device", "target", "campaign", "started_unix_ms"}`:

@@ -22,7 +22,7 @@
 //! target, checked the same way.
 //!
 //! Both check the schema first: exactly the objects this code makes for
-//! the file's version, nothing else ([`check_schema`]), so that no query
+//! the file's version, nothing else (`check_schema`), so that no query
 //! of a reader runs over a view or a trigger someone else put there.
 
 use crate::report::db_schema::{expected, from_v1, objects, Object, SCHEMA, SCHEMA_VERSION};

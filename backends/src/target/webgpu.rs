@@ -9,7 +9,7 @@
 //! with `synth explorer`'s "run this test on my GPU") and the page's own
 //! script (`templates/webgpu_page.js`). It shows the adapter, calibrates
 //! the iteration budget into a time per run (default 100 ms, the deadline
-//! the README gives for a CUDA campaign of the published suite; a browser
+//! the README once gave for a CUDA campaign of the published suite; a browser
 //! must stay far below the seconds after which operating systems reset a
 //! GPU), runs the canary (one thread waiting for a write nobody makes must
 //! spend its budget) and refuses a device that fails it; then it runs

@@ -15,8 +15,8 @@
 //!   topological order, so when one completes, every state its transitions
 //!   leave it for is final: the component's own states settle by a few
 //!   sweeps over its transitions. A component that takes more sweeps than
-//!   [`SWEEPS`] (a long chain of fair moves inside one large component)
-//!   hands the whole space to [`strong`], the plain backward search over
+//!   `SWEEPS` (a long chain of fair moves inside one large component)
+//!   hands the whole space to `strong`, the plain backward search over
 //!   predecessor rows, so the cost stays linear.
 //!
 //! Nothing recurses: the depth-first search keeps its frames in a vector,

@@ -1,6 +1,6 @@
 //! `oracle classify`: the verdicts under all eleven models of each test,
 //! in input order. Also the loading and deciding that `table` and `label`
-//! share with it ([`decide_all`]), so that the three commands agree on
+//! share with it (`decide_all`), so that the three commands agree on
 //! every verdict, error line and warning.
 
 use super::{

@@ -4,7 +4,7 @@
 //! the clap types of the whole command (global `--max-states`, `-o`,
 //! `--format`), the parsers of models and names, the way a command fails
 //! ([`Failure`], one exit status each) and the way its output is written
-//! ([`emit`]). `oracle/src/main.rs` only calls [`main`].
+//! (`emit`). `oracle/src/main.rs` only calls [`main`].
 //!
 //! AXB tests and kernel programs (`.litmus`, docs/KERNEL.md) come in
 //! through one loader ([`progress_litmus::kernel::load`]). AXB tests are

@@ -12,7 +12,7 @@
 //! access any more is unobservable. The cells of an invocation's future
 //! depend only on its code, pc, ids and registers: they are computed once
 //! per such local state and remembered, in a table indexed by pc and the
-//! registers' bits where all invocations' tables fit [`DENSE_ENTRIES`]
+//! registers' bits where all invocations' tables fit `DENSE_ENTRIES`
 //! (no hash to compute: the look-ups are much of the reduction's cost
 //! where it seldom applies), else in a hash map.
 

@@ -786,7 +786,7 @@ impl Kernel {
     /// The partial-order reduction adds memory steps nobody else can still
     /// disturb or observe and arrivals that leave their actor waiting, and
     /// takes only the actors of the lowest index inside their workgroup
-    /// ([`Kernel::first_actors`], docs/KERNEL.md §8.7).
+    /// (`Kernel::first_actors`, docs/KERNEL.md §8.7).
     pub fn successors_with<S: Packed>(
         &self,
         s: &S,
@@ -872,7 +872,7 @@ impl Kernel {
     /// in a state whose twins are `twins` ([`Symmetry::twins`]): a twin
     /// actor's steps (or a twin invocation's Terminate) are its earlier
     /// twin's by another mover, to the same canonical states, which the
-    /// lean product stores alone ([`Kernel::moves_into`]); itself where
+    /// lean product stores alone (`Kernel::moves_into`); itself where
     /// it has no twin. Twins are alike, so one is moved where the other
     /// is.
     pub fn twin_kinds(&self, twins: &[u8; MAX_INVOCATIONS]) -> [u8; 32] {
@@ -1077,7 +1077,7 @@ impl Kernel {
     /// gets, per transition, what the chain states it passed had
     /// (their enabled entities and their steppers, when `weak`: only the
     /// weak rule asks). The moves of twins are left out and counted
-    /// ([`Kernel::moves_into`]): the count.
+    /// (`Kernel::moves_into`): the count.
     pub fn successors_chained<S: Packed>(
         &self,
         s: &S,

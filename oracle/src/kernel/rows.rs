@@ -27,7 +27,7 @@ use progress_litmus::axb::space::{Meter, OutOfMemory};
 /// 5 bits of kind in LEB128).
 pub const MAX_EDGE_BYTES: usize = 5;
 
-/// Rows a block of starts has ([`Starts`]).
+/// Rows a block of starts has (`Starts`).
 pub const BLOCK: usize = 64;
 
 /// Where rows start, as offsets into the bytes: the start of row `n`

@@ -15,7 +15,7 @@
 //!
 //! Under HSA, HSA+OBE and LOBE at the device scope, workgroups are
 //! interchangeable only by renamings that keep the order of the live
-//! ones ([`Live`]): each run of consecutive workgroups running one code
+//! ones (`Live`): each run of consecutive workgroups running one code
 //! that does not read `wg_id` is canonical with its live workgroups
 //! first, in order, and its terminated ones after them, sorted.
 //!
@@ -542,7 +542,7 @@ impl Symmetry {
     }
 
     /// Whether every renaming it allows keeps the order of the live
-    /// workgroups ([`Live`]): then a reduction that picks the lowest
+    /// workgroups (`Live`): then a reduction that picks the lowest
     /// actor commutes with them.
     pub fn keeps_order(&self) -> bool {
         self.groups.iter().all(|g| g.live.is_some())

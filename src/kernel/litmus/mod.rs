@@ -1,6 +1,6 @@
 //! The litmus format: kernel programs as people write them, in a C-like
 //! syntax close to the pseudo-code `oracle explain` prints (docs/KERNEL.md
-//! §5). [`parse`] gives positioned errors; [`print`] gives the canonical
+//! §5). [`parse()`] gives positioned errors; [`print()`] gives the canonical
 //! text back.
 
 pub mod lex;

@@ -9,7 +9,7 @@
 //! schedule of the translated program and refuses it if any step's 32-bit
 //! result differs from its `b`-bit one (docs/KERNEL.md §10). The result
 //! keeps, per instruction, the shader position it came from, so that errors,
-//! faults and `oracle translate` ([`print`]) speak of the user's lines.
+//! faults and `oracle translate` ([`mod@print`]) speak of the user's lines.
 //!
 //! This lives beside the kernel language it produces (not in the oracle):
 //! the one loader ([`crate::kernel::load`]) reads shaders like any other

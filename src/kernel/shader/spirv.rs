@@ -568,7 +568,7 @@ fn add_local_sizes(
 /// (docs/KERNEL.md §10.2, *Races*).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScopedAtomic {
-    /// The names its memory may go by ([`names_of`]).
+    /// The names its memory may go by (`names_of`).
     pub names: Vec<String>,
     /// Its variable's id (what names it where the module has no names).
     pub var: u32,

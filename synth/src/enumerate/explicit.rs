@@ -7,8 +7,9 @@
 //! complete program goes through [`crate::enumerate::constraints::check`]: the cheap
 //! syntactic clauses first, then the state-space clauses on buffers reused
 //! from program to program ([`crate::enumerate::space_check`], the same
-//! answer as the definition, which builds axb's general state space).
-//! Units are independent and run in parallel (see [`crate::enumerate`]).
+//! answer as the definition, which builds `progress_litmus`'s general
+//! state space).
+//! Units are independent and run in parallel (see [`mod@crate::enumerate`]).
 
 use crate::enumerate::config::Config;
 use crate::enumerate::constraints;

@@ -44,11 +44,11 @@
 //! same test twice.
 //!
 //! # For `find`
-//! [`Encoding::build_requiring`] adds required failures of strong models
+//! `Encoding::build_requiring` adds required failures of strong models
 //! as *traps*: sets of states closed under the fair moves, which, unlike
 //! reachability, are greatest fixpoints and need no ranks (strong HSA
 //! exactly, strong OBE and HSA+OBE as a necessary condition).
-//! [`Encoding::block`] adds a blocking clause without the literals the
+//! `Encoding::block` adds a blocking clause without the literals the
 //! formula implies (found by solving under an assumption), since varisat
 //! rebuilds all its watch lists on the next solve after a clause with a
 //! literal false at its top level.
@@ -234,7 +234,7 @@ struct InstrVars {
 }
 
 /// The strong models every answer of a search must fail, for
-/// [`Encoding::build_requiring`]: strong HSA exactly, strong OBE and
+/// `Encoding::build_requiring`: strong HSA exactly, strong OBE and
 /// strong HSA+OBE by a necessary condition (each method's documentation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Failures {

@@ -18,7 +18,7 @@
 //! numbered through a dense table indexed by a mixed-radix number (each
 //! used location's value, each thread's pc), updated by a difference per
 //! step and reset by a round stamp, not cleared; only a test whose radix
-//! product passes [`DENSE_MAX`] falls back to hashing.
+//! product passes `DENSE_MAX` falls back to hashing.
 //!
 //! Only the yes/no answer is computed, never which clause failed: the
 //! journal check and the SAT engine keep the definition, and

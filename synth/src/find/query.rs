@@ -1,8 +1,9 @@
 //! What `find` looks for: a required verdict vector (models that must pass,
 //! models that must fail), and why some vectors are impossible.
 //!
-//! The model hierarchy (README "Correctness"; checked on random programs by
-//! `oracle/tests/properties.rs`) says which passes imply which: weak X
+//! The model hierarchy (docs/RESULTS.md, "What the tests reproduce";
+//! checked on random programs by `oracle/tests/properties.rs`) says which
+//! passes imply which: weak X
 //! implies strong X; HSA and OBE imply HSA+OBE, which implies LOBE, which
 //! implies fair (at either fairness); unfair implies weak HSA and weak OBE.
 //! And every synthesized test fails unfair (it has a cycle, SPEC §4.6).

@@ -19,8 +19,8 @@
 //! others; blocking a pass costs a whole program, so the thin strong
 //! queries labelled about every test before (2t4i: 5,771 candidates of
 //! 6,946 tests, now 375). Blocking clauses leave out the literals the
-//! formula implies ([`Encoding::block`]), which spares varisat a rebuild
-//! of every watch list per candidate.
+//! formula implies (`Encoding::block` in [`crate::enumerate::sat`]), which
+//! spares varisat a rebuild of every watch list per candidate.
 
 use super::family::{refutation, Family};
 use super::query::Query;

@@ -35,7 +35,7 @@ use std::path::{Component, Path, PathBuf};
 /// The record of what `synth suites` wrote, at the top of its directory.
 pub const MANIFEST: &str = "MANIFEST";
 
-/// What [`write`] did.
+/// What [`write()`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WriteStats {
     pub written: usize,
@@ -43,7 +43,7 @@ pub struct WriteStats {
     pub removed: Vec<PathBuf>,
 }
 
-/// Why [`write`] did nothing (a refusal: the output folder is not one the
+/// Why [`write()`] did nothing (a refusal: the output folder is not one the
 /// tool may write as asked) or stopped (an I/O error).
 #[derive(Debug)]
 pub enum WriteError {

@@ -24,7 +24,7 @@
 //! **One run, one outcome.** Every invocation writes its registers into
 //! binding `regs_out` when it ends; memory is the global buffer. The
 //! `// axb-simt:` first line says where each term the assertions name
-//! ([`observed`]) is read, so that any host turns a run into one outcome
+//! (`observed`) is read, so that any host turns a run into one outcome
 //! line, `m[0]=1 m[1]=2` (values masked to the program's `values`). Loops
 //! spend a budget: an invocation that spends it leaves its loops and is
 //! counted `stopped` (the run has no outcome then).
