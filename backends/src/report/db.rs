@@ -155,6 +155,11 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
             .insert(r.get(9).map_err(sql)?);
         add_row(path, &mut devices, &mut counts, row)?;
     }
+    let facts = crate::report::db_facts::read_all(&conn, path)?;
+    for (device, ids) in &campaigns {
+        let d = devices.get_mut(device).expect("added with its campaigns");
+        d.times = ids.iter().filter_map(|i| facts.get(i)).map(|f| f.times).collect();
+    }
     for ((device, test, m), (k, n)) in counts {
         let d = devices.get_mut(&device).expect("added with its counts");
         d.campaigns = campaigns.get(&device).map_or(0, |c| c.len());
@@ -266,6 +271,7 @@ fn add_row(
         tests: BTreeMap::new(),
         sources: Vec::new(),
         campaigns: 1,
+        times: Vec::new(),
     });
     if !d.sources.contains(&source) {
         d.sources.push(source.clone());
