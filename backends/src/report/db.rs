@@ -37,6 +37,7 @@
 //! ([`crate::report::db_open`]) and refuse it.
 
 use crate::mapping::Mapping;
+use crate::report::db_facts;
 use crate::report::observations::{Device, Observed};
 use crate::report::out_dir::{self, OutDir, WriteError};
 use crate::report::results::Cell;
@@ -119,6 +120,8 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
     let mut counts: Counts = BTreeMap::new();
     let mut campaigns: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
     let mut suites: BTreeMap<(String, String), DbSuite> = BTreeMap::new();
+    let mut per_campaign: BTreeMap<(String, String, String), Vec<db_facts::CampaignCell>> =
+        BTreeMap::new();
     let mut rows = stmt.query([]).map_err(sql)?;
     while let Some(r) = rows.next().map_err(sql)? {
         let mut row = DbRow {
@@ -149,16 +152,38 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
             s.file = s.file.clone().min(row.file.clone());
             s.observed.push(row.test.clone());
         }
+        let campaign: i64 = r.get(9).map_err(sql)?;
         campaigns
             .entry(row.device.clone())
             .or_default()
-            .insert(r.get(9).map_err(sql)?);
+            .insert(campaign);
+        per_campaign
+            .entry((row.device.clone(), row.test.clone(), row.mapping.clone()))
+            .or_default()
+            .push(db_facts::CampaignCell {
+                campaign,
+                failed: row.failed,
+                runs: row.runs,
+            });
         add_row(path, &mut devices, &mut counts, row)?;
     }
-    let facts = crate::report::db_facts::read_all(&conn, path)?;
+    let facts = db_facts::read_all(&conn, path)?;
     for (device, ids) in &campaigns {
         let d = devices.get_mut(device).expect("added with its campaigns");
-        d.times = ids.iter().filter_map(|i| facts.get(i)).map(|f| f.times).collect();
+        d.times = ids
+            .iter()
+            .filter_map(|i| facts.get(i))
+            .map(|f| f.times)
+            .collect();
+    }
+    let names = campaign_names(&conn, path)?;
+    for ((device, test, mapping), cells) in per_campaign {
+        let m = Mapping::ALL.into_iter().find(|m| m.name() == mapping);
+        let how = m.and_then(|m| db_facts::settled(&cells, m, &facts, &names));
+        if let (Some(m), Some(how)) = (m, how) {
+            let d = devices.get_mut(&device).expect("added with its cells");
+            d.settled.insert((test, m.code()), how);
+        }
     }
     for ((device, test, m), (k, n)) in counts {
         let d = devices.get_mut(&device).expect("added with its counts");
@@ -176,6 +201,24 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
         s.observed.dedup();
     }
     Ok((devices.into_values().collect(), suites))
+}
+
+/// Each campaign's name in messages, by id: its label, else the first 12
+/// hex digits of its identity (as `db list` shows it).
+fn campaign_names(conn: &rusqlite::Connection, db: &Path) -> Result<BTreeMap<i64, String>, String> {
+    let sql = |e: rusqlite::Error| cannot_read(db, &e);
+    let mut stmt = conn
+        .prepare("SELECT id, identity, label FROM campaigns")
+        .map_err(sql)?;
+    let rows = stmt
+        .query_map([], |r| {
+            let identity: String = r.get(1)?;
+            let label: Option<String> = r.get(2)?;
+            let short = identity.chars().take(12).collect::<String>();
+            Ok((r.get(0)?, label.unwrap_or(short)))
+        })
+        .map_err(sql)?;
+    rows.collect::<Result<_, _>>().map_err(sql)
 }
 
 /// Not terminating and known runs, summed, per device, test and mapping
@@ -272,6 +315,7 @@ fn add_row(
         sources: Vec::new(),
         campaigns: 1,
         times: Vec::new(),
+        settled: BTreeMap::new(),
     });
     if !d.sources.contains(&source) {
         d.sources.push(source.clone());
@@ -426,7 +470,7 @@ pub struct ImportInfo {
 }
 
 /// A campaign with its provenance, as `db list` shows it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CampaignInfo {
     /// Its identity ([`crate::report::db_campaign`]), hex SHA-256.
     pub campaign: String,
@@ -446,6 +490,28 @@ pub struct CampaignInfo {
     /// k-of-n rows (test x mapping) held where the source had only counts.
     pub summaries: i64,
     pub imports: Vec<ImportInfo>,
+    /// `started_unix_ms` as a UTC date ([`crate::report::format::utc`]).
+    pub started_utc: Option<String>,
+    /// Imported from another machine's result lines (`backends import`):
+    /// the start is when the import was made, not when the runs were.
+    pub imported: bool,
+    /// The deadline it ran with, where its options record it.
+    pub deadline_ms: Option<f64>,
+    /// The quickest run stopped at the deadline, over its mappings: the
+    /// deadline was at most this (plus the stop), where not recorded.
+    pub quickest_stopped_ms: Option<f64>,
+    /// The fewest and most runs of a test under a mapping, from the runs
+    /// and k-of-n counts held (a `P` summary counts none).
+    pub runs_per_test: Option<[i64; 2]>,
+    /// The iterations its options asked for.
+    pub iterations: Option<u64>,
+    /// The driver the device reported (the GPU's description).
+    pub reported_driver: Option<String>,
+    /// `normal`, `cooperative` or `intra-warp`, where its options say.
+    pub launch: Option<String>,
+    /// Its mappings whose deadline was too close to call
+    /// ([`crate::report::observations::close_call`]).
+    pub close_calls: Vec<crate::report::observations::CloseCall>,
 }
 
 /// Every campaign of the database with its provenance, by device, start
@@ -483,6 +549,15 @@ pub fn campaigns(path: &Path) -> Result<Vec<CampaignInfo>, String> {
                     non_terminating_runs: r.get(12)?,
                     summaries: r.get(13)?,
                     imports: Vec::new(),
+                    started_utc: None,
+                    imported: false,
+                    deadline_ms: None,
+                    quickest_stopped_ms: None,
+                    runs_per_test: None,
+                    iterations: None,
+                    reported_driver: None,
+                    launch: None,
+                    close_calls: Vec::new(),
                 },
             ))
         })
@@ -509,5 +584,49 @@ pub fn campaigns(path: &Path) -> Result<Vec<CampaignInfo>, String> {
             .map_err(sql)?;
         c.imports = rows.collect::<Result<_, _>>().map_err(sql)?;
     }
+    add_facts(&conn, path, &mut out)?;
     Ok(out.into_iter().map(|(_, c)| c).collect())
+}
+
+/// Fills in what `db list` shows beyond the campaign's row: its date, the
+/// runs per test its counts hold, and what its facts record
+/// ([`db_facts`]).
+fn add_facts(
+    conn: &rusqlite::Connection,
+    path: &Path,
+    out: &mut [(i64, CampaignInfo)],
+) -> Result<(), String> {
+    let sql = |e: rusqlite::Error| cannot_read(path, &e);
+    let facts = db_facts::read_all(conn, path)?;
+    let mut per_test = conn
+        .prepare(
+            "SELECT min(n), max(n) FROM (
+                SELECT count(*) AS n FROM runs WHERE campaign_id = ?1 GROUP BY test, mapping
+                UNION ALL
+                SELECT runs FROM summaries WHERE campaign_id = ?1 AND runs IS NOT NULL)",
+        )
+        .map_err(sql)?;
+    for (id, c) in out.iter_mut() {
+        c.started_utc = c.started_unix_ms.map(crate::report::format::utc);
+        let (lo, hi): (Option<i64>, Option<i64>) = per_test
+            .query_row([*id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(sql)?;
+        c.runs_per_test = lo.zip(hi).map(|(lo, hi)| [lo, hi]);
+        let Some(f) = facts.get(id) else { continue };
+        c.imported = f.imported;
+        c.deadline_ms = f.deadline_ms;
+        c.iterations = f.iterations;
+        c.reported_driver = f.driver.clone();
+        c.launch = f.launch.clone();
+        c.quickest_stopped_ms = f
+            .times
+            .iter()
+            .filter_map(|t| t.quickest_stopped_ms)
+            .reduce(f64::min);
+        c.close_calls = Mapping::ALL
+            .into_iter()
+            .filter_map(|m| db_facts::times(f, m).close_call(m))
+            .collect();
+    }
+    Ok(())
 }

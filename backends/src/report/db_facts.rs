@@ -157,3 +157,72 @@ pub fn read_all(conn: &Connection, db: &Path) -> Result<BTreeMap<i64, Facts>, St
 pub fn times(f: &Facts, m: Mapping) -> Extremes {
     f.times[m.code() as usize]
 }
+
+/// One campaign's count of a test under a mapping: `failed` of `runs`
+/// (`runs` None: a summary that says every run terminated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CampaignCell {
+    pub campaign: i64,
+    pub failed: u32,
+    pub runs: Option<u32>,
+}
+
+/// How long the runs of campaign `f` under `m` are known to have been
+/// allowed to go on: its deadline where recorded, else the longest of its
+/// slowest terminating and its quickest stopped run.
+fn reach_ms(f: &Facts, m: Mapping) -> Option<f64> {
+    let t = times(f, m);
+    [
+        f.deadline_ms,
+        t.slowest_terminated_ms,
+        t.quickest_stopped_ms,
+    ]
+    .into_iter()
+    .flatten()
+    .reduce(f64::max)
+}
+
+/// Whether the campaigns of one device settle the hangs of a test under
+/// `m` (`cells`: each campaign's count of it) as slow runs, and in what
+/// words (`names`: the campaigns' names): every campaign in which it hung
+/// had a deadline too close to call under `m`
+/// ([`crate::report::observations::close_call`]), and in another campaign
+/// every run of it terminated, a campaign whose runs under `m` went on
+/// longer ([`reach_ms`]) than the quickest stopped run of each of those.
+pub fn settled(
+    cells: &[CampaignCell],
+    m: Mapping,
+    facts: &BTreeMap<i64, Facts>,
+    names: &BTreeMap<i64, String>,
+) -> Option<String> {
+    let name = |id: i64| names.get(&id).cloned().unwrap_or_else(|| id.to_string());
+    let mut stopped_at = Vec::new();
+    for c in cells.iter().filter(|c| c.failed > 0) {
+        let t = times(facts.get(&c.campaign)?, m);
+        t.close_call(m)?;
+        stopped_at.push((c.campaign, t.quickest_stopped_ms?));
+    }
+    let longest = stopped_at.iter().map(|s| s.1).reduce(f64::max)?;
+    let (by, runs, reach) = cells
+        .iter()
+        .filter(|c| c.failed == 0)
+        .filter_map(|c| Some((c, reach_ms(facts.get(&c.campaign)?, m)?)))
+        .filter(|(_, reach)| *reach > longest)
+        .map(|(c, reach)| (c.campaign, c.runs, reach))
+        .max_by(|a, b| a.2.total_cmp(&b.2))?;
+    let hung: Vec<String> = stopped_at
+        .iter()
+        .map(|(id, q)| {
+            format!(
+                "campaign {} stopped its quickest non-terminating run at {q:.1} ms",
+                name(*id)
+            )
+        })
+        .collect();
+    let runs = runs.map_or("every run".to_string(), |n| format!("all {n} runs"));
+    Some(format!(
+        "{runs} terminated in campaign {}, whose runs went on to {reach:.1} ms; {}",
+        name(by),
+        hung.join("; ")
+    ))
+}

@@ -55,6 +55,11 @@ pub struct Device {
     /// the results database keeps them ([`crate::report::db_facts`]);
     /// empty for result files, whose device files are read instead.
     pub times: Vec<[Extremes; 3]>,
+    /// The tests and mappings ([`Mapping::code`]) whose hangs, too close
+    /// to call where they were seen, another of its campaigns settled as
+    /// slow runs, with the words that say how
+    /// ([`crate::report::db_facts::settled`]); empty for result files.
+    pub settled: BTreeMap<(String, u32), String>,
 }
 
 /// The `(N, M)` of a configuration directory name `<N>_thread_<M>_instruction`.
@@ -469,6 +474,7 @@ fn add(
         sources: Vec::new(),
         campaigns: 1,
         times: Vec::new(),
+        settled: BTreeMap::new(),
     });
     if !d.sources.iter().any(|s| s == path) {
         d.sources.push(path.to_path_buf());
