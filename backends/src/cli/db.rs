@@ -248,38 +248,6 @@ fn import(a: &ImportDbArgs) -> ExitCode {
     }
 }
 
-/// What is not known, in `db list`.
-const UNKNOWN: &str = "unknown";
-
-/// A time in ms as `db list` shows it: whole ms where whole.
-fn ms(v: f64) -> String {
-    if v.fract() == 0.0 {
-        format!("{v:.0} ms")
-    } else {
-        format!("{v:.1} ms")
-    }
-}
-
-/// The deadline of a campaign: recorded, or bounded by the quickest run
-/// stopped at it.
-fn deadline(c: &db::CampaignInfo) -> String {
-    match (c.deadline_ms, c.quickest_stopped_ms) {
-        (Some(d), _) => ms(d),
-        (None, Some(q)) => format!("{UNKNOWN} (runs stopped from {})", ms(q)),
-        (None, None) => UNKNOWN.to_string(),
-    }
-}
-
-/// The runs per test and mapping of a campaign: `N`, or `LO-HI`.
-fn runs_per_test(c: &db::CampaignInfo) -> String {
-    match (c.runs_per_test, c.iterations) {
-        (Some([lo, hi]), _) if lo == hi => lo.to_string(),
-        (Some([lo, hi]), _) => format!("{lo}-{hi}"),
-        (None, Some(i)) => format!("{i} (iterations asked for)"),
-        (None, None) => UNKNOWN.to_string(),
-    }
-}
-
 /// The close calls of a campaign, `; deadline too close to call under
 /// MAPPING (...)`, as `report` words them.
 fn close_calls(c: &db::CampaignInfo) -> String {
@@ -298,7 +266,7 @@ fn close_calls(c: &db::CampaignInfo) -> String {
 
 /// One campaign as a line of `db list`: what is not known says `unknown`.
 fn campaign_line(c: &db::CampaignInfo) -> String {
-    let show = |o: Option<&str>| crate::excerpt::printable(o.unwrap_or(UNKNOWN));
+    let show = |o: Option<&str>| crate::excerpt::printable(o.unwrap_or(db::UNKNOWN));
     let held = if c.runs > 0 {
         format!(
             "{} runs ({} not terminating)",
@@ -310,7 +278,7 @@ fn campaign_line(c: &db::CampaignInfo) -> String {
     let started = match (&c.started_utc, c.imported) {
         (Some(d), true) => format!("{d} (when imported)"),
         (Some(d), false) => d.clone(),
-        (None, _) => UNKNOWN.to_string(),
+        (None, _) => db::UNKNOWN.to_string(),
     };
     format!(
         "{} {} target {} suite {} started {started} label {} driver {} host {} deadline {} runs per test {} launch {}: {held}, from {} file(s){}\n",
@@ -321,8 +289,8 @@ fn campaign_line(c: &db::CampaignInfo) -> String {
         c.label.as_deref().map_or("none".to_string(), crate::excerpt::printable),
         show(c.driver.as_deref().or(c.reported_driver.as_deref())),
         show(c.host.as_deref()),
-        deadline(c),
-        runs_per_test(c),
+        c.deadline(),
+        c.runs_per_test(),
         show(c.launch.as_deref()),
         c.imports.len(),
         close_calls(c)

@@ -514,6 +514,68 @@ pub struct CampaignInfo {
     pub close_calls: Vec<crate::report::observations::CloseCall>,
 }
 
+/// What is not known, in `db list`.
+pub const UNKNOWN: &str = "unknown";
+
+/// A time in ms as `db list` shows it: whole ms where whole.
+fn ms(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0} ms")
+    } else {
+        format!("{v:.1} ms")
+    }
+}
+
+impl CampaignInfo {
+    /// The deadline of a campaign: recorded, or bounded by the quickest run
+    /// stopped at it.
+    pub fn deadline(&self) -> String {
+        let c = self;
+        match (c.deadline_ms, c.quickest_stopped_ms) {
+            (Some(d), _) => ms(d),
+            (None, Some(q)) => format!("{UNKNOWN} (runs stopped from {})", ms(q)),
+            (None, None) => UNKNOWN.to_string(),
+        }
+    }
+
+    /// The runs per test and mapping of a campaign: `N`, or `LO-HI`.
+    pub fn runs_per_test(&self) -> String {
+        let c = self;
+        match (c.runs_per_test, c.iterations) {
+            (Some([lo, hi]), _) if lo == hi => lo.to_string(),
+            (Some([lo, hi]), _) => format!("{lo}-{hi}"),
+            (None, Some(i)) => format!("{i} (iterations asked for)"),
+            (None, None) => UNKNOWN.to_string(),
+        }
+    }
+
+    /// Its date, driver, deadline, runs per test and launch, in words
+    /// (`unknown` where not recorded), for the site.
+    pub fn summary(&self) -> String {
+        let unknown = || UNKNOWN.to_string();
+        let started = self.started_utc.clone().map_or_else(unknown, |d| {
+            if self.imported {
+                format!("{d} (when imported)")
+            } else {
+                d
+            }
+        });
+        format!(
+            "campaign {}: started {started}; driver {}; deadline {}; runs per test {}; launch {}",
+            self.label
+                .clone()
+                .unwrap_or_else(|| self.campaign.chars().take(12).collect()),
+            self.driver
+                .clone()
+                .or(self.reported_driver.clone())
+                .unwrap_or_else(unknown),
+            self.deadline(),
+            self.runs_per_test(),
+            self.launch.clone().unwrap_or_else(unknown)
+        )
+    }
+}
+
 /// Every campaign of the database with its provenance, by device, start
 /// and identity.
 pub fn campaigns(path: &Path) -> Result<Vec<CampaignInfo>, String> {
