@@ -120,8 +120,7 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
     let mut counts: Counts = BTreeMap::new();
     let mut campaigns: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
     let mut suites: BTreeMap<(String, String), DbSuite> = BTreeMap::new();
-    let mut per_campaign: BTreeMap<(String, String, String), Vec<db_facts::CampaignCell>> =
-        BTreeMap::new();
+    let mut per_campaign: PerCampaign = BTreeMap::new();
     let mut rows = stmt.query([]).map_err(sql)?;
     while let Some(r) = rows.next().map_err(sql)? {
         let mut row = DbRow {
@@ -167,24 +166,7 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
             });
         add_row(path, &mut devices, &mut counts, row)?;
     }
-    let facts = db_facts::read_all(&conn, path)?;
-    for (device, ids) in &campaigns {
-        let d = devices.get_mut(device).expect("added with its campaigns");
-        d.times = ids
-            .iter()
-            .filter_map(|i| facts.get(i))
-            .map(|f| f.times)
-            .collect();
-    }
-    let names = campaign_names(&conn, path)?;
-    for ((device, test, mapping), cells) in per_campaign {
-        let m = Mapping::ALL.into_iter().find(|m| m.name() == mapping);
-        let how = m.and_then(|m| db_facts::settled(&cells, m, &facts, &names));
-        if let (Some(m), Some(how)) = (m, how) {
-            let d = devices.get_mut(&device).expect("added with its cells");
-            d.settled.insert((test, m.code()), how);
-        }
-    }
+    qualify(&conn, path, &mut devices, &campaigns, per_campaign)?;
     for ((device, test, m), (k, n)) in counts {
         let d = devices.get_mut(&device).expect("added with its counts");
         d.campaigns = campaigns.get(&device).map_or(0, |c| c.len());
@@ -202,6 +184,39 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
     }
     Ok((devices.into_values().collect(), suites))
 }
+
+/// Gives each device the run times its campaigns recorded and the hangs
+/// its campaigns settle ([`db_facts`]).
+fn qualify(
+    conn: &rusqlite::Connection,
+    path: &Path,
+    devices: &mut BTreeMap<String, Device>,
+    campaigns: &BTreeMap<String, BTreeSet<i64>>,
+    per_campaign: PerCampaign,
+) -> Result<(), String> {
+    let facts = db_facts::read_all(conn, path)?;
+    for (device, ids) in campaigns {
+        let d = devices.get_mut(device).expect("added with its campaigns");
+        d.times = ids
+            .iter()
+            .filter_map(|i| facts.get(i))
+            .map(|f| f.times)
+            .collect();
+    }
+    let names = campaign_names(conn, path)?;
+    for ((device, test, mapping), cells) in per_campaign {
+        let m = Mapping::ALL.into_iter().find(|m| m.name() == mapping);
+        let how = m.and_then(|m| db_facts::settled(&cells, m, &facts, &names));
+        if let (Some(m), Some(how)) = (m, how) {
+            let d = devices.get_mut(&device).expect("added with its cells");
+            d.settled.insert((test, m.code()), how);
+        }
+    }
+    Ok(())
+}
+
+/// Each campaign's count per device, test and mapping name.
+type PerCampaign = BTreeMap<(String, String, String), Vec<db_facts::CampaignCell>>;
 
 /// Each campaign's name in messages, by id: its label, else the first 12
 /// hex digits of its identity (as `db list` shows it).
