@@ -23,6 +23,10 @@
 //!   when, its campaign, and how many rows it added.
 //! - `runs`: one row per iteration where the source has them (a journal):
 //!   campaign, test, mapping, iteration, whether it terminated, when.
+//! - `campaign_facts` (version 3): what a campaign's device file or
+//!   journal records beyond its runs ([`crate::report::db_facts`]): the
+//!   run times that decide "too close to call", its options, the device's
+//!   description.
 //! - `summaries`: `failed` of `runs` (k of n) per campaign, test and
 //!   mapping where the source has only counts (the artifact's CSVs;
 //!   `runs` NULL: the artifact's `P`, all of an unstated number
@@ -31,8 +35,8 @@
 //! A device's observation of a test under a mapping is the sum over its
 //! campaigns: k and n added, a campaign's runs counted from `runs` where
 //! it has them, else from its summary (a `P` adds no count: the format
-//! does not record it). Version 1 (one observation per device, test and
-//! mapping) is upgraded in place, in one transaction, by `db import`; the
+//! does not record it). Versions 1 (one observation per device, test and
+//! mapping) and 2 (no facts) are upgraded in place, in one transaction, by `db import`; the
 //! commands that only read the database open it read-only
 //! ([`crate::report::db_open`]) and refuse it.
 
