@@ -46,8 +46,8 @@ gpu tx1 NVIDIA "Tegra X1 (Maxwell), Vulkan" "SHIELD Android TV"
 # The first Hopper GPU (results/h200/README.md): the published suite under
 # the three mappings, intra-warp and with a cooperative launch.
 "$bin" db import --db "$db" --vendor NVIDIA --architecture "H200 (Hopper), CUDA" \
-    --host "a rented GPU machine (Firecracker VM)" results/h200
+    --driver "580.159.04 (CUDA 13.0)" --host "a rented GPU machine (Firecracker VM)" results/h200
 # The same H200 through Vulkan (vkrun) and WGSL through wgpu
 # (results/h200-vulkan/README.md).
 "$bin" db import --db "$db" --vendor NVIDIA --architecture "H200 (Hopper), Vulkan and wgpu" \
-    --host "a rented GPU machine (Firecracker VM)" results/h200-vulkan
+    --driver "580.159.04" --host "a rented GPU machine (Firecracker VM)" results/h200-vulkan

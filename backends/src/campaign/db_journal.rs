@@ -97,6 +97,12 @@ pub fn runs_source(path: &Path, suite: Option<&[PathBuf]>) -> Result<RunsSource,
         ),
         suite: Some(suite),
         host: recorded_host(doc.as_ref()),
+        facts: crate::report::db_facts::of_device_file(&serde_json::json!({
+            "options": campaign,
+            "description": doc.as_ref().and_then(|d| d.get("description")),
+            "times": {"mappings": crate::campaign::timing::json(
+                &crate::campaign::timing::per_mapping(&contents))},
+        })),
         runs,
     })
 }

@@ -29,8 +29,10 @@ pub enum DbCommand {
     #[command(after_help = crate::glossary::exit_status())]
     Import(ImportDbArgs),
     /// List the campaigns of the database with their provenance: device,
-    /// target, suite, start, label, driver, host, runs, and the files
-    /// they were imported from.
+    /// target, suite, start (a UTC date), label, driver, host, deadline,
+    /// runs per test, launch, runs, the files they were imported from,
+    /// and the mappings whose deadline was too close to call; `unknown`
+    /// where the campaign did not record it.
     #[command(after_help = crate::glossary::exit_status())]
     List(ListDbArgs),
     /// Write every device of the database as result CSVs in the artifact
@@ -246,9 +248,25 @@ fn import(a: &ImportDbArgs) -> ExitCode {
     }
 }
 
-/// One campaign as a line of `db list`.
+/// The close calls of a campaign, `; deadline too close to call under
+/// MAPPING (...)`, as `report` words them.
+fn close_calls(c: &db::CampaignInfo) -> String {
+    c.close_calls
+        .iter()
+        .map(|k| {
+            format!(
+                "; deadline too close to call under {}: a run that terminated took {:.1} ms, the quickest non-terminating run was stopped after {:.1} ms",
+                k.mapping.name(),
+                k.slowest_terminated_ms,
+                k.quickest_stopped_ms
+            )
+        })
+        .collect()
+}
+
+/// One campaign as a line of `db list`: what is not known says `unknown`.
 fn campaign_line(c: &db::CampaignInfo) -> String {
-    let show = |o: &Option<String>| crate::excerpt::printable(o.as_deref().unwrap_or("-"));
+    let show = |o: Option<&str>| crate::excerpt::printable(o.unwrap_or(db::UNKNOWN));
     let held = if c.runs > 0 {
         format!(
             "{} runs ({} not terminating)",
@@ -257,17 +275,25 @@ fn campaign_line(c: &db::CampaignInfo) -> String {
     } else {
         format!("{} k-of-n cells", c.summaries)
     };
+    let started = match (&c.started_utc, c.imported) {
+        (Some(d), true) => format!("{d} (when imported)"),
+        (Some(d), false) => d.clone(),
+        (None, _) => db::UNKNOWN.to_string(),
+    };
     format!(
-        "{} {} target {} suite {} started {} label {} driver {}: {held}, from {} file(s)\n",
+        "{} {} target {} suite {} started {started} label {} driver {} host {} deadline {} runs per test {} launch {}: {held}, from {} file(s){}\n",
         &c.campaign[..12],
         crate::excerpt::printable(&c.device),
-        show(&c.target),
-        show(&c.suite),
-        c.started_unix_ms
-            .map_or("-".to_string(), |s| format!("{s} (unix ms)")),
-        show(&c.label),
-        show(&c.driver),
-        c.imports.len()
+        show(c.target.as_deref()),
+        show(c.suite.as_deref()),
+        c.label.as_deref().map_or("none".to_string(), crate::excerpt::printable),
+        show(c.driver.as_deref().or(c.reported_driver.as_deref())),
+        show(c.host.as_deref()),
+        c.deadline(),
+        c.runs_per_test(),
+        show(c.launch.as_deref()),
+        c.imports.len(),
+        close_calls(c)
     )
 }
 

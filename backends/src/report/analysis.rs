@@ -144,6 +144,34 @@ pub struct Violation {
     pub mapping: Mapping,
     pub failed: u32,
     pub runs: u32,
+    /// Why the hang may not be one: the deadline of its mapping was too
+    /// close to call, or a campaign with a longer deadline settled it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<Caveat>,
+}
+
+/// What qualifies a violation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Caveat {
+    /// Its mapping is one of the device's close calls
+    /// ([`observations::close_call`]): the hang may have been a slow run.
+    TooCloseToCall,
+    /// Too close to call in the campaigns where it hung, and every run of
+    /// it terminated in a campaign whose runs went on longer than those
+    /// campaigns' deadline: the hangs were slow runs cut short. The words
+    /// name both campaigns ([`crate::report::db_facts::settled`]).
+    Settled(String),
+}
+
+impl Caveat {
+    /// The caveat in a report's words.
+    pub fn words(&self) -> String {
+        match self {
+            Caveat::TooCloseToCall => "too close to call".to_string(),
+            Caveat::Settled(how) => format!("settled: {how}"),
+        }
+    }
 }
 
 impl Violation {
@@ -305,12 +333,23 @@ pub fn analyse(devices: &[Device], tests: &Tests) -> Result<Report, String> {
                                 mapping: m,
                                 failed,
                                 runs,
+                                caveat: None,
                             });
                         }
                     }
                 }
             }
         }
+        // A mapping with no run reported non-terminating has no hang to
+        // doubt.
+        let close_calls: Vec<_> = observations::close_calls(d)?
+            .into_iter()
+            .filter(|c| {
+                let n = nonterm[c.mapping.code() as usize];
+                n.deterministic + n.occasional > 0
+            })
+            .collect();
+        add_caveats(&mut violations, &close_calls, d);
         out.push(DeviceReport {
             device: d.name.clone(),
             observed: d.tests.len(),
@@ -318,15 +357,7 @@ pub fn analyse(devices: &[Device], tests: &Tests) -> Result<Report, String> {
             nonterm,
             violations,
             conformance,
-            // A mapping with no run reported non-terminating has no hang
-            // to doubt.
-            close_calls: observations::close_calls(d)?
-                .into_iter()
-                .filter(|c| {
-                    let n = nonterm[c.mapping.code() as usize];
-                    n.deterministic + n.occasional > 0
-                })
-                .collect(),
+            close_calls,
         });
     }
     Ok(Report {
@@ -334,6 +365,18 @@ pub fn analyse(devices: &[Device], tests: &Tests) -> Result<Report, String> {
         tests: tests.verdicts.len(),
         tests_source: tests.source.clone(),
     })
+}
+
+/// Marks each violation under a mapping of `close` too close to call, or
+/// settled where `d`'s campaigns settle it ([`Device::settled`]).
+fn add_caveats(violations: &mut [Vec<Violation>], close: &[observations::CloseCall], d: &Device) {
+    for v in violations.iter_mut().flatten() {
+        if let Some(how) = d.settled.get(&(v.test.clone(), v.mapping.code())) {
+            v.caveat = Some(Caveat::Settled(how.clone()));
+        } else if close.iter().any(|c| c.mapping == v.mapping) {
+            v.caveat = Some(Caveat::TooCloseToCall);
+        }
+    }
 }
 
 /// One object of `--format json`.
@@ -520,19 +563,20 @@ fn model_violations(out: &mut String, m: Model, vs: &[Violation], max_listed: Op
     let det = vs.iter().filter(|v| v.deterministic()).count();
     let _ = writeln!(
         out,
-        "  {} ({}): violated by {} tests, {} observations ({} hung in every run, {} in some runs)",
+        "  {} ({}): violated by {} tests, {} observations ({} hung in every run, {} in some runs){}",
         m.name(),
         m.pretty(),
         distinct_tests(vs),
         vs.len(),
         det,
-        vs.len() - det
+        vs.len() - det,
+        caveat_counts(vs)
     );
     let shown = max_listed.unwrap_or(usize::MAX).min(vs.len());
     for v in &vs[..shown] {
         let _ = writeln!(
             out,
-            "    {:<10} {:<12} {}/{} {}",
+            "    {:<10} {:<12} {}/{} {}{}",
             printable(&v.test),
             v.mapping.name(),
             v.failed,
@@ -543,11 +587,39 @@ fn model_violations(out: &mut String, m: Model, vs: &[Violation], max_listed: Op
                 (true, 1) => "hung in its only run",
                 (true, _) => "hung in every run",
                 _ => "hung in some runs",
-            }
+            },
+            v.caveat
+                .as_ref()
+                .map_or(String::new(), |c| format!(" ({})", printable(&c.words())))
         );
     }
     if shown < vs.len() {
         let _ = writeln!(out, "    ... and {} more observations", vs.len() - shown);
+    }
+}
+
+/// `; N too close to call, M settled` for the observations of `vs` that
+/// have those caveats; empty when none has one.
+fn caveat_counts(vs: &[Violation]) -> String {
+    let close = vs
+        .iter()
+        .filter(|v| v.caveat == Some(Caveat::TooCloseToCall))
+        .count();
+    let settled = vs
+        .iter()
+        .filter(|v| matches!(v.caveat, Some(Caveat::Settled(_))))
+        .count();
+    let mut parts = Vec::new();
+    if close > 0 {
+        parts.push(format!("{close} too close to call"));
+    }
+    if settled > 0 {
+        parts.push(format!("{settled} settled as slow runs"));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", parts.join(", "))
     }
 }
 

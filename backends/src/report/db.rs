@@ -23,6 +23,10 @@
 //!   when, its campaign, and how many rows it added.
 //! - `runs`: one row per iteration where the source has them (a journal):
 //!   campaign, test, mapping, iteration, whether it terminated, when.
+//! - `campaign_facts` (version 3): what a campaign's device file or
+//!   journal records beyond its runs ([`crate::report::db_facts`]): the
+//!   run times that decide "too close to call", its options, the device's
+//!   description.
 //! - `summaries`: `failed` of `runs` (k of n) per campaign, test and
 //!   mapping where the source has only counts (the artifact's CSVs;
 //!   `runs` NULL: the artifact's `P`, all of an unstated number
@@ -31,12 +35,13 @@
 //! A device's observation of a test under a mapping is the sum over its
 //! campaigns: k and n added, a campaign's runs counted from `runs` where
 //! it has them, else from its summary (a `P` adds no count: the format
-//! does not record it). Version 1 (one observation per device, test and
-//! mapping) is upgraded in place, in one transaction, by `db import`; the
+//! does not record it). Versions 1 (one observation per device, test and
+//! mapping) and 2 (no facts) are upgraded in place, in one transaction, by `db import`; the
 //! commands that only read the database open it read-only
 //! ([`crate::report::db_open`]) and refuse it.
 
 use crate::mapping::Mapping;
+use crate::report::db_facts;
 use crate::report::observations::{Device, Observed};
 use crate::report::out_dir::{self, OutDir, WriteError};
 use crate::report::results::Cell;
@@ -119,6 +124,7 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
     let mut counts: Counts = BTreeMap::new();
     let mut campaigns: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
     let mut suites: BTreeMap<(String, String), DbSuite> = BTreeMap::new();
+    let mut per_campaign: PerCampaign = BTreeMap::new();
     let mut rows = stmt.query([]).map_err(sql)?;
     while let Some(r) = rows.next().map_err(sql)? {
         let mut row = DbRow {
@@ -149,12 +155,22 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
             s.file = s.file.clone().min(row.file.clone());
             s.observed.push(row.test.clone());
         }
+        let campaign: i64 = r.get(9).map_err(sql)?;
         campaigns
             .entry(row.device.clone())
             .or_default()
-            .insert(r.get(9).map_err(sql)?);
+            .insert(campaign);
+        per_campaign
+            .entry((row.device.clone(), row.test.clone(), row.mapping.clone()))
+            .or_default()
+            .push(db_facts::CampaignCell {
+                campaign,
+                failed: row.failed,
+                runs: row.runs,
+            });
         add_row(path, &mut devices, &mut counts, row)?;
     }
+    qualify(&conn, path, &mut devices, &campaigns, per_campaign)?;
     for ((device, test, m), (k, n)) in counts {
         let d = devices.get_mut(&device).expect("added with its counts");
         d.campaigns = campaigns.get(&device).map_or(0, |c| c.len());
@@ -171,6 +187,57 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
         s.observed.dedup();
     }
     Ok((devices.into_values().collect(), suites))
+}
+
+/// Gives each device the run times its campaigns recorded and the hangs
+/// its campaigns settle ([`db_facts`]).
+fn qualify(
+    conn: &rusqlite::Connection,
+    path: &Path,
+    devices: &mut BTreeMap<String, Device>,
+    campaigns: &BTreeMap<String, BTreeSet<i64>>,
+    per_campaign: PerCampaign,
+) -> Result<(), String> {
+    let facts = db_facts::read_all(conn, path)?;
+    for (device, ids) in campaigns {
+        let d = devices.get_mut(device).expect("added with its campaigns");
+        d.times = ids
+            .iter()
+            .filter_map(|i| facts.get(i))
+            .map(|f| f.times)
+            .collect();
+    }
+    let names = campaign_names(conn, path)?;
+    for ((device, test, mapping), cells) in per_campaign {
+        let m = Mapping::ALL.into_iter().find(|m| m.name() == mapping);
+        let how = m.and_then(|m| db_facts::settled(&cells, m, &facts, &names));
+        if let (Some(m), Some(how)) = (m, how) {
+            let d = devices.get_mut(&device).expect("added with its cells");
+            d.settled.insert((test, m.code()), how);
+        }
+    }
+    Ok(())
+}
+
+/// Each campaign's count per device, test and mapping name.
+type PerCampaign = BTreeMap<(String, String, String), Vec<db_facts::CampaignCell>>;
+
+/// Each campaign's name in messages, by id: its label, else the first 12
+/// hex digits of its identity (as `db list` shows it).
+fn campaign_names(conn: &rusqlite::Connection, db: &Path) -> Result<BTreeMap<i64, String>, String> {
+    let sql = |e: rusqlite::Error| cannot_read(db, &e);
+    let mut stmt = conn
+        .prepare("SELECT id, identity, label FROM campaigns")
+        .map_err(sql)?;
+    let rows = stmt
+        .query_map([], |r| {
+            let identity: String = r.get(1)?;
+            let label: Option<String> = r.get(2)?;
+            let short = identity.chars().take(12).collect::<String>();
+            Ok((r.get(0)?, label.unwrap_or(short)))
+        })
+        .map_err(sql)?;
+    rows.collect::<Result<_, _>>().map_err(sql)
 }
 
 /// Not terminating and known runs, summed, per device, test and mapping
@@ -266,6 +333,8 @@ fn add_row(
         tests: BTreeMap::new(),
         sources: Vec::new(),
         campaigns: 1,
+        times: Vec::new(),
+        settled: BTreeMap::new(),
     });
     if !d.sources.contains(&source) {
         d.sources.push(source.clone());
@@ -420,7 +489,7 @@ pub struct ImportInfo {
 }
 
 /// A campaign with its provenance, as `db list` shows it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CampaignInfo {
     /// Its identity ([`crate::report::db_campaign`]), hex SHA-256.
     pub campaign: String,
@@ -440,6 +509,90 @@ pub struct CampaignInfo {
     /// k-of-n rows (test x mapping) held where the source had only counts.
     pub summaries: i64,
     pub imports: Vec<ImportInfo>,
+    /// `started_unix_ms` as a UTC date ([`crate::report::format::utc`]).
+    pub started_utc: Option<String>,
+    /// Imported from another machine's result lines (`backends import`):
+    /// the start is when the import was made, not when the runs were.
+    pub imported: bool,
+    /// The deadline it ran with, where its options record it.
+    pub deadline_ms: Option<f64>,
+    /// The quickest run stopped at the deadline, over its mappings: the
+    /// deadline was at most this (plus the stop), where not recorded.
+    pub quickest_stopped_ms: Option<f64>,
+    /// The fewest and most runs of a test under a mapping, from the runs
+    /// and k-of-n counts held (a `P` summary counts none).
+    pub runs_per_test: Option<[i64; 2]>,
+    /// The iterations its options asked for.
+    pub iterations: Option<u64>,
+    /// The driver the device reported (the GPU's description).
+    pub reported_driver: Option<String>,
+    /// `normal`, `cooperative` or `intra-warp`, where its options say.
+    pub launch: Option<String>,
+    /// Its mappings whose deadline was too close to call
+    /// ([`crate::report::observations::close_call`]).
+    pub close_calls: Vec<crate::report::observations::CloseCall>,
+}
+
+/// What is not known, in `db list`.
+pub const UNKNOWN: &str = "unknown";
+
+/// A time in ms as `db list` shows it: whole ms where whole.
+fn ms(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0} ms")
+    } else {
+        format!("{v:.1} ms")
+    }
+}
+
+impl CampaignInfo {
+    /// The deadline of a campaign: recorded, or bounded by the quickest run
+    /// stopped at it.
+    pub fn deadline(&self) -> String {
+        let c = self;
+        match (c.deadline_ms, c.quickest_stopped_ms) {
+            (Some(d), _) => ms(d),
+            (None, Some(q)) => format!("{UNKNOWN} (runs stopped from {})", ms(q)),
+            (None, None) => UNKNOWN.to_string(),
+        }
+    }
+
+    /// The runs per test and mapping of a campaign: `N`, or `LO-HI`.
+    pub fn runs_per_test(&self) -> String {
+        let c = self;
+        match (c.runs_per_test, c.iterations) {
+            (Some([lo, hi]), _) if lo == hi => lo.to_string(),
+            (Some([lo, hi]), _) => format!("{lo}-{hi}"),
+            (None, Some(i)) => format!("{i} (iterations asked for)"),
+            (None, None) => UNKNOWN.to_string(),
+        }
+    }
+
+    /// Its date, driver, deadline, runs per test and launch, in words
+    /// (`unknown` where not recorded), for the site.
+    pub fn summary(&self) -> String {
+        let unknown = || UNKNOWN.to_string();
+        let started = self.started_utc.clone().map_or_else(unknown, |d| {
+            if self.imported {
+                format!("{d} (when imported)")
+            } else {
+                d
+            }
+        });
+        format!(
+            "campaign {}: started {started}; driver {}; deadline {}; runs per test {}; launch {}",
+            self.label
+                .clone()
+                .unwrap_or_else(|| self.campaign.chars().take(12).collect()),
+            self.driver
+                .clone()
+                .or(self.reported_driver.clone())
+                .unwrap_or_else(unknown),
+            self.deadline(),
+            self.runs_per_test(),
+            self.launch.clone().unwrap_or_else(unknown)
+        )
+    }
 }
 
 /// Every campaign of the database with its provenance, by device, start
@@ -477,6 +630,15 @@ pub fn campaigns(path: &Path) -> Result<Vec<CampaignInfo>, String> {
                     non_terminating_runs: r.get(12)?,
                     summaries: r.get(13)?,
                     imports: Vec::new(),
+                    started_utc: None,
+                    imported: false,
+                    deadline_ms: None,
+                    quickest_stopped_ms: None,
+                    runs_per_test: None,
+                    iterations: None,
+                    reported_driver: None,
+                    launch: None,
+                    close_calls: Vec::new(),
                 },
             ))
         })
@@ -503,5 +665,49 @@ pub fn campaigns(path: &Path) -> Result<Vec<CampaignInfo>, String> {
             .map_err(sql)?;
         c.imports = rows.collect::<Result<_, _>>().map_err(sql)?;
     }
+    add_facts(&conn, path, &mut out)?;
     Ok(out.into_iter().map(|(_, c)| c).collect())
+}
+
+/// Fills in what `db list` shows beyond the campaign's row: its date, the
+/// runs per test its counts hold, and what its facts record
+/// ([`db_facts`]).
+fn add_facts(
+    conn: &rusqlite::Connection,
+    path: &Path,
+    out: &mut [(i64, CampaignInfo)],
+) -> Result<(), String> {
+    let sql = |e: rusqlite::Error| cannot_read(path, &e);
+    let facts = db_facts::read_all(conn, path)?;
+    let mut per_test = conn
+        .prepare(
+            "SELECT min(n), max(n) FROM (
+                SELECT count(*) AS n FROM runs WHERE campaign_id = ?1 GROUP BY test, mapping
+                UNION ALL
+                SELECT runs FROM summaries WHERE campaign_id = ?1 AND runs IS NOT NULL)",
+        )
+        .map_err(sql)?;
+    for (id, c) in out.iter_mut() {
+        c.started_utc = c.started_unix_ms.map(crate::report::format::utc);
+        let (lo, hi): (Option<i64>, Option<i64>) = per_test
+            .query_row([*id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(sql)?;
+        c.runs_per_test = lo.zip(hi).map(|(lo, hi)| [lo, hi]);
+        let Some(f) = facts.get(id) else { continue };
+        c.imported = f.imported;
+        c.deadline_ms = f.deadline_ms;
+        c.iterations = f.iterations;
+        c.reported_driver = f.driver.clone();
+        c.launch = f.launch.clone();
+        c.quickest_stopped_ms = f
+            .times
+            .iter()
+            .filter_map(|t| t.quickest_stopped_ms)
+            .reduce(f64::min);
+        c.close_calls = Mapping::ALL
+            .into_iter()
+            .filter_map(|m| db_facts::times(f, m).close_call(m))
+            .collect();
+    }
+    Ok(())
 }

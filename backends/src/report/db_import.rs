@@ -14,6 +14,7 @@
 use crate::mapping::Mapping;
 use crate::report::db::{DeviceInfo, Imported};
 use crate::report::db_campaign::{hex, CampaignId};
+use crate::report::db_facts;
 use crate::report::observations::{self, Device};
 use crate::report::results::Cell;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
@@ -42,6 +43,9 @@ pub struct RunsSource {
     pub suite: Option<(String, u64)>,
     /// The host the campaign recorded, when known.
     pub host: Option<String>,
+    /// What the campaign records beyond its runs
+    /// ([`crate::report::db_facts`]), when known.
+    pub facts: Option<serde_json::Value>,
     pub runs: Vec<RunRow>,
 }
 
@@ -333,11 +337,12 @@ pub fn import_csv(
     if info.host.is_none() {
         info.host = recorded_host(doc.as_ref());
     }
+    let facts = doc.as_ref().and_then(db_facts::of_device_file);
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sql(csv))?;
     if let Some(file) = already(&tx, &header).map_err(sql(csv))? {
-        return Ok(Imported::Already(file));
+        return already_in(tx, csv, &ids, facts.as_ref(), file);
     }
     let first = begin(&tx, &header, &info).map_err(sql(csv))?;
     let (mut added, mut seen) = (0, None);
@@ -348,9 +353,27 @@ pub fn import_csv(
                 .0,
             import_id: first.import_id,
         };
+        db_facts::store(&tx, b.campaign_id, facts.as_ref()).map_err(sql(csv))?;
         put_device(&tx, &b, csv, d, &mut added, &mut seen)?;
     }
     finish(tx, &first, csv, added, seen)
+}
+
+/// A file whose runs are all in the database (from `file`): nothing is
+/// added but its campaigns' facts, where a database older than version 3
+/// has none.
+fn already_in(
+    tx: Transaction,
+    path: &Path,
+    ids: &[CampaignId],
+    facts: Option<&serde_json::Value>,
+    file: String,
+) -> Result<Imported, String> {
+    for id in ids {
+        db_facts::store_for(&tx, &id.identity(), facts).map_err(sql(path))?;
+    }
+    tx.commit().map_err(sql(path))?;
+    Ok(Imported::Already(file))
 }
 
 /// The summaries of one device of a CSV into campaign `b`: counts the
@@ -517,9 +540,16 @@ pub fn import_runs(
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sql(file))?;
     if let Some(from) = already(&tx, &header).map_err(sql(file))? {
-        return Ok(Imported::Already(from));
+        return already_in(
+            tx,
+            file,
+            std::slice::from_ref(&src.campaign),
+            src.facts.as_ref(),
+            from,
+        );
     }
     let b = begin(&tx, &header, &info).map_err(sql(file))?;
+    db_facts::store(&tx, b.campaign_id, src.facts.as_ref()).map_err(sql(file))?;
     let (mut added, mut seen) = (0, None);
     for r in &src.runs {
         match put_run(&tx, &b, file, &src.campaign.device, r)? {

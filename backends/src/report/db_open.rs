@@ -4,11 +4,12 @@
 //!   `db list`, `db export`, `site`): SQLite's read-only mode, so nothing
 //!   is ever created, upgraded or otherwise written, whatever the file
 //!   is. A missing or empty file, another program's SQLite file, or a
-//!   version 1 database (which only `db import` upgrades) is one error.
+//!   version 1 or 2 database (which only `db import` upgrades) is one
+//!   error.
 //! - [`open_import`] for `db import`: the schema is created only in a new
 //!   file or an empty one (no tables, no schema version: a 0-byte file,
 //!   or one whose creation was interrupted and rolled back); a version 1
-//!   database is upgraded in place; another program's SQLite file is
+//!   or 2 database is upgraded in place; another program's SQLite file is
 //!   refused, not modified.
 //!
 //! Both refuse a file whose header says WAL mode before SQLite opens it
@@ -25,7 +26,9 @@
 //! the file's version, nothing else (`check_schema`), so that no query
 //! of a reader runs over a view or a trigger someone else put there.
 
-use crate::report::db_schema::{expected, from_v1, objects, Object, SCHEMA, SCHEMA_VERSION};
+use crate::report::db_schema::{
+    expected, from_v1, objects, without_facts, Object, SCHEMA, SCHEMA_VERSION,
+};
 use progress_litmus::axb::load::{kind_of, output_target};
 use progress_litmus::error::excerpt;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
@@ -107,24 +110,24 @@ fn foreign(conn: &Connection, path: &Path) -> String {
 /// The refusal of a version this code does not read.
 fn other_version(path: &Path, version: i64) -> String {
     format!(
-        "{}: a results database of schema version {version}; this backends reads versions 1 (through `db import`) and {SCHEMA_VERSION}",
+        "{}: a results database of schema version {version}; this backends reads versions 1 and 2 (through `db import`) and {SCHEMA_VERSION}",
         path.display()
     )
 }
 
 /// Refuses a database whose schema is not exactly one this code makes for
-/// `version` (1 or 2): the same objects, of the same kinds, made by the
+/// `version` (1, 2 or 3): the same objects, of the same kinds, made by the
 /// same statements; no other table, index, view or trigger. Only then is
 /// any of it queried: a file whose `devices` was a view over an endless
 /// recursive query made every reader run forever.
 fn check_schema(conn: &Connection, path: &Path, version: i64) -> Result<(), String> {
     let found = objects(conn).map_err(|e| bad(path, &e))?;
-    let [v1, v2, upgraded] =
+    let [v1, now, upgraded] =
         expected().map_err(|e| format!("{}: the expected schema: {e}", path.display()))?;
-    let candidates = if version == 1 {
-        vec![v1]
-    } else {
-        vec![v2, upgraded]
+    let candidates = match version {
+        1 => vec![v1],
+        2 => vec![without_facts(&now), without_facts(&upgraded)],
+        _ => vec![now, upgraded],
     };
     if candidates.contains(&found) {
         return Ok(());
@@ -238,14 +241,14 @@ pub fn open_read(path: &Path) -> Result<Connection, String> {
     let conn = Connection::open_with_flags(path, flags).map_err(|e| bad(path, &e))?;
     conn.busy_timeout(BUSY).map_err(|e| bad(path, &e))?;
     let version = user_version(&conn, path)?;
-    if version == 1 || version == SCHEMA_VERSION {
+    if (1..=SCHEMA_VERSION).contains(&version) {
         check_schema(&conn, path, version)?;
     }
     match version {
         SCHEMA_VERSION => Ok(conn),
         0 => Err(foreign(&conn, path)),
-        1 => Err(format!(
-            "{}: a results database of schema version 1, which this command only reads at version {SCHEMA_VERSION}: `backends db import --db` upgrades it in place (with any result file: one already in counts once)",
+        1 | 2 => Err(format!(
+            "{}: a results database of schema version {version}, which this command only reads at version {SCHEMA_VERSION}: `backends db import --db` upgrades it in place (with any result file: one already in counts once)",
             path.display()
         )),
         v => Err(other_version(path, v)),
@@ -253,7 +256,7 @@ pub fn open_read(path: &Path) -> Result<Connection, String> {
 }
 
 /// Opens the database at `path` for `db import`: created with the schema
-/// if the file is new or empty, a version 1 database upgraded (one
+/// if the file is new or empty, a version 1 or 2 database upgraded (one
 /// transaction); another program's SQLite file refused, untouched.
 pub fn open_import(path: &Path) -> Result<Connection, String> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -268,7 +271,7 @@ pub fn open_import(path: &Path) -> Result<Connection, String> {
             check_schema(&conn, path, SCHEMA_VERSION)?;
             return Ok(conn);
         }
-        0 | 1 => {}
+        0..=2 => {}
         v => return Err(other_version(path, v)),
     }
     let tx = conn
@@ -284,6 +287,11 @@ pub fn open_import(path: &Path) -> Result<Connection, String> {
         1 => {
             check_schema(&tx, path, 1)?;
             from_v1(&tx).map_err(|e| bad(path, &e))?
+        }
+        // Version 3 only adds a table: the schema's statements make it.
+        2 => {
+            check_schema(&tx, path, 2)?;
+            tx.execute_batch(SCHEMA).map_err(|e| bad(path, &e))?
         }
         SCHEMA_VERSION => check_schema(&tx, path, SCHEMA_VERSION)?,
         v => return Err(other_version(path, v)),

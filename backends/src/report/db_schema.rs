@@ -1,16 +1,19 @@
 //! The results database's schema ([`SCHEMA`], version [`SCHEMA_VERSION`]
 //! in `PRAGMA user_version`; the tables are described in
-//! [`crate::report::db`]) and the upgrade of a version 1 database (one
-//! observation per device, test and mapping) in one transaction, which
-//! [`crate::report::db_open`] runs for `db import`.
+//! [`crate::report::db`]) and the upgrades, each in one transaction,
+//! which [`crate::report::db_open`] runs for `db import`: of a version 1
+//! database (one observation per device, test and mapping), and of a
+//! version 2 one (no `campaign_facts`: [`SCHEMA`] adds the table, empty
+//! until the campaigns' files are imported again).
 
 use crate::report::db_campaign::CampaignId;
 use rusqlite::{params, Transaction};
 
 /// The schema this code reads and writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
-/// The tables of version 2 (see the module doc).
+/// The tables of version 3 (see the module doc); version 2 had all but
+/// `campaign_facts` ([`FACTS_TABLE`]).
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS devices (
     id INTEGER PRIMARY KEY,
@@ -69,7 +72,16 @@ CREATE TABLE IF NOT EXISTS summaries (
     line INTEGER NOT NULL,
     PRIMARY KEY (campaign_id, test, mapping)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS campaign_facts (
+    campaign_id INTEGER PRIMARY KEY REFERENCES campaigns(id),
+    facts TEXT NOT NULL
+);
 ";
+
+/// The table version 3 added to version 2: what a campaign's device file
+/// or journal records beyond its runs (options, description, run times
+/// per mapping), read back by [`crate::report::db_facts`].
+pub const FACTS_TABLE: &str = "campaign_facts";
 
 /// The tables of version 1, as its code created them: what
 /// [`crate::report::db_open`] checks a version 1 file against before
@@ -137,19 +149,31 @@ pub fn objects(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<Object>> {
 }
 
 /// The schemas this code makes, each exactly as `sqlite_master` holds it
-/// (built in memory by the same statements): version 1; version 2 made
-/// new; version 2 upgraded from version 1 (its `imports` altered).
+/// (built in memory by the same statements): version 1; the current
+/// version made new (a version 2 database upgraded is the same: its
+/// tables' statements did not change); the current version upgraded from
+/// version 1 (its `imports` altered). Version 2's forms are these two
+/// without [`FACTS_TABLE`] ([`without_facts`]).
 pub fn expected() -> rusqlite::Result<[Vec<Object>; 3]> {
     let v1 = rusqlite::Connection::open_in_memory()?;
     v1.execute_batch(SCHEMA_V1)?;
-    let v2 = rusqlite::Connection::open_in_memory()?;
-    v2.execute_batch(SCHEMA)?;
+    let now = rusqlite::Connection::open_in_memory()?;
+    now.execute_batch(SCHEMA)?;
     let mut up = rusqlite::Connection::open_in_memory()?;
     up.execute_batch(SCHEMA_V1)?;
     let tx = up.transaction()?;
     from_v1(&tx)?;
     tx.commit()?;
-    Ok([objects(&v1)?, objects(&v2)?, objects(&up)?])
+    Ok([objects(&v1)?, objects(&now)?, objects(&up)?])
+}
+
+/// A version 3 schema's objects as version 2 had them: without
+/// [`FACTS_TABLE`] (and its automatic index).
+pub fn without_facts(objs: &[Object]) -> Vec<Object> {
+    objs.iter()
+        .filter(|o| o.table != FACTS_TABLE)
+        .cloned()
+        .collect()
 }
 
 /// Upgrades a version 1 database inside `tx`: each device's observations

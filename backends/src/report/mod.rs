@@ -11,7 +11,9 @@
 //!   campaigns in one file: [`db_schema`] (its tables, the upgrade from
 //!   version 1), [`db_open`] (opening it: read-only for the commands that
 //!   read, creating only a new or empty file), [`db_campaign`] (what identifies a
-//!   campaign), [`db_import`] (files into it); reading it back, the
+//!   campaign), [`db_facts`] (what a campaign records beyond its runs:
+//!   options, driver, run times), [`db_import`] (files into it); reading
+//!   it back, the
 //!   aggregate per device and `db list` in [`db`].
 //! - [`site`]: the static results site from the database (`backends site`).
 //! - [`out_dir`]: the output folder of `db export` and `site`, written
@@ -28,6 +30,7 @@ pub mod analysis;
 pub mod chart;
 pub mod db;
 pub mod db_campaign;
+pub mod db_facts;
 pub mod db_import;
 pub mod db_open;
 pub mod db_schema;

@@ -40,7 +40,7 @@ impl Observed {
 }
 
 /// A device and everything observed on it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Device {
     pub name: String,
     /// By test name.
@@ -51,6 +51,15 @@ pub struct Device {
     /// device's files are one campaign; the results database may hold
     /// several, [`crate::report::db`]).
     pub campaigns: usize,
+    /// The run times per mapping that each of its campaigns recorded, as
+    /// the results database keeps them ([`crate::report::db_facts`]);
+    /// empty for result files, whose device files are read instead.
+    pub times: Vec<[Extremes; 3]>,
+    /// The tests and mappings ([`Mapping::code`]) whose hangs, too close
+    /// to call where they were seen, another of its campaigns settled as
+    /// slow runs, with the words that say how
+    /// ([`crate::report::db_facts::settled`]); empty for result files.
+    pub settled: BTreeMap<(String, u32), String>,
 }
 
 /// The `(N, M)` of a configuration directory name `<N>_thread_<M>_instruction`.
@@ -336,65 +345,119 @@ pub(crate) fn ser_mapping<S: serde::Serializer>(m: &Mapping, s: S) -> Result<S::
     s.serialize_str(m.name())
 }
 
-/// The close calls recorded for `d`'s result files, by mapping: over all
-/// its device files, the slowest terminating run against the quickest
-/// stopped one. Device files without `times.mappings` (older outputs)
-/// record none; anything else that is not figures in ms (or null) is an
-/// error naming the file and field.
-pub fn close_calls(d: &Device) -> Result<Vec<CloseCall>, String> {
-    let mut slow: [Option<f64>; 3] = [None; 3];
-    let mut quick: [Option<f64>; 3] = [None; 3];
-    for (file, doc) in device_docs(d)? {
-        let bad = |field: &str, what: &str| format!("{}: {field} must be {what}", file.display());
-        let Some(times) = doc.get("times") else {
-            continue;
+/// One mapping's run times as a campaign records them
+/// (`times.mappings.<mapping>` of its device file): the slowest run that
+/// terminated and the quickest one that was stopped, in ms.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Extremes {
+    pub slowest_terminated_ms: Option<f64>,
+    pub quickest_stopped_ms: Option<f64>,
+}
+
+impl Extremes {
+    /// Both of `self` and `other`: the slower terminating run, the quicker
+    /// stopped one.
+    pub fn merged(self, other: Extremes) -> Extremes {
+        let pick = |a: Option<f64>, b: Option<f64>, f: fn(f64, f64) -> f64| match (a, b) {
+            (Some(x), Some(y)) => Some(f(x, y)),
+            (x, y) => x.or(y),
         };
-        let times = times.as_object().ok_or_else(|| bad("times", "an object"))?;
-        let Some(mappings) = times.get("mappings") else {
-            continue;
-        };
-        let mappings = mappings
-            .as_object()
-            .ok_or_else(|| bad("times.mappings", "an object"))?;
-        for m in Mapping::ALL {
-            let Some(t) = mappings.get(m.name()) else {
-                continue;
-            };
-            let at = |key: &str| format!("times.mappings.{}.{key}", m.name());
-            let t = t
-                .as_object()
-                .ok_or_else(|| bad(&format!("times.mappings.{}", m.name()), "an object"))?;
-            let ms = |key: &str| -> Result<Option<f64>, String> {
-                match t.get(key) {
-                    None | Some(serde_json::Value::Null) => Ok(None),
-                    Some(v) => v
-                        .as_f64()
-                        .filter(|x| x.is_finite() && *x >= 0.0)
-                        .map(Some)
-                        .ok_or_else(|| bad(&at(key), "a time in ms or null")),
-                }
-            };
-            let i = m.code() as usize;
-            if let Some(x) = ms("slowest_terminated_ms")? {
-                slow[i] = Some(slow[i].map_or(x, |y| y.max(x)));
-            }
-            if let Some(x) = ms("quickest_stopped_ms")? {
-                quick[i] = Some(quick[i].map_or(x, |y| y.min(x)));
-            }
+        Extremes {
+            slowest_terminated_ms: pick(
+                self.slowest_terminated_ms,
+                other.slowest_terminated_ms,
+                f64::max,
+            ),
+            quickest_stopped_ms: pick(
+                self.quickest_stopped_ms,
+                other.quickest_stopped_ms,
+                f64::min,
+            ),
         }
     }
-    Ok(Mapping::ALL
+
+    /// The [`CloseCall`] of mapping `m`, when these times are one.
+    pub fn close_call(self, m: Mapping) -> Option<CloseCall> {
+        let (s, q) = (self.slowest_terminated_ms?, self.quickest_stopped_ms?);
+        close_call(s, q).then_some(CloseCall {
+            mapping: m,
+            slowest_terminated_ms: s,
+            quickest_stopped_ms: q,
+        })
+    }
+}
+
+/// The run times per mapping ([`Mapping::ALL`] order) that a device file
+/// (or what the results database keeps of one) records in
+/// `times.mappings`; `file` names it in errors. None recorded (older
+/// outputs, the artifact's CSVs): all unknown. Anything that is not
+/// figures in ms (or null) is an error naming the file and field.
+pub fn mapping_times(file: &str, doc: &serde_json::Value) -> Result<[Extremes; 3], String> {
+    let mut out = [Extremes::default(); 3];
+    let bad = |field: &str, what: &str| format!("{file}: {field} must be {what}");
+    let Some(times) = doc.get("times") else {
+        return Ok(out);
+    };
+    let times = times.as_object().ok_or_else(|| bad("times", "an object"))?;
+    let Some(mappings) = times.get("mappings") else {
+        return Ok(out);
+    };
+    let mappings = mappings
+        .as_object()
+        .ok_or_else(|| bad("times.mappings", "an object"))?;
+    for m in Mapping::ALL {
+        let Some(t) = mappings.get(m.name()) else {
+            continue;
+        };
+        let at = |key: &str| format!("times.mappings.{}.{key}", m.name());
+        let t = t
+            .as_object()
+            .ok_or_else(|| bad(&format!("times.mappings.{}", m.name()), "an object"))?;
+        let ms = |key: &str| -> Result<Option<f64>, String> {
+            match t.get(key) {
+                None | Some(serde_json::Value::Null) => Ok(None),
+                Some(v) => v
+                    .as_f64()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .map(Some)
+                    .ok_or_else(|| bad(&at(key), "a time in ms or null")),
+            }
+        };
+        out[m.code() as usize] = Extremes {
+            slowest_terminated_ms: ms("slowest_terminated_ms")?,
+            quickest_stopped_ms: ms("quickest_stopped_ms")?,
+        };
+    }
+    Ok(out)
+}
+
+/// The close calls of a device whose campaigns recorded `times` (per
+/// mapping each): over all of them, the slowest terminating run against
+/// the quickest stopped one, by [`close_call`].
+pub fn close_calls_of(times: &[[Extremes; 3]]) -> Vec<CloseCall> {
+    Mapping::ALL
         .into_iter()
         .filter_map(|m| {
             let i = m.code() as usize;
-            let (s, q) = (slow[i]?, quick[i]?);
-            close_call(s, q).then_some(CloseCall {
-                mapping: m,
-                slowest_terminated_ms: s,
-                quickest_stopped_ms: q,
-            })
+            times
+                .iter()
+                .map(|t| t[i])
+                .reduce(Extremes::merged)?
+                .close_call(m)
         })
-        .collect())
+        .collect()
+}
+
+/// The close calls recorded for `d`'s result files, by mapping: over all
+/// its device files ([`mapping_times`]), the slowest terminating run
+/// against the quickest stopped one; or, for a device of the results
+/// database, over its campaigns' recorded times ([`Device::times`]).
+pub fn close_calls(d: &Device) -> Result<Vec<CloseCall>, String> {
+    let mut all = d.times.clone();
+    for (file, doc) in device_docs(d)? {
+        all.push(mapping_times(&file.display().to_string(), &doc)?);
+    }
+    Ok(close_calls_of(&all))
 }
 
 fn add(
@@ -410,6 +473,8 @@ fn add(
         tests: BTreeMap::new(),
         sources: Vec::new(),
         campaigns: 1,
+        times: Vec::new(),
+        settled: BTreeMap::new(),
     });
     if !d.sources.iter().any(|s| s == path) {
         d.sources.push(path.to_path_buf());

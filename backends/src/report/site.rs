@@ -7,8 +7,8 @@
 
 use crate::excerpt::markup;
 use crate::glossary;
-use crate::report::analysis::{self, DeviceReport, Report};
-use crate::report::db::{self, DeviceInfo};
+use crate::report::analysis::{self, Caveat, DeviceReport, Report, Violation};
+use crate::report::db::{self, CampaignInfo, DeviceInfo};
 use crate::report::out_dir::{self, OutDir, WriteError};
 use clap::Args;
 use progress_litmus::Model;
@@ -40,30 +40,38 @@ pub struct SiteArgs {
 const STYLE: &str =
     "body{font-family:sans-serif;margin:1em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
-td.ok{background:#e6f4e6}td.bad{background:#fbe3e3}td.vac{color:#888}
+td.ok{background:#e6f4e6}td.bad{background:#fbe3e3}td.close{background:#fdf0d0}td.vac{color:#888}
 dl.glossary dt{font-weight:bold;margin-top:.4em}svg{max-width:100%;height:auto}";
 
 /// `backends site`: exit 0 with the site written, 2 for a bad database or
 /// tests or a symbolic link (or another file) in the way below `-o`, 1
 /// when a file cannot be written.
 pub fn main(args: &SiteArgs) -> ExitCode {
-    let built = (|| -> Result<(Report, BTreeMap<String, DeviceInfo>), String> {
+    type Built = (Report, BTreeMap<String, DeviceInfo>, Vec<CampaignInfo>);
+    let built = (|| -> Result<Built, String> {
         let (devices, suites) = db::load(&args.db)?;
         let tests = analysis::load_tests(&args.tests)?;
         db::check_suites(&suites, &tests)?;
         Ok((
             analysis::analyse(&devices, &tests)?,
             db::device_info(&args.db)?,
+            db::campaigns(&args.db)?,
         ))
     })();
-    let (report, info) = match built {
+    let (report, info, campaigns) = match built {
         Ok(b) => b,
         Err(e) => {
             eprintln!("error: {}", crate::excerpt::printable(&e));
             return ExitCode::from(2);
         }
     };
-    match write(&report, &info, args.explorer.as_deref(), &args.out) {
+    match write(
+        &report,
+        &info,
+        &campaigns,
+        args.explorer.as_deref(),
+        &args.out,
+    ) {
         Ok(n) => {
             println!("{n} pages written under {}", out_dir::shown(&args.out));
             ExitCode::SUCCESS
@@ -80,6 +88,7 @@ pub fn main(args: &SiteArgs) -> ExitCode {
 pub fn write(
     report: &Report,
     info: &BTreeMap<String, DeviceInfo>,
+    campaigns: &[CampaignInfo],
     explorer: Option<&str>,
     out: &Path,
 ) -> Result<usize, WriteError> {
@@ -105,7 +114,12 @@ pub fn write(
     dir.write(&pages[0], index(report, info).as_bytes())?;
     for d in &report.devices {
         let page = Path::new("devices").join(format!("{}.html", page_name(&d.device)));
-        let html = device_page(report, d, info.get(&d.device), explorer);
+        let mine: Vec<CampaignInfo> = campaigns
+            .iter()
+            .filter(|c| c.device == d.device)
+            .cloned()
+            .collect();
+        let html = device_page(report, d, info.get(&d.device), &mine, explorer);
         dir.write(&page, html.as_bytes())?;
     }
     Ok(1 + report.devices.len())
@@ -141,17 +155,66 @@ fn describe(info: Option<&DeviceInfo>) -> String {
         .join("; ")
 }
 
-/// One cell of the matrix: the verdict with its counts.
+/// One cell of the matrix: the verdict with its counts. Violations that
+/// are all qualified ([`analysis::Caveat`]) are not shown as plain
+/// violations: all settled as slow runs, consistent; some too close to
+/// call, amber, with the deadline figures of its mappings.
 fn cell(d: &DeviceReport, i: usize) -> (&'static str, String) {
-    let tests = analysis::distinct_tests(&d.violations[i]);
+    let vs = &d.violations[i];
+    let tests = analysis::distinct_tests(vs);
     let c = d.conformance[i];
+    let plain: Vec<Violation> = vs.iter().filter(|v| v.caveat.is_none()).cloned().collect();
+    let settled = vs
+        .iter()
+        .filter(|v| matches!(v.caveat, Some(Caveat::Settled(_))))
+        .count();
     if c == 0 {
         ("vac", "nothing to judge".into())
     } else if tests == 0 {
         ("ok", format!("consistent 0/{c}"))
+    } else if !plain.is_empty() {
+        (
+            "bad",
+            format!("violated {}/{c}", analysis::distinct_tests(&plain)),
+        )
+    } else if settled == vs.len() {
+        (
+            "ok",
+            format!("consistent 0/{c} ({tests} settled as slow runs)"),
+        )
     } else {
-        ("bad", format!("violated {tests}/{c}"))
+        let figures: Vec<String> = d
+            .close_calls
+            .iter()
+            .filter(|k| vs.iter().any(|v| v.mapping == k.mapping))
+            .map(|k| {
+                format!(
+                    "{}: a run took {:.1} ms, runs stopped from {:.1} ms",
+                    k.mapping.name(),
+                    k.slowest_terminated_ms,
+                    k.quickest_stopped_ms
+                )
+            })
+            .collect();
+        (
+            "close",
+            format!(
+                "too close to call {tests}/{c} ({})",
+                markup(&figures.join("; "))
+            ),
+        )
     }
+}
+
+/// What the device's campaigns record, one line each: date, driver,
+/// deadline, runs per test, launch (`unknown` where not recorded).
+fn campaigns_list(campaigns: &[CampaignInfo]) -> String {
+    let mut b = String::from("<h2>Campaigns</h2>\n<ul id=\"campaigns\">\n");
+    for c in campaigns {
+        let _ = writeln!(b, "<li>{}</li>", markup(&c.summary()));
+    }
+    b.push_str("</ul>\n");
+    b
 }
 
 fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
@@ -163,7 +226,7 @@ fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
         report.tests,
         markup(&report.tests_source)
     );
-    b.push_str("<p>Legend: <b>consistent 0/C</b>: none of the C conformance tests of the model that were run on the device ever hung; <b>violated k/C</b>: k of them hung at least once (the device does not give the model's guarantee); <b>nothing to judge</b>: no conformance test of the model was run (consistent, vacuously). Hover a model name for its words.</p>\n");
+    b.push_str("<p>Legend: <b>consistent 0/C</b>: none of the C conformance tests of the model that were run on the device ever hung; <b>violated k/C</b>: k of them hung at least once (the device does not give the model's guarantee); <b>too close to call k/C</b> (amber): the k hung only under mappings whose deadline was too close to call (a run that terminated took over half as long as the quickest stopped one), so the hangs may have been slow runs; <b>settled as slow runs</b>: every run of them terminated in a campaign of the device whose runs went on longer; <b>nothing to judge</b>: no conformance test of the model was run (consistent, vacuously). Hover a model name for its words.</p>\n");
     b.push_str("<table id=\"matrix\"><tr><th>device</th><th>what it is</th>");
     for m in Model::ALL {
         let _ = write!(
@@ -221,6 +284,7 @@ fn device_page(
     report: &Report,
     d: &DeviceReport,
     info: Option<&DeviceInfo>,
+    campaigns: &[CampaignInfo],
     explorer: Option<&str>,
 ) -> String {
     let mut b = String::from("<p><a href=\"../index.html\">all devices</a></p>\n");
@@ -237,6 +301,7 @@ fn device_page(
     };
     b.push_str("<h2>Tests that did not always terminate, per mapping</h2>\n<p>Dark bars: tests that hung in every run; light bars: in some runs only (logarithmic axis).</p>\n");
     b.push_str(&crate::report::chart::svg(&one));
+    b.push_str(&campaigns_list(campaigns));
     b.push_str("<h2>Verdicts</h2>\n<table id=\"verdicts\"><tr><th>model</th><th>in words</th><th>verdict</th><th>violating tests: mapping, k of n runs hung</th></tr>\n");
     for (i, m) in Model::ALL.iter().enumerate() {
         let (class, text) = cell(d, i);
@@ -244,11 +309,14 @@ fn device_page(
             .iter()
             .map(|v| {
                 format!(
-                    "{} ({}, {} of {})",
+                    "{} ({}, {} of {}{})",
                     test_link(&v.test, explorer),
                     v.mapping.name(),
                     v.failed,
-                    v.runs
+                    v.runs,
+                    v.caveat
+                        .as_ref()
+                        .map_or(String::new(), |c| format!("; {}", markup(&c.words())))
                 )
             })
             .collect();
