@@ -23,6 +23,30 @@ fn oracle(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Loads `paths` (files or folders), `count` shaders, each with stated
+/// verdicts, and checks that every one holds.
+fn stated_verdicts_hold(paths: &[PathBuf], count: usize) {
+    let mut warnings = Vec::new();
+    let (items, errors) = load_all_with(paths, &Launch::default(), &mut warnings);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(items.len(), count);
+    for i in &items {
+        let Item::Kernel(p) = i else {
+            panic!("a shader is a kernel program")
+        };
+        assert!(!p.program.expect.is_empty(), "{}", p.name);
+        let wrong = check_expectations(p, Options::default());
+        assert!(wrong.is_empty(), "{}: {wrong:?}", p.name);
+    }
+}
+
+/// The standard output of a successful `oracle` run.
+fn stdout_of(args: &[&str]) -> String {
+    let o = oracle(args);
+    assert!(o.status.success(), "{args:?}: {o:?}");
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
 #[test]
 fn every_stated_shader_verdict_holds() {
     let mut warnings = Vec::new();
@@ -265,7 +289,6 @@ fn undefined_initial_values_are_never_read_as_zero() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
     // The stated verdicts of the ones decided hold.
-    let mut warnings = Vec::new();
     let decided: Vec<PathBuf> = [
         "shared_written_first.comp",
         "shared_race.comp",
@@ -275,17 +298,7 @@ fn undefined_initial_values_are_never_read_as_zero() {
     .iter()
     .map(|f| root().join(dir).join(f))
     .collect();
-    let (items, errors) = load_all_with(&decided, &Launch::default(), &mut warnings);
-    assert!(errors.is_empty(), "{errors:?}");
-    assert_eq!(items.len(), 4);
-    for i in &items {
-        let Item::Kernel(p) = i else {
-            panic!("a shader is a kernel program")
-        };
-        assert!(!p.program.expect.is_empty(), "{}", p.name);
-        let wrong = check_expectations(p, Options::default());
-        assert!(wrong.is_empty(), "{}: {wrong:?}", p.name);
-    }
+    stated_verdicts_hold(&decided, 4);
     // What memory started with is on the verdict line.
     let launch_line = |args: &[&str]| {
         let o = oracle(args);
@@ -554,24 +567,8 @@ fn the_adversarial_findings_stay_fixed() {
 /// verdicts are derived in each file's comment.
 #[test]
 fn weak_compare_exchange_may_fail_spuriously() {
-    let dir = root().join("tests/data/shaders/weak_cas");
-    let mut warnings = Vec::new();
-    let (items, errors) = load_all_with(&[dir], &Launch::default(), &mut warnings);
-    assert!(errors.is_empty(), "{errors:?}");
-    assert_eq!(items.len(), 4);
-    for i in &items {
-        let Item::Kernel(p) = i else {
-            panic!("a shader is a kernel program")
-        };
-        assert!(!p.program.expect.is_empty(), "{}", p.name);
-        let wrong = check_expectations(p, Options::default());
-        assert!(wrong.is_empty(), "{}: {wrong:?}", p.name);
-    }
-    let out = |args: &[&str]| {
-        let o = oracle(args);
-        assert!(o.status.success(), "{args:?}: {o:?}");
-        String::from_utf8_lossy(&o.stdout).to_string()
-    };
+    stated_verdicts_hold(&[root().join("tests/data/shaders/weak_cas")], 4);
+    let out = stdout_of;
     let retry = "tests/data/shaders/weak_cas/retry.wgsl";
     // Finitely often: P everywhere, and the line says what it rests on.
     let default = out(&["classify", retry]);
@@ -609,23 +606,8 @@ fn weak_compare_exchange_may_fail_spuriously() {
 /// latter alone; `explain` shows the lockstep witness where only it fails.
 #[test]
 fn inside_a_subgroup_a_verdict_holds_for_lockstep_and_independent_scheduling() {
-    let dir = root().join("tests/data/shaders/subgroups");
-    let mut warnings = Vec::new();
-    let (items, errors) = load_all_with(&[dir], &Launch::default(), &mut warnings);
-    assert!(errors.is_empty(), "{errors:?}");
-    assert_eq!(items.len(), 2);
-    for i in &items {
-        let Item::Kernel(p) = i else {
-            panic!("a shader is a kernel program")
-        };
-        let wrong = check_expectations(p, Options::default());
-        assert!(wrong.is_empty(), "{}: {wrong:?}", p.name);
-    }
-    let out = |args: &[&str]| {
-        let o = oracle(args);
-        assert!(o.status.success(), "{args:?}: {o:?}");
-        String::from_utf8_lossy(&o.stdout).to_string()
-    };
+    stated_verdicts_hold(&[root().join("tests/data/shaders/subgroups")], 2);
+    let out = stdout_of;
     for f in ["simt_deadlock", "simt_done"] {
         let path = format!("tests/data/shaders/subgroups/{f}.wgsl");
         let fair = out(&["classify", "--subgroup-scheduling", "fair", &path]);
