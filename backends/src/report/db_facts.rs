@@ -188,7 +188,7 @@ fn reach_ms(f: &Facts, m: Mapping) -> Option<f64> {
 /// had a deadline too close to call under `m`
 /// ([`crate::report::observations::close_call`]), and in another campaign
 /// every run of it terminated, a campaign whose runs under `m` went on
-/// longer ([`reach_ms`]) than the quickest stopped run of each of those.
+/// longer (`reach_ms`) than the quickest stopped run of each of those.
 pub fn settled(
     cells: &[CampaignCell],
     m: Mapping,
