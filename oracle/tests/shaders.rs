@@ -629,6 +629,29 @@ fn inside_a_subgroup_a_verdict_holds_for_lockstep_and_independent_scheduling() {
             "{e}"
         );
     }
+    // Lockstep takes subgroups of at most 4: a larger one is refused with
+    // the way out, which decides it.
+    let sg8 = "@group(0) @binding(0) var<storage, read_write> x: atomic<u32>;\n@compute @workgroup_size(8)\nfn main() {\n  atomicAdd(&x, 1u);\n}\n";
+    let d = std::env::temp_dir().join(format!("oracle-sg8-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let f = d.join("sg8.wgsl");
+    std::fs::write(&f, sg8).unwrap();
+    let f = f.to_str().unwrap();
+    let o = oracle(&["classify", "--workgroups", "1", "--subgroup-size", "8", f]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("subgroups of 8 invocations: lockstep supports at most 4 (each step tries every order of the lanes' atomics): a shader's verdict must also hold for lockstep subgroups (docs/KERNEL.md §10.6); --subgroup-scheduling fair decides for independent fair scheduling alone"), "{err}");
+    let fair = out(&[
+        "classify",
+        "--workgroups",
+        "1",
+        "--subgroup-size",
+        "8",
+        "--subgroup-scheduling",
+        "fair",
+        f,
+    ]);
+    assert!(fair.contains("sg8           P    P"), "{fair}");
     // Subgroups of one: nothing to add, and nothing said.
     let one = out(&["classify", "suites/shaders/spinlock.wgsl"]);
     assert!(!one.contains("inside a subgroup"), "{one}");

@@ -255,7 +255,13 @@ fn decide_wanted(
     let Some(lock) = lockstep_twin(program, model) else {
         return Ok((weak, strong));
     };
-    let (lw, ls) = decide_wanted_one(program, &lock, opts, want, &mut Shared::default())?;
+    let (lw, ls) = decide_wanted_one(program, &lock, opts, want, &mut Shared::default())
+        .map_err(|e| match e {
+            KernelError::Unsupported(msg) => KernelError::Unsupported(format!(
+                "{msg}: a shader's verdict must also hold for lockstep subgroups (docs/KERNEL.md §10.6); --subgroup-scheduling fair decides for independent fair scheduling alone"
+            )),
+            e => e,
+        })?;
     Ok((meet(weak, lw), meet(strong, ls)))
 }
 
