@@ -52,7 +52,7 @@ pub fn utc(unix_ms: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::utc;
+    use crate::report::format::utc;
 
     /// Dates whose Unix times are known independently (`date -u -d`).
     #[test]
