@@ -41,7 +41,8 @@ const STYLE: &str =
     "body{font-family:sans-serif;margin:1em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
 td.ok{background:#e6f4e6}td.bad{background:#fbe3e3}td.close{background:#fdf0d0}td.vac{color:#888}
-dl.glossary dt{font-weight:bold;margin-top:.4em}svg{max-width:100%;height:auto}";
+dl.glossary dt{font-weight:bold;margin-top:.4em}svg{max-width:100%;height:auto}
+div.wide{overflow-x:auto;max-width:100%}";
 
 /// `backends site`: exit 0 with the site written, 2 for a bad database or
 /// tests or a symbolic link (or another file) in the way below `-o`, 1
@@ -74,6 +75,9 @@ pub fn main(args: &SiteArgs) -> ExitCode {
     ) {
         Ok(n) => {
             println!("{n} pages written under {}", out_dir::shown(&args.out));
+            if let Some(w) = missing_explorer(args.explorer.as_deref(), &args.out) {
+                eprintln!("warning: {}", crate::excerpt::printable(&w));
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -227,7 +231,9 @@ fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
         markup(&report.tests_source)
     );
     b.push_str("<p>Legend: <b>consistent 0/C</b>: none of the C conformance tests of the model that were run on the device ever hung; <b>violated k/C</b>: k of them hung at least once (the device does not give the model's guarantee); <b>too close to call k/C</b> (amber): the k hung only under mappings whose deadline was too close to call (a run that terminated took over half as long as the quickest stopped one), so the hangs may have been slow runs; <b>settled as slow runs</b>: every run of them terminated in a campaign of the device whose runs went on longer; <b>nothing to judge</b>: no conformance test of the model was run (consistent, vacuously). Hover a model name for its words.</p>\n");
-    b.push_str("<table id=\"matrix\"><tr><th>device</th><th>what it is</th>");
+    // Eleven model columns do not fit a narrow window: the matrix scrolls
+    // sideways inside its box instead of running off the page.
+    b.push_str("<div class=\"wide\"><table id=\"matrix\"><tr><th>device</th><th>what it is</th>");
     for m in Model::ALL {
         let _ = write!(
             b,
@@ -251,8 +257,23 @@ fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
         }
         b.push_str("</tr>\n");
     }
-    b.push_str("</table>\n");
+    b.push_str("</table></div>\n");
     page("Progress models per device", &b)
+}
+
+/// Why the site's test links will not resolve, if they will not: the
+/// explorer given as a path relative to the site is not in its folder
+/// (issue 44 item 6; a URL or an absolute path is the user's to serve).
+fn missing_explorer(explorer: Option<&str>, out: &Path) -> Option<String> {
+    let e = explorer?;
+    if e.contains("://") || e.starts_with('/') || out.join(e).is_file() {
+        return None;
+    }
+    Some(format!(
+        "the explorer page `{e}` is not in {}: the site's test links will not resolve until it is; write it with `synth explorer SUITE... -o {}`",
+        out_dir::shown(out),
+        out_dir::shown(&out.join(e))
+    ))
 }
 
 /// `test`, linked to its page in the explorer where there is one. The
