@@ -104,3 +104,24 @@ fn choices_print_and_parse_back_and_choose_is_still_a_name() {
     assert!(litmus::print(&p).contains("choose goto finitely;"));
     assert_eq!(row(named), "PPPPPPPPPPP");
 }
+
+#[test]
+fn bad_choices_and_subgroup_lines_are_one_positioned_error() {
+    let cases = [
+        ("values 2;\nworkgroups 1;\nsubgroups hardware;\nsubgroups hardware;\nglobal x;\nkernel {\n  x = 1;\n}\n", "4:1: `subgroups` is given twice"),
+        ("values 2;\nworkgroups 1;\nsubgroups soft;\nglobal x;\nkernel {\n  x = 1;\n}\n", "3:11: expected `hardware`, found `soft`"),
+        ("values 2;\nworkgroups 1;\nglobal x;\nkernel {\n  choose finitely x;\n}\n", "5:19: expected `goto`, found `x`"),
+        ("values 2;\nworkgroups 1;\nglobal x;\nkernel {\n  choose goto 7;\n}\n", "5:3: jump target 7 is past END (1)"),
+    ];
+    for (src, want) in cases {
+        let e = litmus::parse(src).unwrap_err().to_string();
+        assert!(e.contains(want), "{want}: {e}");
+    }
+    // `subgroups hardware;` round-trips, and is what a translation writes.
+    let src = "values 2;\nworkgroups 1;\nworkgroup_size 2;\nsubgroup_size 2;\nsubgroups hardware;\nglobal x;\n\nkernel {\n  x = 1;\n}\n";
+    let p = litmus::parse(src).unwrap();
+    assert!(p.hardware_subgroups);
+    let printed = litmus::print(&p);
+    assert!(printed.contains("\nsubgroups hardware;\n"), "{printed}");
+    assert_eq!(litmus::parse(&printed).unwrap(), p);
+}

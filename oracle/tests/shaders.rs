@@ -23,6 +23,22 @@ fn oracle(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Each `(file, want)` of folder `dir` is refused by `classify` with exit
+/// status 2 and one error line, `error: PATH` then `want`.
+fn refused_at(dir: &str, refused: &[(&str, &str)]) {
+    for (file, want) in refused {
+        let path = format!("{dir}/{file}");
+        let o = oracle(&["classify", &path]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{file}: {err}");
+        assert!(
+            err.starts_with(&format!("error: {path}{want}")),
+            "{file}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
 /// Loads `paths` (files or folders), `count` shaders, each with stated
 /// verdicts, and checks that every one holds.
 fn stated_verdicts_hold(paths: &[PathBuf], count: usize) {
@@ -277,17 +293,7 @@ fn undefined_initial_values_are_never_read_as_zero() {
         ("local_read_first.comp", ":9:33: `x` may be read before it is written: GLSL leaves a local variable without an initializer undefined"),
         ("local_read_first.spv", ": `x` may be read before it is written: SPIR-V leaves a local variable without an initializer undefined"),
     ];
-    for (file, want) in refused {
-        let path = format!("{dir}/{file}");
-        let o = oracle(&["classify", &path]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{file}: {err}");
-        assert!(
-            err.starts_with(&format!("error: {path}{want}")),
-            "{file}: {err}"
-        );
-        assert_eq!(err.lines().count(), 1, "{err}");
-    }
+    refused_at(dir, &refused);
     // The stated verdicts of the ones decided hold.
     let decided: Vec<PathBuf> = [
         "shared_written_first.comp",
@@ -512,16 +518,7 @@ fn the_adversarial_findings_stay_fixed() {
         ("y2.comp", ":2:1: init `b_x`: the name of more than one variable (`b_x`, `b_x_1`): ambiguous"),
         ("f_undef_opt.spv", ": SPIR-V: instruction 40 (byte 656) uses %39, an OpUndef"),
     ];
-    for (file, want) in refused {
-        let path = format!("{dir}/{file}");
-        let o = oracle(&["classify", &path]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{file}: {err}");
-        assert!(
-            err.starts_with(&format!("error: {path}{want}")),
-            "{file}: {err}"
-        );
-    }
+    refused_at(dir, &refused);
     let race_of = |file: &str, extra: &[&str]| {
         let path = format!("{dir}/{file}");
         let mut args = vec!["classify"];
