@@ -20,6 +20,14 @@ pub fn fnv64(bytes: &[u8]) -> String {
     format!("{h:016x}")
 }
 
+/// The identity of one program, whatever it is named: [`fnv64`] of its
+/// text in the artifact's format. Results refer to a test by it where
+/// names are ambiguous (`2t2i_0` of the published suite and of
+/// `suites/2t2i` are different programs).
+pub fn test(t: &Test) -> String {
+    fnv64(crate::axb::text::print(t).as_bytes())
+}
+
 /// The identity of a set of named tests: [`fnv64`] of their names and
 /// programs (in the artifact's text format), sorted by name, so the same
 /// tests give the same fingerprint whichever files or order they came in.

@@ -3,7 +3,7 @@
 //! that every page and `--help` say the same thing.
 
 /// `(term, one sentence)`, in the order a reader needs them.
-pub const TERMS: [(&str, &str); 13] = [
+pub const TERMS: [(&str, &str); 14] = [
     ("progress model", "What a GPU's scheduler promises about which threads (workgroups) keep getting to run; a test that needs more than the promise may hang."),
     ("HSA", "Only the lowest-numbered thread that has not finished is guaranteed to keep running (the Heterogeneous System Architecture's rule)."),
     ("OBE", "Occupancy-bound execution: a thread that has run once is guaranteed to keep running until it finishes."),
@@ -16,6 +16,7 @@ pub const TERMS: [(&str, &str); 13] = [
     ("plain, round-robin, chunked", "How copies of a test are laid out on workgroups: plain runs one copy; round-robin puts each copy's threads side by side; chunked puts every copy's thread 0 first, then every thread 1, which starves higher-numbered threads under LOBE-like schedulers."),
     ("conformance test", "A test that terminates under the model (verdict P): a device consistent with the model never hangs on it, so one hang is a violation. All of a suite's make the model's conformance list (synth suites: conformance/MODEL.txt)."),
     ("distinguishing test", "A conformance test of this model that hangs under every model before it in the order HSA, OBE, LOBE, fair (same fairness): it tells this model apart from them. The paper's Table 4 counts them (bucket D)."),
+    ("NAME@FINGERPRINT", "A test whose name means two programs in these results (suites reuse names): the published test keeps its plain name, the other is shown with the first 8 hex digits of its program's fingerprint."),
     ("k of n runs", "The test hung in k of the n runs made; n of n means it hung every time, fewer means it hangs only sometimes."),
 ];
 

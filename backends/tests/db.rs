@@ -524,8 +524,10 @@ fn two_importers_at_once_and_a_killed_one_leave_it_consistent() {
 fn a_run_is_judged_against_the_suite_it_recorded() {
     let dir = scratch("suite");
     // A pretend WebGPU run of the complete 3t3i suite's `3t3i_3`, whose
-    // name the published suite uses for another program.
-    let suite = repo("suites/3t3i/3t3i.ron");
+    // name the published suite uses for another program; run from a copy
+    // of the suite, removed below.
+    let suite = dir.join("3t3i.ron");
+    std::fs::copy(repo("suites/3t3i/3t3i.ron"), &suite).unwrap();
     let (tests, errors) = progress_litmus::axb::load::load_all(std::slice::from_ref(&suite));
     assert!(errors.is_empty());
     let header = serde_json::json!({"axb": "webgpu-results", "format": 1, "target": "webgpu",
@@ -549,13 +551,13 @@ fn a_run_is_judged_against_the_suite_it_recorded() {
         "the CSV and the journal: {}",
         stdout(&o)
     );
-    // Against the published default: refused, naming the fingerprint.
+    // The suite its campaign recorded is found and judged against.
     let device: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("acme.device.json")).unwrap())
             .unwrap();
     let recorded = device["suite"]["fnv64"].as_str().unwrap();
     let o = backends(&["report", "--db", s(&db)]);
-    assert_clean_failure(&o, 2, &[recorded, "--tests", "acme"]);
+    assert!(stdout(&o).contains("3t3i.ron"), "{}", common::stderr(&o));
     // The same page file imported again (elsewhere, later): its campaign
     // is the page's (its first session's time), so it counts once.
     let out2 = dir.join("out2");
@@ -587,6 +589,11 @@ fn a_run_is_judged_against_the_suite_it_recorded() {
     ]);
     let r = json(&o);
     assert!(r.as_array().unwrap().iter().any(|f| f["device"] == "acme"));
+    // Its suite gone, the published default is refused, naming the
+    // fingerprint.
+    std::fs::remove_file(&suite).unwrap();
+    let o = backends(&["report", "--db", s(&db)]);
+    assert_clean_failure(&o, 2, &[recorded, "--tests", "acme"]);
 }
 
 /// A test that hung in its one run is not called deterministic: the
@@ -1258,12 +1265,17 @@ fn a_journal_alone_records_its_suite_from_the_campaign_line() {
     // The same suite as the device file records (the folder import).
     let list = db_list(&db);
     assert_eq!(list[0]["suite"], device["suite"]["fnv64"], "{list}");
+    // Judged against the suite its campaign line names (found), or given.
     let o = backends(&["report", "--db", s(&db)]);
-    assert_clean_failure(&o, 2, &["fingerprint", "--tests"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
     let o = backends(&["report", "--db", s(&db), "--tests", s(&suite)]);
     assert!(o.status.success(), "{}", common::stderr(&o));
-    // Its suite gone: refused, naming the journal and the folder import.
+    // Its suite gone: `report --db` refuses the published tests of the
+    // same names, and a new import is refused, naming the journal and
+    // the folder import.
     std::fs::remove_file(&suite).unwrap();
+    let o = backends(&["report", "--db", s(&db)]);
+    assert_clean_failure(&o, 2, &["fingerprint", "--tests"]);
     let o = backends(&["db", "import", "--db", s(&dir.join("b.sqlite")), s(&alone)]);
     assert_clean_failure(
         &o,

@@ -379,8 +379,9 @@ fn import_csv_check(dir: &Path, bytes: &[u8]) -> Result<(), String> {
         Err(e) => one_line("import", &e),
         Ok(_) => {
             drop(conn);
-            let (devices, _) =
-                db::load(&path).map_err(|e| format!("imported, then unreadable: {e}"))?;
+            let devices = db::load(&path)
+                .map_err(|e| format!("imported, then unreadable: {e}"))?
+                .devices;
             db::campaigns(&path).map_err(|e| format!("imported, then no campaigns: {e}"))?;
             db::export(&devices, &base.join("export"))
                 .map_err(|e| format!("imported, then not exported: {e}"))?;

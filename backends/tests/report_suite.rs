@@ -2,8 +2,11 @@
 //! from (issue 23 item 2). Test names are not unique across suites:
 //! `3t3i_3` of `suites/3t3i` is not the published `3t3i_3`, and both land
 //! in `3_thread_3_instruction/<framework>/<device>.csv` as id 3. A run's
-//! `device.json` records the fingerprint of its tests, and the report
-//! refuses other tests of the same names, the published default included.
+//! `device.json` records the fingerprint of its tests and the suite files
+//! it ran from: the report finds them there, checks them, and refuses
+//! other tests of the same names, the published default included; beside
+//! results of another suite, a name of two programs is shown with the
+//! program's fingerprint (issue 44 item 1).
 
 use progress_litmus::axb::load::load_all;
 use serde_json::json;
@@ -69,22 +72,53 @@ fn runs_are_judged_only_against_their_own_suite() {
     assert_eq!(device["suite"]["tests"], 1, "the tests with a result");
     let out_s = out.to_str().unwrap();
 
-    // The published default has a `3t3i_3` too, another program: refused,
-    // naming both fingerprints.
+    // The device file records the suite it ran from: the report finds it
+    // with no --tests, checks it against the fingerprint, and judges the
+    // hang of `3t3i_3` against it.
+    let o = backends(&["report", out_s]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains("acme"), "{text}");
+    assert!(text.contains("3t3i.ron"), "{text}");
+    assert!(text.contains("  3t3i_3 "), "{text}");
+    // Beside the published results, whose `3t3i_3` is another program, the
+    // published one keeps its name and this one is named by content.
+    let empirical = root().join("data/empirical");
+    let o = backends(&["report", out_s, empirical.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", err(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let suite = root().join("suites/3t3i/3t3i.ron");
+    let (tests, _) = load_all(std::slice::from_ref(&suite));
+    let ours = tests.iter().find(|t| t.name == "3t3i_3").unwrap();
+    let key = format!(
+        "3t3i_3@{}",
+        &progress_litmus::fingerprint::test(&ours.entry.test)[..8]
+    );
+    assert!(text.contains(&key), "{key}: {text}");
+
+    // Where the recorded suite is not found, the published default (other
+    // programs of the same names) is refused, naming the fingerprint.
+    let moved = dir.join("elsewhere.ron");
+    let file = out.join("acme.device.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        &file,
+        text.replace(suite.to_str().unwrap(), moved.to_str().unwrap()),
+    )
+    .unwrap();
     let o = backends(&["report", out_s]);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     let e = err(&o);
     assert!(e.contains(&recorded), "{e}");
     assert!(e.contains("acme.device.json"), "{e}");
+    assert!(e.contains("elsewhere.ron"), "{e}");
     assert!(e.contains("--tests"), "{e}");
     assert!(o.stdout.is_empty());
     // So is the published set given explicitly.
     let published = root().join("data/oopsla21/tests");
     let o = backends(&["report", out_s, "--tests", published.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
-
-    // Its own suite: judged, and the hang of `3t3i_3` is reported.
-    let suite = root().join("suites/3t3i/3t3i.ron");
+    // Its own suite given: judged.
     let o = backends(&["report", out_s, "--tests", suite.to_str().unwrap()]);
     assert!(o.status.success(), "{}", err(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("acme"));

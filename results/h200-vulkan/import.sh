@@ -23,4 +23,5 @@ mkdir -p $C
 SC="suites/2t2i/2t2i.ron suites/2t3i/2t3i.ron suites/2t4i/2t4i.ron suites/3t3i/3t3i.ron suites/3t4i/3t4i.ron"
 $B import --target cuda $SC $(lines $R/raw/call1/wf/*.jsonl) --info $R/raw/call1/settle/info.json --out $C --name h200
 $B import --target cuda $SC $(lines $R/raw/call1/coop/*.jsonl) --info $R/raw/call1/settle/info.json --out $C --name h200-cooperative
-$B report $C $(for s in $SC; do printf -- "--tests %s " $s; done) --svg $C/nonterminating.svg > $C/REPORT.txt
+# The device files record the suite: no --tests needed.
+$B report $C --svg $C/nonterminating.svg > $C/REPORT.txt

@@ -340,7 +340,7 @@ fn export_status(done: &db::Exported, out: &Path) -> String {
 
 fn export(a: &ExportDbArgs) -> ExitCode {
     let devices = match db::load(&a.db) {
-        Ok((d, _)) => d,
+        Ok(loaded) => loaded.devices,
         Err(e) => return fail(&e),
     };
     match db::export(&devices, &a.out) {

@@ -1,9 +1,8 @@
 //! `backends report`: results in, conformance report out.
 
 use crate::cli::error;
-use crate::report::analysis::{self, Report};
+use crate::report::analysis::Report;
 use crate::report::format::{print, Format};
-use crate::report::observations;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,9 +22,11 @@ pub struct ReportArgs {
     /// tests or a RON suite (verdicts stored in the suite are used, else
     /// computed); repeatable, e.g. one complete suite per configuration.
     /// Default: the 483 published tests, compiled in. Results that `run`
-    /// or `import` wrote record the fingerprint of their tests in
-    /// `<name>.device.json`: they are judged only against those tests,
-    /// and same-named tests of another suite are refused.
+    /// or `import` wrote record their suite in `<name>.device.json` (the
+    /// fingerprint of their tests and the suite files): those files are
+    /// found without this flag, and results are judged only against tests
+    /// with that fingerprint; same-named tests of another suite are
+    /// refused.
     #[arg(long, value_name = "TESTS")]
     pub tests: Vec<PathBuf>,
     /// `json`: a list of {device, model, consistent, violations} objects.
@@ -73,27 +74,7 @@ fn simt_report(args: &ReportArgs) -> Result<String, String> {
 
 /// Loads, analyses and prints; the error is the message for the user.
 pub fn build(args: &ReportArgs) -> Result<Report, String> {
-    let mut devices = if args.results.is_empty() {
-        Vec::new()
-    } else {
-        observations::load(&args.results)?
-    };
-    let tests = analysis::load_tests(&args.tests)?;
-    if let Some(db) = &args.db {
-        let (more, suites) = crate::report::db::load(db)?;
-        crate::report::db::check_suites(&suites, &tests)?;
-        for d in more {
-            if devices.iter().any(|e| e.name == d.name) {
-                return Err(format!(
-                    "{}: device {} is both in the database and in the result files given",
-                    db.display(),
-                    crate::excerpt::printable(&d.name)
-                ));
-            }
-            devices.push(d);
-        }
-    }
-    analysis::analyse(&devices, &tests)
+    crate::report::build::report(&args.results, args.db.as_deref(), &args.tests)
 }
 
 /// Whether `path` means stdout.

@@ -38,9 +38,16 @@ pub struct Tests {
 /// computed by the oracle. Any unreadable file or duplicate name is an
 /// error.
 pub fn load_tests(paths: &[PathBuf]) -> Result<Tests, String> {
+    let (tests, shown) = load_named(paths)?;
+    with_verdicts(tests, shown)
+}
+
+/// The tests at `paths` as [`load_tests`] reads them, without their
+/// verdicts, and where they came from in words.
+pub fn load_named(paths: &[PathBuf]) -> Result<(Vec<NamedTest>, String), String> {
     if paths.is_empty() {
         let tests = progress_litmus::axb::published::tests().map_err(|e| e.to_string())?;
-        return with_verdicts(tests, progress_litmus::axb::published::DIR.to_string());
+        return Ok((tests, progress_litmus::axb::published::DIR.to_string()));
     }
     if let Some(missing) = paths.iter().find(|p| !p.exists()) {
         return Err(format!(
@@ -58,7 +65,7 @@ pub fn load_tests(paths: &[PathBuf]) -> Result<Tests, String> {
         let msgs: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         return Err(msgs.join("\n"));
     }
-    with_verdicts(tests, shown)
+    Ok((tests, shown))
 }
 
 /// Indexes `tests` by name with their verdicts (computed where a suite did
@@ -222,46 +229,9 @@ pub struct Report {
 }
 
 /// Checks that every observed test is one of `tests`: results of another
-/// suite must not be silently judged against the wrong verdicts.
-/// Runs are judged only against the tests they were run from: a test name
-/// says nothing across suites (`3t3i_3` of `suites/3t3i` is not the
-/// published `3t3i_3`), so where a campaign recorded the fingerprint of
-/// its tests, the same tests of `tests` must have the same fingerprint.
-fn check_suites(devices: &[Device], tests: &Tests) -> Result<(), String> {
-    let mut msgs = Vec::new();
-    for d in devices {
-        let recorded = observations::recorded_suites(d)?;
-        if recorded.is_empty() {
-            continue;
-        }
-        for r in &recorded {
-            // The tests of this campaign: those read from its CSVs.
-            let ours = progress_litmus::fingerprint::tests(
-                d.tests
-                    .iter()
-                    .filter(|(_, o)| observations::device_file(&o.source).as_ref() == Some(&r.file))
-                    .filter_map(|(n, _)| tests.programs.get(n).map(|t| (n.as_str(), t))),
-            );
-            if r.fnv64 == ours {
-                continue;
-            }
-            msgs.push(format!(
-                "{}: the runs of device {} are of a suite with fingerprint {} ({} tests), but the same-named tests of {} have fingerprint {ours}: judge them against the tests they were run from (--tests SUITE)",
-                r.file.display(),
-                excerpt(&d.name),
-                r.fnv64,
-                r.tests,
-                tests.source,
-            ));
-        }
-    }
-    if msgs.is_empty() {
-        Ok(())
-    } else {
-        Err(msgs.join("\n"))
-    }
-}
-
+/// suite must not be silently judged against the wrong verdicts
+/// ([`crate::report::programs::resolve`] keys every observation by the
+/// test it is of, and checks each campaign's suite by its fingerprint).
 fn check_known(devices: &[Device], tests: &Tests) -> Result<(), String> {
     let mut msgs = Vec::new();
     for d in devices {
@@ -296,7 +266,6 @@ fn check_known(devices: &[Device], tests: &Tests) -> Result<(), String> {
 /// Analyses every device against the verdicts of `tests`.
 pub fn analyse(devices: &[Device], tests: &Tests) -> Result<Report, String> {
     check_known(devices, tests)?;
-    check_suites(devices, tests)?;
     let mut out = Vec::new();
     for d in devices {
         let mut names: Vec<&String> = d.tests.keys().collect();
@@ -448,6 +417,17 @@ impl Report {
             out,
             "ever failed to terminate on it. Cells: `ok`, the number of violating tests, or `-`\n(vacuously consistent: none of the observed tests is a conformance test of the model).\n"
         );
+        if self
+            .devices
+            .iter()
+            .flat_map(|d| d.violations.iter().flatten())
+            .any(|v| v.test.contains('@'))
+        {
+            let _ = writeln!(
+                out,
+                "A test NAME@FINGERPRINT is one of two programs of that name in these results (suites\nreuse names); the published test keeps its plain name.\n"
+            );
+        }
         summary_matrix(&mut out, &self.devices);
         for d in &self.devices {
             device_section(&mut out, d, max_listed);

@@ -44,6 +44,7 @@ use crate::mapping::Mapping;
 use crate::report::db_facts;
 use crate::report::observations::{Device, Observed};
 use crate::report::out_dir::{self, OutDir, WriteError};
+use crate::report::programs;
 use crate::report::results::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -67,18 +68,6 @@ pub enum Imported {
     New(usize),
     /// Every run of it was in the database before, from this file.
     Already(String),
-}
-
-/// A suite a device's runs recorded, as the database holds it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DbSuite {
-    pub device: String,
-    pub fnv64: String,
-    pub tests: u64,
-    /// The first of the files the runs were imported from, for messages.
-    pub file: String,
-    /// The tests observed in that import.
-    pub observed: Vec<String>,
 }
 
 /// The error of a database that cannot be read: SQLite's message may
@@ -115,15 +104,15 @@ ORDER BY d.name, c.test, c.mapping, i.file";
 /// summed over the device's campaigns (a `P` summary adds no count), and
 /// [`Device::campaigns`] says how many there are. An observation's source
 /// is `DB:FILE` (the database and the first file it was imported from).
-/// With the suites the campaigns recorded, for the fingerprint check.
-pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
+/// A test's key is [`programs::tagged`] with its campaign's suite; with
+/// where those suites' programs may be found ([`programs::Leads`]).
+pub fn load(path: &Path) -> Result<Loaded, String> {
     let conn = open_read(path)?;
     let sql = |e: rusqlite::Error| cannot_read(path, &e);
     let mut stmt = conn.prepare(CELLS).map_err(sql)?;
     let mut devices: BTreeMap<String, Device> = BTreeMap::new();
     let mut counts: Counts = BTreeMap::new();
     let mut campaigns: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
-    let mut suites: BTreeMap<(String, String), DbSuite> = BTreeMap::new();
     let mut per_campaign: PerCampaign = BTreeMap::new();
     let mut rows = stmt.query([]).map_err(sql)?;
     while let Some(r) = rows.next().map_err(sql)? {
@@ -139,22 +128,7 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
         (row.failed, row.runs) =
             checked_counts(path, &row, r.get(3).map_err(sql)?, r.get(4).map_err(sql)?)?;
         let fnv: Option<String> = r.get(7).map_err(sql)?;
-        if let Some(fnv64) = fnv {
-            let tests: i64 = r.get(8).map_err(sql)?;
-            // One campaign's runs span a file per configuration, and its
-            // fingerprint covers them all: grouped by device and suite.
-            let s = suites
-                .entry((row.device.clone(), fnv64.clone()))
-                .or_insert_with(|| DbSuite {
-                    device: row.device.clone(),
-                    fnv64,
-                    tests: tests as u64,
-                    file: row.file.clone(),
-                    observed: Vec::new(),
-                });
-            s.file = s.file.clone().min(row.file.clone());
-            s.observed.push(row.test.clone());
-        }
+        row.test = programs::tagged(&row.test, fnv.as_deref());
         let campaign: i64 = r.get(9).map_err(sql)?;
         campaigns
             .entry(row.device.clone())
@@ -181,16 +155,72 @@ pub fn load(path: &Path) -> Result<(Vec<Device>, Vec<DbSuite>), String> {
             Cell::Pass
         };
     }
-    let mut suites: Vec<DbSuite> = suites.into_values().collect();
-    for s in &mut suites {
-        s.observed.sort();
-        s.observed.dedup();
-    }
-    Ok((devices.into_values().collect(), suites))
+    Ok(Loaded {
+        devices: devices.into_values().collect(),
+        leads: leads(&conn, path)?,
+        settle: Settle {
+            facts: db_facts::read_all(&conn, path)?,
+            names: campaign_names(&conn, path)?,
+        },
+    })
 }
 
-/// Gives each device the run times its campaigns recorded and the hangs
-/// its campaigns settle ([`db_facts`]).
+/// Where the programs of the database's suites may be found: the suite
+/// files each campaign recorded (`options.suite` of its facts), looked for
+/// from the working folder and the database's folders up.
+fn leads(conn: &rusqlite::Connection, path: &Path) -> Result<programs::Leads, String> {
+    let sql = |e: rusqlite::Error| cannot_read(path, &e);
+    let mut out = programs::Leads::default();
+    let mut stmt = conn
+        .prepare(
+            "SELECT s.fnv64, f.facts, k.id FROM campaigns k JOIN suites s ON s.id = k.suite_id
+             JOIN campaign_facts f ON f.campaign_id = k.id ORDER BY k.id",
+        )
+        .map_err(sql)?;
+    let mut rows = stmt.query([]).map_err(sql)?;
+    let bases: Vec<PathBuf> = path
+        .parent()
+        .map(|p| p.ancestors().map(Path::to_path_buf).collect())
+        .unwrap_or_default();
+    while let Some(r) = rows.next().map_err(sql)? {
+        let fnv64: String = r.get(0).map_err(sql)?;
+        let facts: String = r.get(1).map_err(sql)?;
+        let id: i64 = r.get(2).map_err(sql)?;
+        let Ok(doc) = serde_json::from_str::<serde_json::Value>(&facts) else {
+            continue;
+        };
+        let paths = crate::report::observations::suite_paths(&doc);
+        if !paths.is_empty() {
+            out.record(
+                &fnv64,
+                programs::Recorded {
+                    paths,
+                    at: format!("{}: campaign {id}", path.display()),
+                    bases: bases.clone(),
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// What [`load`] reads: the devices (tests keyed by
+/// [`programs::tagged`]), where their suites may be found, and what
+/// [`settle`] needs once the tests are keyed by program.
+pub struct Loaded {
+    pub devices: Vec<Device>,
+    pub leads: programs::Leads,
+    pub settle: Settle,
+}
+
+/// The campaigns' facts and names, for [`settle`].
+pub struct Settle {
+    facts: BTreeMap<i64, db_facts::Facts>,
+    names: BTreeMap<i64, String>,
+}
+
+/// Gives each device the run times its campaigns recorded and each
+/// test's per-campaign counts, for [`settle`].
 fn qualify(
     conn: &rusqlite::Connection,
     path: &Path,
@@ -207,16 +237,28 @@ fn qualify(
             .map(|f| f.times)
             .collect();
     }
-    let names = campaign_names(conn, path)?;
     for ((device, test, mapping), cells) in per_campaign {
-        let m = Mapping::ALL.into_iter().find(|m| m.name() == mapping);
-        let how = m.and_then(|m| db_facts::settled(&cells, m, &facts, &names));
-        if let (Some(m), Some(how)) = (m, how) {
+        if let Some(m) = Mapping::ALL.into_iter().find(|m| m.name() == mapping) {
             let d = devices.get_mut(&device).expect("added with its cells");
-            d.settled.insert((test, m.code()), how);
+            d.per_campaign.insert((test, m.code()), cells);
         }
     }
     Ok(())
+}
+
+/// Marks the hangs of `devices` that a later campaign settled
+/// ([`db_facts::settled`]), once each test is keyed by its program
+/// ([`programs::resolve`]): campaigns of one program under one name are
+/// weighed together, of two programs never.
+pub fn settle(devices: &mut [Device], ctx: &Settle) {
+    for d in devices {
+        for ((test, code), cells) in &d.per_campaign {
+            let m = Mapping::ALL[*code as usize];
+            if let Some(how) = db_facts::settled(cells, m, &ctx.facts, &ctx.names) {
+                d.settled.insert((test.clone(), *code), how);
+            }
+        }
+    }
 }
 
 /// Each campaign's count per device, test and mapping name.
@@ -335,6 +377,7 @@ fn add_row(
         campaigns: 1,
         times: Vec::new(),
         settled: BTreeMap::new(),
+        per_campaign: BTreeMap::new(),
     });
     if !d.sources.contains(&source) {
         d.sources.push(source.clone());
@@ -346,38 +389,6 @@ fn add_row(
         line: row.line as usize,
     });
     Ok(())
-}
-
-/// Checks the database's runs against `tests` as the report checks a
-/// campaign's `device.json`: the tests it ran must have the fingerprint
-/// it recorded.
-pub fn check_suites(
-    suites: &[DbSuite],
-    tests: &crate::report::analysis::Tests,
-) -> Result<(), String> {
-    let mut msgs = Vec::new();
-    for s in suites {
-        let ours = progress_litmus::fingerprint::tests(
-            s.observed
-                .iter()
-                .filter_map(|n| tests.programs.get(n).map(|t| (n.as_str(), t))),
-        );
-        if ours != s.fnv64 {
-            msgs.push(format!(
-                "{}: the runs of device {} are of a suite with fingerprint {} ({} tests), but the same-named tests of {} have fingerprint {ours}: judge them against the tests they were run from (--tests SUITE)",
-                s.file,
-                crate::excerpt::printable(&s.device),
-                s.fnv64,
-                s.tests,
-                tests.source
-            ));
-        }
-    }
-    if msgs.is_empty() {
-        Ok(())
-    } else {
-        Err(msgs.join("\n"))
-    }
 }
 
 /// What `db export` wrote.
@@ -407,6 +418,8 @@ pub fn export_stem(name: &str) -> String {
 /// test, by full name, to `db/<device>.csv`, `<device>` the device's
 /// [`export_stem`]. Every file is written inside `out`, never through a
 /// symbolic link below it ([`OutDir`]).
+/// A device that ran two programs under one name (two suites) is refused:
+/// the format cannot tell them apart.
 pub fn export(devices: &[Device], out: &Path) -> Result<Exported, WriteError> {
     let mut files: BTreeMap<PathBuf, Vec<(String, [Cell; 3])>> = BTreeMap::new();
     let mut taken: BTreeMap<String, &str> = BTreeMap::new();
@@ -423,7 +436,19 @@ pub fn export(devices: &[Device], out: &Path) -> Result<Exported, WriteError> {
         if stem != d.name {
             renamed.push((d.name.clone(), stem.clone()));
         }
-        for (test, obs) in &d.tests {
+        let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+        for (key, obs) in &d.tests {
+            let test = programs::name_of(key);
+            if let Some(other) = seen.insert(test, key) {
+                return Err(WriteError::Refused(format!(
+                    "device {} ran two programs named {} (suites {} and {}): the artifact's CSV format names a test by its name only; report them with `backends report --db` instead",
+                    crate::excerpt::printable(&d.name),
+                    crate::excerpt::printable(test),
+                    programs::suite_of(other).unwrap_or("none recorded"),
+                    programs::suite_of(key).unwrap_or("none recorded"),
+                )));
+            }
+            let test = &test.to_string();
             let (file, id) = match published_id(test) {
                 Some((n, m, id)) => (
                     PathBuf::from(format!("{n}_thread_{m}_instruction/db/{stem}.csv")),

@@ -158,14 +158,7 @@ pub fn times(f: &Facts, m: Mapping) -> Extremes {
     f.times[m.code() as usize]
 }
 
-/// One campaign's count of a test under a mapping: `failed` of `runs`
-/// (`runs` None: a summary that says every run terminated).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CampaignCell {
-    pub campaign: i64,
-    pub failed: u32,
-    pub runs: Option<u32>,
-}
+pub use crate::report::observations::CampaignCell;
 
 /// How long the runs of campaign `f` under `m` are known to have been
 /// allowed to go on: its deadline where recorded, else the longest of its

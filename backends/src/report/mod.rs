@@ -4,7 +4,10 @@
 //!
 //! - [`results`]: the artifact's result CSV format, read and written.
 //! - [`observations`]: result files gathered into per-device observations.
-//! - [`analysis`]: observations against each model's conformance tests.
+//! - [`programs`]: which program each observation is of (tests are
+//!   identified by content; a name is kept for display).
+//! - [`analysis`]: observations against each model's conformance tests;
+//!   [`build`]: a report from result folders and a database together.
 //! - [`chart`]: the non-terminating tests per device and mapping as SVG.
 //! - [`format`](mod@format): `--format` and stdout, shared by every command's output.
 //! - [`db`]: the results database (SQLite), the runs of every device's
@@ -27,6 +30,7 @@
 //! data and a campaign's results are read alike.
 
 pub mod analysis;
+pub mod build;
 pub mod chart;
 pub mod db;
 pub mod db_campaign;
@@ -37,6 +41,7 @@ pub mod db_schema;
 pub mod format;
 pub mod observations;
 pub mod out_dir;
+pub mod programs;
 pub mod results;
 pub mod simt;
 pub mod site;

@@ -39,6 +39,15 @@ impl Observed {
     }
 }
 
+/// One campaign's count of a test under a mapping: `failed` of `runs`
+/// (`runs` None: a summary that says every run terminated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CampaignCell {
+    pub campaign: i64,
+    pub failed: u32,
+    pub runs: Option<u32>,
+}
+
 /// A device and everything observed on it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Device {
@@ -60,6 +69,10 @@ pub struct Device {
     /// slow runs, with the words that say how
     /// ([`crate::report::db_facts::settled`]); empty for result files.
     pub settled: BTreeMap<(String, u32), String>,
+    /// Each campaign's count per test and mapping ([`Mapping::code`]),
+    /// from which [`crate::report::db::settle`] finds [`Device::settled`]
+    /// once every test is keyed by its program; empty for result files.
+    pub per_campaign: BTreeMap<(String, u32), Vec<CampaignCell>>,
 }
 
 /// The `(N, M)` of a configuration directory name `<N>_thread_<M>_instruction`.
@@ -237,6 +250,29 @@ pub struct RecordedSuite {
     pub tests: u64,
     /// The `device.json` it was read from.
     pub file: PathBuf,
+    /// The suite files the campaign was run from (`options.suite`), as
+    /// given then: relative to where it ran, so looked for from the
+    /// working folder and the device file's folders up.
+    pub paths: Vec<PathBuf>,
+}
+
+/// The suite files a device file or a campaign's facts names: its
+/// `suite.paths` (added by hand to a folder whose campaign ran from a
+/// scratch folder), else `options.suite` (what the campaign was run
+/// with): one path or several; none where it names none.
+pub fn suite_paths(doc: &serde_json::Value) -> Vec<PathBuf> {
+    let given = doc
+        .pointer("/suite/paths")
+        .or_else(|| doc.pointer("/options/suite"));
+    match given {
+        Some(serde_json::Value::String(s)) => vec![PathBuf::from(s)],
+        Some(serde_json::Value::Array(a)) => a
+            .iter()
+            .filter_map(|v| v.as_str())
+            .map(PathBuf::from)
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The `device.json` of a CSV that `backends run` or `import` wrote:
@@ -307,6 +343,7 @@ pub fn recorded_suites(d: &Device) -> Result<Vec<RecordedSuite>, String> {
                 out.push(RecordedSuite {
                     fnv64: f.to_string(),
                     tests,
+                    paths: suite_paths(&doc),
                     file,
                 })
             }
@@ -475,6 +512,7 @@ fn add(
         campaigns: 1,
         times: Vec::new(),
         settled: BTreeMap::new(),
+        per_campaign: BTreeMap::new(),
     });
     if !d.sources.iter().any(|s| s == path) {
         d.sources.push(path.to_path_buf());

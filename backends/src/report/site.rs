@@ -50,11 +50,8 @@ div.wide{overflow-x:auto;max-width:100%}";
 pub fn main(args: &SiteArgs) -> ExitCode {
     type Built = (Report, BTreeMap<String, DeviceInfo>, Vec<CampaignInfo>);
     let built = (|| -> Result<Built, String> {
-        let (devices, suites) = db::load(&args.db)?;
-        let tests = analysis::load_tests(&args.tests)?;
-        db::check_suites(&suites, &tests)?;
         Ok((
-            analysis::analyse(&devices, &tests)?,
+            crate::report::build::report(&[], Some(&args.db), &args.tests)?,
             db::device_info(&args.db)?,
             db::campaigns(&args.db)?,
         ))
@@ -278,8 +275,10 @@ fn missing_explorer(explorer: Option<&str>, out: &Path) -> Option<String> {
 
 /// `test`, linked to its page in the explorer where there is one. The
 /// device pages are one directory down: a relative explorer path gets `../`.
+/// A `NAME@FINGERPRINT` test is not linked: the explorer's test of that
+/// name is the other program.
 fn test_link(test: &str, explorer: Option<&str>) -> String {
-    let Some(e) = explorer else {
+    let Some(e) = explorer.filter(|_| !test.contains('@')) else {
         return markup(test);
     };
     let base = if e.contains("://") || e.starts_with('/') {

@@ -158,11 +158,12 @@ pub struct Analysed {
 
 /// [`Analysed`] of the repository's `results` folders against `tests`.
 pub fn analysed(results: &[&str], tests: &[&str]) -> Analysed {
-    use backends::report::{analysis, observations};
+    use backends::report::{analysis, observations, programs};
     let dirs: Vec<PathBuf> = results.iter().map(|r| repo(r)).collect();
-    let devices = observations::load(&dirs).unwrap();
+    let mut devices = observations::load(&dirs).unwrap();
+    let leads = programs::tag_files(&mut devices).unwrap();
     let paths: Vec<PathBuf> = tests.iter().map(|t| repo(t)).collect();
-    let tests = analysis::load_tests(&paths).unwrap();
+    let tests = programs::resolve(&mut devices, &paths, &leads).unwrap();
     let report = analysis::analyse(&devices, &tests).unwrap();
     Analysed { devices, report }
 }
