@@ -35,16 +35,37 @@ fn database(name: &str) -> PathBuf {
         .unwrap());
     // The complete weak-fair suites' campaigns, beside the published
     // suite's of the same devices.
-    for (folder, vendor, arch) in [
-        ("results/h200-complete", "NVIDIA", "H200 (Hopper), CUDA"),
-        ("results/cpu-complete", "CPU", "x86_64, C++ threads"),
-    ] {
+    let import = |args: &[&str]| {
         ok(Command::new(BIN)
             .current_dir(root())
             .args(["db", "import", "--db", db.to_str().unwrap()])
-            .args(["--vendor", vendor, "--architecture", arch, folder])
+            .args(args)
             .output()
-            .unwrap());
+            .unwrap())
+    };
+    import(&[
+        "--vendor",
+        "CPU",
+        "--architecture",
+        "x86_64, C++ threads",
+        "results/cpu-complete",
+    ]);
+    // The H200's campaigns of the complete suites, as setups of the GPU
+    // the import script records.
+    for (name, setup) in [
+        ("h200", "CUDA, normal launch"),
+        ("h200-cooperative", "CUDA, cooperative launch"),
+    ] {
+        let files: Vec<String> = ["2t2i", "2t3i", "2t4i", "3t3i", "3t4i"]
+            .iter()
+            .map(|c| {
+                let (n, m) = (&c[0..1], &c[2..3]);
+                format!("results/h200-complete/{n}_thread_{m}_instruction/CUDA/{name}.csv")
+            })
+            .collect();
+        let mut args = vec!["--gpu", "NVIDIA H200", "--setup", setup];
+        args.extend(files.iter().map(String::as_str));
+        import(&args);
     }
     db
 }
@@ -81,10 +102,18 @@ fn every_committed_folder_reports_from_one_database() {
     let text = run(&["report", "--db", db_s]);
     // 483 published tests and 5,231 of the complete suites: one program is
     // in both under one name, the others are told apart.
-    for device in ["h200", "h200-cooperative", "cpu-2threads-full"] {
-        let line = format!("== {device} (5713 tests observed, k of n summed over 2 campaigns)");
+    for (device, campaigns) in [
+        ("NVIDIA H200 (CUDA, normal launch)", 3),
+        ("NVIDIA H200 (CUDA, cooperative launch)", 2),
+        ("cpu-2threads-full", 2),
+    ] {
+        let line =
+            format!("== {device} (5713 tests observed, k of n summed over {campaigns} campaigns)");
         assert!(text.contains(&line), "{line}\n{text}");
     }
+    // One GPU: its combined row, its five setups beneath.
+    assert!(text.contains("\nNVIDIA H200 (every setup) "), "{text}");
+    assert_eq!(text.matches("\n  NVIDIA H200 (").count(), 5, "{text}");
     let json: serde_json::Value =
         serde_json::from_str(&run(&["report", "--db", db_s, "--format", "json"])).unwrap();
     // The published analysis holds: A12 and Mali-G77 violate weak LOBE on
@@ -96,16 +125,17 @@ fn every_committed_folder_reports_from_one_database() {
     assert!(a12.contains(&"3t3i_7".to_string()), "{a12:?}");
     // The H200 is consistent with weak fairness under the cooperative
     // launch on both suites.
-    assert!(violators(&json, "h200-cooperative", "WEAK_FAIR").is_empty());
+    assert!(violators(&json, "NVIDIA H200 (CUDA, cooperative launch)", "WEAK_FAIR").is_empty());
 
     let site = db.parent().unwrap().join("site");
     let out = run(&["site", "--db", db_s, "--out", site.to_str().unwrap()]);
     assert!(out.contains("pages written"), "{out}");
-    let h200 = std::fs::read_to_string(site.join("devices/h200.html")).unwrap();
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
     assert!(
-        h200.contains("5713"),
-        "the H200 page counts both suites' tests"
+        index.contains("<tr class=\"gpu\"><td>NVIDIA H200</td>"),
+        "one bold row for the GPU"
     );
+    assert_eq!(index.matches("<tr class=\"setup\">").count(), 5);
 }
 
 /// A result folder records its suite: reported from another working

@@ -43,9 +43,23 @@ fn the_site_shows_every_device_and_the_published_verdicts() {
     assert!(index.contains("div.wide{overflow-x:auto;max-width:100%}"));
     let rows = index.matches("<tr><td><a href=\"devices/").count();
     assert_eq!(
-        rows, 29,
-        "8 GPUs, their 11 variants, SwiftShader, 2 CPU runs, the H200's 5 CUDA campaigns, Vulkan and wgpu"
+        rows, 22,
+        "8 GPUs, their 11 variants, SwiftShader, 2 CPU runs"
     );
+    // The H200 is one GPU: a bold row combining its five setups (CUDA
+    // normal, intra-warp and cooperative launches, Vulkan, wgpu), each
+    // beneath it with its page (issue 44 item 3); its weak HSA hangs,
+    // too close to call at 300 ms, settled by the 2 s re-run.
+    assert!(index.contains("<tr class=\"gpu\"><td>NVIDIA H200</td>"));
+    assert_eq!(
+        index
+            .matches("<tr class=\"setup\"><td><a href=\"devices/")
+            .count(),
+        5
+    );
+    let normal = row(&index, "NVIDIA H200 (CUDA, normal launch)");
+    let cells: Vec<&str> = normal.split("<td class=").skip(1).collect();
+    assert!(cells[0].contains("settled as slow runs"), "{normal}");
     // Weak LOBE is the third model column: violated on 11 of its 122
     // conformance tests by the A12 and the g77, consistent on the A14.
     for d in [A12, G77] {
@@ -148,7 +162,7 @@ fn the_site_opens_in_headless_chromium_from_file_urls() {
     let profile = dir.join("profile");
     let index = format!("file://{}", out.join("index.html").display());
     let dom = chromium(&browser, &profile, &["--dump-dom".into()], &index);
-    assert_eq!(dom.matches("<a href=\"devices/").count(), 29, "{dom}");
+    assert_eq!(dom.matches("<a href=\"devices/").count(), 22 + 5, "{dom}");
     let device = format!(
         "file://{}",
         out.join(format!("devices/{A12}.html")).display()

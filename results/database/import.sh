@@ -44,10 +44,23 @@ gpu tx1 NVIDIA "Tegra X1 (Maxwell), Vulkan" "SHIELD Android TV"
 # The CPU runs: the host comes from their device.json.
 "$bin" db import --db "$db" --vendor CPU --architecture "x86_64, C++ threads" results/cpu
 # The first Hopper GPU (results/h200/README.md): the published suite under
-# the three mappings, intra-warp and with a cooperative launch.
-"$bin" db import --db "$db" --vendor NVIDIA --architecture "H200 (Hopper), CUDA" \
-    --driver "580.159.04 (CUDA 13.0)" --host "a rented GPU machine (Firecracker VM)" results/h200
-# The same H200 through Vulkan (vkrun) and WGSL through wgpu
-# (results/h200-vulkan/README.md).
-"$bin" db import --db "$db" --vendor NVIDIA --architecture "H200 (Hopper), Vulkan and wgpu" \
-    --driver "580.159.04" --host "a rented GPU machine (Firecracker VM)" results/h200-vulkan
+# the three mappings, with a normal, an intra-warp and a cooperative
+# launch; and the same H200 through Vulkan (vkrun) and WGSL through wgpu
+# (results/h200-vulkan/README.md). One GPU (--gpu), five setups (--setup):
+# the 2 s-deadline re-runs (h200-2s, h200-intra-warp-2s) are campaigns of
+# the setup they re-ran, and settle its hangs that were too close to call.
+h200() { # setup architecture driver files...
+    setup=$1 arch=$2 driver=$3
+    shift 3
+    "$bin" db import --db "$db" --vendor NVIDIA --architecture "$arch" --driver "$driver" \
+        --host "a rented GPU machine (Firecracker VM)" --gpu "NVIDIA H200" --setup "$setup" "$@"
+}
+cuda="H200 (Hopper), CUDA"
+h=results/h200
+h200 "CUDA, normal launch" "$cuda" "580.159.04 (CUDA 13.0)" $h/*/CUDA/h200.csv $h/*/CUDA/h200-2s.csv
+h200 "CUDA, intra-warp launch" "$cuda" "580.159.04 (CUDA 13.0)" \
+    $h/*/CUDA/h200-intra-warp.csv $h/*/CUDA/h200-intra-warp-2s.csv
+h200 "CUDA, cooperative launch" "$cuda" "580.159.04 (CUDA 13.0)" $h/*/CUDA/h200-cooperative.csv
+v=results/h200-vulkan
+h200 "Vulkan" "H200 (Hopper), Vulkan" "580.159.04" $v/*/Vulkan/h200-vulkan.csv
+h200 "wgpu, WGSL on Vulkan" "H200 (Hopper), wgpu" "580.159.04" $v/*/wgpu/h200-wgpu.csv

@@ -68,6 +68,17 @@ pub struct ImportDbArgs {
     /// `device.json` records).
     #[arg(long)]
     pub host: Option<String>,
+    /// The physical GPU the devices of these files are (e.g. `NVIDIA
+    /// H200`), with --setup: the report and the site show one row per
+    /// GPU, combining its setups, and read the devices of one GPU and
+    /// setup as one device (a re-run under another name is another
+    /// campaign of it).
+    #[arg(long, value_name = "NAME", requires = "setup")]
+    pub gpu: Option<String>,
+    /// How the GPU was driven in these files: the API and the launch (e.g.
+    /// `CUDA, cooperative launch`); with --gpu.
+    #[arg(long, value_name = "TEXT", requires = "gpu")]
+    pub setup: Option<String>,
     /// A label naming the campaign of result CSVs that have no device file
     /// (the artifact's): without one, all such files of a device and
     /// target are one campaign; another label makes another campaign
@@ -214,6 +225,7 @@ fn import(a: &ImportDbArgs) -> ExitCode {
         architecture: a.architecture.clone(),
         driver: a.driver.clone(),
         host: a.host.clone(),
+        gpu: a.gpu.clone().zip(a.setup.clone()),
     };
     let (mut new, mut already, mut refused) = (0, 0, 0);
     for f in &files {
@@ -280,10 +292,14 @@ fn campaign_line(c: &db::CampaignInfo) -> String {
         (Some(d), false) => d.clone(),
         (None, _) => db::UNKNOWN.to_string(),
     };
+    let device = match (&c.gpu, &c.setup) {
+        (Some(g), Some(s)) => format!("{} (GPU {g}, setup {s})", c.device),
+        _ => c.device.clone(),
+    };
     format!(
         "{} {} target {} suite {} started {started} label {} driver {} host {} deadline {} runs per test {} launch {}: {held}, from {} file(s){}\n",
         &c.campaign[..12],
-        crate::excerpt::printable(&c.device),
+        crate::excerpt::printable(&device),
         show(c.target.as_deref()),
         show(c.suite.as_deref()),
         c.label.as_deref().map_or("none".to_string(), crate::excerpt::printable),
@@ -339,8 +355,13 @@ fn export_status(done: &db::Exported, out: &Path) -> String {
 }
 
 fn export(a: &ExportDbArgs) -> ExitCode {
-    let devices = match db::load(&a.db) {
-        Ok(loaded) => loaded.devices,
+    // Keyed by the program each test is: the same program recorded under
+    // two suites is one row.
+    let devices = match db::load(&a.db).and_then(|mut l| {
+        crate::report::programs::resolve(&mut l.devices, &[], &l.leads)?;
+        Ok(l.devices)
+    }) {
+        Ok(d) => d,
         Err(e) => return fail(&e),
     };
     match db::export(&devices, &a.out) {

@@ -203,6 +203,9 @@ pub struct Nonterm {
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeviceReport {
     pub device: String,
+    /// The physical GPU it is a setup of, where the database records one
+    /// ([`crate::report::db_gpus`]).
+    pub gpu: Option<String>,
     /// Tests with observations.
     pub observed: usize,
     /// How many campaigns the observations sum (k and n added).
@@ -219,6 +222,43 @@ pub struct DeviceReport {
     /// The mappings whose deadline was too close to call, from the
     /// campaigns' device files: there a hang may have been a slow run.
     pub close_calls: Vec<observations::CloseCall>,
+}
+
+impl DeviceReport {
+    /// The setups of one physical GPU as one row (issue 44 item 3): a
+    /// model is violated on the GPU where any setup violates it (the
+    /// violations of all, by test), consistent where every setup that ran
+    /// a conformance test of it is; the conformance count is the most any
+    /// one setup ran, the close calls all of theirs.
+    pub fn combined(gpu: &str, setups: &[&DeviceReport]) -> DeviceReport {
+        let mut violations = vec![Vec::new(); Model::ALL.len()];
+        let mut conformance = vec![0; Model::ALL.len()];
+        let mut nonterm = [Nonterm::default(); 3];
+        for d in setups {
+            for (i, vs) in d.violations.iter().enumerate() {
+                violations[i].extend(vs.iter().cloned());
+                conformance[i] = conformance[i].max(d.conformance[i]);
+            }
+            for (n, m) in nonterm.iter_mut().zip(&d.nonterm) {
+                n.run += m.run;
+                n.deterministic += m.deterministic;
+                n.occasional += m.occasional;
+            }
+        }
+        for vs in &mut violations {
+            vs.sort_by(|a, b| natural_cmp(&a.test, &b.test).then(a.mapping.cmp(&b.mapping)));
+        }
+        DeviceReport {
+            device: gpu.to_string(),
+            gpu: Some(gpu.to_string()),
+            observed: setups.iter().map(|d| d.observed).max().unwrap_or(0),
+            campaigns: setups.iter().map(|d| d.campaigns).sum(),
+            nonterm,
+            violations,
+            conformance,
+            close_calls: setups.iter().flat_map(|d| d.close_calls.clone()).collect(),
+        }
+    }
 }
 
 /// The whole report.
@@ -321,6 +361,7 @@ pub fn analyse(devices: &[Device], tests: &Tests) -> Result<Report, String> {
         add_caveats(&mut violations, &close_calls, d);
         out.push(DeviceReport {
             device: d.name.clone(),
+            gpu: d.gpu.clone(),
             observed: d.tests.len(),
             campaigns: d.campaigns,
             nonterm,
@@ -352,6 +393,9 @@ fn add_caveats(violations: &mut [Vec<Violation>], close: &[observations::CloseCa
 #[derive(Serialize)]
 struct JsonFinding<'a> {
     device: &'a str,
+    /// The physical GPU the device is a setup of, where recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu: Option<&'a str>,
     model: &'static str,
     consistent: bool,
     /// How many campaigns k and n sum, when more than one.
@@ -369,6 +413,32 @@ fn is_one(n: &usize) -> bool {
 
 impl Report {
     /// The findings of one device and model.
+    /// Each physical GPU with the indices of its setups in
+    /// [`Report::devices`] (contiguous: their names share the GPU's).
+    pub fn gpus(&self) -> Vec<(String, Vec<usize>)> {
+        let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+        for (i, d) in self.devices.iter().enumerate() {
+            let Some(g) = &d.gpu else { continue };
+            match out.iter_mut().find(|(name, _)| name == g) {
+                Some((_, v)) => v.push(i),
+                None => out.push((g.clone(), vec![i])),
+            }
+        }
+        out
+    }
+
+    /// The combined row of each GPU, keyed by the index of its first
+    /// setup in [`Report::devices`].
+    pub fn gpu_rows(&self) -> BTreeMap<usize, DeviceReport> {
+        self.gpus()
+            .into_iter()
+            .map(|(g, idx)| {
+                let setups: Vec<&DeviceReport> = idx.iter().map(|&i| &self.devices[i]).collect();
+                (idx[0], DeviceReport::combined(&g, &setups))
+            })
+            .collect()
+    }
+
     pub fn violations(&self, device: &str, model: Model) -> Option<&[Violation]> {
         self.devices
             .iter()
@@ -384,6 +454,7 @@ impl Report {
             for (i, m) in Model::ALL.iter().enumerate() {
                 list.push(JsonFinding {
                     device: &d.device,
+                    gpu: d.gpu.as_deref(),
                     model: m.name(),
                     consistent: d.violations[i].is_empty(),
                     campaigns: d.campaigns,
@@ -428,7 +499,7 @@ impl Report {
                 "A test NAME@FINGERPRINT is one of two programs of that name in these results (suites\nreuse names); the published test keeps its plain name.\n"
             );
         }
-        summary_matrix(&mut out, &self.devices);
+        summary_matrix(&mut out, self);
         for d in &self.devices {
             device_section(&mut out, d, max_listed);
         }
@@ -439,10 +510,23 @@ impl Report {
 /// The matrix of the text report: a row per device, a column per model,
 /// each cell `ok`, the number of violating tests, or `-` (no conformance
 /// test of the model observed), so that the whole picture fits a screen.
-fn summary_matrix(out: &mut String, devices: &[DeviceReport]) {
-    let w = devices
+/// The matrix of the text report: a row per device; a GPU's setups
+/// ([`Report::gpus`]) indented beneath the GPU's combined row.
+fn summary_matrix(out: &mut String, report: &Report) {
+    let gpu_rows = report.gpu_rows();
+    let label = |d: &DeviceReport| match &d.gpu {
+        Some(g) if *g == d.device => format!("{} (every setup)", printable(g)),
+        Some(_) => format!("  {}", printable(&d.device)),
+        None => printable(&d.device),
+    };
+    let mut rows: Vec<&DeviceReport> = Vec::new();
+    for (i, d) in report.devices.iter().enumerate() {
+        rows.extend(gpu_rows.get(&i));
+        rows.push(d);
+    }
+    let w = rows
         .iter()
-        .map(|d| printable(&d.device).chars().count())
+        .map(|d| label(d).chars().count())
         .max()
         .unwrap_or(6)
         .max(6);
@@ -451,20 +535,41 @@ fn summary_matrix(out: &mut String, devices: &[DeviceReport]) {
         let _ = write!(out, " {:>w2$}", m.name(), w2 = m.name().len().max(4));
     }
     out.push('\n');
-    for d in devices {
-        let _ = write!(out, "{:w$}", printable(&d.device));
+    let mut qualified = false;
+    for d in rows {
+        let _ = write!(out, "{:w$}", label(d));
         for (i, m) in Model::ALL.iter().enumerate() {
-            let tests = distinct_tests(&d.violations[i]);
-            let cell = if d.conformance[i] == 0 {
-                "-".to_string()
-            } else if tests == 0 {
-                "ok".to_string()
-            } else {
-                tests.to_string()
-            };
+            let cell = matrix_cell(d, i);
+            qualified |= cell.ends_with(['?', '*']);
             let _ = write!(out, " {:>w2$}", cell, w2 = m.name().len().max(4));
         }
         out.push('\n');
+    }
+    if qualified {
+        out.push_str("`k?`: k violating tests, every hang of them under a mapping whose deadline was too close\nto call (they may have been slow runs); `ok*`: every hang settled as a slow run by a\ncampaign of the device whose runs went on longer.\n");
+    }
+}
+
+/// One cell of the text matrix: `-` (vacuous), `ok`, the number of
+/// violating tests, `k?` where every hang of the k was too close to call
+/// and `ok*` where every one was settled as a slow run ([`Caveat`]).
+fn matrix_cell(d: &DeviceReport, i: usize) -> String {
+    let vs = &d.violations[i];
+    let tests = distinct_tests(vs);
+    let plain: Vec<Violation> = vs.iter().filter(|v| v.caveat.is_none()).cloned().collect();
+    if d.conformance[i] == 0 {
+        "-".to_string()
+    } else if tests == 0 {
+        "ok".to_string()
+    } else if !plain.is_empty() {
+        distinct_tests(&plain).to_string()
+    } else if vs
+        .iter()
+        .all(|v| matches!(v.caveat, Some(Caveat::Settled(_))))
+    {
+        "ok*".to_string()
+    } else {
+        format!("{tests}?")
     }
 }
 

@@ -27,6 +27,10 @@
 //!   journal records beyond its runs ([`crate::report::db_facts`]): the
 //!   run times that decide "too close to call", its options, the device's
 //!   description.
+//! - `gpus` (version 4): the physical GPU a device is, and its setup
+//!   (API and launch), where `db import --gpu --setup` gave them
+//!   ([`crate::report::db_gpus`]): the devices of one GPU and setup are
+//!   read as one, and a GPU's setups are shown beneath it.
 //! - `summaries`: `failed` of `runs` (k of n) per campaign, test and
 //!   mapping where the source has only counts (the artifact's CSVs;
 //!   `runs` NULL: the artifact's `P`, all of an unstated number
@@ -36,12 +40,14 @@
 //! campaigns: k and n added, a campaign's runs counted from `runs` where
 //! it has them, else from its summary (a `P` adds no count: the format
 //! does not record it). Versions 1 (one observation per device, test and
-//! mapping) and 2 (no facts) are upgraded in place, in one transaction, by `db import`; the
+//! mapping), 2 (no facts) and 3 (no GPUs) are upgraded in place, in one
+//! transaction, by `db import`; the
 //! commands that only read the database open it read-only
 //! ([`crate::report::db_open`]) and refuse it.
 
 use crate::mapping::Mapping;
 use crate::report::db_facts;
+use crate::report::db_gpus;
 use crate::report::observations::{Device, Observed};
 use crate::report::out_dir::{self, OutDir, WriteError};
 use crate::report::programs;
@@ -59,6 +65,9 @@ pub struct DeviceInfo {
     pub architecture: Option<String>,
     pub driver: Option<String>,
     pub host: Option<String>,
+    /// The physical GPU the devices are a setup of, and the setup (API and
+    /// launch): `db import --gpu NAME --setup TEXT`.
+    pub gpu: Option<(String, String)>,
 }
 
 /// What one file's import did.
@@ -114,10 +123,13 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
     let mut counts: Counts = BTreeMap::new();
     let mut campaigns: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
     let mut per_campaign: PerCampaign = BTreeMap::new();
+    let groups = db_gpus::read(&conn, path)?;
     let mut rows = stmt.query([]).map_err(sql)?;
     while let Some(r) = rows.next().map_err(sql)? {
+        let device: String = r.get(0).map_err(sql)?;
+        let gpu = groups.get(&device).map(|g| g.gpu.clone());
         let mut row = DbRow {
-            device: r.get(0).map_err(sql)?,
+            device: db_gpus::read_as(&groups, &device),
             test: r.get(1).map_err(sql)?,
             mapping: r.get(2).map_err(sql)?,
             failed: 0,
@@ -142,7 +154,9 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
                 failed: row.failed,
                 runs: row.runs,
             });
+        let shown = row.device.clone();
         add_row(path, &mut devices, &mut counts, row)?;
+        devices.get_mut(&shown).expect("added").gpu = gpu;
     }
     qualify(&conn, path, &mut devices, &campaigns, per_campaign)?;
     for ((device, test, m), (k, n)) in counts {
@@ -378,6 +392,7 @@ fn add_row(
         times: Vec::new(),
         settled: BTreeMap::new(),
         per_campaign: BTreeMap::new(),
+        gpu: None,
     });
     if !d.sources.contains(&source) {
         d.sources.push(source.clone());
@@ -418,8 +433,9 @@ pub fn export_stem(name: &str) -> String {
 /// test, by full name, to `db/<device>.csv`, `<device>` the device's
 /// [`export_stem`]. Every file is written inside `out`, never through a
 /// symbolic link below it ([`OutDir`]).
-/// A device that ran two programs under one name (two suites) is refused:
-/// the format cannot tell them apart.
+/// The devices' tests are keyed as [`programs::resolve`] keys them: a
+/// `NAME@FINGERPRINT` test (a program other than the one the name means
+/// elsewhere) is refused, since the format names a test by name only.
 pub fn export(devices: &[Device], out: &Path) -> Result<Exported, WriteError> {
     let mut files: BTreeMap<PathBuf, Vec<(String, [Cell; 3])>> = BTreeMap::new();
     let mut taken: BTreeMap<String, &str> = BTreeMap::new();
@@ -439,13 +455,14 @@ pub fn export(devices: &[Device], out: &Path) -> Result<Exported, WriteError> {
         let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
         for (key, obs) in &d.tests {
             let test = programs::name_of(key);
-            if let Some(other) = seen.insert(test, key) {
+            if let Some(other) = seen.insert(test, key).or(key.contains('@').then_some(key)) {
                 return Err(WriteError::Refused(format!(
-                    "device {} ran two programs named {} (suites {} and {}): the artifact's CSV format names a test by its name only; report them with `backends report --db` instead",
+                    "device {} ran {}, a program other than the test named {} elsewhere in the database (suites {} and {}): the artifact's CSV format names a test by its name only; report them with `backends report --db` instead",
                     crate::excerpt::printable(&d.name),
-                    crate::excerpt::printable(test),
-                    programs::suite_of(other).unwrap_or("none recorded"),
-                    programs::suite_of(key).unwrap_or("none recorded"),
+                    crate::excerpt::printable(key),
+                    crate::excerpt::printable(test.split('@').next().unwrap_or(test)),
+                    programs::suite_of(other).unwrap_or("as resolved"),
+                    programs::suite_of(key).unwrap_or("as resolved"),
                 )));
             }
             let test = &test.to_string();
@@ -483,8 +500,9 @@ fn published_id(test: &str) -> Option<(u32, u32, String)> {
 pub fn device_info(path: &Path) -> Result<BTreeMap<String, DeviceInfo>, String> {
     let conn = open_read(path)?;
     let sql = |e: rusqlite::Error| cannot_read(path, &e);
+    let groups = db_gpus::read(&conn, path)?;
     let mut stmt = conn
-        .prepare("SELECT name, vendor, architecture, driver, host FROM devices")
+        .prepare("SELECT name, vendor, architecture, driver, host FROM devices ORDER BY name")
         .map_err(sql)?;
     let rows = stmt
         .query_map([], |r| {
@@ -495,11 +513,24 @@ pub fn device_info(path: &Path) -> Result<BTreeMap<String, DeviceInfo>, String> 
                     architecture: r.get(2)?,
                     driver: r.get(3)?,
                     host: r.get(4)?,
+                    gpu: None,
                 },
             ))
         })
         .map_err(sql)?;
-    rows.collect::<Result<_, _>>().map_err(sql)
+    let mut out: BTreeMap<String, DeviceInfo> = BTreeMap::new();
+    for row in rows {
+        let (name, mut info) = row.map_err(sql)?;
+        info.gpu = groups.get(&name).map(|g| (g.gpu.clone(), g.setup.clone()));
+        // The devices read as one (a GPU's setup): what the first states.
+        let e = out.entry(db_gpus::read_as(&groups, &name)).or_default();
+        e.vendor = e.vendor.take().or(info.vendor);
+        e.architecture = e.architecture.take().or(info.architecture);
+        e.driver = e.driver.take().or(info.driver);
+        e.host = e.host.take().or(info.host);
+        e.gpu = e.gpu.take().or(info.gpu);
+    }
+    Ok(out)
 }
 
 /// One file a campaign was imported from.
@@ -519,6 +550,12 @@ pub struct CampaignInfo {
     /// Its identity ([`crate::report::db_campaign`]), hex SHA-256.
     pub campaign: String,
     pub device: String,
+    /// The physical GPU the device is a setup of, and the setup
+    /// ([`db_gpus`]), where recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub setup: Option<String>,
     pub vendor: Option<String>,
     pub architecture: Option<String>,
     pub target: Option<String>,
@@ -571,6 +608,15 @@ fn ms(v: f64) -> String {
 }
 
 impl CampaignInfo {
+    /// The device name the report reads its runs as: `GPU (SETUP)` where
+    /// recorded ([`db_gpus::shown_name`]), else its own.
+    pub fn read_as(&self) -> String {
+        match (&self.gpu, &self.setup) {
+            (Some(g), Some(s)) => db_gpus::shown_name(g, s),
+            _ => self.device.clone(),
+        }
+    }
+
     /// The deadline of a campaign: recorded, or bounded by the quickest run
     /// stopped at it.
     pub fn deadline(&self) -> String {
@@ -643,6 +689,8 @@ pub fn campaigns(path: &Path) -> Result<Vec<CampaignInfo>, String> {
                 CampaignInfo {
                     campaign: r.get(1)?,
                     device: r.get(2)?,
+                    gpu: None,
+                    setup: None,
                     vendor: r.get(3)?,
                     architecture: r.get(4)?,
                     target: r.get(5)?,
@@ -691,6 +739,13 @@ pub fn campaigns(path: &Path) -> Result<Vec<CampaignInfo>, String> {
         c.imports = rows.collect::<Result<_, _>>().map_err(sql)?;
     }
     add_facts(&conn, path, &mut out)?;
+    let groups = db_gpus::read(&conn, path)?;
+    for (_, c) in &mut out {
+        if let Some(g) = groups.get(&c.device) {
+            c.gpu = Some(g.gpu.clone());
+            c.setup = Some(g.setup.clone());
+        }
+    }
     Ok(out.into_iter().map(|(_, c)| c).collect())
 }
 

@@ -169,9 +169,13 @@ fn upsert_device(tx: &Transaction, name: &str, info: &DeviceInfo) -> rusqlite::R
            host = coalesce(excluded.host, host)",
         params![name, info.vendor, info.architecture, info.driver, info.host],
     )?;
-    tx.query_row("SELECT id FROM devices WHERE name = ?1", [name], |r| {
+    let id = tx.query_row("SELECT id FROM devices WHERE name = ?1", [name], |r| {
         r.get(0)
-    })
+    })?;
+    if let Some((gpu, setup)) = &info.gpu {
+        crate::report::db_gpus::store(tx, id, gpu, setup)?;
+    }
+    Ok(id)
 }
 
 /// Ends an import that added `added` rows: committed, or, when nothing

@@ -4,12 +4,12 @@
 //!   `db list`, `db export`, `site`): SQLite's read-only mode, so nothing
 //!   is ever created, upgraded or otherwise written, whatever the file
 //!   is. A missing or empty file, another program's SQLite file, or a
-//!   version 1 or 2 database (which only `db import` upgrades) is one
+//!   version 1, 2 or 3 database (which only `db import` upgrades) is one
 //!   error.
 //! - [`open_import`] for `db import`: the schema is created only in a new
 //!   file or an empty one (no tables, no schema version: a 0-byte file,
-//!   or one whose creation was interrupted and rolled back); a version 1
-//!   or 2 database is upgraded in place; another program's SQLite file is
+//!   or one whose creation was interrupted and rolled back); a version 1,
+//!   2 or 3 database is upgraded in place; another program's SQLite file is
 //!   refused, not modified.
 //!
 //! Both refuse a file whose header says WAL mode before SQLite opens it
@@ -27,7 +27,7 @@
 //! of a reader runs over a view or a trigger someone else put there.
 
 use crate::report::db_schema::{
-    expected, from_v1, objects, without_facts, Object, SCHEMA, SCHEMA_VERSION,
+    expected, from_v1, objects, without, Object, FACTS_TABLE, GPUS_TABLE, SCHEMA, SCHEMA_VERSION,
 };
 use progress_litmus::axb::load::{kind_of, output_target};
 use progress_litmus::error::excerpt;
@@ -110,13 +110,13 @@ fn foreign(conn: &Connection, path: &Path) -> String {
 /// The refusal of a version this code does not read.
 fn other_version(path: &Path, version: i64) -> String {
     format!(
-        "{}: a results database of schema version {version}; this backends reads versions 1 and 2 (through `db import`) and {SCHEMA_VERSION}",
+        "{}: a results database of schema version {version}; this backends reads versions 1 to 3 (through `db import`) and {SCHEMA_VERSION}",
         path.display()
     )
 }
 
 /// Refuses a database whose schema is not exactly one this code makes for
-/// `version` (1, 2 or 3): the same objects, of the same kinds, made by the
+/// `version` (1 to 4): the same objects, of the same kinds, made by the
 /// same statements; no other table, index, view or trigger. Only then is
 /// any of it queried: a file whose `devices` was a view over an endless
 /// recursive query made every reader run forever.
@@ -126,7 +126,14 @@ fn check_schema(conn: &Connection, path: &Path, version: i64) -> Result<(), Stri
         expected().map_err(|e| format!("{}: the expected schema: {e}", path.display()))?;
     let candidates = match version {
         1 => vec![v1],
-        2 => vec![without_facts(&now), without_facts(&upgraded)],
+        2 => {
+            let lacks = [FACTS_TABLE, GPUS_TABLE];
+            vec![without(&now, &lacks), without(&upgraded, &lacks)]
+        }
+        3 => vec![
+            without(&now, &[GPUS_TABLE]),
+            without(&upgraded, &[GPUS_TABLE]),
+        ],
         _ => vec![now, upgraded],
     };
     if candidates.contains(&found) {
@@ -247,7 +254,7 @@ pub fn open_read(path: &Path) -> Result<Connection, String> {
     match version {
         SCHEMA_VERSION => Ok(conn),
         0 => Err(foreign(&conn, path)),
-        1 | 2 => Err(format!(
+        1..=3 => Err(format!(
             "{}: a results database of schema version {version}, which this command only reads at version {SCHEMA_VERSION}: `backends db import --db` upgrades it in place (with any result file: one already in counts once)",
             path.display()
         )),
@@ -256,7 +263,7 @@ pub fn open_read(path: &Path) -> Result<Connection, String> {
 }
 
 /// Opens the database at `path` for `db import`: created with the schema
-/// if the file is new or empty, a version 1 or 2 database upgraded (one
+/// if the file is new or empty, a version 1, 2 or 3 database upgraded (one
 /// transaction); another program's SQLite file refused, untouched.
 pub fn open_import(path: &Path) -> Result<Connection, String> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -271,7 +278,7 @@ pub fn open_import(path: &Path) -> Result<Connection, String> {
             check_schema(&conn, path, SCHEMA_VERSION)?;
             return Ok(conn);
         }
-        0..=2 => {}
+        0..=3 => {}
         v => return Err(other_version(path, v)),
     }
     let tx = conn
@@ -288,9 +295,10 @@ pub fn open_import(path: &Path) -> Result<Connection, String> {
             check_schema(&tx, path, 1)?;
             from_v1(&tx).map_err(|e| bad(path, &e))?
         }
-        // Version 3 only adds a table: the schema's statements make it.
-        2 => {
-            check_schema(&tx, path, 2)?;
+        // Versions 3 and 4 only add tables: the schema's statements make
+        // them.
+        v @ (2 | 3) => {
+            check_schema(&tx, path, v)?;
             tx.execute_batch(SCHEMA).map_err(|e| bad(path, &e))?
         }
         SCHEMA_VERSION => check_schema(&tx, path, SCHEMA_VERSION)?,

@@ -2,18 +2,20 @@
 //! in `PRAGMA user_version`; the tables are described in
 //! [`crate::report::db`]) and the upgrades, each in one transaction,
 //! which [`crate::report::db_open`] runs for `db import`: of a version 1
-//! database (one observation per device, test and mapping), and of a
+//! database (one observation per device, test and mapping), of a
 //! version 2 one (no `campaign_facts`: [`SCHEMA`] adds the table, empty
-//! until the campaigns' files are imported again).
+//! until the campaigns' files are imported again), and of a version 3
+//! one (no `gpus`: added empty).
 
 use crate::report::db_campaign::CampaignId;
 use rusqlite::{params, Transaction};
 
 /// The schema this code reads and writes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
-/// The tables of version 3 (see the module doc); version 2 had all but
-/// `campaign_facts` ([`FACTS_TABLE`]).
+/// The tables of version 4 (see the module doc); version 3 had all but
+/// `gpus` ([`GPUS_TABLE`]), version 2 neither that nor `campaign_facts`
+/// ([`FACTS_TABLE`]).
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS devices (
     id INTEGER PRIMARY KEY,
@@ -76,12 +78,22 @@ CREATE TABLE IF NOT EXISTS campaign_facts (
     campaign_id INTEGER PRIMARY KEY REFERENCES campaigns(id),
     facts TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS gpus (
+    device_id INTEGER PRIMARY KEY REFERENCES devices(id),
+    gpu TEXT NOT NULL,
+    setup TEXT NOT NULL
+);
 ";
 
 /// The table version 3 added to version 2: what a campaign's device file
 /// or journal records beyond its runs (options, description, run times
 /// per mapping), read back by [`crate::report::db_facts`].
 pub const FACTS_TABLE: &str = "campaign_facts";
+
+/// The table version 4 added to version 3: the physical GPU a device is
+/// one setup of (`db import --gpu NAME --setup TEXT`), read back by
+/// [`crate::report::db`].
+pub const GPUS_TABLE: &str = "gpus";
 
 /// The tables of version 1, as its code created them: what
 /// [`crate::report::db_open`] checks a version 1 file against before
@@ -152,8 +164,8 @@ pub fn objects(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<Object>> {
 /// (built in memory by the same statements): version 1; the current
 /// version made new (a version 2 database upgraded is the same: its
 /// tables' statements did not change); the current version upgraded from
-/// version 1 (its `imports` altered). Version 2's forms are these two
-/// without [`FACTS_TABLE`] ([`without_facts`]).
+/// version 1 (its `imports` altered). Versions 2 and 3 have these two
+/// forms without the tables they lack ([`without`]).
 pub fn expected() -> rusqlite::Result<[Vec<Object>; 3]> {
     let v1 = rusqlite::Connection::open_in_memory()?;
     v1.execute_batch(SCHEMA_V1)?;
@@ -167,11 +179,12 @@ pub fn expected() -> rusqlite::Result<[Vec<Object>; 3]> {
     Ok([objects(&v1)?, objects(&now)?, objects(&up)?])
 }
 
-/// A version 3 schema's objects as version 2 had them: without
-/// [`FACTS_TABLE`] (and its automatic index).
-pub fn without_facts(objs: &[Object]) -> Vec<Object> {
+/// A schema's objects without the tables named in `tables` (and their
+/// automatic indexes): version 3's forms are the current ones without
+/// [`GPUS_TABLE`], version 2's without it and [`FACTS_TABLE`].
+pub fn without(objs: &[Object], tables: &[&str]) -> Vec<Object> {
     objs.iter()
-        .filter(|o| o.table != FACTS_TABLE)
+        .filter(|o| !tables.contains(&o.table.as_str()))
         .cloned()
         .collect()
 }

@@ -15,7 +15,8 @@
 //!   version 1), [`db_open`] (opening it: read-only for the commands that
 //!   read, creating only a new or empty file), [`db_campaign`] (what identifies a
 //!   campaign), [`db_facts`] (what a campaign records beyond its runs:
-//!   options, driver, run times), [`db_import`] (files into it); reading
+//!   options, driver, run times), [`db_gpus`] (the physical GPU a device
+//!   is a setup of), [`db_import`] (files into it); reading
 //!   it back, the
 //!   aggregate per device and `db list` in [`db`].
 //! - [`site`]: the static results site from the database (`backends site`).
@@ -35,6 +36,7 @@ pub mod chart;
 pub mod db;
 pub mod db_campaign;
 pub mod db_facts;
+pub mod db_gpus;
 pub mod db_import;
 pub mod db_open;
 pub mod db_schema;

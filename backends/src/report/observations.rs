@@ -73,6 +73,9 @@ pub struct Device {
     /// from which [`crate::report::db::settle`] finds [`Device::settled`]
     /// once every test is keyed by its program; empty for result files.
     pub per_campaign: BTreeMap<(String, u32), Vec<CampaignCell>>,
+    /// The physical GPU this device is one setup of (API and launch), as
+    /// `db import --gpu` recorded it; none for result files.
+    pub gpu: Option<String>,
 }
 
 /// The `(N, M)` of a configuration directory name `<N>_thread_<M>_instruction`.
@@ -513,6 +516,7 @@ fn add(
         times: Vec::new(),
         settled: BTreeMap::new(),
         per_campaign: BTreeMap::new(),
+        gpu: None,
     });
     if !d.sources.iter().any(|s| s == path) {
         d.sources.push(path.to_path_buf());

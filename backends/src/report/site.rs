@@ -42,7 +42,7 @@ const STYLE: &str =
 table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
 td.ok{background:#e6f4e6}td.bad{background:#fbe3e3}td.close{background:#fdf0d0}td.vac{color:#888}
 dl.glossary dt{font-weight:bold;margin-top:.4em}svg{max-width:100%;height:auto}
-div.wide{overflow-x:auto;max-width:100%}";
+div.wide{overflow-x:auto;max-width:100%}tr.gpu td{font-weight:bold;border-top:2px solid #888}tr.setup td:first-child{padding-left:1.5em}";
 
 /// `backends site`: exit 0 with the site written, 2 for a bad database or
 /// tests or a symbolic link (or another file) in the way below `-o`, 1
@@ -117,7 +117,7 @@ pub fn write(
         let page = Path::new("devices").join(format!("{}.html", page_name(&d.device)));
         let mine: Vec<CampaignInfo> = campaigns
             .iter()
-            .filter(|c| c.device == d.device)
+            .filter(|c| c.read_as() == d.device)
             .cloned()
             .collect();
         let html = device_page(report, d, info.get(&d.device), &mine, explorer);
@@ -222,7 +222,7 @@ fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
     let mut b = String::new();
     let _ = writeln!(
         b,
-        "<p>Which progress models each device's observed behaviour is consistent with: {} devices, judged against the verdicts of {} tests ({}).</p>",
+        "<p>Which progress models each device's observed behaviour is consistent with: {} devices, judged against the verdicts of {} tests ({}). A physical GPU driven several ways (APIs, launches) is one bold row, combining its setups, each beneath it.</p>",
         report.devices.len(),
         report.tests,
         markup(&report.tests_source)
@@ -240,22 +240,41 @@ fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
         );
     }
     b.push_str("</tr>\n");
-    for d in &report.devices {
+    let gpu_rows = report.gpu_rows();
+    for (i, d) in report.devices.iter().enumerate() {
+        if let Some(g) = gpu_rows.get(&i) {
+            let _ = write!(
+                b,
+                "<tr class=\"gpu\"><td>{}</td><td>one GPU: its setups below, combined (violated where any setup violates)</td>",
+                markup(&g.device)
+            );
+            matrix_cells(&mut b, g);
+        }
         let _ = write!(
             b,
-            "<tr><td><a href=\"devices/{}.html\">{}</a></td><td>{}</td>",
+            "<tr{}><td><a href=\"devices/{}.html\">{}</a></td><td>{}</td>",
+            if d.gpu.is_some() {
+                " class=\"setup\""
+            } else {
+                ""
+            },
             page_name(&d.device),
             markup(&d.device),
             describe(info.get(&d.device))
         );
-        for i in 0..Model::ALL.len() {
-            let (class, text) = cell(d, i);
-            let _ = write!(b, "<td class=\"{class}\">{text}</td>");
-        }
-        b.push_str("</tr>\n");
+        matrix_cells(&mut b, d);
     }
     b.push_str("</table></div>\n");
     page("Progress models per device", &b)
+}
+
+/// The model cells of one matrix row, and the row's end.
+fn matrix_cells(b: &mut String, d: &DeviceReport) {
+    for i in 0..Model::ALL.len() {
+        let (class, text) = cell(d, i);
+        let _ = write!(b, "<td class=\"{class}\">{text}</td>");
+    }
+    b.push_str("</tr>\n");
 }
 
 /// Why the site's test links will not resolve, if they will not: the
