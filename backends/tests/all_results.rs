@@ -127,6 +127,27 @@ fn every_committed_folder_reports_from_one_database() {
     // launch on both suites.
     assert!(violators(&json, "NVIDIA H200 (CUDA, cooperative launch)", "WEAK_FAIR").is_empty());
 
+    // The database holds the programs of its suites: copied where no suite
+    // file is in reach, it reports the same.
+    let away = std::env::temp_dir().join(format!("all-results-away-{}", std::process::id()));
+    std::fs::create_dir_all(&away).unwrap();
+    let copy = away.join("copy.sqlite");
+    std::fs::copy(&db, &copy).unwrap();
+    let moved = ok(Command::new(BIN)
+        .current_dir(&away)
+        .args(["report", "--db", "copy.sqlite"])
+        .output()
+        .unwrap());
+    let _ = std::fs::remove_dir_all(&away);
+    assert!(
+        moved.contains("the programs stored in the results database"),
+        "{moved}"
+    );
+    assert_eq!(
+        moved.lines().skip(1).collect::<Vec<_>>(),
+        text.lines().skip(1).collect::<Vec<_>>()
+    );
+
     let site = db.parent().unwrap().join("site");
     let out = run(&["site", "--db", db_s, "--out", site.to_str().unwrap()]);
     assert!(out.contains("pages written"), "{out}");

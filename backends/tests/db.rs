@@ -617,13 +617,20 @@ fn a_run_is_judged_against_the_suite_it_recorded() {
         "the CSV and the journal: {}",
         stdout(&o)
     );
-    // The suite its campaign recorded is found and judged against.
+    // The import found the suite its campaign recorded and stored the
+    // programs of the tests run (issue 44 item 1): the report judges the
+    // runs by them.
     let device: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("acme.device.json")).unwrap())
             .unwrap();
     let recorded = device["suite"]["fnv64"].as_str().unwrap();
+    assert_eq!(count(&db, "SELECT count(*) FROM suite_tests"), 1);
     let o = backends(&["report", "--db", s(&db)]);
-    assert!(stdout(&o).contains("3t3i.ron"), "{}", common::stderr(&o));
+    assert!(
+        stdout(&o).contains("the programs stored in the results database"),
+        "{}",
+        common::stderr(&o)
+    );
     // The same page file imported again (elsewhere, later): its campaign
     // is the page's (its first session's time), so it counts once.
     let out2 = dir.join("out2");
@@ -655,9 +662,16 @@ fn a_run_is_judged_against_the_suite_it_recorded() {
     ]);
     let r = json(&o);
     assert!(r.as_array().unwrap().iter().any(|f| f["device"] == "acme"));
-    // Its suite gone, the published default is refused, naming the
-    // fingerprint.
+    // Its suite gone, the stored programs still judge the runs.
     std::fs::remove_file(&suite).unwrap();
+    let o = backends(&["report", "--db", s(&db)]);
+    assert!(stdout(&o).contains("acme"), "{}", common::stderr(&o));
+    // Without them (a version 3 database upgraded: none stored), the
+    // published default is refused, naming the fingerprint.
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("DELETE FROM suite_tests; DELETE FROM programs;")
+        .unwrap();
     let o = backends(&["report", "--db", s(&db)]);
     assert_clean_failure(&o, 2, &[recorded, "--tests", "acme"]);
 }
@@ -1336,12 +1350,13 @@ fn a_journal_alone_records_its_suite_from_the_campaign_line() {
     assert!(o.status.success(), "{}", common::stderr(&o));
     let o = backends(&["report", "--db", s(&db), "--tests", s(&suite)]);
     assert!(o.status.success(), "{}", common::stderr(&o));
-    // Its suite gone: `report --db` refuses the published tests of the
-    // same names, and a new import is refused, naming the journal and
-    // the folder import.
+    // Its suite gone: `report --db` judges by the programs the import
+    // stored, and a new import is refused, naming the journal and the
+    // folder import.
     std::fs::remove_file(&suite).unwrap();
     let o = backends(&["report", "--db", s(&db)]);
-    assert_clean_failure(&o, 2, &["fingerprint", "--tests"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(stdout(&o).contains("the programs stored in the results database"));
     let o = backends(&["db", "import", "--db", s(&dir.join("b.sqlite")), s(&alone)]);
     assert_clean_failure(
         &o,

@@ -31,6 +31,10 @@
 //!   (API and launch), where `db import --gpu --setup` gave them
 //!   ([`crate::report::db_gpus`]): the devices of one GPU and setup are
 //!   read as one, and a GPU's setups are shown beneath it.
+//! - `programs` and `suite_tests` (version 4): the program of each test
+//!   of a suite, by fingerprint ([`crate::report::db_programs`]), stored
+//!   when the import found the campaign's suite: the report judges runs
+//!   by them with no suite file in reach.
 //! - `summaries`: `failed` of `runs` (k of n) per campaign, test and
 //!   mapping where the source has only counts (the artifact's CSVs;
 //!   `runs` NULL: the artifact's `P`, all of an unstated number
@@ -184,7 +188,10 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
 /// from the working folder and the database's folders up.
 fn leads(conn: &rusqlite::Connection, path: &Path) -> Result<programs::Leads, String> {
     let sql = |e: rusqlite::Error| cannot_read(path, &e);
-    let mut out = programs::Leads::default();
+    let mut out = programs::Leads {
+        stored: crate::report::db_programs::read(conn, path)?,
+        ..Default::default()
+    };
     let mut stmt = conn
         .prepare(
             "SELECT s.fnv64, f.facts, k.id FROM campaigns k JOIN suites s ON s.id = k.suite_id

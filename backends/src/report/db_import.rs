@@ -15,10 +15,12 @@ use crate::mapping::Mapping;
 use crate::report::db::{DeviceInfo, Imported};
 use crate::report::db_campaign::{hex, CampaignId};
 use crate::report::db_facts;
+use crate::report::db_programs;
 use crate::report::observations::{self, Device};
 use crate::report::results::Cell;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// One run of a campaign, as a source holds it.
@@ -62,6 +64,9 @@ struct Header<'a> {
     format: &'static str,
     campaign: &'a CampaignId,
     suite: Option<(String, u64)>,
+    /// The suite's programs by name, to store where found
+    /// ([`db_programs`]).
+    programs: Option<BTreeMap<String, progress_litmus::Test>>,
     content: String,
     legacy: Option<String>,
 }
@@ -90,6 +95,9 @@ fn already(tx: &Transaction, h: &Header) -> rusqlite::Result<Option<String>> {
 /// import row (its row count set by [`finish`]).
 fn begin(tx: &Transaction, h: &Header, info: &DeviceInfo) -> rusqlite::Result<Begun> {
     let (campaign_id, suite_id) = campaign_for(tx, h.campaign, h.suite.as_ref(), info)?;
+    if let (Some(id), Some(p)) = (suite_id, &h.programs) {
+        db_programs::store(tx, id, p)?;
+    }
     tx.execute(
         "INSERT INTO imports (content, file, imported_unix_s, target, suite_id, observations, campaign_id, format)
          VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7)",
@@ -333,6 +341,7 @@ pub fn import_csv(
         file: csv,
         format: "csv",
         campaign: &ids[0],
+        programs: db_programs::for_csv(conn, csv, doc.as_ref(), suites[0].as_ref()),
         suite: suites[0].clone(),
         content: hex(&h.finalize()),
         legacy: Some(hex(&legacy)),
@@ -532,6 +541,13 @@ pub fn import_runs(
         file,
         format: "journal",
         campaign: &src.campaign,
+        programs: db_programs::for_runs(
+            conn,
+            file,
+            src.facts.as_ref(),
+            src.suite.as_ref(),
+            src.runs.iter().map(|r| r.test.clone()).collect(),
+        ),
         suite: src.suite.clone(),
         content: hex(&h.finalize()),
         legacy: None,

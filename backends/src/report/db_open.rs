@@ -27,7 +27,7 @@
 //! of a reader runs over a view or a trigger someone else put there.
 
 use crate::report::db_schema::{
-    expected, from_v1, objects, without, Object, FACTS_TABLE, GPUS_TABLE, SCHEMA, SCHEMA_VERSION,
+    expected, from_v1, objects, without, Object, FACTS_TABLE, SCHEMA, SCHEMA_VERSION, V4_TABLES,
 };
 use progress_litmus::axb::load::{kind_of, output_target};
 use progress_litmus::error::excerpt;
@@ -127,13 +127,11 @@ fn check_schema(conn: &Connection, path: &Path, version: i64) -> Result<(), Stri
     let candidates = match version {
         1 => vec![v1],
         2 => {
-            let lacks = [FACTS_TABLE, GPUS_TABLE];
+            let mut lacks = V4_TABLES.to_vec();
+            lacks.push(FACTS_TABLE);
             vec![without(&now, &lacks), without(&upgraded, &lacks)]
         }
-        3 => vec![
-            without(&now, &[GPUS_TABLE]),
-            without(&upgraded, &[GPUS_TABLE]),
-        ],
+        3 => vec![without(&now, &V4_TABLES), without(&upgraded, &V4_TABLES)],
         _ => vec![now, upgraded],
     };
     if candidates.contains(&found) {

@@ -5,7 +5,7 @@
 //! database (one observation per device, test and mapping), of a
 //! version 2 one (no `campaign_facts`: [`SCHEMA`] adds the table, empty
 //! until the campaigns' files are imported again), and of a version 3
-//! one (no `gpus`: added empty).
+//! one (no `gpus`, `programs`, `suite_tests`: added empty).
 
 use crate::report::db_campaign::CampaignId;
 use rusqlite::{params, Transaction};
@@ -14,8 +14,8 @@ use rusqlite::{params, Transaction};
 pub const SCHEMA_VERSION: i64 = 4;
 
 /// The tables of version 4 (see the module doc); version 3 had all but
-/// `gpus` ([`GPUS_TABLE`]), version 2 neither that nor `campaign_facts`
-/// ([`FACTS_TABLE`]).
+/// `gpus`, `programs` and `suite_tests` ([`V4_TABLES`]), version 2 none
+/// of those nor `campaign_facts` ([`FACTS_TABLE`]).
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS devices (
     id INTEGER PRIMARY KEY,
@@ -83,6 +83,16 @@ CREATE TABLE IF NOT EXISTS gpus (
     gpu TEXT NOT NULL,
     setup TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS programs (
+    fnv64 TEXT PRIMARY KEY,
+    text TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS suite_tests (
+    suite_id INTEGER NOT NULL REFERENCES suites(id),
+    name TEXT NOT NULL,
+    program TEXT NOT NULL REFERENCES programs(fnv64),
+    PRIMARY KEY (suite_id, name)
+) WITHOUT ROWID;
 ";
 
 /// The table version 3 added to version 2: what a campaign's device file
@@ -90,10 +100,11 @@ CREATE TABLE IF NOT EXISTS gpus (
 /// per mapping), read back by [`crate::report::db_facts`].
 pub const FACTS_TABLE: &str = "campaign_facts";
 
-/// The table version 4 added to version 3: the physical GPU a device is
-/// one setup of (`db import --gpu NAME --setup TEXT`), read back by
-/// [`crate::report::db`].
-pub const GPUS_TABLE: &str = "gpus";
+/// The tables version 4 added to version 3: the physical GPU a device is
+/// one setup of (`db import --gpu NAME --setup TEXT`,
+/// [`crate::report::db_gpus`]); the programs of the tests, by fingerprint,
+/// and each suite's tests by name ([`crate::report::db_programs`]).
+pub const V4_TABLES: [&str; 3] = ["gpus", "programs", "suite_tests"];
 
 /// The tables of version 1, as its code created them: what
 /// [`crate::report::db_open`] checks a version 1 file against before
@@ -181,7 +192,7 @@ pub fn expected() -> rusqlite::Result<[Vec<Object>; 3]> {
 
 /// A schema's objects without the tables named in `tables` (and their
 /// automatic indexes): version 3's forms are the current ones without
-/// [`GPUS_TABLE`], version 2's without it and [`FACTS_TABLE`].
+/// [`V4_TABLES`], version 2's without those and [`FACTS_TABLE`].
 pub fn without(objs: &[Object], tables: &[&str]) -> Vec<Object> {
     objs.iter()
         .filter(|o| !tables.contains(&o.table.as_str()))

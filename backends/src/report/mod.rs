@@ -16,7 +16,7 @@
 //!   read, creating only a new or empty file), [`db_campaign`] (what identifies a
 //!   campaign), [`db_facts`] (what a campaign records beyond its runs:
 //!   options, driver, run times), [`db_gpus`] (the physical GPU a device
-//!   is a setup of), [`db_import`] (files into it); reading
+//!   is a setup of), [`db_programs`] (the programs of the tests), [`db_import`] (files into it); reading
 //!   it back, the
 //!   aggregate per device and `db list` in [`db`].
 //! - [`site`]: the static results site from the database (`backends site`).
@@ -39,6 +39,7 @@ pub mod db_facts;
 pub mod db_gpus;
 pub mod db_import;
 pub mod db_open;
+pub mod db_programs;
 pub mod db_schema;
 pub mod format;
 pub mod observations;

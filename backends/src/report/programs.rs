@@ -14,8 +14,8 @@
 //! same program under one name are one test, their runs summed.
 //!
 //! Where a recorded suite's programs are looked for, in order
-//! ([`Leads`]): the `--tests` given; the 483 published tests; the suite
-//! files its campaign
+//! ([`Leads`]): the programs the results database stored for it; the
+//! `--tests` given; the 483 published tests; the suite files its campaign
 //! was run from (`options.suite` of its device file or facts), from the
 //! working folder and from each folder above its device file. The first
 //! whose same-named tests have the recorded fingerprint is taken; none is
@@ -71,6 +71,9 @@ type Found = (Test, Option<Verdicts>);
 /// fingerprint.
 #[derive(Default)]
 pub struct Leads {
+    /// The programs the results database stored, by name
+    /// ([`crate::report::db_programs`]).
+    pub stored: BTreeMap<String, BTreeMap<String, Test>>,
     /// The suite files campaigns recorded, each with where it was
     /// recorded (for messages) and the folders a relative path is looked
     /// for from after the working folder.
@@ -96,6 +99,7 @@ impl Leads {
 
     /// Adds the leads of `other`.
     pub fn extend(&mut self, other: Leads) {
+        self.stored.extend(other.stored);
         for (f, rs) in other.recorded {
             for r in rs {
                 self.record(&f, r);
@@ -170,6 +174,34 @@ pub fn resolve(devices: &mut [Device], given: &[PathBuf], leads: &Leads) -> Resu
     let keys = final_keys(&found, &published);
     rekey(devices, &keys);
     verdicts(found, &keys, finder.used.join("; "))
+}
+
+/// The programs of the tests `names` of the suite with fingerprint `f`,
+/// from the first of `given`, the published tests and the `recorded`
+/// suite files whose same-named tests have that fingerprint (what
+/// `db import` stores, [`crate::report::db_programs`]); none where no
+/// lead has them.
+pub fn find(
+    f: &str,
+    names: &BTreeSet<String>,
+    given: &[PathBuf],
+    recorded: Vec<Recorded>,
+) -> Option<BTreeMap<String, Test>> {
+    if names.is_empty() {
+        return None;
+    }
+    let mut leads = Leads::default();
+    for r in recorded {
+        leads.record(f, r);
+    }
+    let mut finder = Finder::new(given);
+    let found = finder.recorded(f, names, &leads, &[]).ok()?;
+    Some(
+        names
+            .iter()
+            .map(|n| (n.clone(), found[n].0.clone()))
+            .collect(),
+    )
 }
 
 /// Refuses a name holding the separator of provisional keys (only a
@@ -267,6 +299,16 @@ impl<'a> Finder<'a> {
         leads: &Leads,
         devices: &[Device],
     ) -> Result<BTreeMap<String, Found>, String> {
+        if let Some(stored) = leads.stored.get(f) {
+            let tests: BTreeMap<String, Found> = stored
+                .iter()
+                .map(|(n, t)| (n.clone(), (t.clone(), None)))
+                .collect();
+            if matches(&tests, names, f) {
+                self.use_source("the programs stored in the results database".into());
+                return Ok(tests);
+            }
+        }
         let mut tried = Vec::new();
         let mut candidates: Vec<Vec<PathBuf>> = vec![self.given.to_vec()];
         if !self.given.is_empty() {
@@ -288,7 +330,9 @@ impl<'a> Finder<'a> {
             }
         }
         let key = tagged(names.first().expect("a suite has a name"), Some(f));
-        let (d, o) = first_seen(devices, &key).expect("a wanted name is observed");
+        let Some((d, o)) = first_seen(devices, &key) else {
+            return Err(format!("no tests found with fingerprint {f}"));
+        };
         let recorded: Vec<String> = leads
             .recorded
             .get(f)
