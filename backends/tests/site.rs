@@ -69,6 +69,15 @@ fn the_site_shows_every_device_and_the_published_verdicts() {
         assert!(cells[0].contains("consistent"), "{d}: {r}");
     }
     assert!(row(&index, "iphone_12_a14-inter-workgroup").contains("Apple; A14"));
+    // Every row says when and how its data were measured (issue 44 item
+    // 6): the published artifact records no date; the H200's campaigns do.
+    assert!(row(&index, A12).contains("measured date not recorded with Apple (1 campaign)"));
+    let normal_row = row(&index, "NVIDIA H200 (CUDA, normal launch)");
+    assert!(normal_row.contains("measured 2026-"), "{normal_row}");
+    assert!(
+        normal_row.contains("with cuda (2 campaigns)"),
+        "{normal_row}"
+    );
     assert!(index.contains("<dt>LOBE</dt>"), "the glossary");
     let page = std::fs::read_to_string(out.join(format!("devices/{A12}.html"))).unwrap();
     assert!(page.contains("<svg"), "the chart");
@@ -170,22 +179,27 @@ fn the_site_opens_in_headless_chromium_from_file_urls() {
     let dom = chromium(&browser, &profile, &["--dump-dom".into()], &device);
     assert!(dom.contains("<svg"), "{dom}");
     assert!(dom.contains("violated 11/122"), "{dom}");
-    // Screenshots, for a person to look at (kept in the target directory).
-    for (url, name) in [(&index, "index.png"), (&device, "device.png")] {
-        let shot = dir.join(name);
-        chromium(
-            &browser,
-            &profile,
-            &[
-                format!("--screenshot={}", shot.display()),
-                "--window-size=1400,1100".into(),
-            ],
-            url,
-        );
-        assert!(
-            std::fs::metadata(&shot).is_ok_and(|m| m.len() > 10_000),
-            "{name}"
-        );
+    // Screenshots at a narrow and a wide window, for a person to look at
+    // (kept in the target directory; their paths are printed).
+    for (url, name) in [(&index, "index"), (&device, "device")] {
+        for width in [900, 1400] {
+            let shot = dir.join(format!("{name}-{width}.png"));
+            chromium(
+                &browser,
+                &profile,
+                &[
+                    format!("--screenshot={}", shot.display()),
+                    format!("--window-size={width},1100"),
+                ],
+                url,
+            );
+            assert!(
+                std::fs::metadata(&shot).is_ok_and(|m| m.len() > 10_000),
+                "{}",
+                shot.display()
+            );
+            println!("screenshot: {}", shot.display());
+        }
     }
 }
 

@@ -112,7 +112,7 @@ pub fn write(
         )
         .collect();
     let dir = OutDir::open(out, pages.iter().map(PathBuf::as_path), "site")?;
-    dir.write(&pages[0], index(report, info).as_bytes())?;
+    dir.write(&pages[0], index(report, info, campaigns).as_bytes())?;
     for d in &report.devices {
         let page = Path::new("devices").join(format!("{}.html", page_name(&d.device)));
         let mine: Vec<CampaignInfo> = campaigns
@@ -218,7 +218,49 @@ fn campaigns_list(campaigns: &[CampaignInfo]) -> String {
     b
 }
 
-fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
+/// When and how a device's data were measured, from its campaigns: the
+/// UTC dates they started (or "date not recorded": the published
+/// artifact's CSVs), the targets that ran them, how many campaigns.
+fn measured(device: &str, campaigns: &[CampaignInfo]) -> String {
+    let mine: Vec<&CampaignInfo> = campaigns.iter().filter(|c| c.read_as() == device).collect();
+    let mut dates: Vec<String> = mine
+        .iter()
+        .filter_map(|c| {
+            let d = c.started_utc.as_ref()?.chars().take(10).collect::<String>();
+            Some(if c.imported {
+                format!("{d} (imported)")
+            } else {
+                d
+            })
+        })
+        .collect();
+    dates.sort();
+    dates.dedup();
+    let mut targets: Vec<&str> = mine.iter().filter_map(|c| c.target.as_deref()).collect();
+    targets.sort();
+    targets.dedup();
+    let when = match (dates.first(), dates.last()) {
+        (Some(a), Some(b)) if a != b => format!("{a} to {b}"),
+        (Some(a), _) => a.clone(),
+        _ => "date not recorded".to_string(),
+    };
+    let how = if targets.is_empty() {
+        "an unrecorded target".to_string()
+    } else {
+        targets.join(", ")
+    };
+    let n = mine.len();
+    format!(
+        "measured {when} with {how} ({n} campaign{})",
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+fn index(
+    report: &Report,
+    info: &BTreeMap<String, DeviceInfo>,
+    campaigns: &[CampaignInfo],
+) -> String {
     let mut b = String::new();
     let _ = writeln!(
         b,
@@ -252,7 +294,7 @@ fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
         }
         let _ = write!(
             b,
-            "<tr{}><td><a href=\"devices/{}.html\">{}</a></td><td>{}</td>",
+            "<tr{}><td><a href=\"devices/{}.html\">{}</a></td><td>{}; {}</td>",
             if d.gpu.is_some() {
                 " class=\"setup\""
             } else {
@@ -260,7 +302,8 @@ fn index(report: &Report, info: &BTreeMap<String, DeviceInfo>) -> String {
             },
             page_name(&d.device),
             markup(&d.device),
-            describe(info.get(&d.device))
+            describe(info.get(&d.device)),
+            markup(&measured(&d.device, campaigns))
         );
         matrix_cells(&mut b, d);
     }
@@ -329,9 +372,10 @@ fn device_page(
     let mut b = String::from("<p><a href=\"../index.html\">all devices</a></p>\n");
     let _ = writeln!(
         b,
-        "<p>{}</p><p>{} tests observed.</p>",
+        "<p>{}</p><p>{} tests observed; {} (each campaign below).</p>",
         describe(info),
-        d.observed
+        d.observed,
+        markup(&measured(&d.device, campaigns))
     );
     let one = Report {
         devices: vec![d.clone()],
