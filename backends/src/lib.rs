@@ -17,6 +17,8 @@
 //!   and which models they are consistent with, as text, JSON and SVG:
 //!   `backends report`; the SQLite results database of many devices
 //!   (`backends db`) and the static site drawn from it (`backends site`).
+//! - [`serve`]: the results service over both (`backends serve`): the
+//!   WebGPU page, the site, and the page's uploads into the database.
 //!
 //! Below the three parts, the ground they share: [`mapping`], where test
 //! threads run (used by all three), [`toolchain`], finding and running
@@ -29,7 +31,8 @@
 //! thin file per subcommand (`emit`, `run`, `import`, `report`, `db`).
 //!
 //! Dependencies run one way: `cli` uses every part and no part uses it;
-//! `campaign` uses `target` and `report`; `target` and `report` use only
+//! `serve` uses `campaign`, `target` and `report`; `campaign` uses
+//! `target` and `report`; `target` and `report` use only
 //! the shared ground, never each other nor `campaign` (checked by
 //! `backends/tests/layout.rs`). `ARCHITECTURE.md`, at the root of the
 //! repository, maps the whole workspace.
@@ -41,6 +44,7 @@ pub mod glossary;
 pub mod json;
 pub mod mapping;
 pub mod report;
+pub mod serve;
 pub mod target;
 pub mod toolchain;
 

@@ -14,6 +14,9 @@
 //   &lose-after=N     destroy the device after N runs (testing how a lost
 //                     device is reported)
 //   &stop-after=N     press Stop after N runs of this visit (testing resume)
+//   &send             at the end, send the results to the server the page
+//                     came from (`backends serve`), as "Send my results" does;
+//                     with &log, its answer is logged (`axb-sent: ...`)
 "use strict";
 
 (() => {
@@ -553,6 +556,42 @@
     }, 1000);
   }
 
+  // ---- sending to `backends serve` -------------------------------------------
+  // Served over HTTP by `backends serve`, the page can send its result file
+  // (the same text as the download) to the server's `upload`, which checks
+  // it as `backends import` does and stores it in the results database.
+  function served() {
+    return location.protocol === "http:" || location.protocol === "https:";
+  }
+
+  async function send() {
+    if (!served()) return "not served";
+    $("send").disabled = true;
+    try {
+      const r = await fetch("upload", {
+        method: "POST",
+        headers: { "Content-Type": "application/x-ndjson" },
+        body: resultText(),
+      });
+      const answer = await r.text();
+      let words = answer;
+      try {
+        const j = JSON.parse(answer);
+        words = r.ok ? `sent: ${j.message}` : `not stored: ${j.error}`;
+      } catch (_) {
+        words = `not stored (${r.status}): ${answer.slice(0, 300)}`;
+      }
+      message(words, r.ok ? "note" : "bad");
+      return words;
+    } catch (e) {
+      const words = "not sent: " + (e && e.message ? e.message : e);
+      message(words, "bad");
+      return words;
+    } finally {
+      $("send").disabled = false;
+    }
+  }
+
   function logFile(status) {
     if (!opts.log) return;
     drawNow();
@@ -597,6 +636,8 @@
       draw();
     };
     $("download").onclick = download;
+    $("send").onclick = send;
+    $("send").hidden = !served();
     $("clear").onclick = async () => {
       if (state.running) return;
       if (state.runs && !opts.fresh && !confirm(`Discard the ${state.runs} stored runs of this suite?`)) return;
@@ -637,6 +678,10 @@
     document.body.dataset.ready = "1";
     if (opts.autorun) {
       const status = navigator.gpu ? await start() : "unsupported";
+      if (opts.send) {
+        const sent = await send();
+        if (opts.log) console.log("axb-sent: " + sent);
+      }
       logFile(status);
     }
   }

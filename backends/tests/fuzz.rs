@@ -379,11 +379,20 @@ fn import_csv_check(dir: &Path, bytes: &[u8]) -> Result<(), String> {
         Err(e) => one_line("import", &e),
         Ok(_) => {
             drop(conn);
-            let devices = db::load(&path)
-                .map_err(|e| format!("imported, then unreadable: {e}"))?
-                .devices;
+            let mut loaded =
+                db::load(&path).map_err(|e| format!("imported, then unreadable: {e}"))?;
             db::campaigns(&path).map_err(|e| format!("imported, then no campaigns: {e}"))?;
-            db::export(&devices, &base.join("export"))
+            // Tests no suite has (ids past the published ones) are one
+            // error line, as `report --db` gives them.
+            let tests = match backends::report::programs::resolve(
+                &mut loaded.devices,
+                &[],
+                &loaded.leads,
+            ) {
+                Ok(t) => t,
+                Err(e) => return one_line("resolve", &e),
+            };
+            db::export(&loaded.devices, &tests.programs, &base.join("export"))
                 .map_err(|e| format!("imported, then not exported: {e}"))?;
             Ok(())
         }

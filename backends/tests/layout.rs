@@ -15,10 +15,11 @@ use std::path::{Path, PathBuf};
 /// Which parts each part may use (besides itself). `mapping`,
 /// `toolchain`, `excerpt` and `json` are the shared ground below the three parts;
 /// `cli`, the command line, is above them all, and no part may use it.
-const ALLOWED: [(&str, &[&str]); 9] = [
+const ALLOWED: [(&str, &[&str]); 10] = [
     (
         "cli",
         &[
+            "serve",
             "campaign",
             "target",
             "report",
@@ -27,6 +28,12 @@ const ALLOWED: [(&str, &[&str]); 9] = [
             "excerpt",
             "glossary",
             "json",
+        ],
+    ),
+    (
+        "serve",
+        &[
+            "campaign", "target", "report", "mapping", "excerpt", "glossary", "json",
         ],
     ),
     (

@@ -208,7 +208,30 @@ fn import_one(
     }
 }
 
+/// `--gpu` and `--setup` as given: printable, not empty, and a GPU name
+/// without parentheses (`GPU (SETUP)` is how its devices are read).
+fn check_gpu(a: &ImportDbArgs) -> Result<(), String> {
+    for (flag, v) in [("--gpu", &a.gpu), ("--setup", &a.setup)] {
+        let Some(v) = v else { continue };
+        if v.trim().is_empty() || v.chars().any(progress_litmus::error::unprintable) {
+            return Err(format!(
+                "{flag} {}: give a name of printable characters",
+                crate::excerpt::printable(v)
+            ));
+        }
+    }
+    if a.gpu.as_ref().is_some_and(|g| g.contains(['(', ')'])) {
+        return Err(
+            "--gpu: a GPU name without parentheses (its setups are read as `GPU (SETUP)`)".into(),
+        );
+    }
+    Ok(())
+}
+
 fn import(a: &ImportDbArgs) -> ExitCode {
+    if let Err(e) = check_gpu(a) {
+        return fail(&e);
+    }
     let (files, bad) = files(&a.results);
     for e in &bad {
         eprintln!("error: {}", crate::excerpt::printable(e));
@@ -298,7 +321,7 @@ fn campaign_line(c: &db::CampaignInfo) -> String {
     };
     format!(
         "{} {} target {} suite {} started {started} label {} driver {} host {} deadline {} runs per test {} launch {}: {held}, from {} file(s){}\n",
-        &c.campaign[..12],
+        c.campaign.chars().take(12).collect::<String>(),
         crate::excerpt::printable(&device),
         show(c.target.as_deref()),
         show(c.suite.as_deref()),
@@ -357,14 +380,14 @@ fn export_status(done: &db::Exported, out: &Path) -> String {
 fn export(a: &ExportDbArgs) -> ExitCode {
     // Keyed by the program each test is: the same program recorded under
     // two suites is one row.
-    let devices = match db::load(&a.db).and_then(|mut l| {
-        crate::report::programs::resolve(&mut l.devices, &[], &l.leads)?;
-        Ok(l.devices)
+    let (devices, tests) = match db::load(&a.db).and_then(|mut l| {
+        let tests = crate::report::programs::resolve(&mut l.devices, &[], &l.leads)?;
+        Ok((l.devices, tests))
     }) {
         Ok(d) => d,
         Err(e) => return fail(&e),
     };
-    match db::export(&devices, &a.out) {
+    match db::export(&devices, &tests.programs, &a.out) {
         Ok(done) => {
             println!("{}", export_status(&done, &a.out));
             ExitCode::SUCCESS

@@ -61,6 +61,11 @@ enum Command {
     /// A static results site from the database: the device x model matrix and a page per device.
     #[command(after_help = exit_status(), after_long_help = words_and_exit_status())]
     Site(crate::report::site::SiteArgs),
+    /// The results service: serves the WebGPU page, the results site of a
+    /// database, and takes the page's results ("Send my results") into the
+    /// database, checked as `backends import` checks them.
+    #[command(after_help = exit_status())]
+    Serve(crate::serve::ServeArgs),
 }
 
 /// The whole command line as clap sees it (for tests that walk every
@@ -79,6 +84,7 @@ pub fn main() -> ExitCode {
         Command::Report(args) => report::run(&args),
         Command::Db(args) => db::main(&args),
         Command::Site(args) => crate::report::site::main(&args),
+        Command::Serve(args) => crate::serve::main(&args),
     }
 }
 

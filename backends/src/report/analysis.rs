@@ -261,6 +261,25 @@ impl DeviceReport {
     }
 }
 
+/// A row of the matrix ([`Report::rows`]).
+pub enum Row<'a> {
+    /// A device of no GPU.
+    Device(&'a DeviceReport),
+    /// A GPU's setups combined.
+    Gpu(DeviceReport),
+    /// One setup of the GPU above.
+    Setup(&'a DeviceReport),
+}
+
+impl Row<'_> {
+    pub fn report(&self) -> &DeviceReport {
+        match self {
+            Row::Device(d) | Row::Setup(d) => d,
+            Row::Gpu(d) => d,
+        }
+    }
+}
+
 /// The whole report.
 pub struct Report {
     pub devices: Vec<DeviceReport>,
@@ -427,16 +446,26 @@ impl Report {
         out
     }
 
-    /// The combined row of each GPU, keyed by the index of its first
-    /// setup in [`Report::devices`].
-    pub fn gpu_rows(&self) -> BTreeMap<usize, DeviceReport> {
-        self.gpus()
-            .into_iter()
-            .map(|(g, idx)| {
-                let setups: Vec<&DeviceReport> = idx.iter().map(|&i| &self.devices[i]).collect();
-                (idx[0], DeviceReport::combined(&g, &setups))
-            })
-            .collect()
+    /// The rows of a matrix, in order: each device in its place, except
+    /// that a GPU's setups come together, beneath the GPU's combined row
+    /// ([`DeviceReport::combined`]), where its first setup is.
+    pub fn rows(&self) -> Vec<Row<'_>> {
+        let gpus = self.gpus();
+        let mut out = Vec::new();
+        for (i, d) in self.devices.iter().enumerate() {
+            let Some(g) = &d.gpu else {
+                out.push(Row::Device(d));
+                continue;
+            };
+            let (_, idx) = gpus.iter().find(|(n, _)| n == g).expect("grouped");
+            if idx[0] != i {
+                continue;
+            }
+            let setups: Vec<&DeviceReport> = idx.iter().map(|&j| &self.devices[j]).collect();
+            out.push(Row::Gpu(DeviceReport::combined(g, &setups)));
+            out.extend(setups.into_iter().map(Row::Setup));
+        }
+        out
     }
 
     pub fn violations(&self, device: &str, model: Model) -> Option<&[Violation]> {
@@ -513,17 +542,12 @@ impl Report {
 /// The matrix of the text report: a row per device; a GPU's setups
 /// ([`Report::gpus`]) indented beneath the GPU's combined row.
 fn summary_matrix(out: &mut String, report: &Report) {
-    let gpu_rows = report.gpu_rows();
-    let label = |d: &DeviceReport| match &d.gpu {
-        Some(g) if *g == d.device => format!("{} (every setup)", printable(g)),
-        Some(_) => format!("  {}", printable(&d.device)),
-        None => printable(&d.device),
+    let label = |r: &Row| match r {
+        Row::Gpu(d) => format!("{} (every setup)", printable(&d.device)),
+        Row::Setup(d) => format!("  {}", printable(&d.device)),
+        Row::Device(d) => printable(&d.device),
     };
-    let mut rows: Vec<&DeviceReport> = Vec::new();
-    for (i, d) in report.devices.iter().enumerate() {
-        rows.extend(gpu_rows.get(&i));
-        rows.push(d);
-    }
+    let rows = report.rows();
     let w = rows
         .iter()
         .map(|d| label(d).chars().count())
@@ -536,8 +560,9 @@ fn summary_matrix(out: &mut String, report: &Report) {
     }
     out.push('\n');
     let mut qualified = false;
-    for d in rows {
-        let _ = write!(out, "{:w$}", label(d));
+    for r in &rows {
+        let _ = write!(out, "{:w$}", label(r));
+        let d = r.report();
         for (i, m) in Model::ALL.iter().enumerate() {
             let cell = matrix_cell(d, i);
             qualified |= cell.ends_with(['?', '*']);

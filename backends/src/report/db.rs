@@ -128,6 +128,7 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
     let mut campaigns: BTreeMap<String, BTreeSet<i64>> = BTreeMap::new();
     let mut per_campaign: PerCampaign = BTreeMap::new();
     let groups = db_gpus::read(&conn, path)?;
+    db_gpus::check(&conn, path, &groups)?;
     let mut rows = stmt.query([]).map_err(sql)?;
     while let Some(r) = rows.next().map_err(sql)? {
         let device: String = r.get(0).map_err(sql)?;
@@ -144,6 +145,14 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
         (row.failed, row.runs) =
             checked_counts(path, &row, r.get(3).map_err(sql)?, r.get(4).map_err(sql)?)?;
         let fnv: Option<String> = r.get(7).map_err(sql)?;
+        if row.test.contains('\u{1}') {
+            return Err(format!(
+                "{}: test {} (from {}) holds a control character",
+                path.display(),
+                crate::excerpt::printable(&row.test),
+                crate::excerpt::printable(&row.file)
+            ));
+        }
         row.test = programs::tagged(&row.test, fnv.as_deref());
         let campaign: i64 = r.get(9).map_err(sql)?;
         campaigns
@@ -199,10 +208,7 @@ fn leads(conn: &rusqlite::Connection, path: &Path) -> Result<programs::Leads, St
         )
         .map_err(sql)?;
     let mut rows = stmt.query([]).map_err(sql)?;
-    let bases: Vec<PathBuf> = path
-        .parent()
-        .map(|p| p.ancestors().map(Path::to_path_buf).collect())
-        .unwrap_or_default();
+    let bases = programs::ancestors(path);
     while let Some(r) = rows.next().map_err(sql)? {
         let fnv64: String = r.get(0).map_err(sql)?;
         let facts: String = r.get(1).map_err(sql)?;
@@ -440,10 +446,21 @@ pub fn export_stem(name: &str) -> String {
 /// test, by full name, to `db/<device>.csv`, `<device>` the device's
 /// [`export_stem`]. Every file is written inside `out`, never through a
 /// symbolic link below it ([`OutDir`]).
-/// The devices' tests are keyed as [`programs::resolve`] keys them: a
-/// `NAME@FINGERPRINT` test (a program other than the one the name means
-/// elsewhere) is refused, since the format names a test by name only.
-pub fn export(devices: &[Device], out: &Path) -> Result<Exported, WriteError> {
+/// The devices' tests are keyed as [`programs::resolve`] keys them, with
+/// their programs (`programs`): a test named like a published one
+/// (`<N>t<M>i_<id>`) whose program is not the published test of that name
+/// is refused, since the layout names published tests only (so is a
+/// `NAME@FINGERPRINT` test).
+pub fn export(
+    devices: &[Device],
+    programs: &BTreeMap<String, progress_litmus::Test>,
+    out: &Path,
+) -> Result<Exported, WriteError> {
+    let published: BTreeMap<String, String> = progress_litmus::axb::published::tests()
+        .map_err(|e| WriteError::Refused(e.to_string()))?
+        .into_iter()
+        .map(|t| (t.name, progress_litmus::fingerprint::test(&t.entry.test)))
+        .collect();
     let mut files: BTreeMap<PathBuf, Vec<(String, [Cell; 3])>> = BTreeMap::new();
     let mut taken: BTreeMap<String, &str> = BTreeMap::new();
     let mut renamed = Vec::new();
@@ -459,17 +476,16 @@ pub fn export(devices: &[Device], out: &Path) -> Result<Exported, WriteError> {
         if stem != d.name {
             renamed.push((d.name.clone(), stem.clone()));
         }
-        let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
         for (key, obs) in &d.tests {
             let test = programs::name_of(key);
-            if let Some(other) = seen.insert(test, key).or(key.contains('@').then_some(key)) {
+            let ours = programs.get(key).map(progress_litmus::fingerprint::test);
+            if key.contains('@')
+                || (published_id(test).is_some() && published.get(test) != ours.as_ref())
+            {
                 return Err(WriteError::Refused(format!(
-                    "device {} ran {}, a program other than the test named {} elsewhere in the database (suites {} and {}): the artifact's CSV format names a test by its name only; report them with `backends report --db` instead",
+                    "device {} ran {}, a program other than the published test of that name: the artifact's CSV layout names the published tests only; report it with `backends report --db` instead",
                     crate::excerpt::printable(&d.name),
                     crate::excerpt::printable(key),
-                    crate::excerpt::printable(test.split('@').next().unwrap_or(test)),
-                    programs::suite_of(other).unwrap_or("as resolved"),
-                    programs::suite_of(key).unwrap_or("as resolved"),
                 )));
             }
             let test = &test.to_string();

@@ -77,3 +77,45 @@ pub fn read_as(groups: &BTreeMap<String, Grouped>, device: &str) -> String {
         .get(device)
         .map_or_else(|| device.to_string(), Grouped::shown)
 }
+
+/// Refuses a database where the name a device is read as is ambiguous: a
+/// device of no GPU named like a GPU's setup (`NVIDIA H200 (Vulkan)`), or
+/// two GPU and setup pairs read alike (`A (B)` with `C`, `A` with
+/// `B) (C`): their runs would be summed as one device's.
+pub fn check(
+    conn: &Connection,
+    db: &Path,
+    groups: &BTreeMap<String, Grouped>,
+) -> Result<(), String> {
+    let sql = |e: rusqlite::Error| {
+        format!(
+            "{}: cannot read: {}",
+            db.display(),
+            crate::excerpt::message(&e.to_string())
+        )
+    };
+    let mut stmt = conn.prepare("SELECT name FROM devices").map_err(sql)?;
+    let names = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .map_err(sql)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(sql)?;
+    let mut read: BTreeMap<String, (&str, Option<&Grouped>)> = BTreeMap::new();
+    for name in &names {
+        let g = groups.get(name);
+        let shown = read_as(groups, name);
+        if let Some((other, og)) = read.get(&shown) {
+            if og.map(|x| (&x.gpu, &x.setup)) != g.map(|x| (&x.gpu, &x.setup)) || g.is_none() {
+                return Err(format!(
+                    "{}: devices {} and {} would both be read as {}: a device of no GPU is named like a GPU's setup, or two GPU and setup pairs read alike; import one under another name or --gpu/--setup",
+                    db.display(),
+                    crate::excerpt::printable(other),
+                    crate::excerpt::printable(name),
+                    crate::excerpt::printable(&shown)
+                ));
+            }
+        }
+        read.insert(shown, (name, g));
+    }
+    Ok(())
+}

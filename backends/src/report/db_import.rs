@@ -355,11 +355,23 @@ pub fn import_csv(
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sql(csv))?;
     if let Some(file) = already(&tx, &header).map_err(sql(csv))? {
-        return already_in(tx, csv, &ids, facts.as_ref(), file);
+        let infos: Vec<DeviceInfo> = devices
+            .iter()
+            .map(|d| variant_info(&info, csv, &d.name))
+            .collect();
+        let known = Known {
+            ids: &ids,
+            infos: &infos,
+            facts: facts.as_ref(),
+            header: &header,
+        };
+        return already_in(tx, csv, &known, file);
     }
-    let first = begin(&tx, &header, &info).map_err(sql(csv))?;
+    let first =
+        begin(&tx, &header, &variant_info(&info, csv, &devices[0].name)).map_err(sql(csv))?;
     let (mut added, mut seen) = (0, None);
     for ((d, id), suite) in devices.iter().zip(&ids).zip(&suites) {
+        let info = variant_info(&info, csv, &d.name);
         let b = Begun {
             campaign_id: campaign_for(&tx, id, suite.as_ref(), &info)
                 .map_err(sql(csv))?
@@ -372,21 +384,69 @@ pub fn import_csv(
     finish(tx, &first, csv, added, seen)
 }
 
+/// What is known of device `device` of result file `csv`: `info`, except
+/// that a variant device of the file (the artifact's Vulkan files: a
+/// column set per subgroup setting, `STEM.VARIANT`) is another setup of
+/// the GPU given (`SETUP, VARIANT`), never merged with the file's own.
+fn variant_info(info: &DeviceInfo, csv: &Path, device: &str) -> DeviceInfo {
+    let mut out = info.clone();
+    let stem = csv.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let variant = device
+        .strip_prefix(stem)
+        .and_then(|r| r.strip_prefix('.'))
+        .filter(|v| !v.is_empty());
+    if let (Some((gpu, setup)), Some(v)) = (&info.gpu, variant) {
+        out.gpu = Some((gpu.clone(), format!("{setup}, {v}")));
+    }
+    out
+}
+
 /// A file whose runs are all in the database (from `file`): nothing is
-/// added but its campaigns' facts, where a database older than version 3
-/// has none.
-fn already_in(
-    tx: Transaction,
-    path: &Path,
-    ids: &[CampaignId],
-    facts: Option<&serde_json::Value>,
-    file: String,
-) -> Result<Imported, String> {
-    for id in ids {
-        db_facts::store_for(&tx, &id.identity(), facts).map_err(sql(path))?;
+/// added but what [`Known`] holds, where the database lacks it.
+fn already_in(tx: Transaction, path: &Path, k: &Known, file: String) -> Result<Imported, String> {
+    for id in k.ids {
+        db_facts::store_for(&tx, &id.identity(), k.facts).map_err(sql(path))?;
+    }
+    // What this import states that an earlier one of the same runs did
+    // not: the GPU and setup of its devices, the programs of its suite
+    // (a database upgraded from version 3 has neither).
+    for (id, info) in k.ids.iter().zip(k.infos) {
+        if let Some((gpu, setup)) = &info.gpu {
+            let device: Option<i64> = tx
+                .query_row(
+                    "SELECT id FROM devices WHERE name = ?1",
+                    [&id.device],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(sql(path))?;
+            if let Some(d) = device {
+                crate::report::db_gpus::store(&tx, d, gpu, setup).map_err(sql(path))?;
+            }
+        }
+    }
+    if let (Some((fnv64, _)), Some(p)) = (&k.header.suite, &k.header.programs) {
+        let suite: Option<i64> = tx
+            .query_row("SELECT id FROM suites WHERE fnv64 = ?1", [fnv64], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(sql(path))?;
+        if let Some(s) = suite {
+            db_programs::store(&tx, s, p).map_err(sql(path))?;
+        }
     }
     tx.commit().map_err(sql(path))?;
     Ok(Imported::Already(file))
+}
+
+/// What an import of runs already in the database still records: its
+/// campaigns' facts, its devices' GPU and setup, its suite's programs.
+struct Known<'a> {
+    ids: &'a [CampaignId],
+    infos: &'a [DeviceInfo],
+    facts: Option<&'a serde_json::Value>,
+    header: &'a Header<'a>,
 }
 
 /// The summaries of one device of a CSV into campaign `b`: counts the
@@ -560,13 +620,13 @@ pub fn import_runs(
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sql(file))?;
     if let Some(from) = already(&tx, &header).map_err(sql(file))? {
-        return already_in(
-            tx,
-            file,
-            std::slice::from_ref(&src.campaign),
-            src.facts.as_ref(),
-            from,
-        );
+        let known = Known {
+            ids: std::slice::from_ref(&src.campaign),
+            infos: std::slice::from_ref(&info),
+            facts: src.facts.as_ref(),
+            header: &header,
+        };
+        return already_in(tx, file, &known, from);
     }
     let b = begin(&tx, &header, &info).map_err(sql(file))?;
     db_facts::store(&tx, b.campaign_id, src.facts.as_ref()).map_err(sql(file))?;

@@ -524,7 +524,7 @@ fn add(
     }
     if let Some(prev) = d.tests.get(test) {
         return Err(format!(
-            "{}:{line}: test {test} of device {device} was already read from {}:{}; merge the campaigns before reporting",
+            "{}:{line}: test {test} of device {device} was already read from {}:{}: two campaigns of one device (or of two suites) are reported together from a results database (`backends db import`, then `backends report --db`)",
             path.display(),
             prev.source.display(),
             prev.line

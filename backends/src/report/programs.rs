@@ -115,11 +115,7 @@ pub fn tag_files(devices: &mut [Device]) -> Result<Leads, String> {
     for d in devices.iter_mut() {
         let recorded = observations::recorded_suites(d)?;
         for r in &recorded {
-            let bases = r
-                .file
-                .parent()
-                .map(|p| p.ancestors().map(Path::to_path_buf).collect())
-                .unwrap_or_default();
+            let bases = ancestors(&r.file);
             leads.record(
                 &r.fnv64,
                 Recorded {
@@ -131,6 +127,14 @@ pub fn tag_files(devices: &mut [Device]) -> Result<Leads, String> {
         }
         let tests = std::mem::take(&mut d.tests);
         for (name, o) in tests {
+            if name.contains(TAG) {
+                return Err(format!(
+                    "{}:{}: test id {} holds a control character",
+                    o.source.display(),
+                    o.line,
+                    excerpt(&name)
+                ));
+            }
             let file = observations::device_file(&o.source);
             let suite = recorded.iter().find(|r| Some(&r.file) == file.as_ref());
             d.tests
@@ -209,12 +213,13 @@ pub fn find(
 fn check_names(devices: &[Device]) -> Result<(), String> {
     for d in devices {
         for (key, o) in &d.tests {
-            if key.matches(TAG).count() > 1 || untag(key).0.contains(TAG) {
+            let name = untag(key).0;
+            if key.matches(TAG).count() > 1 || name.contains(TAG) || name.contains('@') {
                 return Err(format!(
-                    "{}:{}: test id {} holds a control character",
+                    "{}:{}: test id {} holds a control character or `@` (which names a program in reports)",
                     o.source.display(),
                     o.line,
-                    excerpt(key)
+                    excerpt(name)
                 ));
             }
         }
@@ -299,6 +304,18 @@ impl<'a> Finder<'a> {
         leads: &Leads,
         devices: &[Device],
     ) -> Result<BTreeMap<String, Found>, String> {
+        // `--tests` given first: a suite it names may carry verdicts (a
+        // labelled RON suite), stored programs do not.
+        if !self.given.is_empty() {
+            let given = self.given.to_vec();
+            if let Ok(tests) = self.load(&given) {
+                if matches(tests, names, f) {
+                    let tests = tests.clone();
+                    self.use_source(shown(&given));
+                    return Ok(tests);
+                }
+            }
+        }
         if let Some(stored) = leads.stored.get(f) {
             let tests: BTreeMap<String, Found> = stored
                 .iter()
@@ -355,6 +372,15 @@ impl<'a> Finder<'a> {
     }
 }
 
+/// The folders above `file` (made absolute first: a relative path's own
+/// ancestors stop at the working folder), nearest first.
+pub fn ancestors(file: &Path) -> Vec<PathBuf> {
+    let file = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    file.parent()
+        .map(|p| p.ancestors().map(Path::to_path_buf).collect())
+        .unwrap_or_default()
+}
+
 /// The recorded suite files as found: each relative path from the working
 /// folder if it is there, else from the first folder above the device
 /// file that has them all. None where they are not all found.
@@ -363,12 +389,56 @@ fn located(r: &Recorded) -> Option<Vec<PathBuf>> {
         return None;
     }
     if r.paths.iter().all(|p| p.exists()) {
-        return Some(r.paths.clone());
+        return r.paths.iter().all(|p| bounded(p)).then(|| r.paths.clone());
     }
     r.bases.iter().find_map(|b| {
         let at: Vec<PathBuf> = r.paths.iter().map(|p| b.join(p)).collect();
-        at.iter().all(|p| p.exists()).then_some(at)
+        at.iter()
+            .all(|p| p.exists())
+            .then(|| at.iter().all(|p| bounded(p)).then_some(at))?
     })
+}
+
+/// The most entries a recorded suite folder may hold (what a device file
+/// or a database names is not trusted: `/` or `/proc/self` would be read
+/// whole). The largest suite folder, the published tests, has 483.
+const MAX_SUITE_ENTRIES: usize = 100_000;
+
+/// Whether a recorded suite path is one to read: a regular file, or a
+/// folder of at most [`MAX_SUITE_ENTRIES`] entries, no deeper than 8,
+/// with no link to a folder in it.
+fn bounded(p: &Path) -> bool {
+    match std::fs::metadata(p) {
+        Ok(m) if m.is_file() => true,
+        Ok(m) if m.is_dir() => {
+            let mut stack = vec![(p.to_path_buf(), 0)];
+            let mut seen = 0usize;
+            while let Some((dir, depth)) = stack.pop() {
+                let Ok(entries) = std::fs::read_dir(&dir) else {
+                    return false;
+                };
+                for e in entries.flatten() {
+                    seen += 1;
+                    if seen > MAX_SUITE_ENTRIES {
+                        return false;
+                    }
+                    let kind = e.file_type();
+                    // A link to a folder could lead anywhere (`/proc/self/root`).
+                    if kind.as_ref().is_ok_and(|t| t.is_symlink()) && e.path().is_dir() {
+                        return false;
+                    }
+                    if kind.is_ok_and(|t| t.is_dir()) {
+                        if depth >= 8 {
+                            return false;
+                        }
+                        stack.push((e.path(), depth + 1));
+                    }
+                }
+            }
+            true
+        }
+        _ => false,
+    }
 }
 
 fn shown(paths: &[PathBuf]) -> String {

@@ -7,7 +7,7 @@
 
 use crate::excerpt::markup;
 use crate::glossary;
-use crate::report::analysis::{self, Caveat, DeviceReport, Report, Violation};
+use crate::report::analysis::{self, Caveat, DeviceReport, Report, Row, Violation};
 use crate::report::db::{self, CampaignInfo, DeviceInfo};
 use crate::report::out_dir::{self, OutDir, WriteError};
 use clap::Args;
@@ -48,15 +48,7 @@ div.wide{overflow-x:auto;max-width:100%}tr.gpu td{font-weight:bold;border-top:2p
 /// tests or a symbolic link (or another file) in the way below `-o`, 1
 /// when a file cannot be written.
 pub fn main(args: &SiteArgs) -> ExitCode {
-    type Built = (Report, BTreeMap<String, DeviceInfo>, Vec<CampaignInfo>);
-    let built = (|| -> Result<Built, String> {
-        Ok((
-            crate::report::build::report(&[], Some(&args.db), &args.tests)?,
-            db::device_info(&args.db)?,
-            db::campaigns(&args.db)?,
-        ))
-    })();
-    let (report, info, campaigns) = match built {
+    let (report, info, campaigns) = match gather(&args.db, &args.tests) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("error: {}", crate::excerpt::printable(&e));
@@ -82,6 +74,19 @@ pub fn main(args: &SiteArgs) -> ExitCode {
             ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// What a site shows: the report of database `db` (`tests`: `--tests`),
+/// what is known of its devices, its campaigns.
+pub type Gathered = (Report, BTreeMap<String, DeviceInfo>, Vec<CampaignInfo>);
+
+/// Reads what the site of database `db` shows.
+pub fn gather(db: &Path, tests: &[PathBuf]) -> Result<Gathered, String> {
+    Ok((
+        crate::report::build::report(&[], Some(db), tests)?,
+        db::device_info(db)?,
+        db::campaigns(db)?,
+    ))
 }
 
 /// Writes the site; returns the number of pages. Every page is written
@@ -282,20 +287,21 @@ fn index(
         );
     }
     b.push_str("</tr>\n");
-    let gpu_rows = report.gpu_rows();
-    for (i, d) in report.devices.iter().enumerate() {
-        if let Some(g) = gpu_rows.get(&i) {
+    for row in report.rows() {
+        let d = row.report();
+        if let Row::Gpu(g) = &row {
             let _ = write!(
                 b,
                 "<tr class=\"gpu\"><td>{}</td><td>one GPU: its setups below, combined (violated where any setup violates)</td>",
                 markup(&g.device)
             );
             matrix_cells(&mut b, g);
+            continue;
         }
         let _ = write!(
             b,
             "<tr{}><td><a href=\"devices/{}.html\">{}</a></td><td>{}; {}</td>",
-            if d.gpu.is_some() {
+            if matches!(row, Row::Setup(_)) {
                 " class=\"setup\""
             } else {
                 ""
