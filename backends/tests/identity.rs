@@ -37,6 +37,21 @@ fn out(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// `db import` of `files` as setup `S` of GPU `G`.
+fn gpu_import(db: &Path, files: &Path) -> Output {
+    backends(&[
+        "db",
+        "import",
+        "--db",
+        s(db),
+        "--gpu",
+        "G",
+        "--setup",
+        "S",
+        s(files),
+    ])
+}
+
 /// The artifact's Pixel 5 Vulkan files (a column set per subgroup
 /// setting: three devices in one file) copied as `dev.csv`.
 fn variant_files(dir: &Path) -> PathBuf {
@@ -59,17 +74,7 @@ fn a_files_variant_devices_stay_apart_under_one_gpu() {
     let dir = scratch("variants");
     let files = variant_files(&dir);
     let db = dir.join("g.sqlite");
-    out(&backends(&[
-        "db",
-        "import",
-        "--db",
-        s(&db),
-        "--gpu",
-        "G",
-        "--setup",
-        "S",
-        s(&files),
-    ]));
+    out(&gpu_import(&db, &files));
     let text = out(&backends(&["report", "--db", s(&db)]));
     for row in [
         "  G (S) ",
@@ -89,17 +94,7 @@ fn a_gpu_given_for_files_already_in_is_recorded() {
     let files = variant_files(&dir);
     let db = dir.join("g.sqlite");
     out(&backends(&["db", "import", "--db", s(&db), s(&files)]));
-    let o = backends(&[
-        "db",
-        "import",
-        "--db",
-        s(&db),
-        "--gpu",
-        "G",
-        "--setup",
-        "S",
-        s(&files),
-    ]);
+    let o = gpu_import(&db, &files);
     assert!(out(&o).contains("already in"), "{}", stderr(&o));
     let text = out(&backends(&["report", "--db", s(&db)]));
     assert!(text.contains("G (every setup)"), "{text}");
@@ -112,17 +107,7 @@ fn a_device_named_like_a_setup_is_refused_not_merged() {
     let dir = scratch("collide");
     let db = dir.join("g.sqlite");
     let files = variant_files(&dir);
-    out(&backends(&[
-        "db",
-        "import",
-        "--db",
-        s(&db),
-        "--gpu",
-        "G",
-        "--setup",
-        "S",
-        s(&files),
-    ]));
+    out(&gpu_import(&db, &files));
     let plain = dir.join("plain/2_thread_2_instruction/CUDA");
     std::fs::create_dir_all(&plain).unwrap();
     std::fs::copy(

@@ -9,8 +9,8 @@
 //! HTTP is spoken by hand here (a request line, headers, a body): the
 //! test needs no client library, and sees the status codes as sent.
 
-use backends::target::emit::{files, write, EmitOptions, Target};
-use backends::{Mapping, Shape};
+mod common;
+
 use progress_litmus::axb::load::load_all;
 use serde_json::json;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -27,34 +27,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// The sample's tests copied into `dir/sample` and the page emitted for
-/// them, `dir/page/sample.html`.
-fn sample_and_page(dir: &Path) -> (PathBuf, PathBuf) {
-    let published = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/oopsla21/tests");
-    let suite = dir.join("sample");
-    std::fs::create_dir_all(&suite).unwrap();
-    for t in SAMPLE {
-        std::fs::copy(
-            published.join(format!("{t}.txt")),
-            suite.join(format!("{t}.txt")),
-        )
-        .unwrap();
-    }
-    let (tests, errors) = load_all(std::slice::from_ref(&suite));
-    assert!(errors.is_empty());
-    let opts = EmitOptions {
-        target: Target::Webgpu,
-        mappings: Mapping::ALL.to_vec(),
-        instances: None,
-        shape: Shape::Switch,
-        deadline_ms: 20_000,
-        program_name: "sample".into(),
-        bare: false,
-    };
-    write(&dir.join("page"), &files(&tests, &opts).unwrap()).unwrap();
-    (suite, dir.join("page/sample.html"))
 }
 
 /// A result file of the page, as it sends it: the header, a session,
@@ -157,7 +129,7 @@ fn runs(dir: &Path) -> i64 {
 #[test]
 fn uploads_are_stored_once_and_shown_and_bad_ones_store_nothing() {
     let dir = scratch("uploads");
-    let (suite, page) = sample_and_page(&dir);
+    let (suite, page) = common::webgpu_sample(&dir, &SAMPLE);
     let server = serve(&dir, &suite, &page, &["--per-minute", "100"]);
     let a = &server.addr;
     // The page and the (empty) site are served.
@@ -235,7 +207,7 @@ fn uploads_are_stored_once_and_shown_and_bad_ones_store_nothing() {
 #[test]
 fn oversized_and_too_frequent_uploads_are_refused() {
     let dir = scratch("limits");
-    let (suite, page) = sample_and_page(&dir);
+    let (suite, page) = common::webgpu_sample(&dir, &SAMPLE);
     let server = serve(
         &dir,
         &suite,
@@ -262,7 +234,7 @@ fn oversized_and_too_frequent_uploads_are_refused() {
 #[test]
 fn a_server_killed_during_an_upload_leaves_the_database_whole() {
     let dir = scratch("kill");
-    let (suite, page) = sample_and_page(&dir);
+    let (suite, page) = common::webgpu_sample(&dir, &SAMPLE);
     let mut server = serve(&dir, &suite, &page, &[]);
     let first = result_file(&suite, "acme", 1, None);
     assert_eq!(
@@ -289,21 +261,11 @@ fn a_server_killed_during_an_upload_leaves_the_database_whole() {
     assert_eq!(runs(&dir), 4);
 }
 
-fn find_chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("BACKENDS_CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|d| [d.join("chromium"), d.join("chromium-browser")])
-        .find(|p| p.is_file())
-}
-
 /// Headless Chromium opens the served page, runs it on SwiftShader and
 /// sends its results (`#send`); the device appears on the served site.
 #[test]
 fn the_served_page_runs_in_chromium_and_sends_its_results() {
-    let Some(browser) = find_chromium() else {
+    let Some(browser) = common::find_chromium() else {
         assert!(
             !std::env::var("CI").is_ok_and(|v| v == "true"),
             "headless Chromium not found on PATH: apt-get install -y chromium"
@@ -312,7 +274,7 @@ fn the_served_page_runs_in_chromium_and_sends_its_results() {
         return;
     };
     let dir = scratch("browser");
-    let (suite, page) = sample_and_page(&dir);
+    let (suite, page) = common::webgpu_sample(&dir, &SAMPLE);
     let server = serve(&dir, &suite, &page, &[]);
     let url = format!(
         "http://{}/#autorun&fresh&log&send&iterations=1&run-ms=50",
@@ -320,19 +282,8 @@ fn the_served_page_runs_in_chromium_and_sends_its_results() {
     );
     let mut child = Command::new(browser)
         .args(["--headless=new", "--no-sandbox"])
-        .args([
-            "--enable-unsafe-webgpu",
-            "--ignore-gpu-blocklist",
-            "--enable-features=Vulkan",
-            "--use-vulkan=swiftshader",
-            "--use-webgpu-adapter=swiftshader",
-            "--disable-vulkan-surface",
-            "--enable-unsafe-swiftshader",
-            "--disable-quic",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--no-first-run",
-        ])
+        .args(common::SWIFTSHADER)
+        .args(["--enable-logging=stderr", "--v=0", "--no-first-run"])
         .arg(format!("--user-data-dir={}", dir.join("profile").display()))
         .arg(&url)
         .stdin(Stdio::null())

@@ -127,16 +127,6 @@ fn a_missing_database_is_a_clean_error() {
     common::assert_clean_failure(&o, 2, &["none.sqlite"]);
 }
 
-fn find_chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("BACKENDS_CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|d| [d.join("chromium"), d.join("chromium-browser")])
-        .find(|p| p.is_file())
-}
-
 /// Chromium run headless on `url` with `flags`; its stdout.
 fn chromium(browser: &Path, profile: &Path, flags: &[String], url: &str) -> String {
     let o = Command::new(browser)
@@ -157,7 +147,7 @@ fn chromium(browser: &Path, profile: &Path, flags: &[String], url: &str) -> Stri
 
 #[test]
 fn the_site_opens_in_headless_chromium_from_file_urls() {
-    let Some(browser) = find_chromium() else {
+    let Some(browser) = common::find_chromium() else {
         let ci = std::env::var("CI").is_ok_and(|v| v == "true");
         assert!(
             !ci,

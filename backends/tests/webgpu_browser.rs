@@ -12,9 +12,9 @@
 //! Without Chromium the tests are skipped with a message, except under CI
 //! (`CI=true`), where a missing browser is a failure.
 
-use backends::target::emit::{files, write, EmitOptions, Target};
-use backends::{Mapping, Shape};
-use progress_litmus::axb::load::load_all;
+mod common;
+
+use common::SWIFTSHADER;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -36,26 +36,10 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn find_chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("BACKENDS_CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    let path = std::env::var_os("PATH")?;
-    for dir in std::env::split_paths(&path) {
-        for name in ["chromium", "chromium-browser"] {
-            let p = dir.join(name);
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-    }
-    None
-}
-
 /// Chromium, or `None` (skip, with a message) on a machine without it;
 /// under CI a missing browser fails the test.
 fn chromium() -> Option<PathBuf> {
-    if let Some(p) = find_chromium() {
+    if let Some(p) = common::find_chromium() {
         return Some(p);
     }
     let msg = "headless Chromium not found on PATH: install the Debian package `chromium` \
@@ -65,35 +49,6 @@ fn chromium() -> Option<PathBuf> {
     }
     eprintln!("skipped: {msg}");
     None
-}
-
-/// The sample's test files, copied into `dir` (the suite of the page and
-/// of the import), and the page emitted for them into `dir/page`.
-fn sample_and_page(dir: &Path) -> (PathBuf, PathBuf) {
-    let published = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/oopsla21/tests");
-    let suite = dir.join("sample");
-    std::fs::create_dir_all(&suite).unwrap();
-    for t in SAMPLE {
-        std::fs::copy(
-            published.join(format!("{t}.txt")),
-            suite.join(format!("{t}.txt")),
-        )
-        .unwrap();
-    }
-    let (tests, errors) = load_all(std::slice::from_ref(&suite));
-    assert!(errors.is_empty());
-    let opts = EmitOptions {
-        target: Target::Webgpu,
-        mappings: Mapping::ALL.to_vec(),
-        instances: None,
-        shape: Shape::Switch,
-        deadline_ms: 20_000,
-        program_name: "sample".into(),
-        bare: false,
-    };
-    let page_dir = dir.join("page");
-    write(&page_dir, &files(&tests, &opts).unwrap()).unwrap();
-    (suite, page_dir.join("sample.html"))
 }
 
 /// What the page said: its `axb-webgpu:` messages, the result file and how
@@ -218,18 +173,6 @@ fn run_page_in(
     c
 }
 
-/// The flags that give WebGPU on SwiftShader, headless.
-const SWIFTSHADER: [&str; 8] = [
-    "--enable-unsafe-webgpu",
-    "--ignore-gpu-blocklist",
-    "--enable-features=Vulkan",
-    "--use-vulkan=swiftshader",
-    "--use-webgpu-adapter=swiftshader",
-    "--disable-vulkan-surface",
-    "--enable-unsafe-swiftshader",
-    "--disable-quic",
-];
-
 fn backends(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_backends"))
         .args(args)
@@ -245,7 +188,7 @@ fn json(line: &str) -> Value {
 fn the_page_runs_a_sample_on_swiftshader_and_its_results_import_and_report() {
     let Some(chromium) = chromium() else { return };
     let dir = scratch("sample");
-    let (suite, page) = sample_and_page(&dir);
+    let (suite, page) = common::webgpu_sample(&dir, &SAMPLE);
     let iterations = 2;
     let c = run_page(
         &chromium,
@@ -406,7 +349,7 @@ fn the_page_runs_a_sample_on_swiftshader_and_its_results_import_and_report() {
 fn a_lost_device_and_a_browser_without_webgpu_are_reported_not_dropped() {
     let Some(chromium) = chromium() else { return };
     let dir = scratch("bad");
-    let (suite, page) = sample_and_page(&dir);
+    let (suite, page) = common::webgpu_sample(&dir, &SAMPLE);
     let s = suite.to_str().unwrap();
 
     // The device is destroyed after 4 runs: the page records why it
@@ -492,7 +435,7 @@ fn a_lost_device_and_a_browser_without_webgpu_are_reported_not_dropped() {
 fn a_stopped_run_resumes_from_the_browsers_storage() {
     let Some(chromium) = chromium() else { return };
     let dir = scratch("resume");
-    let (_, page) = sample_and_page(&dir);
+    let (_, page) = common::webgpu_sample(&dir, &SAMPLE);
     let profile = dir.join("profile");
     std::fs::create_dir_all(&profile).unwrap();
     let limit = Duration::from_secs(300);
@@ -554,7 +497,7 @@ fn a_stopped_run_resumes_from_the_browsers_storage() {
 fn long_entries_of_the_non_terminating_list_do_not_overlap() {
     let Some(chromium) = chromium() else { return };
     let dir = scratch("nonterm");
-    let (_, page) = sample_and_page(&dir);
+    let (_, page) = common::webgpu_sample(&dir, &SAMPLE);
     let probe = r##"<script>
 (function () {
   const ul = document.getElementById("nonterm");

@@ -85,31 +85,40 @@ fn with_verdicts(tests: Vec<NamedTest>, shown: String) -> Result<Tests, String> 
         }
         by_name.insert(t.name, (t.entry.test, t.entry.verdicts));
     }
-    let missing: Vec<&Test> = by_name
+    keyed_verdicts(by_name, shown)
+}
+
+/// `tests` by key with their verdicts: those given (a suite stored them),
+/// else the oracle's, bounded as `oracle classify` is (a runaway test is
+/// an error naming it, not an allocation failure); `source` says where
+/// they came from.
+pub fn keyed_verdicts(
+    tests: BTreeMap<String, (Test, Option<Verdicts>)>,
+    source: String,
+) -> Result<Tests, String> {
+    let missing: Vec<&Test> = tests
         .values()
         .filter(|(_, v)| v.is_none())
         .map(|(t, _)| t)
         .collect();
-    // Bounded like `oracle classify`: a runaway test is an error naming
-    // it, not an allocation failure.
     let mut computed = oracle::try_verdicts_all(&missing, oracle::DEFAULT_MAX_STATES).into_iter();
     let mut verdicts = BTreeMap::new();
-    for (name, (_, v)) in &by_name {
+    for (key, (_, v)) in &tests {
         let v = match v {
             Some(v) => *v,
             None => computed.next().expect("one verdict per test").map_err(|e| {
                 format!(
-                    "{shown}: test `{name}`: state space exceeds {} states (the oracle's default bound): label the tests with `oracle label` and pass the suite",
+                    "{source}: test `{key}`: state space exceeds {} states (the oracle's default bound): label the tests with `oracle label` and pass the suite",
                     e.bound
                 )
             })?,
         };
-        verdicts.insert(name.clone(), v);
+        verdicts.insert(key.clone(), v);
     }
     Ok(Tests {
         verdicts,
-        programs: by_name.into_iter().map(|(n, (t, _))| (n, t)).collect(),
-        source: shown,
+        programs: tests.into_iter().map(|(k, (t, _))| (k, t)).collect(),
+        source,
     })
 }
 

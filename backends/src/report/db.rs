@@ -59,6 +59,7 @@ use crate::report::results::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::report::db_open::cannot_read;
 pub use crate::report::db_open::{open_import, open_read};
 pub use crate::report::db_schema::SCHEMA_VERSION;
 
@@ -81,17 +82,6 @@ pub enum Imported {
     New(usize),
     /// Every run of it was in the database before, from this file.
     Already(String),
-}
-
-/// The error of a database that cannot be read: SQLite's message may
-/// quote the file's own schema text (a damaged file's, with its line
-/// breaks), so it is escaped onto one line.
-fn cannot_read(path: &Path, e: &rusqlite::Error) -> String {
-    format!(
-        "{}: cannot read: {}",
-        path.display(),
-        crate::excerpt::message(&e.to_string())
-    )
 }
 
 /// Each campaign's counts per test and mapping: from its runs where it

@@ -47,13 +47,7 @@ pub fn store(tx: &Transaction, device_id: i64, gpu: &str, setup: &str) -> rusqli
 
 /// The GPU and setup of every device that has one, by device name.
 pub fn read(conn: &Connection, db: &Path) -> Result<BTreeMap<String, Grouped>, String> {
-    let sql = |e: rusqlite::Error| {
-        format!(
-            "{}: cannot read: {}",
-            db.display(),
-            crate::excerpt::message(&e.to_string())
-        )
-    };
+    let sql = |e: rusqlite::Error| crate::report::db_open::cannot_read(db, &e);
     let mut stmt = conn
         .prepare("SELECT d.name, g.gpu, g.setup FROM gpus g JOIN devices d ON d.id = g.device_id")
         .map_err(sql)?;
@@ -87,13 +81,7 @@ pub fn check(
     db: &Path,
     groups: &BTreeMap<String, Grouped>,
 ) -> Result<(), String> {
-    let sql = |e: rusqlite::Error| {
-        format!(
-            "{}: cannot read: {}",
-            db.display(),
-            crate::excerpt::message(&e.to_string())
-        )
-    };
+    let sql = |e: rusqlite::Error| crate::report::db_open::cannot_read(db, &e);
     let mut stmt = conn.prepare("SELECT name FROM devices").map_err(sql)?;
     let names = stmt
         .query_map([], |r| r.get::<_, String>(0))

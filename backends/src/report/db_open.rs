@@ -61,6 +61,17 @@ fn bad(path: &Path, e: &rusqlite::Error) -> String {
     )
 }
 
+/// The error of a database that cannot be read: SQLite's message may
+/// quote the file's own schema text (a damaged file's, with its line
+/// breaks), so it is escaped onto one line.
+pub fn cannot_read(path: &Path, e: &rusqlite::Error) -> String {
+    format!(
+        "{}: cannot read: {}",
+        path.display(),
+        crate::excerpt::message(&e.to_string())
+    )
+}
+
 fn user_version(conn: &Connection, path: &Path) -> Result<i64, String> {
     conn.query_row("PRAGMA user_version", [], |r| r.get(0))
         .map_err(|e| bad(path, &e))

@@ -49,13 +49,7 @@ pub fn read(
     conn: &Connection,
     db: &Path,
 ) -> Result<BTreeMap<String, BTreeMap<String, Test>>, String> {
-    let sql = |e: rusqlite::Error| {
-        format!(
-            "{}: cannot read: {}",
-            db.display(),
-            crate::excerpt::message(&e.to_string())
-        )
-    };
+    let sql = |e: rusqlite::Error| crate::report::db_open::cannot_read(db, &e);
     let mut stmt = conn
         .prepare(
             "SELECT s.fnv64, t.name, p.fnv64, p.text FROM suite_tests t

@@ -554,28 +554,5 @@ fn verdicts(
             .entry(keys[&tagged(&name, suite.as_deref())].clone())
             .or_insert(f);
     }
-    let missing: Vec<&Test> = by_key
-        .values()
-        .filter(|(_, v)| v.is_none())
-        .map(|(t, _)| t)
-        .collect();
-    let mut computed = oracle::try_verdicts_all(&missing, oracle::DEFAULT_MAX_STATES).into_iter();
-    let mut verdicts = BTreeMap::new();
-    for (key, (_, v)) in &by_key {
-        let v = match v {
-            Some(v) => *v,
-            None => computed.next().expect("one verdict per test").map_err(|e| {
-                format!(
-                    "{source}: test `{key}`: state space exceeds {} states (the oracle's default bound): label the tests with `oracle label` and pass the suite",
-                    e.bound
-                )
-            })?,
-        };
-        verdicts.insert(key.clone(), v);
-    }
-    Ok(Tests {
-        verdicts,
-        programs: by_key.into_iter().map(|(k, (t, _))| (k, t)).collect(),
-        source,
-    })
+    crate::report::analysis::keyed_verdicts(by_key, source)
 }

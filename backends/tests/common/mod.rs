@@ -188,3 +188,58 @@ impl Analysed {
             .collect()
     }
 }
+
+/// Headless Chromium: `BACKENDS_CHROMIUM`, else `chromium` or
+/// `chromium-browser` on `PATH`.
+pub fn find_chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("BACKENDS_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|d| [d.join("chromium"), d.join("chromium-browser")])
+        .find(|p| p.is_file())
+}
+
+/// The published tests `names` copied into `dir/sample` (the suite of
+/// the page and of its results), and the WebGPU page emitted for them,
+/// `dir/page/sample.html`.
+pub fn webgpu_sample(dir: &Path, names: &[&str]) -> (PathBuf, PathBuf) {
+    use backends::target::emit::{files, write, EmitOptions, Target};
+    let published = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/oopsla21/tests");
+    let suite = dir.join("sample");
+    std::fs::create_dir_all(&suite).unwrap();
+    for t in names {
+        std::fs::copy(
+            published.join(format!("{t}.txt")),
+            suite.join(format!("{t}.txt")),
+        )
+        .unwrap();
+    }
+    let (tests, errors) = progress_litmus::axb::load::load_all(std::slice::from_ref(&suite));
+    assert!(errors.is_empty());
+    let opts = EmitOptions {
+        target: Target::Webgpu,
+        mappings: backends::Mapping::ALL.to_vec(),
+        instances: None,
+        shape: backends::Shape::Switch,
+        deadline_ms: 20_000,
+        program_name: "sample".into(),
+        bare: false,
+    };
+    let page_dir = dir.join("page");
+    write(&page_dir, &files(&tests, &opts).unwrap()).unwrap();
+    (suite, page_dir.join("sample.html"))
+}
+
+/// The flags that give WebGPU on SwiftShader in headless Chromium.
+pub const SWIFTSHADER: [&str; 8] = [
+    "--enable-unsafe-webgpu",
+    "--ignore-gpu-blocklist",
+    "--enable-features=Vulkan",
+    "--use-vulkan=swiftshader",
+    "--use-webgpu-adapter=swiftshader",
+    "--disable-vulkan-surface",
+    "--enable-unsafe-swiftshader",
+    "--disable-quic",
+];
