@@ -41,8 +41,10 @@ pub fn after_help() -> String {
         exit_status(),
         "Text output: one line per finding, FILE:LINE:COL: MODEL: the sentence (which
 invocation waits where, for what, who could release it, and why the model lets
-it wait forever), the witness schedule below it, then `checked N programs
-under M models: K not guaranteed` (K counts programs and models). In CI:
+it wait forever), the witness schedule below it; a line per shader guaranteed
+under every required model, with the launch and memory model that rests on;
+then `checked N programs under M models: K not guaranteed` (K counts programs
+and models). In CI:
 
   oracle check --require OBE shaders/
   oracle check --require OBE --format sarif -o oracle.sarif shaders/
@@ -272,6 +274,34 @@ impl Checked {
         }
     }
 
+    /// A line per shader guaranteed under every required model, with what
+    /// that rests on (no verdict is silent about its assumptions): `FILE:
+    /// guaranteed under MODELS on this launch: LAUNCH; memory sequentially
+    /// consistent`. Programs with a finding have the launch beside it.
+    fn guaranteed(&self) -> Vec<String> {
+        let models = self
+            .models
+            .iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        (0..self.items.len())
+            .filter(|&i| !self.verdicts.iter().any(|v| v.item == i && v.finding.is_some()))
+            .filter(|&i| self.verdicts.iter().any(|v| v.item == i))
+            .filter_map(|i| {
+                let launch = self.launch(i)?;
+                let file = shown(self.items[i].source());
+                let name = match self.in_suite(i) {
+                    true => format!(" test `{}`", printable(self.items[i].name())),
+                    false => String::new(),
+                };
+                Some(format!(
+                    "{file}:{name} guaranteed under {models} on this launch: {launch}; memory sequentially consistent"
+                ))
+            })
+            .collect()
+    }
+
     /// `checked N programs under M models: K not guaranteed`.
     fn tally(&self) -> String {
         let plural =
@@ -321,6 +351,10 @@ fn text(c: &Checked) -> String {
                 step_note(c, v.item, s, &file)
             ));
         }
+    }
+    for line in c.guaranteed() {
+        out.push_str(&line);
+        out.push('\n');
     }
     out.push_str(&c.tally());
     out.push('\n');
