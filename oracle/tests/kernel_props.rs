@@ -187,6 +187,7 @@ fn assemble(
         expect: Vec::new(),
         asserts: Vec::new(),
         hardware_subgroups: false,
+        tangled_collectives: false,
     };
     p.normalize();
     p
@@ -425,6 +426,7 @@ fn sync_program() -> impl Strategy<Value = Program> {
                 expect: Vec::new(),
                 asserts: Vec::new(),
                 hardware_subgroups: false,
+                tangled_collectives: false,
             };
             p.normalize();
             p
@@ -638,6 +640,7 @@ fn local_heavy_program() -> impl Strategy<Value = Program> {
                 expect: Vec::new(),
                 asserts: Vec::new(),
                 hardware_subgroups: false,
+                tangled_collectives: false,
             };
             p.normalize();
             p

@@ -653,3 +653,86 @@ fn inside_a_subgroup_a_verdict_holds_for_lockstep_and_independent_scheduling() {
     let one = out(&["classify", "suites/shaders/spinlock.wgsl"]);
     assert!(!one.contains("inside a subgroup"), "{one}");
 }
+
+/// Subgroup operations act on the lanes that execute them together
+/// (issue 42, docs/KERNEL.md §10.6): in divergent control flow a vote is
+/// the vote of its dynamic block, not a rendezvous of the whole
+/// subgroup. The TLA+ project's four tangles, as our own shaders,
+/// terminate under every model; a vote taken alone steers a wait, with
+/// the hand-derived rows of `divergent_vote.wgsl`; the SIMT-Step models
+/// take shaders, whose structured control flow the translation keeps.
+#[test]
+fn subgroup_operations_act_on_the_lanes_that_execute_them_together() {
+    let dir = root().join("tests/data/shaders/tangles");
+    stated_verdicts_hold(&[dir], 4);
+    let path = "tests/data/shaders/tangles/divergent_vote.wgsl";
+    let fair = stdout_of(&["classify", "--subgroup-scheduling", "fair", path]);
+    let row = "divergent_vote          P    P    P        P     P             P    P    P        P     P     P";
+    assert!(fair.contains(row), "{fair}");
+    assert!(fair.contains("a subgroup operation is executed by the lanes that execute it together: the active lanes in lockstep, else the lanes of its dynamic block"), "{fair}");
+    let e = stdout_of(&[
+        "explain",
+        "--subgroup-scheduling",
+        "fair",
+        "--model",
+        "OBE, subgroup=unfair",
+        path,
+    ]);
+    assert!(e.contains(": F: termination is NOT guaranteed"), "{e}");
+    assert!(
+        e.contains("Invocation 1 of workgroup 0 spins at line 28"),
+        "{e}"
+    );
+    // The SIMT-Step models and interleaved lanes of every kind: the
+    // tangles terminate under each. `divergent_vote` fails where
+    // invocation 0 may never run: lockstep (the SIMT deadlock), unfair
+    // lanes, OBE lanes (it may never start), and `fair`, which a shader
+    // must also pass in lockstep; the SIMT-Step models run the two arms'
+    // dynamic blocks fairly, and HSA lanes always run invocation 0.
+    let tangles = "tests/data/shaders/tangles/";
+    for (m, failing) in [
+        ("scf", 0),
+        ("cm", 0),
+        ("sm", 0),
+        ("sso", 0),
+        ("hsa", 0),
+        ("lockstep", 1),
+        ("unfair", 1),
+        ("obe", 1),
+        ("fair", 1),
+    ] {
+        let model = format!("OBE, subgroup={m}");
+        let o = oracle(&["check", "--require", &model, tangles]);
+        let out = String::from_utf8_lossy(&o.stdout);
+        let tally = format!("checked 4 programs under 1 model: {failing} not guaranteed");
+        assert!(out.contains(&tally), "{m}: {out}");
+        let named = out.contains("divergent_vote.wgsl:28:24: ");
+        assert_eq!(named, failing == 1, "{m}: {out}");
+    }
+    // A shader without subgroup operations under a SIMT-Step model: the
+    // run keeps its structure. The SIMT deadlock's lanes run fairly
+    // there (no reconvergence stack), so the lock is passed on: P.
+    let deadlock = "tests/data/shaders/subgroups/simt_deadlock.wgsl";
+    for m in ["scf", "cm", "sm", "sso"] {
+        let model = format!("OBE, subgroup={m}");
+        let out = stdout_of(&["check", "--require", &model, deadlock]);
+        assert!(
+            out.contains("checked 1 program under 1 model: 0 not guaranteed"),
+            "{m}: {out}"
+        );
+    }
+    // `translate` writes what is decided: the constructs and the line
+    // `collectives tangled;`, which reads back as the same program.
+    let t = stdout_of(&["translate", "tests/data/shaders/tangles/loop_peeling.comp"]);
+    assert!(t.contains("collectives tangled;\n"), "{t}");
+    assert!(t.contains("loop_merge"), "{t}");
+    let d = std::env::temp_dir().join(format!("oracle-tangle-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let f = d.join("loop_peeling.litmus");
+    std::fs::write(&f, &t).unwrap();
+    let f = f.to_str().unwrap();
+    let back = stdout_of(&["classify", f]);
+    let shader = stdout_of(&["classify", "tests/data/shaders/tangles/loop_peeling.comp"]);
+    let row = |s: &str| s.lines().nth(1).unwrap().to_string();
+    assert_eq!(row(&back), row(&shader));
+}

@@ -60,6 +60,7 @@ pub fn from_axb(test: &Test) -> Program {
         expect: Vec::new(),
         asserts: Vec::new(),
         hardware_subgroups: false,
+        tangled_collectives: false,
     }
 }
 

@@ -504,9 +504,11 @@ impl Machine {
     /// The invocations that take part in actor `a`'s next step, which
     /// can step ([`Machine::can_step`]): the invocation itself, or under
     /// lockstep the active lanes of its subgroup (the top of its
-    /// reconvergence stack). Not for the SIMT-Step models.
+    /// reconvergence stack). Not for the SIMT-Step models but SSO, whose
+    /// lanes step alone but for subgroup operations (which write the
+    /// participants' registers, but access no memory and cannot wrap).
     pub fn stepping_invocations(&self, s: &[u64], a: usize) -> Vec<usize> {
-        debug_assert!(self.direct.is_none() && self.can_step(s, a));
+        debug_assert!(matches!(self.direct, None | Some(Direct::Sso)) && self.can_step(s, a));
         if !self.lockstep {
             return vec![a];
         }

@@ -13,7 +13,7 @@
 
 use crate::axb::test::Target;
 pub use crate::kernel::cmp::Cmp;
-use crate::kernel::model::ScopedModel;
+use crate::kernel::model::{Direct, ScopedModel};
 pub use crate::kernel::structure::Construct;
 use crate::kernel::structure::Flow;
 use serde::{Deserialize, Serialize};
@@ -83,6 +83,14 @@ pub struct Program {
     /// P under both (docs/KERNEL.md §10.6). `.litmus` programs: false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hardware_subgroups: bool,
+    /// `collectives tangled;`, written by the translation of a shader
+    /// with subgroup operations: with interleaved lanes (every scope but
+    /// lockstep and the four SIMT-Step models) a subgroup operation is
+    /// executed by the lanes of its dynamic block, as under
+    /// `subgroup=sso`, not by a rendezvous of the whole subgroup
+    /// (docs/KERNEL.md §2.5, §10.6). `.litmus` programs: false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tangled_collectives: bool,
 }
 
 /// A memory location: a scalar or an array of cells.
@@ -750,6 +758,33 @@ impl Program {
     /// Subgroups per workgroup.
     pub fn subgroups_per_wg(&self) -> usize {
         (self.workgroup_size / self.subgroup_size.max(1)) as usize
+    }
+
+    /// Whether some code block has a subgroup operation.
+    pub fn has_collectives(&self) -> bool {
+        (self.codes.iter()).any(|c| {
+            c.instrs
+                .iter()
+                .any(|i| matches!(i, Instr::Collective { .. }))
+        })
+    }
+
+    /// Whether a shader's subgroup operations are tangled
+    /// ([`Program::tangled_collectives`]): it has some, and no `choose`
+    /// (SSO's machine, which runs them, takes deterministic programs).
+    pub fn tangles(&self) -> bool {
+        let choose =
+            (self.codes.iter()).any(|c| c.instrs.iter().any(|i| matches!(i, Instr::Choose { .. })));
+        self.has_collectives() && !choose
+    }
+
+    /// The SIMT-Step model a machine for this program runs its lanes
+    /// under, given the one its subgroup scope names (`named`): that one,
+    /// else SSO's subgroup operations where the collectives are tangled
+    /// ([`Program::tangled_collectives`]) and the lanes are interleaved.
+    pub fn direct_for(&self, named: Option<Direct>, lockstep: bool) -> Option<Direct> {
+        let tangled = self.tangled_collectives && !lockstep && self.has_collectives();
+        named.or(tangled.then_some(Direct::Sso))
     }
 
     /// Bits per value (`values = 2^bits`).

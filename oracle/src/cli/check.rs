@@ -70,7 +70,7 @@ pub struct Args {
     /// A model every program must be guaranteed to terminate under: HSA, OBE, LOBE, WEAK_FAIR, HSA_STRONG, ..., UNFAIR,
     /// or a scoped model such as "OBE, subgroup=lockstep" (docs/KERNEL.md §3.5). Give it again for more models.
     #[arg(long = "require", value_name = "MODEL", required = true, value_parser = parse_model)]
-    require: Vec<ScopedModel>,
+    pub(super) require: Vec<ScopedModel>,
     /// `text` for logs; `json`, every verdict with its sentence and witness; `sarif`, SARIF 2.1.0 for code scanning.
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     format: CheckFormat,

@@ -21,7 +21,7 @@ pub struct Args {
     /// or a scoped model such as "OBE, subgroup=unfair" (docs/KERNEL.md). A kernel
     /// program's own `model` line is the default.
     #[arg(long, value_parser = parse_model)]
-    model: Option<ScopedModel>,
+    pub(super) model: Option<ScopedModel>,
     /// The test's name, when PATH is a suite.
     #[arg(long)]
     test: Option<String>,

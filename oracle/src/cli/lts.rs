@@ -19,7 +19,7 @@ pub struct Args {
     path: PathBuf,
     /// Show the product with this model's fair set; without it, the test's own space.
     #[arg(long, value_parser = parse_model)]
-    model: Option<ScopedModel>,
+    pub(super) model: Option<ScopedModel>,
     /// The test's name, when PATH is a suite.
     #[arg(long)]
     test: Option<String>,

@@ -374,11 +374,25 @@ fn emit(out: &Out, bytes: &[u8]) -> Result<(), Failure> {
     }
 }
 
+/// Whether the command names a SIMT-Step model (`subgroup=cm|sm|scf|sso`),
+/// which decides a shader on its structured translation (docs/KERNEL.md
+/// §10.6).
+fn names_simt_step(c: &Command) -> bool {
+    let direct = |m: &ScopedModel| m.subgroup.direct().is_some();
+    match c {
+        Command::Explain(a) => a.model.as_ref().is_some_and(direct),
+        Command::Outcomes(a) => a.model.as_ref().is_some_and(direct),
+        Command::Lts(a) => a.model.as_ref().is_some_and(direct),
+        Command::Check(a) => a.require.iter().any(direct),
+        _ => false,
+    }
+}
+
 /// Runs a command; `Ok(false)` when some inputs could not be read (their
 /// errors are printed; the rest was reported).
 fn run(cli: Cli) -> Result<bool, Failure> {
     let max_states = cli.max_states;
-    shader::set_launch(&cli.launch, max_states);
+    shader::set_launch(&cli.launch, max_states, names_simt_step(&cli.command));
     match cli.command {
         Command::Classify(args) => classify::run(&args, max_states),
         Command::Explain(args) => explain::run(&args, max_states),

@@ -19,7 +19,7 @@ pub struct Args {
     /// The model (as for explain); its fairness does not matter. A kernel
     /// program's own `model` line is the default.
     #[arg(long, value_parser = super::parse_model)]
-    model: Option<ScopedModel>,
+    pub(super) model: Option<ScopedModel>,
     /// The test's name, when PATH is a suite.
     #[arg(long)]
     test: Option<String>,

@@ -97,7 +97,9 @@ fn parse_values(s: &str) -> Result<u16, String> {
 static LAUNCH: OnceLock<Launch> = OnceLock::new();
 
 /// Records the launch of this run (once, before any input is read).
-pub fn set_launch(a: &LaunchArgs, max_states: usize) {
+/// `structured`: keep the shaders' structured control flow for a
+/// SIMT-Step model ([`Launch::structured`]).
+pub fn set_launch(a: &LaunchArgs, max_states: usize, structured: bool) {
     let _ = LAUNCH.set(Launch {
         workgroups: a.workgroups,
         workgroup_size: a.workgroup_size,
@@ -109,6 +111,7 @@ pub fn set_launch(a: &LaunchArgs, max_states: usize) {
         spurious_finite: a.spurious_failures == SpuriousFailures::Finite,
         fair_subgroups: a.subgroup_scheduling == SubgroupScheduling::Fair,
         simplify: true,
+        structured,
     });
 }
 

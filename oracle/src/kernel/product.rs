@@ -1145,13 +1145,15 @@ fn terminates_first(m: &Machine, model: &ScopedModel, workgroups: usize) -> bool
 /// change it.
 fn machine_of(p: &Program, sub: Sched) -> Result<Machine, KernelError> {
     let lockstep = sub == Sched::Lockstep;
-    Machine::with_direct(p, lockstep, sub.direct()).map_err(|e| match e.at {
-        Some((line, col)) => KernelError::At {
-            line,
-            col,
-            msg: e.msg,
-        },
-        None => KernelError::Unsupported(e.msg),
+    Machine::with_direct(p, lockstep, p.direct_for(sub.direct(), lockstep)).map_err(|e| {
+        match e.at {
+            Some((line, col)) => KernelError::At {
+                line,
+                col,
+                msg: e.msg,
+            },
+            None => KernelError::Unsupported(e.msg),
+        }
     })
 }
 

@@ -178,6 +178,8 @@ struct Items {
     model: Option<ScopedModel>,
     /// `subgroups hardware;` ([`Program::hardware_subgroups`]).
     hardware_subgroups: bool,
+    /// `collectives tangled;` ([`Program::tangled_collectives`]).
+    tangled_collectives: bool,
     expect: Vec<Expectation>,
     asserts: Vec<Assertion>,
     codes: Vec<Code>,
@@ -379,6 +381,13 @@ impl<'a> Parser<'a> {
                     self.keyword("hardware")?;
                     self.punct(";")?;
                     it.hardware_subgroups = true;
+                }
+                "collectives" => {
+                    once(it.tangled_collectives, &t)?;
+                    self.next();
+                    self.keyword("tangled")?;
+                    self.punct(";")?;
+                    it.tangled_collectives = true;
                 }
                 "expect" => self.expect_item(&mut it, &t)?,
                 "exists" | "forall" => self.assert_item(&mut it, &t, &word)?,
@@ -641,6 +650,7 @@ impl<'a> Parser<'a> {
             expect: it.expect,
             asserts: it.asserts,
             hardware_subgroups: it.hardware_subgroups,
+            tangled_collectives: it.tangled_collectives,
         };
         Ok((program, it.spans))
     }

@@ -37,6 +37,9 @@ pub fn print(p: &Program) -> String {
     if p.hardware_subgroups {
         out.push_str("subgroups hardware;\n");
     }
+    if p.tangled_collectives {
+        out.push_str("collectives tangled;\n");
+    }
     for e in &p.expect {
         let _ = writeln!(out, "expect {}: {};", e.model, e.outcome.word());
     }

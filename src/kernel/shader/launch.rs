@@ -83,6 +83,9 @@ pub struct Taken {
     /// Subgroups of two or more: `Some(hardware)`
     /// ([`crate::kernel::program::Program::hardware_subgroups`]).
     pub subgroups: Option<bool>,
+    /// Subgroup operations with subgroups of two or more
+    /// ([`crate::kernel::program::Program::tangled_collectives`]).
+    pub tangled: bool,
 }
 
 fn from_text(f: From, flag: &str, line: &str) -> String {
@@ -142,8 +145,13 @@ impl Taken {
             Some(true) => "; inside a subgroup, a verdict is P only if it holds both in lockstep (reconvergence at the immediate post-dominator) and under fair independent scheduling",
             Some(false) => "; inside a subgroup, invocations are scheduled fairly (--subgroup-scheduling fair, as CUDA's independent thread scheduling)",
         };
+        let tangled = if self.tangled {
+            "; a subgroup operation is executed by the lanes that execute it together: the active lanes in lockstep, else the lanes of its dynamic block (maximal reconvergence, as subgroup=sso; an implementation without it may group fewer lanes, which is not decided)"
+        } else {
+            ""
+        };
         format!(
-            "{}; {storage}{workgroup}{stated}{weak}{inside}",
+            "{}; {storage}{workgroup}{stated}{weak}{inside}{tangled}",
             self.sizes()
         )
     }

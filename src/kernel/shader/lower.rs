@@ -18,6 +18,7 @@ use crate::kernel::program::{
     Addr, AtomicOp, BinOp, Cmp, Code, CollectiveOp, IdKind, Instr, Location, Operand, Program,
     RmwOp, MAX_VALUES,
 };
+use crate::kernel::structure::Construct;
 use naga::{Expression as E, Handle, Statement as S, TypeInner as T};
 use std::collections::{BTreeSet, HashMap};
 
@@ -169,6 +170,16 @@ pub struct Lower<'a> {
     /// GLSL atomics with a scope (GL_KHR_memory_scope_semantics):
     /// location, scope, position, function ([`Translation::races`]).
     scoped: Vec<(u8, u32, Span, &'static str)>,
+    /// Lower control flow as SPIR-V's structured constructs (docs/KERNEL.md
+    /// §2.8) and keep them: for a shader with subgroup operations, whose
+    /// participants its constructs decide, and for the SIMT-Step models
+    /// (§10.6).
+    structured: bool,
+    /// Thread jumps and remove all unreachable code (§10.5); off where
+    /// the constructs are kept.
+    thread: bool,
+    /// The constructs made so far: (a loop, header label, merge label).
+    constructs: Vec<(bool, usize, usize)>,
 }
 
 fn refuse<X>(span: Span, msg: impl Into<String>) -> Res<X> {
@@ -182,6 +193,27 @@ pub fn lower(
     src: &str,
     launch: &Launch,
     weak_cas: Option<bool>,
+) -> Res<Translation> {
+    let lanes = launch.subgroup_size() > 1;
+    if lanes && launch.structured {
+        return lower_as(module, info, src, launch, weak_cas, (true, false));
+    }
+    let t = lower_as(module, info, src, launch, weak_cas, (false, true))?;
+    if !(lanes && t.program.tangles()) {
+        return Ok(t);
+    }
+    lower_as(module, info, src, launch, weak_cas, (true, false))
+}
+
+/// [`lower`], with control flow as structured constructs or not, and
+/// jumps threaded or not (`(structured, thread)`).
+fn lower_as(
+    module: &naga::Module,
+    info: &naga::valid::ModuleInfo,
+    src: &str,
+    launch: &Launch,
+    weak_cas: Option<bool>,
+    (structured, thread): (bool, bool),
 ) -> Res<Translation> {
     let (index, ep) = pick_entry(module, launch)?;
     let wg_size = workgroup_size(ep, launch)?;
@@ -222,6 +254,9 @@ pub fn lower(
         glsl_result: false,
         weak_cas,
         scoped: Vec::new(),
+        structured,
+        thread,
+        constructs: Vec::new(),
     };
     l.end = l.new_label();
     l.entry(ep, info.get_entry_point(index))?;

@@ -67,6 +67,10 @@ pub struct Launch {
     /// registers: `lower/thread.rs`, §10.5); off only to check that the
     /// simplification keeps every verdict.
     pub simplify: bool,
+    /// Keep a shader's structured control flow (no jump threading) even
+    /// without subgroup operations: for the SIMT-Step models, which
+    /// reconverge lanes at its merges (docs/KERNEL.md §10.6).
+    pub structured: bool,
 }
 
 impl Default for Launch {
@@ -82,6 +86,7 @@ impl Default for Launch {
             spurious_finite: true,
             fair_subgroups: false,
             simplify: true,
+            structured: false,
         }
     }
 }
@@ -427,8 +432,11 @@ fn translate_unguarded(
         memory: Default::default(),
         weak_cas: has_choice(&t.program).then_some(launch.spurious_finite),
         subgroups: (launch.subgroup_size() > 1).then_some(!launch.fair_subgroups),
+        tangled: false,
     };
     t.program.hardware_subgroups = !launch.fair_subgroups && launch.subgroup_size() > 1;
+    t.program.tangled_collectives = launch.subgroup_size() > 1 && t.program.tangles();
+    t.launch.tangled = t.program.tangled_collectives;
     if let launch::SizeFrom::SpecDefault(id) = size_from {
         t.warnings
             .push(launch::spec_default_warning(t.program.workgroup_size, id));

@@ -126,7 +126,8 @@ impl<'t> Undefined<'t> {
 }
 
 fn explore(t: &Translation, lockstep: bool, max_states: usize) -> Result<(), ShaderError> {
-    let m = Machine::new(&t.program, lockstep)
+    let direct = t.program.direct_for(None, lockstep);
+    let m = Machine::with_direct(&t.program, lockstep, direct)
         .map_err(|e| ShaderError::new(Span::UNDEFINED, format!("the translated program: {e}")))?;
     let u = Undefined::of(t, &m);
     match u.count {

@@ -354,6 +354,7 @@ impl<'a> Lower<'a> {
                 _ => {}
             }
         }
+        let constructs = self.constructs_at(len);
         let values = self.domain()?;
         let nregs = self.registers_used();
         let mut program = Program {
@@ -366,7 +367,7 @@ impl<'a> Lower<'a> {
                 regs: (0..nregs).map(|r| format!("r{r}")).collect(),
                 instrs: self.instrs.clone(),
                 labels: vec![None; len],
-                constructs: Vec::new(),
+                constructs,
                 at: Default::default(),
             }],
             wg_code: vec![0; self.launch.workgroups() as usize],
@@ -374,6 +375,7 @@ impl<'a> Lower<'a> {
             expect: Vec::new(),
             asserts: Vec::new(),
             hardware_subgroups: false,
+            tangled_collectives: false,
         };
         program.normalize();
         program.validate().map_err(|e| {
@@ -399,6 +401,37 @@ impl<'a> Lower<'a> {
             undefined: self.undefined,
             races,
         })
+    }
+
+    /// The constructs recorded while lowering structured (§2.8), at their
+    /// pcs, in order of their headers (a loop before a selection of the
+    /// same header); a selection whose header is no conditional branch
+    /// any more is left out.
+    fn constructs_at(&self, len: usize) -> Vec<Construct> {
+        let mut out: Vec<Construct> = (self.constructs.iter())
+            .filter_map(|&(lp, h, m)| {
+                let (h, m) = (self.labels[h]?, self.labels[m]?);
+                let merge = Target::from_pc(m, len);
+                let header = u8::try_from(h).ok()?;
+                if lp {
+                    return Some(Construct::Loop { header, merge });
+                }
+                let branch = matches!(
+                    self.instrs.get(h),
+                    Some(
+                        Instr::Branch { .. }
+                            | Instr::Atomic {
+                                branch: Some(_),
+                                ..
+                            }
+                    )
+                );
+                branch.then_some(Construct::Selection { header, merge })
+            })
+            .collect();
+        out.sort_by_key(|c| (c.header(), matches!(c, Construct::Selection { .. })));
+        out.dedup();
+        out
     }
 
     /// The number of registers the code names (one past the highest).

@@ -243,6 +243,7 @@ impl<'a> Lower<'a> {
         let end_l = self.new_label();
         let span = self.span;
         self.branch_on(cond, false, else_l)?;
+        self.selection(end_l);
         self.block(accept)?;
         self.span = span;
         if !reject.is_empty() {
@@ -276,7 +277,21 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
+    /// Makes the conditional branch just pushed the header of a selection
+    /// merging at `merge` (when lowering structured, §2.8).
+    fn selection(&mut self, merge: usize) {
+        if self.structured {
+            let h = self.new_label();
+            self.labels[h] = Some(self.instrs.len() - 1);
+            self.constructs.push((false, h, merge));
+        }
+    }
+
     fn switch(&mut self, selector: Handle<E>, cases: &'a [naga::SwitchCase]) -> Res<()> {
+        let falls = |c: &naga::SwitchCase| falls_through(c) && !c.body.is_empty();
+        if self.structured && !cases.iter().any(falls) {
+            return self.structured_switch(selector, cases);
+        }
         let sel = self.take(selector)?;
         let end = self.new_label();
         let labels: Vec<usize> = cases.iter().map(|_| self.new_label()).collect();
@@ -316,6 +331,101 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
+    /// A switch as nested selections, one per case (its values grouped
+    /// with the empty cases that fall into it), all merging at the
+    /// switch's end, the default case last: `if (sel != v) goto next
+    /// merge end; case; goto end; next: ...`.
+    fn structured_switch(&mut self, selector: Handle<E>, cases: &'a [naga::SwitchCase]) -> Res<()> {
+        // The tests run between the cases, which may write the selector's
+        // variable (a state machine's `pc`): a register is copied first.
+        let mut sel = self.take(selector)?;
+        let copy = match sel {
+            Operand::Reg(_) => {
+                let t = self.alloc()?;
+                self.assign(t, None, sel, Operand::Imm(0));
+                sel = Operand::Reg(t);
+                Some(t)
+            }
+            _ => None,
+        };
+        self.release_operand(selector);
+        let end = self.new_label();
+        let mut groups: Vec<(Vec<i128>, &'a naga::Block)> = Vec::new();
+        let (mut values, mut default) = (Vec::new(), None);
+        let mut in_default = false;
+        for c in cases {
+            match c.value {
+                naga::SwitchValue::I32(v) => values.push(v as i128),
+                naga::SwitchValue::U32(v) => values.push(v as i128),
+                naga::SwitchValue::Default => in_default = true,
+            }
+            if falls_through(c) {
+                continue;
+            }
+            if in_default {
+                default = Some(&c.body);
+            } else {
+                groups.push((std::mem::take(&mut values), &c.body));
+            }
+            (values, in_default) = (Vec::new(), false);
+        }
+        for (vals, body) in groups {
+            let next = self.new_label();
+            self.case_test(sel, &vals, next)?;
+            self.selection(end);
+            self.frame_mut().breaks.push((end, None));
+            self.block(body)?;
+            self.frame_mut().breaks.pop();
+            self.goto(end);
+            self.bind(next);
+        }
+        if let Some(body) = default {
+            self.frame_mut().breaks.push((end, None));
+            self.block(body)?;
+            self.frame_mut().breaks.pop();
+        }
+        if let Some(t) = copy {
+            self.free(t);
+        }
+        self.bind(end);
+        Ok(())
+    }
+
+    /// One conditional branch to `next` unless `sel` is one of `vals`.
+    fn case_test(&mut self, sel: Operand, vals: &[i128], next: usize) -> Res<()> {
+        let mut ops = Vec::new();
+        for &v in vals {
+            ops.push(self.constant(v)?);
+        }
+        let (a, b) = match ops[..] {
+            [b] => (sel, b),
+            _ => {
+                // Several values: r = (sel == v0) | (sel == v1) | ...
+                let (r, t) = (self.alloc()?, self.alloc()?);
+                let eq = Some(BinOp::Cmp(Cmp::Eq));
+                self.assign(r, eq, sel, ops[0]);
+                for &o in &ops[1..] {
+                    self.assign(t, eq, sel, o);
+                    self.assign(r, Some(BinOp::Or), Operand::Reg(r), Operand::Reg(t));
+                }
+                self.free(t);
+                self.free(r);
+                (Operand::Reg(r), Operand::Imm(1))
+            }
+        };
+        let target = Target::End;
+        self.push_jump(
+            Instr::Branch {
+                a,
+                cmp: Cmp::Ne,
+                b,
+                target,
+            },
+            next,
+        );
+        Ok(())
+    }
+
     fn loop_(
         &mut self,
         body: &'a naga::Block,
@@ -334,10 +444,23 @@ impl<'a> Lower<'a> {
         self.bind(cont);
         self.block(continuing)?;
         if let Some(c) = break_if {
-            self.branch_on(c, true, exit)?;
+            if self.structured {
+                // `if (c) { break; }`: the conditional branch heads a
+                // selection, as every one must (§2.8).
+                let skip = self.new_label();
+                self.branch_on(c, false, skip)?;
+                self.selection(skip);
+                self.goto(exit);
+                self.bind(skip);
+            } else {
+                self.branch_on(c, true, exit)?;
+            }
         }
         self.span = span;
         self.goto(top);
+        if self.structured {
+            self.constructs.push((true, top, exit));
+        }
         // The back edge carries what the body loaded to the branches
         // before it (a `while (x == 0u) { x = flag; }` tests at the top).
         let back: Vec<Instr> = self.instrs[first..].to_vec();
@@ -871,4 +994,17 @@ fn statement_refs<'b>(
         }
         _ => {}
     }
+}
+
+/// Whether a case runs on into the next: it says so (GLSL's cases all do,
+/// in naga's reading) and its body does not end in a jump (`break;`).
+fn falls_through(c: &naga::SwitchCase) -> bool {
+    fn ends_in_jump(b: &naga::Block) -> bool {
+        match b.last() {
+            Some(S::Break | S::Continue | S::Return { .. } | S::Kill) => true,
+            Some(S::Block(inner)) => ends_in_jump(inner),
+            _ => false,
+        }
+    }
+    c.fall_through && !ends_in_jump(&c.body)
 }

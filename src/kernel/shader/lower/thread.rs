@@ -42,6 +42,17 @@ impl<'a> Lower<'a> {
     /// The three rewrites of the module doc, to a fixpoint.
     pub(super) fn simplify(&mut self) {
         for _ in 0..MAX_ROUNDS {
+            // Structured constructs say where lanes reconverge (§10.6):
+            // threading would move that; unreachable code goes but for
+            // loops' back edges, which a loop's construct needs.
+            if !self.thread {
+                self.remove_unreachable();
+                self.drop_fallthrough_jumps();
+                if !self.remove_dead_assignments() {
+                    break;
+                }
+                continue;
+            }
             let threaded = self.thread_jumps();
             let entry = self.thread_entry();
             self.remove_unreachable();
@@ -218,6 +229,11 @@ impl<'a> Lower<'a> {
         let len = self.instrs.len();
         let mut reached = vec![false; len + 1];
         let mut stack = vec![0];
+        for &(lp, _, exit) in &self.constructs {
+            if lp && !self.thread {
+                stack.extend(self.labels[exit].and_then(|m| m.checked_sub(1)));
+            }
+        }
         while let Some(pc) = stack.pop() {
             if reached[pc] {
                 continue;
@@ -298,6 +314,11 @@ impl<'a> Lower<'a> {
             n += k as usize;
         }
         new_pc.push(n);
+        // A selection whose header branch goes is no construct any more.
+        let labels = &self.labels;
+        self.constructs.retain(|&(lp, h, _)| {
+            lp || labels[h].is_none_or(|pc| keep.get(pc).copied().unwrap_or(true))
+        });
         for l in self.labels.iter_mut().flatten() {
             *l = new_pc[*l];
         }
