@@ -44,6 +44,7 @@ pub mod json;
 pub mod kernel;
 pub mod locate;
 pub mod model;
+pub mod progress;
 pub mod tree;
 
 pub use axb::suite::{Entry, Suite};

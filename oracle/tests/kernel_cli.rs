@@ -641,3 +641,53 @@ fn classify_stats_count_the_products_states() {
     let out = oracle(&["classify", "--format", "json", s(&prog)]);
     assert!(!text(&out.stdout).contains("\"stats\""));
 }
+
+/// A long run says how far it got (issue 43 item 5): with `--progress
+/// always`, a line on standard error every 2 s (states stored, states a
+/// second, resident memory); with `never`, and by default when standard
+/// error is not a terminal (as here), none. The run: `explain` of the
+/// seqlock under weak fairness, which passes 1.2 GB (`--max-states
+/// 12000000`) after about 3 s on the 2-core machine and is then refused.
+/// Release builds only: a debug build runs it 10 times slower.
+#[test]
+#[cfg_attr(debug_assertions, ignore)]
+fn a_long_run_prints_progress_lines_when_asked() {
+    let seqlock = root().join("oracle/benches/data/seqlock.litmus");
+    let run = |progress: &str| {
+        let start = std::time::Instant::now();
+        let o = oracle(&[
+            "--progress",
+            progress,
+            "--max-states",
+            "12000000",
+            "explain",
+            "--model",
+            "WEAK_FAIR",
+            s(&seqlock),
+        ]);
+        (text(&o.stderr), start.elapsed())
+    };
+    let (err, took) = run("always");
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("oracle: ")).collect();
+    // One line each 2 s, the first after 2 s (none in a shorter run).
+    assert!(
+        lines.len() as f64 <= took.as_secs_f64() / 2.0,
+        "{took:?}: {err}"
+    );
+    for l in &lines {
+        assert!(
+            l.contains(" states stored (") && l.contains(" a second)"),
+            "{l}"
+        );
+        assert!(l.contains(" MiB resident, "), "{l}");
+    }
+    assert!(
+        took.as_secs_f64() < 2.3 || !lines.is_empty(),
+        "{took:?}: {err}"
+    );
+    for quiet in ["never", "auto"] {
+        let (err, _) = run(quiet);
+        assert!(!err.contains("states stored"), "{quiet}: {err}");
+        assert!(err.contains("exceeds --max-states 12000000"), "{err}");
+    }
+}

@@ -281,6 +281,9 @@ where
                     reserve_index(&mut index, meter).map_err(mem)?;
                     let m = graph.add_node(t);
                     index.insert(t, m);
+                    if m.index() % 4096 == 4095 {
+                        crate::progress::stored(4096);
+                    }
                     m
                 }
             };

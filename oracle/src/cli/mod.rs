@@ -95,8 +95,43 @@ pub struct Cli {
     /// process under about 2 GB (4 GB for an AXB test in explain and lts).
     #[arg(long, global = true, value_name = "N", default_value_t = crate::DEFAULT_MAX_STATES, value_parser = parse_max_states)]
     max_states: usize,
+    /// A progress line on standard error every 2 s of a long run (states
+    /// stored, states a second, resident memory): `auto` when standard
+    /// error is a terminal and the output is not `--format json`.
+    #[arg(long, global = true, value_enum, default_value_t = ProgressArg::Auto)]
+    progress: ProgressArg,
     #[command(flatten)]
     launch: shader::LaunchArgs,
+}
+
+/// `--progress`.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ProgressArg {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ProgressArg {
+    /// Whether to print progress lines: `json` when the command line asks
+    /// for JSON output.
+    fn wanted(self, json: bool) -> bool {
+        use std::io::IsTerminal;
+        match self {
+            ProgressArg::Always => true,
+            ProgressArg::Never => false,
+            ProgressArg::Auto => !json && std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+/// Whether the command line asks for JSON (`--format json`, `--format=json`).
+fn json_asked() -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    (args
+        .windows(2)
+        .any(|w| w[0] == "--format" && w[1] == "json"))
+        || args.iter().any(|a| a == "--format=json")
 }
 
 // The variants' doc comments are the subcommands' help (the argument
@@ -392,6 +427,9 @@ fn names_simt_step(c: &Command) -> bool {
 /// errors are printed; the rest was reported).
 fn run(cli: Cli) -> Result<bool, Failure> {
     let max_states = cli.max_states;
+    let _progress = (cli.progress.wanted(json_asked())).then(|| {
+        progress_litmus::progress::Reporter::start("oracle", std::time::Duration::from_secs(2))
+    });
     shader::set_launch(&cli.launch, max_states, names_simt_step(&cli.command));
     match cli.command {
         Command::Classify(args) => classify::run(&args, max_states),

@@ -530,7 +530,11 @@ impl<S: Packed> Graph<S> {
         let mut b = Batch::default();
         let mut row: Vec<u32> = Vec::new();
         let mut next = 0;
+        let mut told = 0;
         while next < self.table.len() {
+            // Stored states for the progress line, a batch at a time.
+            progress_litmus::progress::stored((self.table.len() - told) as u64);
+            told = self.table.len();
             let end = (next + BATCH).min(self.table.len());
             let fault = self.expand(next..end, &mut b, &mut succ);
             self.table.prefetch_batch(&mut b, next);

@@ -83,9 +83,10 @@ pub struct Taken {
     /// Subgroups of two or more: `Some(hardware)`
     /// ([`crate::kernel::program::Program::hardware_subgroups`]).
     pub subgroups: Option<bool>,
-    /// Subgroup operations with subgroups of two or more
-    /// ([`crate::kernel::program::Program::tangled_collectives`]).
-    pub tangled: bool,
+    /// Subgroup operations with subgroups of two or more: `Some(tangled)`
+    /// ([`crate::kernel::program::Program::tangled_collectives`]; not
+    /// where a weak compare-exchange keeps them a rendezvous).
+    pub tangled: Option<bool>,
 }
 
 fn from_text(f: From, flag: &str, line: &str) -> String {
@@ -145,10 +146,10 @@ impl Taken {
             Some(true) => "; inside a subgroup, a verdict is P only if it holds both in lockstep (reconvergence at the immediate post-dominator) and under fair independent scheduling",
             Some(false) => "; inside a subgroup, invocations are scheduled fairly (--subgroup-scheduling fair, as CUDA's independent thread scheduling)",
         };
-        let tangled = if self.tangled {
-            "; a subgroup operation is executed by the lanes that execute it together: the active lanes in lockstep, else the lanes of its dynamic block (maximal reconvergence, as subgroup=sso; an implementation without it may group fewer lanes, which is not decided)"
-        } else {
-            ""
+        let tangled = match self.tangled {
+            Some(true) => "; a subgroup operation is executed by the lanes that execute it together: the active lanes in lockstep, else the lanes of its dynamic block (maximal reconvergence, as subgroup=sso; an implementation without it may group fewer lanes, which is not decided)",
+            Some(false) => "; a subgroup operation waits for every lane of its subgroup (a rendezvous) but in lockstep: the weak compare-exchange keeps this shader from the SIMT-Step machine that runs them with the lanes of their dynamic block, so one in divergent control flow may deadlock here where a GPU runs it",
+            None => "",
         };
         format!(
             "{}; {storage}{workgroup}{stated}{weak}{inside}{tangled}",

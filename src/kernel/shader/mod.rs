@@ -432,11 +432,12 @@ fn translate_unguarded(
         memory: Default::default(),
         weak_cas: has_choice(&t.program).then_some(launch.spurious_finite),
         subgroups: (launch.subgroup_size() > 1).then_some(!launch.fair_subgroups),
-        tangled: false,
+        tangled: None,
     };
     t.program.hardware_subgroups = !launch.fair_subgroups && launch.subgroup_size() > 1;
     t.program.tangled_collectives = launch.subgroup_size() > 1 && t.program.tangles();
-    t.launch.tangled = t.program.tangled_collectives;
+    t.launch.tangled = (launch.subgroup_size() > 1 && t.program.has_collectives())
+        .then_some(t.program.tangled_collectives);
     if let launch::SizeFrom::SpecDefault(id) = size_from {
         t.warnings
             .push(launch::spec_default_warning(t.program.workgroup_size, id));

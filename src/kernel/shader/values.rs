@@ -216,6 +216,9 @@ fn run<S: Packed, W: Written>(
                     grow(&mut seen, &mut queue, max_states)?;
                 }
                 if seen.insert((n, written)) {
+                    if seen.len().is_multiple_of(4096) {
+                        crate::progress::stored(4096);
+                    }
                     if seen.len() > max_states {
                         return Err(ShaderError::new(
                             Span::UNDEFINED,
