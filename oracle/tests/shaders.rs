@@ -735,4 +735,22 @@ fn subgroup_operations_act_on_the_lanes_that_execute_them_together() {
     let shader = stdout_of(&["classify", "tests/data/shaders/tangles/loop_peeling.comp"]);
     let row = |s: &str| s.lines().nth(1).unwrap().to_string();
     assert_eq!(row(&back), row(&shader));
+    // A weak compare-exchange (a `choose`, which SSO's machine does not
+    // take) keeps the operations a rendezvous, and the launch line says so.
+    let weak = d.join("weak_vote.wgsl");
+    let src = "@group(0) @binding(0) var<storage, read_write> lock: atomic<u32>;\n@compute @workgroup_size(2)\nfn main() {\n  let r = atomicCompareExchangeWeak(&lock, 0u, 1u);\n  if (subgroupAll(true)) {\n    atomicStore(&lock, 0u);\n  }\n}\n";
+    std::fs::write(&weak, src).unwrap();
+    let w = stdout_of(&[
+        "classify",
+        "--workgroups",
+        "1",
+        "--subgroup-size",
+        "2",
+        weak.to_str().unwrap(),
+    ]);
+    assert!(w.contains("; a subgroup operation waits for every lane of its subgroup (a rendezvous) but in lockstep: the weak compare-exchange keeps this shader from the SIMT-Step machine"), "{w}");
+    assert!(
+        !w.contains("executed by the lanes that execute it together"),
+        "{w}"
+    );
 }
