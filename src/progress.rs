@@ -82,7 +82,7 @@ pub struct Reporter {
 }
 
 impl Reporter {
-    /// Prints `TOOL: LINE` ([`line`]) on standard error every `every`,
+    /// Prints `TOOL: LINE` ([`line()`]) on standard error every `every`,
     /// the first after `every` (short runs print nothing).
     pub fn start(tool: &'static str, every: Duration) -> Reporter {
         let stop = Arc::new(AtomicBool::new(false));

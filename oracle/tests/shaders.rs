@@ -752,5 +752,21 @@ fn subgroup_operations_act_on_the_lanes_that_execute_them_together() {
     assert!(
         !w.contains("executed by the lanes that execute it together"),
         "{w}"
-    );
+    ); // A `continue` in a selection of a loop with a continuing block is
+       // outside the structure: refused, at the `continue`.
+    let cont = d.join("continue.wgsl");
+    let src = "@group(0) @binding(0) var<storage, read_write> x: atomic<u32>;\n@compute @workgroup_size(2)\nfn main(@builtin(local_invocation_index) lid: u32) {\n  for (var i = 0u; i < 2u; i++) {\n    if (i == lid) { continue; }\n    let b = subgroupBroadcastFirst(i);\n  }\n}\n";
+    std::fs::write(&cont, src).unwrap();
+    let o = oracle(&[
+        "classify",
+        "--workgroups",
+        "1",
+        "--subgroup-size",
+        "2",
+        cont.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(": the translated program: 5:21: unstructured control flow: the jump at 5:21 to 4:28 leaves the selection at 5:5"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
 }

@@ -448,6 +448,14 @@ fn translate_unguarded(
     for r in &mut t.races {
         r.span = user_span(prepared.as_ref(), r.span);
     }
+    if lang != "SPIR-V" {
+        // Messages about an instruction (a structure error under a
+        // SIMT-Step model) name its line and column in the shader.
+        let at = (t.spans.iter())
+            .map(|s| line_col(&t.source, s.to_range().map_or(0, |r| r.start as u32)))
+            .collect();
+        t.program.codes[0].at = crate::kernel::program::Positions(at);
+    }
     if lang == "SPIR-V" {
         spirv_races(&mut t, bytes)
             .map_err(|msg| FileError::whole(path, format!("SPIR-V: {msg}")))?;
