@@ -82,13 +82,24 @@ pub struct Reporter {
 }
 
 impl Reporter {
-    /// Prints `TOOL: LINE` ([`line()`]) on standard error every `every`,
-    /// the first after `every` (short runs print nothing).
+    /// Prints `TOOL: LINE` ([`line()`]: the states stored since) on
+    /// standard error every `every`, the first after `every` (short runs
+    /// print nothing).
     pub fn start(tool: &'static str, every: Duration) -> Reporter {
+        let base = states();
+        Reporter::every(every, move |elapsed| {
+            let l = line(states() - base, elapsed, resident());
+            format!("{tool}: {l}")
+        })
+    }
+
+    /// Prints the line `say` gives for the time elapsed on standard error
+    /// every `every`, the first after `every` (`synth`'s enumeration
+    /// progress is one).
+    pub fn every(every: Duration, say: impl Fn(Duration) -> String + Send + 'static) -> Reporter {
         let stop = Arc::new(AtomicBool::new(false));
         let s = Arc::clone(&stop);
         let start = Instant::now();
-        let base = states();
         let handle = std::thread::spawn(move || {
             let tick = Duration::from_millis(50);
             let mut next = every;
@@ -97,8 +108,7 @@ impl Reporter {
                 let elapsed = start.elapsed();
                 if elapsed >= next && !s.load(Ordering::Relaxed) {
                     next += every;
-                    let l = line(states() - base, elapsed, resident());
-                    let _ = writeln!(std::io::stderr(), "{tool}: {l}");
+                    let _ = writeln!(std::io::stderr(), "{}", say(elapsed));
                 }
             }
         });

@@ -434,10 +434,7 @@ fn translate_unguarded(
         subgroups: (launch.subgroup_size() > 1).then_some(!launch.fair_subgroups),
         tangled: None,
     };
-    t.program.hardware_subgroups = !launch.fair_subgroups && launch.subgroup_size() > 1;
-    t.program.tangled_collectives = launch.subgroup_size() > 1 && t.program.tangles();
-    t.launch.tangled = (launch.subgroup_size() > 1 && t.program.has_collectives())
-        .then_some(t.program.tangled_collectives);
+    inside_subgroups(&mut t, &launch);
     if let launch::SizeFrom::SpecDefault(id) = size_from {
         t.warnings
             .push(launch::spec_default_warning(t.program.workgroup_size, id));
@@ -449,14 +446,8 @@ fn translate_unguarded(
         r.span = user_span(prepared.as_ref(), r.span);
     }
     if lang != "SPIR-V" {
-        // Messages about an instruction (a structure error under a
-        // SIMT-Step model) name its line and column in the shader.
-        let at = (t.spans.iter())
-            .map(|s| line_col(&t.source, s.to_range().map_or(0, |r| r.start as u32)))
-            .collect();
-        t.program.codes[0].at = crate::kernel::program::Positions(at);
-    }
-    if lang == "SPIR-V" {
+        positions(&mut t);
+    } else {
         spirv_races(&mut t, bytes)
             .map_err(|msg| FileError::whole(path, format!("SPIR-V: {msg}")))?;
     }
@@ -562,6 +553,28 @@ fn spirv_races(t: &mut Translation, bytes: &[u8]) -> Result<(), String> {
 }
 
 /// Whether some instruction of `p` is a `choose` (a weak compare-exchange).
+/// Each instruction's line and column in the shader's text, so that a
+/// message about an instruction (a structure error under a SIMT-Step
+/// model) names them.
+fn positions(t: &mut Translation) {
+    let at = (t.spans.iter())
+        .map(|s| line_col(&t.source, s.to_range().map_or(0, |r| r.start as u32)))
+        .collect();
+    t.program.codes[0].at = crate::kernel::program::Positions(at);
+}
+
+/// What happens inside a subgroup of two or more (§10.6): a verdict must
+/// hold for lockstep too unless `--subgroup-scheduling fair`; subgroup
+/// operations are tangled where the program can be (no `choose`), and
+/// the launch line says which.
+fn inside_subgroups(t: &mut Translation, launch: &Launch) {
+    let lanes = launch.subgroup_size() > 1;
+    t.program.hardware_subgroups = !launch.fair_subgroups && lanes;
+    t.program.tangled_collectives = lanes && t.program.tangles();
+    t.launch.tangled =
+        (lanes && t.program.has_collectives()).then_some(t.program.tangled_collectives);
+}
+
 fn has_choice(p: &crate::kernel::program::Program) -> bool {
     (p.codes.iter()).any(|c| {
         (c.instrs.iter()).any(|i| matches!(i, crate::kernel::program::Instr::Choose { .. }))

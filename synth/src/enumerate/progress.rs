@@ -1,13 +1,13 @@
 //! Progress of a long enumeration, reported on stderr.
 //!
-//! Engines only bump counters (cheap atomics); a [`Reporter`] thread, started
-//! by the command line, prints the rate and an estimate of what is left every
-//! few seconds, so a long run never looks hung.
+//! Engines only bump counters (cheap atomics); a [`Reporter`] thread (the
+//! core library's, which `oracle --progress` also runs), started by the
+//! command line, prints the rate and an estimate of what is left every few
+//! seconds, so a long run never looks hung.
 
-use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+pub use progress_litmus::progress::Reporter;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Counters shared by the workers of one run.
@@ -79,37 +79,7 @@ impl Progress {
     /// Starts printing [`Progress::line`] on stderr every `every`, after a
     /// first delay of `every` (short runs print nothing).
     pub fn report(self: &Arc<Self>, label: String, every: Duration) -> Reporter {
-        let stop = Arc::new(AtomicBool::new(false));
-        let (p, s) = (Arc::clone(self), Arc::clone(&stop));
-        let handle = std::thread::spawn(move || {
-            let tick = Duration::from_millis(100);
-            let mut next = every;
-            while !s.load(Ordering::Relaxed) {
-                std::thread::sleep(tick);
-                if p.elapsed() >= next {
-                    next += every;
-                    let _ = writeln!(std::io::stderr(), "synth: {label}: {}", p.line());
-                }
-            }
-        });
-        Reporter {
-            stop,
-            handle: Some(handle),
-        }
-    }
-}
-
-/// A running progress printer; stops when dropped.
-pub struct Reporter {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<()>>,
-}
-
-impl Drop for Reporter {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
+        let p = Arc::clone(self);
+        Reporter::every(every, move |_| format!("synth: {label}: {}", p.line()))
     }
 }
