@@ -721,6 +721,32 @@ fn subgroup_operations_act_on_the_lanes_that_execute_them_together() {
             "{m}: {out}"
         );
     }
+    // A run that requires a SIMT-Step model and a model whose verdict
+    // rests on lockstep gives the latter no verdict for a shader whose
+    // structure would change it (simt_done: F threaded, P structured):
+    // one error line, exit 2, and the guaranteed line names only the
+    // model it was decided under.
+    let done = "tests/data/shaders/subgroups/simt_done.wgsl";
+    let o = oracle(&[
+        "check",
+        "--require",
+        "OBE",
+        "--require",
+        "OBE, subgroup=scf",
+        done,
+    ]);
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(err.contains("test `simt_done` under OBE: a SIMT-Step model required in the same run has the shader translated with its structure kept"), "{err}");
+    assert!(
+        out.contains("simt_done.wgsl: guaranteed under OBE, subgroup=scf on this launch"),
+        "{out}"
+    );
+    let alone = oracle(&["check", "--require", "OBE", done]);
+    assert_eq!(alone.status.code(), Some(1), "{alone:?}");
     // `translate` writes what is decided: the constructs and the line
     // `collectives tangled;`, which reads back as the same program.
     let t = stdout_of(&["translate", "tests/data/shaders/tangles/loop_peeling.comp"]);

@@ -23,7 +23,8 @@ use crate::kernel::sentence::{Place, Places, Summary};
 use clap::ValueEnum;
 use progress_litmus::error::printable;
 use progress_litmus::kernel::load::{self, Item};
-use progress_litmus::kernel::ScopedModel;
+use progress_litmus::kernel::program::Program;
+use progress_litmus::kernel::{Sched, ScopedModel};
 use std::path::PathBuf;
 
 /// The exit statuses of `check`, in the form of every `--help`.
@@ -174,6 +175,25 @@ fn check_all(paths: &[PathBuf], models: Vec<ScopedModel>, max_states: usize) -> 
     }
 }
 
+/// Why a shader is not decided under `m` in this run, if so: a SIMT-Step
+/// model among the required ones has it translated with its structure
+/// kept (docs/KERNEL.md §10.5), and where its verdict under `m` rests on
+/// lockstep subgroups (`m`'s own, or a fair scope's lockstep twin), that
+/// translation's reconvergence points may differ from the threaded one
+/// another run decides, so the verdict could depend on the other models
+/// asked for. Shaders whose subgroup operations are tangled are
+/// translated with their structure in every run, and interleaved lanes
+/// do not see threading (it removes local steps only).
+fn mixed_translation(item: &Item, program: &Program, m: &ScopedModel) -> Option<String> {
+    let shader = (item.source().extension().and_then(|e| e.to_str()))
+        .is_some_and(progress_litmus::kernel::shader::is_shader_ext);
+    let lockstep =
+        m.subgroup == Sched::Lockstep || (m.subgroup == Sched::Fair && program.hardware_subgroups);
+    let structured = super::shader::launch().structured;
+    (shader && structured && lockstep && program.subgroup_size > 1 && !program.tangled_collectives)
+        .then(|| "a SIMT-Step model required in the same run has the shader translated with its structure kept, and its lockstep verdict may differ from the threaded translation's (docs/KERNEL.md §10.6): check this model in a run without the SIMT-Step models".to_string())
+}
+
 /// One program under one model: `None` when guaranteed, the finding when
 /// not, the error line when it got no verdict.
 fn check_one(
@@ -183,6 +203,13 @@ fn check_one(
     max_states: usize,
 ) -> Result<Option<Finding>, String> {
     let program = item.program();
+    if let Some(why) = mixed_translation(item, &program, m) {
+        return Err(format!(
+            "{}: test `{}` under {m}: {why}",
+            super::shown(item.source()),
+            item.name()
+        ));
+    }
     // `FILE: test `NAME` under MODEL: message` (with LINE:COL where the
     // error has a place).
     let failed = |e: &crate::kernel::KernelError| {
@@ -279,12 +306,14 @@ impl Checked {
     /// guaranteed under MODELS on this launch: LAUNCH; memory sequentially
     /// consistent`. Programs with a finding have the launch beside it.
     fn guaranteed(&self) -> Vec<String> {
-        let models = self
-            .models
-            .iter()
-            .map(|m| m.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
+        // The models it has a verdict under (not those it got an error
+        // line under).
+        let models = |i: usize| {
+            (self.verdicts.iter().filter(|v| v.item == i))
+                .map(|v| self.models[v.model].to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         (0..self.items.len())
             .filter(|&i| !self.verdicts.iter().any(|v| v.item == i && v.finding.is_some()))
             .filter(|&i| self.verdicts.iter().any(|v| v.item == i))
@@ -296,7 +325,8 @@ impl Checked {
                     false => String::new(),
                 };
                 Some(format!(
-                    "{file}:{name} guaranteed under {models} on this launch: {launch}; memory sequentially consistent"
+                    "{file}:{name} guaranteed under {} on this launch: {launch}; memory sequentially consistent",
+                    models(i)
                 ))
             })
             .collect()
