@@ -796,3 +796,59 @@ fn subgroup_operations_act_on_the_lanes_that_execute_them_together() {
     assert!(err.contains(": the translated program: 5:21: unstructured control flow: the jump at 5:21 to 4:28 leaves the selection at 5:5"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+/// The structured translation under attack (issue 42's adversarial pass):
+/// 30 nested `if`s and 12 nested loops around a subgroup operation are
+/// decided; a switch of 80 cases each with one is one error line at its
+/// place (past the kernel language's 63 instructions), never a panic.
+#[test]
+fn deep_and_wide_structure_around_subgroup_operations() {
+    let d = std::env::temp_dir().join(format!("oracle-structure-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let head = "@group(0) @binding(0) var<storage, read_write> x: atomic<u32>;\n@compute @workgroup_size(2)\nfn main(@builtin(local_invocation_index) lid: u32) {\n";
+    let mut deep = head.to_string();
+    for i in 0..30 {
+        deep += &format!("if (lid != {}u) {{\n", i + 5);
+    }
+    deep += "let a = subgroupAll(true);\n";
+    deep += &"}\n".repeat(31);
+    let mut loops = head.to_string();
+    for i in 0..12 {
+        loops += &format!("loop {{ if (atomicLoad(&x) > {i}u) {{ break; }}\n");
+    }
+    loops += "let a = subgroupAny(true); atomicAdd(&x, 1u);\n";
+    loops += &"}\n".repeat(13);
+    let mut wide = format!("{head}switch (lid) {{\n");
+    for i in 0..80 {
+        wide += &format!("case {i}u: {{ let a = subgroupAll(true); }}\n");
+    }
+    wide += "default: { }\n}\n}\n";
+    let run = |name: &str, src: &str| {
+        let f = d.join(name);
+        std::fs::write(&f, src).unwrap();
+        let f = f.to_str().unwrap().to_string();
+        let o = oracle(&["classify", "--workgroups", "1", "--subgroup-size", "2", &f]);
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    for (name, src) in [("deep.wgsl", &deep), ("loops.wgsl", &loops)] {
+        let (code, out, err) = run(name, src);
+        assert_eq!(code, Some(0), "{name}: {err}");
+        assert!(
+            out.contains("executed by the lanes that execute it together"),
+            "{name}: {out}"
+        );
+    }
+    let (code, _, err) = run("wide.wgsl", &wide);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(
+            "instructions: the kernel language allows 63 per block (this is where it overflows)"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
