@@ -7,10 +7,14 @@
 //! deepest input just inside the bounds (`glsl::check_shape`) of every
 //! recursive shape is read without overflowing, in this build's frames.
 
+#[path = "support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
 use progress_litmus::kernel::shader::shape::{
     MAX_NESTING, MAX_STATEMENT_TOKENS, MAX_STRUCTS, MAX_TOKENS,
 };
 use progress_litmus::kernel::shader::{translate, Launch};
+use scratch::Scratch;
 use std::path::Path;
 
 const HEAD: &str = "#version 450\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { uint x; };\n";
@@ -240,8 +244,7 @@ fn deeply_nested_spirv_is_refused_before_naga() {
         eprintln!("skipped: {why}");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("shader_limits_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("shader_limits", "dir");
     let assemble = |n: usize| {
         let (asm, spv) = (
             dir.join(format!("{n}.spvasm")),

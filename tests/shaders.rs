@@ -4,6 +4,10 @@
 //! the value rule refuses wrapped values and only them, and mutated
 //! shaders never panic.
 
+#[path = "support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
+use scratch::Scratch;
 #[path = "support/spirv.rs"]
 mod spirv;
 
@@ -290,8 +294,7 @@ fn spirv_of_the_wgsl_shaders_translates() {
         .filter(|p| p.extension().unwrap() == "wgsl")
     {
         let spv = spirv_of(&p);
-        let dir = std::env::temp_dir().join(format!("axb-spv-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = Scratch::new("axb-spv", "dir");
         let path = dir.join(p.file_stem().unwrap()).with_extension("spv");
         std::fs::write(&path, &spv).unwrap();
         let t = translate(&path, &spv, &Launch::default()).unwrap_or_else(|e| panic!("{e}"));
@@ -340,8 +343,7 @@ pub fn spirv_of(p: &Path) -> Vec<u8> {
 /// mask.
 #[test]
 fn division_by_powers_of_two() {
-    let dir = std::env::temp_dir().join(format!("axb-div-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("axb-div", "dir");
     let p = dir.join("div.wgsl");
     let src = "@group(0) @binding(0) var<storage, read_write> x: array<atomic<u32>, 2>;\n\
                @compute @workgroup_size(4)\n\

@@ -6,6 +6,10 @@
 //! programs; the H200's and the CPU's campaigns of both are one device
 //! each, their tests told apart by content.
 
+#[path = "../../tests/support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
+use scratch::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -129,8 +133,7 @@ fn every_committed_folder_reports_from_one_database() {
 
     // The database holds the programs of its suites: copied where no suite
     // file is in reach, it reports the same.
-    let away = std::env::temp_dir().join(format!("all-results-away-{}", std::process::id()));
-    std::fs::create_dir_all(&away).unwrap();
+    let away = Scratch::new("all-results-away", "away");
     let copy = away.join("copy.sqlite");
     std::fs::copy(&db, &copy).unwrap();
     let moved = ok(Command::new(BIN)

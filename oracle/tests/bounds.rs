@@ -7,6 +7,11 @@
 //! (random stores and exchange-branches, tests/data/big-8x14.txt) grew to
 //! 3.6 GB in 17 s and then aborted on allocation failure.
 
+#[path = "../../tests/support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
+use scratch::Scratch;
+
 use progress_litmus::Verdict;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -42,11 +47,8 @@ fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("oracle-bounds-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("oracle-bounds", name)
 }
 
 #[test]

@@ -10,10 +10,14 @@
 //! `CI=true` (CI installs it, `.ci/run`) and is skipped with a printed
 //! reason elsewhere.
 
+#[path = "../../tests/support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
 use oracle::kernel::{decide, Options};
 use progress_litmus::kernel::shader::{translate, Launch};
 use progress_litmus::kernel::ScopedModel;
 use progress_litmus::Verdict;
+use scratch::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -140,8 +144,7 @@ fn assemble(tool: &str, src_path: &Path, dir: &Path) -> Vec<u8> {
 #[test]
 fn dat3m_liveness_verdicts_hold() {
     let Some(tool) = spirv_as() else { return };
-    let dir = std::env::temp_dir().join(format!("axb-dat3m-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("axb-dat3m", "dir");
     let rows = rows();
     assert_eq!(rows.len(), 23, "SpirvLivenessTest has 23 rows");
     let (mut translating, mut deciding) = (Duration::ZERO, Duration::ZERO);
@@ -219,8 +222,7 @@ fn each_file_is_distinguished_by_its_models() {
 #[test]
 fn a_specialization_constant_size_is_named() {
     let Some(tool) = spirv_as() else { return };
-    let dir = std::env::temp_dir().join(format!("axb-dat3m-spec-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("axb-dat3m-spec", "dir");
     let file = "mp-wg_obe-t_obe.spvasm";
     let bytes = assemble(tool, &data().join(file), &dir);
     let spv = dir.join(file).with_extension("spv");

@@ -2,6 +2,11 @@
 //! files (alone, mixed with AXB tests, in directories), bad input gets one
 //! positioned error line and exit status 2 without stopping the batch.
 
+#[path = "../../tests/support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
+use scratch::Scratch;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -20,11 +25,8 @@ fn idiom(name: &str) -> PathBuf {
     root().join("suites/idioms").join(format!("{name}.litmus"))
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("oracle-kernel-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("oracle-kernel-cli", name)
 }
 
 fn s(p: &Path) -> &str {

@@ -5,6 +5,11 @@
 //! passing, load buffering: herd's SC model forbids exactly the outcomes
 //! below), and the command line.
 
+#[path = "../../tests/support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
+use scratch::Scratch;
+
 use oracle::kernel::outcomes::{outcomes, Outcomes};
 use progress_litmus::axb::space::program_space;
 use progress_litmus::axb::test::Test;
@@ -205,12 +210,12 @@ fn oracle(args: &[&str]) -> Output {
         .expect("run oracle")
 }
 
-fn scratch(name: &str, src: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("oracle-outcomes-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+/// A scratch folder holding `src` as its file `name`, and that file.
+fn scratch(name: &str, src: &str) -> (Scratch, PathBuf) {
+    let d = Scratch::new("oracle-outcomes", name);
     let f = d.join(name);
     std::fs::write(&f, src).unwrap();
-    f
+    (d, f)
 }
 
 fn text(b: &[u8]) -> String {
@@ -219,7 +224,7 @@ fn text(b: &[u8]) -> String {
 
 #[test]
 fn the_outcomes_command_lists_outcomes_schedules_and_answers() {
-    let f = scratch("sb.litmus", SB);
+    let (_d, f) = scratch("sb.litmus", SB);
     let o = oracle(&["outcomes", f.to_str().unwrap(), "--model", "OBE"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
@@ -265,7 +270,7 @@ fn the_outcomes_command_lists_outcomes_schedules_and_answers() {
 
 #[test]
 fn classify_answers_assertions_per_model_and_keeps_other_output() {
-    let f = scratch("sb2.litmus", SB);
+    let (_d, f) = scratch("sb2.litmus", SB);
     let o = oracle(&["classify", f.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
@@ -282,7 +287,7 @@ fn classify_answers_assertions_per_model_and_keeps_other_output() {
     assert_eq!(v[0]["assertions"][0]["answers"]["HSA"], "forbidden");
     assert_eq!(v[0]["assertions"][2]["answers"]["UNFAIR"], "holds");
     // A program without assertions: no assertion lines, no note, no field.
-    let plain = scratch(
+    let (_plain, plain) = scratch(
         "plain.litmus",
         "values 2;\nworkgroups 1;\nglobal x;\n\nkernel {\n  0: x = 1;\n}\n",
     );
@@ -296,7 +301,7 @@ fn classify_answers_assertions_per_model_and_keeps_other_output() {
 
 #[test]
 fn bad_assertions_get_one_positioned_error_and_the_batch_goes_on() {
-    let good = scratch("good.litmus", SB);
+    let (_good, good) = scratch("good.litmus", SB);
     let cases = [
         ("exists z == 1;", 5, 1, "`z` names no memory location"),
         ("exists w2:r == 1;", 5, 1, "workgroup 2 does not exist"),
@@ -322,7 +327,7 @@ fn bad_assertions_get_one_positioned_error_and_the_batch_goes_on() {
     ];
     for (line, l, c, msg) in cases {
         let src = SB.replace("exists w0:r == 0 && w1:r == 0;", line);
-        let bad = scratch("bad.litmus", &src);
+        let (_bad, bad) = scratch("bad.litmus", &src);
         let e = litmus::parse(&src).unwrap_err();
         assert_eq!((e.line, e.col), (l, c), "{line}: {}", e.msg);
         assert!(e.msg.contains(msg), "{line}: {}", e.msg);

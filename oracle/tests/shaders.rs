@@ -3,6 +3,10 @@
 //! launch flags, `translate` included, with bad shaders as one error line
 //! each while the rest of the batch is decided.
 
+#[path = "../../tests/support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
+use scratch::Scratch;
 #[path = "../../tests/support/spirv.rs"]
 mod spirv;
 
@@ -172,8 +176,7 @@ fn explain_a_shader() {
 /// (spv-out, without its loop bound), gets the WGSL's stated verdicts.
 #[test]
 fn spirv_gets_the_wgsl_verdicts() {
-    let dir = std::env::temp_dir().join(format!("oracle-spv-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("oracle-spv", "dir");
     let mut checked = 0;
     for e in std::fs::read_dir(root().join("suites/shaders")).unwrap() {
         let p = e.unwrap().path();
@@ -267,8 +270,7 @@ fn translated_values_are_the_shaders() {
     }
     let src =
         std::fs::read_to_string(root().join("tests/data/shaders/semantics/control.wgsl")).unwrap();
-    let bad = std::env::temp_dir().join(format!("sem-{}", std::process::id()));
-    std::fs::create_dir_all(&bad).unwrap();
+    let bad = Scratch::new("sem", "bad");
     let f = bad.join("control.wgsl");
     std::fs::write(&f, src.replace("if n != 4u", "if n != 5u")).unwrap();
     let (items, _) = load_all_with(&[f], &Launch::default(), &mut w);
@@ -487,8 +489,7 @@ fn spirv_atomic_scopes_are_read() {
     let store = 828 / 4;
     assert_eq!(words[store] & 0xffff, 228, "OpAtomicStore");
     words[store + 2] = 9999;
-    let dir = std::env::temp_dir().join(format!("axb-scope-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("axb-scope", "dir");
     let bad = dir.join("undefined_scope.spv");
     std::fs::write(
         &bad,
@@ -629,8 +630,7 @@ fn inside_a_subgroup_a_verdict_holds_for_lockstep_and_independent_scheduling() {
     // Lockstep takes subgroups of at most 4: a larger one is refused with
     // the way out, which decides it.
     let sg8 = "@group(0) @binding(0) var<storage, read_write> x: atomic<u32>;\n@compute @workgroup_size(8)\nfn main() {\n  atomicAdd(&x, 1u);\n}\n";
-    let d = std::env::temp_dir().join(format!("oracle-sg8-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let d = Scratch::new("oracle-sg8", "d");
     let f = d.join("sg8.wgsl");
     std::fs::write(&f, sg8).unwrap();
     let f = f.to_str().unwrap();
@@ -752,8 +752,7 @@ fn subgroup_operations_act_on_the_lanes_that_execute_them_together() {
     let t = stdout_of(&["translate", "tests/data/shaders/tangles/loop_peeling.comp"]);
     assert!(t.contains("collectives tangled;\n"), "{t}");
     assert!(t.contains("loop_merge"), "{t}");
-    let d = std::env::temp_dir().join(format!("oracle-tangle-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let d = Scratch::new("oracle-tangle", "d");
     let f = d.join("loop_peeling.litmus");
     std::fs::write(&f, &t).unwrap();
     let f = f.to_str().unwrap();
@@ -803,8 +802,7 @@ fn subgroup_operations_act_on_the_lanes_that_execute_them_together() {
 /// place (past the kernel language's 63 instructions), never a panic.
 #[test]
 fn deep_and_wide_structure_around_subgroup_operations() {
-    let d = std::env::temp_dir().join(format!("oracle-structure-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let d = Scratch::new("oracle-structure", "d");
     let head = "@group(0) @binding(0) var<storage, read_write> x: atomic<u32>;\n@compute @workgroup_size(2)\nfn main(@builtin(local_invocation_index) lid: u32) {\n";
     let mut deep = head.to_string();
     for i in 0..30 {

@@ -10,8 +10,12 @@
 //! instead of running with the lanes of their dynamic block (the paper's
 //! Property 1).
 
+#[path = "../../tests/support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
 use oracle::kernel::outcomes::outcomes;
 use progress_litmus::kernel::{litmus, ScopedModel};
+use scratch::Scratch;
 use std::path::PathBuf;
 
 /// The direct models, strongest first.
@@ -423,8 +427,7 @@ fn sso_runs_a_subgroup_operation_that_opens_a_loop() {
 /// that needs merges and for a misspelled model.
 #[test]
 fn the_command_line_gives_one_error_line_and_status_2() {
-    let dir = std::env::temp_dir().join(format!("simt-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("simt-cli", "dir");
     let f = dir.join("goto.litmus");
     std::fs::write(
         &f,

@@ -1,14 +1,19 @@
 //! Resumable enumeration: an interrupted run continued from its journal
 //! gives exactly the uninterrupted result, and bad journals are errors.
 
+#[path = "../../tests/support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
+use scratch::Scratch;
+
 use synth::enumerate::checkpoint::{journal_path, Journal};
 use synth::{Config, Engine};
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("synth-ckpt-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    journal_path(&d.join("out.ron"))
+/// A scratch folder and the journal path of an output in it.
+fn scratch(name: &str) -> (Scratch, std::path::PathBuf) {
+    let d = Scratch::new("synth-ckpt", name);
+    let path = journal_path(&d.join("out.ron"));
+    (d, path)
 }
 
 fn run(cfg: &Config, j: &Journal) -> Vec<progress_litmus::Test> {
@@ -19,7 +24,7 @@ fn run(cfg: &Config, j: &Journal) -> Vec<progress_litmus::Test> {
 #[test]
 fn an_interrupted_run_resumes_to_the_same_tests() {
     let cfg = Config::new(3, 4);
-    let path = scratch("resume");
+    let (_dir, path) = scratch("resume");
     let full = run(
         &cfg,
         &Journal::create(&path, &cfg, Engine::Explicit, None).unwrap(),
@@ -47,7 +52,7 @@ fn an_interrupted_run_resumes_to_the_same_tests() {
 #[test]
 fn bad_journals_are_errors_naming_file_and_line() {
     let cfg = Config::new(2, 3);
-    let path = scratch("bad");
+    let (_dir, path) = scratch("bad");
     run(
         &cfg,
         &Journal::create(&path, &cfg, Engine::Explicit, None).unwrap(),

@@ -8,6 +8,11 @@
 //! Without Chromium the browser tests fail with a message naming the
 //! package, unless `SYNTH_SKIP_BROWSER_TESTS=1`.
 
+#[path = "../../tests/support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
+use scratch::Scratch;
+
 use progress_litmus::axb::machine::Machine;
 use progress_litmus::axb::pseudo;
 use progress_litmus::axb::space::program_space;
@@ -30,27 +35,21 @@ fn published() -> Suite {
 }
 
 /// The page for the published suite, written once per test binary.
-fn page() -> (Suite, PathBuf) {
+fn page() -> (Suite, Scratch, PathBuf) {
     let suite = published();
     let html = render(&suite.name, &suite.note, &suite.tests);
     let dir = scratch("page");
     let path = dir.join("oopsla21.html");
     std::fs::write(&path, html).unwrap();
-    (suite, path)
+    (suite, dir, path)
 }
 
 static SCRATCH: AtomicUsize = AtomicUsize::new(0);
 
-/// A fresh directory under the system temp dir.
-fn scratch(what: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "synth-explorer-test-{}-{what}-{}",
-        std::process::id(),
-        SCRATCH.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh directory under the system temp dir, removed when dropped.
+fn scratch(what: &str) -> Scratch {
+    let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
+    Scratch::new("synth-explorer-test", &format!("{what}-{n}"))
 }
 
 fn find_chromium() -> Option<PathBuf> {
@@ -289,7 +288,7 @@ fn check_test_view(chromium: &Path, page: &Path, suite: &Suite, name: &str, mode
 #[test]
 fn the_page_shows_the_chosen_test_its_verdicts_and_its_witness() {
     let Some(chromium) = chromium() else { return };
-    let (suite, page) = page();
+    let (suite, _dir, page) = page();
     // A weak witness (a lasso) on the simplified mutex...
     let hsa = Model::parse("HSA").unwrap();
     check_test_view(&chromium, &page, &suite, "2t3i_22", hsa);
@@ -307,7 +306,7 @@ fn the_page_shows_the_chosen_test_its_verdicts_and_its_witness() {
 #[test]
 fn the_filters_select_what_they_say() {
     let Some(chromium) = chromium() else { return };
-    let (suite, page) = page();
+    let (suite, _dir, page) = page();
     let count = |dom: &str| -> usize { text_of(dom, "count").parse().unwrap() };
     let dom = dump_dom(&chromium, &page, "");
     assert_eq!(count(&dom), 483);
@@ -373,7 +372,7 @@ fn unescape(s: &str) -> String {
 #[test]
 fn the_page_shows_the_code_backends_emit_writes() {
     let Some(chromium) = chromium() else { return };
-    let (suite, page) = page();
+    let (suite, _dir, page) = page();
     // A test in a later code chunk, so the chunk arithmetic is exercised.
     let name = "3t4i_34";
     let index = suite.tests.iter().position(|e| e.name == name).unwrap();

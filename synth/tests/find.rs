@@ -5,7 +5,12 @@
 //! queries, resuming after a timeout or kill -9, the journal lock, and the
 //! committed findings under `suites/found/`.
 
-use std::path::{Path, PathBuf};
+#[path = "../../tests/support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
+use scratch::Scratch;
+
+use std::path::Path;
 use std::process::Command;
 use synth::find::{find, Options, Query};
 use synth::Config;
@@ -14,11 +19,8 @@ fn synth() -> Command {
     Command::new(env!("CARGO_BIN_EXE_synth"))
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("synth-find-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("synth-find", name)
 }
 
 /// Queries across the hierarchy: distinguishing pairs, Table 4 buckets,

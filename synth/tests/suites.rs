@@ -2,6 +2,11 @@
 //! 4's buckets, determinism, and that the committed `suites/` directory is
 //! what the code generates.
 
+#[path = "../../tests/support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
+use scratch::Scratch;
+
 use progress_litmus::axb::test::Test;
 use progress_litmus::buckets::{distinguishing_for, in_bucket_c};
 use progress_litmus::model::{Base, Model};
@@ -24,9 +29,11 @@ fn generated() -> Generated {
     generate(None).unwrap()
 }
 
-fn scratch(what: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("synth-suites-test-{}-{what}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+/// A folder that does not exist yet (the command creates it), removed
+/// when dropped.
+fn scratch(what: &str) -> Scratch {
+    let d = Scratch::new("synth-suites-test", what);
+    std::fs::remove_dir(&d).unwrap();
     d
 }
 

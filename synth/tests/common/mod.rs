@@ -1,6 +1,10 @@
 //! Shared helpers of the integration tests: the published suite.
 #![allow(dead_code)]
 
+#[path = "../../../tests/support/scratch.rs"]
+mod scratch;
+pub use scratch::Scratch;
+
 use progress_litmus::axb::test::Test;
 use std::path::PathBuf;
 
@@ -33,15 +37,9 @@ pub fn published(config: &str) -> Vec<(String, Test)> {
 
 /// A fresh, empty scratch folder for one test, named after the test
 /// binary (`CARGO_CRATE_NAME`), the process and `name`.
-pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "synth-{}-{}-{name}",
-        env!("CARGO_CRATE_NAME"),
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// Removed when dropped, unless the test fails.
+pub fn scratch(name: &str) -> Scratch {
+    Scratch::new(concat!("synth-", env!("CARGO_CRATE_NAME")), name)
 }
 
 /// Runs the `synth` binary in `dir` with `args`.
