@@ -19,8 +19,8 @@
 //!   ([`model`]), Table 4's buckets ([`buckets`]), errors that point at a
 //!   file, line and column ([`error`]; [`locate`] finds a value's place in
 //!   RON), suite fingerprints ([`fingerprint`]), JSON text safe to show
-//!   ([`json`]) and output folders written without following links
-//!   ([`tree`]).
+//!   ([`json`]), files and streams read and written defensively ([`io`])
+//!   and output folders written without following links ([`tree`]).
 //!
 //! The four crates of the workspace depend one way, each only on those to
 //! its left (checked by the workspace's `tests/layout.rs`):
@@ -40,6 +40,7 @@ pub mod axb;
 pub mod buckets;
 pub mod error;
 pub mod fingerprint;
+pub mod io;
 pub mod json;
 pub mod kernel;
 pub mod locate;

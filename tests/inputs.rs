@@ -1,7 +1,13 @@
 //! Hostile inputs on disk: symbolic-link loops, devices, FIFOs, huge files,
 //! odd names. Each case is a reproducer from issue 10 or one of its kin.
 
-use progress_litmus::axb::load::{self, expand_paths, load_all, read_input_limited};
+#[path = "support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
+use scratch::Scratch;
+
+use progress_litmus::axb::load::{self, expand_paths, load_all};
+use progress_litmus::io::{self, read_input_limited};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -9,27 +15,8 @@ use std::time::Duration;
 
 const TEST: &str = "THREAD0\natomic_store(0,1)\n";
 
-/// A fresh directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-impl std::ops::Deref for Scratch {
-    type Target = PathBuf;
-    fn deref(&self) -> &PathBuf {
-        &self.0
-    }
-}
-
 fn scratch(name: &str) -> Scratch {
-    let d = std::env::temp_dir().join(format!("axb-inputs-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    Scratch(d)
+    Scratch::new("axb-inputs", name)
 }
 
 /// Runs `f` on another thread and fails the test if it has not finished
@@ -119,7 +106,7 @@ fn a_link_to_dev_zero_is_refused_unread() {
     // Named directly, too.
     let e = load::load_file(&d.join("zero.txt")).unwrap_err();
     assert!(e.msg.contains("character device"), "{e}");
-    let e = within(10, || load::read_input(Path::new("/dev/zero"))).unwrap_err();
+    let e = within(10, || io::read_input(Path::new("/dev/zero"))).unwrap_err();
     assert!(e.msg.contains("character device"), "{e}");
 }
 
@@ -137,7 +124,7 @@ fn a_fifo_does_not_hang() {
         errors[0].contains("pipe.ron: a FIFO (named pipe), not a regular file"),
         "{errors:?}"
     );
-    let e = within(10, move || load::read_input(&fifo)).unwrap_err();
+    let e = within(10, move || io::read_input(&fifo)).unwrap_err();
     assert!(e.msg.contains("FIFO"), "{e}");
 }
 
@@ -148,9 +135,9 @@ fn files_over_the_limit_are_refused_before_reading() {
     // (reading it would take a second and a gigabyte).
     let big = d.join("big.ron");
     let f = std::fs::File::create(&big).unwrap();
-    f.set_len(load::DEFAULT_MAX_INPUT_BYTES + 1).unwrap();
+    f.set_len(io::DEFAULT_MAX_INPUT_BYTES + 1).unwrap();
     let e = within(10, move || {
-        read_input_limited(&big, load::DEFAULT_MAX_INPUT_BYTES).unwrap_err()
+        read_input_limited(&big, io::DEFAULT_MAX_INPUT_BYTES).unwrap_err()
     });
     assert!(
         e.msg
@@ -251,13 +238,13 @@ fn write_atomically_never_follows_a_planted_link_and_cleans_up() {
         d.join(format!("out.csv.tmp{}", std::process::id())),
     )
     .unwrap();
-    load::write_atomically(&out, b"new").unwrap();
+    io::write_atomically(&out, b"new").unwrap();
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "new");
     // A rename that fails (onto a non-empty directory) leaves nothing behind.
     let dir_out = d.join("taken");
     std::fs::create_dir_all(dir_out.join("inside")).unwrap();
-    assert!(load::write_atomically(&dir_out, b"x").is_err());
+    assert!(io::write_atomically(&dir_out, b"x").is_err());
     let left: Vec<String> = std::fs::read_dir(&*d)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

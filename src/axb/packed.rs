@@ -469,10 +469,7 @@ mod tests {
         assert_eq!(e.line, n + 4, "{e}");
         assert!(e.msg.contains("more than 1000 tests"), "{e}");
         assert!(e.msg.contains("the input limit (256000 bytes)"), "{e}");
-        assert_eq!(
-            max_tests(crate::axb::load::DEFAULT_MAX_INPUT_BYTES),
-            1 << 22
-        );
+        assert_eq!(max_tests(crate::io::DEFAULT_MAX_INPUT_BYTES), 1 << 22);
     }
 
     /// Regression (issue 20 item 4): duplicate names were accepted here and

@@ -148,7 +148,7 @@ fn parse_file(path: &Path, src: &str) -> Result<Vec<Item>, FileError> {
 }
 
 /// Reads one file of either kind, with the input rules of
-/// [`axb_load::read_input`] (regular files only, the size limit, UTF-8).
+/// [`crate::io::read_input`] (regular files only, the size limit, UTF-8).
 /// A packed `.axb.gz` suite is AXB only, read by [`axb_load::load_document`].
 pub fn load_file(path: &Path) -> Result<Vec<Item>, FileError> {
     load_file_with(path, &Launch::default(), &mut Vec::new())
@@ -179,18 +179,18 @@ pub fn load_file_with(
             .collect());
     }
     if !is_input_file(path) || path.is_dir() {
-        return Err(axb_load::not_an_input(
+        return Err(crate::io::not_an_input(
             path,
             "a `.litmus` program, a `.ron` program, test or suite, a `.txt` test in the artifact format, a packed `.axb.gz` suite, or a `.wgsl`, `.comp` or `.spv` compute shader",
         ));
     }
-    parse_file(path, &axb_load::read_input(path)?)
+    parse_file(path, &crate::io::read_input(path)?)
 }
 
 /// Expands paths into files as [`axb_load::expand_paths`] does (sorted,
 /// links followed once, never a hang), listing `.litmus` files as well.
 pub fn expand_paths(paths: &[PathBuf]) -> Vec<Result<PathBuf, FileError>> {
-    axb_load::expand_paths_with(paths, is_input_file)
+    crate::io::expand_paths_with(paths, is_input_file)
 }
 
 /// Loads everything under `paths`, in input order (a directory's files

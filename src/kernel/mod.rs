@@ -41,7 +41,7 @@ mod tests {
     use super::litmus::lex::MAX_NUMBER;
     use super::machine::{MAX_PRODUCT_BITS, MAX_STATE_BITS};
     use super::program::*;
-    use crate::axb::load::DEFAULT_MAX_INPUT_BYTES;
+    use crate::io::DEFAULT_MAX_INPUT_BYTES;
 
     /// Issue 20 item 11: docs/KERNEL.md's input limits were not the ones
     /// enforced. Its §1.4 table names the constant of every bound: each

@@ -255,7 +255,7 @@ fn write_summary(dir: &Path, s: &Summary) -> Result<(), Error> {
         ("table4.txt", text.into_bytes()),
     ] {
         let p = dir.join(name);
-        progress_litmus::axb::load::write_atomically(&p, &bytes)
+        progress_litmus::io::write_atomically(&p, &bytes)
             .map_err(|e| Error::Output(format!("cannot write {}: {e}", p.display())))?;
     }
     Ok(())

@@ -118,10 +118,9 @@ fn device_file(path: &Path, device: &str) -> Result<Option<serde_json::Value>, S
     else {
         return Ok(None);
     };
-    let limit = progress_litmus::axb::load::max_input_bytes()
-        .map_err(|e| format!("{}: {e}", file.display()))?;
-    let bytes =
-        progress_litmus::axb::load::read_bytes_limited(&file, limit).map_err(|e| e.to_string())?;
+    let limit =
+        progress_litmus::io::max_input_bytes().map_err(|e| format!("{}: {e}", file.display()))?;
+    let bytes = progress_litmus::io::read_bytes_limited(&file, limit).map_err(|e| e.to_string())?;
     let Ok(text) = String::from_utf8(bytes) else {
         return Ok(None);
     };

@@ -211,10 +211,10 @@ fn read_text(file: &Path) -> Result<(std::fs::Metadata, String), Failure> {
     }
     // At most the input limit: a run's output can be huge (a program
     // that printed in a loop), and is read whole.
-    let limit = progress_litmus::axb::load::max_input_bytes()
+    let limit = progress_litmus::io::max_input_bytes()
         .map_err(|e| input(format!("{}: {e}", file.display())))?;
-    let bytes = progress_litmus::axb::load::read_bytes_limited(file, limit)
-        .map_err(|e| input(e.to_string()))?;
+    let bytes =
+        progress_litmus::io::read_bytes_limited(file, limit).map_err(|e| input(e.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let bad = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..bad].iter().filter(|&&b| b == b'\n').count() + 1;
@@ -304,7 +304,7 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         .clone()
         .unwrap_or_else(|| args.target.name().to_string());
     check_name(&name)?;
-    if args.out.as_os_str() == "-" {
+    if progress_litmus::io::is_stdout(&args.out) {
         return Err(input(
             "--out -: import writes a directory of results (CSVs, journal, device file), not one stream; give a directory",
         ));

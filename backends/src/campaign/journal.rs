@@ -109,10 +109,9 @@ impl Contents {
 
 /// Reads a journal; see the module doc for what is an error.
 pub fn read(path: &Path) -> Result<Contents, String> {
-    let limit = progress_litmus::axb::load::max_input_bytes()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let bytes =
-        progress_litmus::axb::load::read_bytes_limited(path, limit).map_err(|e| e.to_string())?;
+    let limit =
+        progress_litmus::io::max_input_bytes().map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = progress_litmus::io::read_bytes_limited(path, limit).map_err(|e| e.to_string())?;
     let complete_len = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let torn = (complete_len < bytes.len())
         .then(|| String::from_utf8_lossy(&bytes[complete_len..]).into_owned());
@@ -365,6 +364,7 @@ mod tests {
         let c = read(&p).unwrap();
         assert_eq!(c.torn, None);
         assert_eq!(c.results().count(), 3);
+        let _ = std::fs::remove_dir_all(p.parent().unwrap());
     }
 
     #[test]
@@ -420,5 +420,6 @@ mod tests {
             assert!(e.contains(&p.display().to_string()), "{e}");
         }
         assert!(Writer::create(&p, &serde_json::json!({})).is_err());
+        let _ = std::fs::remove_dir_all(p.parent().unwrap());
     }
 }

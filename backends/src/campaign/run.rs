@@ -55,7 +55,7 @@ fn check_args(args: &RunArgs) -> Result<Vec<Mapping>, Failure> {
             "--no-canary is for the cuda and vulkan targets (the cpp program has no canary)",
         ));
     }
-    if args.out.as_os_str() == "-" {
+    if progress_litmus::io::is_stdout(&args.out) {
         return Err(input(
             "--out -: run writes a directory of results (CSVs, journal, device file), not one stream; give a directory",
         ));

@@ -16,7 +16,7 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         .clone()
         .unwrap_or_else(|| args.target.name().to_string());
     check_name(&name)?;
-    if args.out.as_os_str() == "-" {
+    if progress_litmus::io::is_stdout(&args.out) {
         return Err(input(
             "--out -: import writes a directory; give a directory",
         ));
@@ -57,13 +57,13 @@ pub fn import(args: &ImportArgs) -> Result<Summary, Failure> {
         msg: format!("{}: cannot create: {e}", args.out.display()),
         detail: None,
     })?;
-    progress_litmus::axb::load::write_atomically(&file, device.tally.csv().as_bytes()).map_err(
-        |e| Failure {
+    progress_litmus::io::write_atomically(&file, device.tally.csv().as_bytes()).map_err(|e| {
+        Failure {
             code: 1,
             msg: format!("{}: cannot write: {e}", file.display()),
             detail: None,
-        },
-    )?;
+        }
+    })?;
     let runs: u64 = device.tally.seen.keys().map(|t| device.tally.runs(t)).sum();
     let none: u64 = device
         .tally

@@ -121,7 +121,7 @@ pub fn run(args: EmitArgs) -> ExitCode {
 /// checked before anything is read, the inputs loaded, the files made,
 /// then written (or printed) and checked, and the summary.
 fn emit_all(args: &EmitArgs) -> Result<ExitCode, ExitCode> {
-    let to_stdout = args.out.as_os_str() == "-";
+    let to_stdout = progress_litmus::io::is_stdout(&args.out);
     check_usage(args, to_stdout)?;
     let (tests, programs) = load(&args.inputs)?;
     let opts = options(args);

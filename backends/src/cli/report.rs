@@ -79,7 +79,8 @@ pub fn build(args: &ReportArgs) -> Result<Report, String> {
 
 /// Whether `path` means stdout.
 fn is_stdout(path: &Option<PathBuf>) -> bool {
-    path.as_ref().is_none_or(|p| p.as_os_str() == "-")
+    path.as_ref()
+        .is_none_or(|p| progress_litmus::io::is_stdout(p))
 }
 
 /// `backends report`: exit 0 with the report, 2 with a message for bad
@@ -117,7 +118,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
     for (path, text) in outputs {
         let written = match path {
             Some(p) if p.as_os_str() != "-" => {
-                progress_litmus::axb::load::write_atomically(p, text.as_bytes())
+                progress_litmus::io::write_atomically(p, text.as_bytes())
                     .map_err(|e| format!("{}: cannot write: {e}", p.display()))
             }
             _ => print(&text),
@@ -134,7 +135,7 @@ pub fn run(args: &ReportArgs) -> ExitCode {
 fn write_out(path: &Option<PathBuf>, text: &str) -> ExitCode {
     let written = match path {
         Some(p) if p.as_os_str() != "-" => {
-            progress_litmus::axb::load::write_atomically(p, text.as_bytes())
+            progress_litmus::io::write_atomically(p, text.as_bytes())
                 .map_err(|e| format!("{}: cannot write: {e}", p.display()))
         }
         _ => print(text),

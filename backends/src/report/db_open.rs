@@ -19,7 +19,7 @@
 //! The path must be a regular file (for `db import`, or nothing yet): a
 //! device, FIFO, socket or folder is refused before SQLite sees it. A
 //! symbolic link is followed, as an `-o` output's is everywhere
-//! ([`progress_litmus::axb::load::write_atomically`]): the database is its
+//! ([`progress_litmus::io::write_atomically`]): the database is its
 //! target, checked the same way.
 //!
 //! Both check the schema first: exactly the objects this code makes for
@@ -29,8 +29,8 @@
 use crate::report::db_schema::{
     expected, from_v1, objects, without, Object, FACTS_TABLE, SCHEMA, SCHEMA_VERSION, V4_TABLES,
 };
-use progress_litmus::axb::load::{kind_of, output_target};
 use progress_litmus::error::excerpt;
+use progress_litmus::io::{kind_of, output_target};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -17,14 +17,9 @@ pub enum Format {
 /// Writes `text` to stdout. A closed pipe (`| head`) is not an error worth
 /// a message; anything else is, for the caller to report (exit 1).
 pub fn print(text: &str) -> Result<(), String> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("writing to stdout: {e}"))
-        }
-        _ => Ok(()),
-    }
+    progress_litmus::io::write_stdout(text.as_bytes())
+        .map(drop)
+        .map_err(|e| format!("writing to stdout: {e}"))
 }
 
 /// A time in Unix milliseconds as a UTC date and time,

@@ -19,7 +19,7 @@
 //! sequence, a newline or a NUL became a raw file name, and `a/b` and
 //! `a_b` were written to one file).
 
-use progress_litmus::axb::load::kind_of;
+use progress_litmus::io::kind_of;
 use progress_litmus::tree::Tree;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -250,7 +250,7 @@ pub fn embedded(html: &str) -> Result<Embedded, String> {
     let gz = base64::engine::general_purpose::STANDARD
         .decode(packed)
         .map_err(|e| format!("the shaders: {e}"))?;
-    let text = unpack(&gz, progress_litmus::axb::load::max_input_bytes()?)?;
+    let text = unpack(&gz, progress_litmus::io::max_input_bytes()?)?;
     let shaders: Vec<Vec<String>> =
         serde_json::from_str(&text).map_err(|e| format!("the shaders: {e}"))?;
     let marker = "const CANARY = ";

@@ -30,7 +30,6 @@ use progress_litmus::error::{excerpt, printable};
 use progress_litmus::kernel::load::{self, Item};
 use progress_litmus::kernel::ScopedModel;
 use progress_litmus::{FileError, Model};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -394,18 +393,16 @@ fn json_bytes(v: &serde_json::Value) -> Vec<u8> {
 /// Writes a command's complete output to standard output, or to a file
 /// replaced atomically (a failed run never leaves half a file).
 fn emit(out: &Out, bytes: &[u8]) -> Result<(), Failure> {
-    if out.out == Path::new("-") {
-        let mut o = std::io::stdout().lock();
-        o.write_all(bytes).and_then(|()| o.flush()).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                Failure::Pipe
-            } else {
-                Failure::Other(format!("cannot write to standard output: {e}"))
-            }
-        })
-    } else {
-        progress_litmus::axb::load::write_atomically(&out.out, bytes)
-            .map_err(|e| Failure::Other(format!("cannot write {}: {e}", shown(&out.out))))
+    match progress_litmus::io::write_output(&out.out, bytes) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Failure::Pipe),
+        Err(e) if progress_litmus::io::is_stdout(&out.out) => Err(Failure::Other(format!(
+            "cannot write to standard output: {e}"
+        ))),
+        Err(e) => Err(Failure::Other(format!(
+            "cannot write {}: {e}",
+            shown(&out.out)
+        ))),
     }
 }
 

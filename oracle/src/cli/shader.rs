@@ -136,10 +136,8 @@ pub fn translate(path: &Path) -> Result<String, String> {
             "{shown}: not a shader: expected a .wgsl, .comp or .spv file"
         ));
     }
-    let limit =
-        progress_litmus::axb::load::max_input_bytes().map_err(|e| format!("{shown}: {e}"))?;
-    let bytes =
-        progress_litmus::axb::load::read_bytes_limited(path, limit).map_err(|e| e.to_string())?;
+    let limit = progress_litmus::io::max_input_bytes().map_err(|e| format!("{shown}: {e}"))?;
+    let bytes = progress_litmus::io::read_bytes_limited(path, limit).map_err(|e| e.to_string())?;
     let t = shader::translate(path, &bytes, launch()).map_err(|e| e.to_string())?;
     warn(
         &t.warnings
@@ -158,8 +156,8 @@ fn translation(source: &Path) -> Option<shader::Translation> {
     if !shader::is_shader_ext(ext) {
         return None;
     }
-    let limit = progress_litmus::axb::load::max_input_bytes().ok()?;
-    let bytes = progress_litmus::axb::load::read_bytes_limited(source, limit).ok()?;
+    let limit = progress_litmus::io::max_input_bytes().ok()?;
+    let bytes = progress_litmus::io::read_bytes_limited(source, limit).ok()?;
     shader::translate(source, &bytes, launch()).ok()
 }
 

@@ -634,7 +634,7 @@ fn initial_memory(
 }
 
 /// Reads and translates one shader file (the loader's arm for shaders):
-/// the input rules of [`crate::axb::load::read_bytes_limited`], then
+/// the input rules of [`crate::io::read_bytes_limited`], then
 /// [`translate`]; warnings are appended as `file: message`. With the
 /// program, what its verdicts rest on: the launch it was translated for
 /// and the races it decides as sequentially consistent
@@ -644,8 +644,8 @@ pub fn load(
     launch: &Launch,
     warnings: &mut Vec<String>,
 ) -> Result<(Program, String), FileError> {
-    let limit = crate::axb::load::max_input_bytes().map_err(|e| FileError::whole(path, e))?;
-    let bytes = crate::axb::load::read_bytes_limited(path, limit)?;
+    let limit = crate::io::max_input_bytes().map_err(|e| FileError::whole(path, e))?;
+    let bytes = crate::io::read_bytes_limited(path, limit)?;
     let t = translate(path, &bytes, launch)?;
     let file = crate::error::printable(&path.to_string_lossy());
     warnings.extend(t.warnings.iter().map(|w| format!("{file}: {w}")));

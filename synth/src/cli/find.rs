@@ -137,7 +137,6 @@ fn to_json(suite: &Suite) -> String {
 /// Writes `suite` to `--out` in `--format`.
 fn write(suite: &Suite, args: &FindArgs) -> Result<(), String> {
     let out = &args.out;
-    let stdout = out.as_os_str() == "-";
     let text = match args.format {
         FindFormat::Txt => {
             return crate::enumerate::output::write(
@@ -150,13 +149,12 @@ fn write(suite: &Suite, args: &FindArgs) -> Result<(), String> {
         FindFormat::Ron => progress_litmus::axb::load::suite_to_ron(suite),
         FindFormat::Json => to_json(suite),
     };
-    if stdout {
-        crate::enumerate::output::write_stdout(text.as_bytes())
-            .map_err(|e| format!("cannot write to standard output: {e}"))
-    } else {
-        progress_litmus::axb::load::write_atomically(out, text.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", out.display()))
-    }
+    progress_litmus::io::write_output(out, text.as_bytes())
+        .map(drop)
+        .map_err(|e| match progress_litmus::io::is_stdout(out) {
+            true => format!("cannot write to standard output: {e}"),
+            false => format!("cannot write {}: {e}", out.display()),
+        })
 }
 
 /// The checked configuration, query and limit of `args`: every usage
@@ -193,7 +191,7 @@ fn query_of(args: &FindArgs) -> Result<(Config, Query, Option<usize>), Fail> {
 /// Whether the run has no journal: its output is standard output, a
 /// device or a FIFO, nothing to resume beside. Refuses what needs one.
 fn without_journal(args: &FindArgs) -> Result<bool, Fail> {
-    let stdout = args.out.as_os_str() == "-";
+    let stdout = progress_litmus::io::is_stdout(&args.out);
     if stdout && matches!(args.format, FindFormat::Txt) {
         return Err(usage("--format txt writes a directory: give -o DIR"));
     }

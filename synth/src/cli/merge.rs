@@ -71,7 +71,7 @@ fn packed_to(parts: Vec<Part>, name: &str, note: &str, out: &Path) -> Result<Opt
         };
     }
     let mut res = None;
-    let written = progress_litmus::axb::load::write_atomically_with(out, |f| {
+    let written = progress_litmus::io::write_atomically_with(out, |f| {
         let r = merge_packed(parts, name, note, f);
         let ok = r.is_ok();
         res = Some(r);

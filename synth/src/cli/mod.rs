@@ -136,12 +136,9 @@ pub fn cannot_write(out: &Path, e: std::io::Error) -> Fail {
 /// an error), else a file replaced atomically, so that an interrupted
 /// command never leaves half a file.
 pub fn write_text(out: &Path, bytes: &[u8]) -> Result<(), Fail> {
-    if output::is_stdout(out) {
-        output::write_stdout(bytes)
-    } else {
-        progress_litmus::axb::load::write_atomically(out, bytes)
-    }
-    .map_err(|e| cannot_write(out, e))
+    progress_litmus::io::write_output(out, bytes)
+        .map(drop)
+        .map_err(|e| cannot_write(out, e))
 }
 
 /// Runs the command line: parses it, runs the command, and prints a

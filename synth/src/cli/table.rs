@@ -62,8 +62,7 @@ pub fn run(a: TableArgs) -> Result<(), Fail> {
         }
     };
     let _lock = lock_dir(&a.dir)?;
-    let file =
-        progress_litmus::axb::load::open_input(&a.suite).map_err(|e| bad_input(e.to_string()))?;
+    let file = progress_litmus::io::open_input(&a.suite).map_err(|e| bad_input(e.to_string()))?;
     let gz = progress_litmus::axb::packed::decoder(std::io::BufReader::new(file));
     let mut reader = progress_litmus::axb::packed::Reader::new(std::io::BufReader::new(gz))
         .map_err(|e| bad_input(format!("{shown}:{e}")))?;

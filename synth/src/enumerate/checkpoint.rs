@@ -372,8 +372,8 @@ impl Journal {
         shard: Option<Shard>,
     ) -> Result<Journal, String> {
         let mut file = open_locked(path, "synth")?;
-        let bytes = progress_litmus::axb::load::read_open_limited(&mut file, path)
-            .map_err(|e| e.to_string())?;
+        let bytes =
+            progress_litmus::io::read_open_limited(&mut file, path).map_err(|e| e.to_string())?;
         if bytes.is_empty() {
             return Journal::start(file, path, cfg, engine, shard);
         }

@@ -53,21 +53,8 @@ impl Format {
     }
 }
 
-/// Writes `bytes` to standard output. A reader that went away (`synth plan
-/// | head -1`) is not an error: what it wanted it has, so the command ends
-/// quietly with status 0 as `oracle` does; any other failure (`>
-/// /dev/full`) is returned, to be reported as one error line.
-pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => r,
-    }
-}
-
 /// Whether `path` is (or links to) a character device or a FIFO: an output
-/// is written through to those (see [`progress_litmus::axb::load::write_atomically_with`]),
+/// is written through to those (see [`progress_litmus::io::write_atomically_with`]),
 /// and no journal goes beside one (`-o /dev/null` must not create
 /// `/dev/null.journal`): like standard output, it is not a file to resume.
 pub fn writes_through(path: &Path) -> bool {
@@ -78,10 +65,7 @@ pub fn writes_through(path: &Path) -> bool {
     })
 }
 
-/// Whether `path` means standard output.
-pub fn is_stdout(path: &Path) -> bool {
-    path.as_os_str() == "-"
-}
+pub use progress_litmus::io::is_stdout;
 
 /// Checks, before any work, that `format` can be written to `path`: a
 /// directory for `Txt` (created if missing), otherwise a file whose folder
@@ -115,7 +99,7 @@ pub fn prepare(path: &Path, format: Format) -> Result<(), String> {
                 return Ok(()); // opened for writing at the end, never replaced
             }
             // The file written is the one a symbolic link points to.
-            let target = progress_litmus::axb::load::output_target(path)
+            let target = progress_litmus::io::output_target(path)
                 .map_err(|e| format!("--out {shown}: {e}"))?;
             let dir = match target.parent() {
                 Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -156,11 +140,7 @@ pub fn write(suite: &Suite, path: &Path, format: Format) -> std::io::Result<()> 
         Format::Packed => progress_litmus::axb::packed::suite_to_packed(suite),
         Format::Txt => return write_txt(suite, path),
     };
-    if is_stdout(path) {
-        write_stdout(&bytes)
-    } else {
-        progress_litmus::axb::load::write_atomically(path, &bytes)
-    }
+    progress_litmus::io::write_output(path, &bytes).map(drop)
 }
 
 fn write_txt(suite: &Suite, path: &Path) -> std::io::Result<()> {

@@ -317,8 +317,7 @@ impl Part {
         let shown = path.display().to_string();
         let (name, note, next): (String, String, Next) =
             if progress_litmus::axb::packed::is_packed(path) {
-                let file =
-                    progress_litmus::axb::load::open_input(path).map_err(|e| e.to_string())?;
+                let file = progress_litmus::io::open_input(path).map_err(|e| e.to_string())?;
                 let gz = progress_litmus::axb::packed::decoder(std::io::BufReader::new(file));
                 let mut r = progress_litmus::axb::packed::Reader::new(std::io::BufReader::new(gz))
                     .map_err(|e| format!("{shown}:{e}"))?;

@@ -311,7 +311,7 @@ fn write_record<T: serde::Serialize + serde::de::DeserializeOwned>(
     value: &T,
 ) -> Result<T, Failure> {
     let json = oracle::json::to_string(value).expect("a record serializes") + "\n";
-    progress_litmus::axb::load::write_atomically(path, json.as_bytes())
+    progress_litmus::io::write_atomically(path, json.as_bytes())
         .map_err(|e| Failure(1, format!("cannot write {}: {e}", path.display())))?;
     Ok(serde_json::from_str(&json).expect("a record reads back"))
 }

@@ -120,7 +120,7 @@ fn leading_comment(path: &Path) -> String {
     if path.extension().and_then(|e| e.to_str()) != Some("litmus") {
         return String::new();
     }
-    let Ok(src) = progress_litmus::axb::load::read_input(path) else {
+    let Ok(src) = progress_litmus::io::read_input(path) else {
         return String::new();
     };
     let mut out = String::new();

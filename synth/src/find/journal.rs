@@ -179,8 +179,8 @@ impl Journal {
     /// checked (module documentation) before any search.
     pub fn open(path: &Path, run: &Run, resume: bool) -> Result<Journal, String> {
         let mut file = open_locked(path, "synth find")?;
-        let bytes = progress_litmus::axb::load::read_open_limited(&mut file, path)
-            .map_err(|e| e.to_string())?;
+        let bytes =
+            progress_litmus::io::read_open_limited(&mut file, path).map_err(|e| e.to_string())?;
         if !bytes.is_empty() && !resume {
             return Err(format!(
                 "{} exists: an earlier find was interrupted; pass --resume to continue it, or delete the file to start over",

@@ -25,8 +25,8 @@
 //!   any other such file (a person's, or one edited since) makes the run
 //!   refuse, naming it, before anything is written.
 
-use progress_litmus::axb::load::kind_of;
 use progress_litmus::fingerprint::fnv64;
+use progress_litmus::io::kind_of;
 use progress_litmus::tree::Tree;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
