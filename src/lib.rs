@@ -39,6 +39,7 @@
 pub mod axb;
 pub mod buckets;
 pub mod error;
+pub mod exit;
 pub mod fingerprint;
 pub mod io;
 pub mod json;

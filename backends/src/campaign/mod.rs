@@ -44,59 +44,27 @@ use crate::toolchain::ToolError;
 use std::process::ExitCode;
 
 /// A failure, with the exit status it deserves: 2 for bad input (arguments,
-/// suite, journal), 1 for the environment (compiler, program, disk).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub code: u8,
-    pub msg: String,
-    /// What a tool printed when it failed (a compiler's diagnostics),
-    /// shown line by line after the error line.
-    pub detail: Option<String>,
-}
+/// suite, journal), 1 for the environment (compiler, program, disk); the
+/// one failure type of the three tools.
+pub use progress_litmus::exit::Failure;
 
 /// A failure of bad input (exit status 2).
 pub(crate) fn input(msg: impl Into<String>) -> Failure {
-    Failure {
-        code: 2,
-        msg: msg.into(),
-        detail: None,
-    }
+    Failure::input(msg)
 }
 
 /// A failure of the environment (exit status 1).
 pub(crate) fn env(msg: impl Into<String>) -> Failure {
-    Failure {
-        code: 1,
-        msg: msg.into(),
-        detail: None,
-    }
+    Failure::other(msg)
 }
 
 impl From<ToolError> for Failure {
     fn from(e: ToolError) -> Failure {
         match e {
-            ToolError::Failed { command, output } => Failure {
-                detail: Some(output),
-                ..env(format!("`{command}` failed:"))
-            },
-            e => env(e.to_string()),
-        }
-    }
-}
-
-impl Failure {
-    /// Prints the failure on stderr: `error: MESSAGE` on one line, then a
-    /// tool's output line by line, every line escaped
-    /// ([`crate::excerpt::printable`]): a message may quote a file (a
-    /// result line's `message`, a path) whose newlines would otherwise
-    /// forge status lines and whose escape sequences would drive the
-    /// terminal.
-    pub fn print(&self) {
-        eprintln!("error: {}", printable(&self.msg));
-        if let Some(detail) = &self.detail {
-            for line in detail.lines() {
-                eprintln!("{}", printable(line));
+            ToolError::Failed { command, output } => {
+                env(format!("`{command}` failed:")).with_detail(output)
             }
+            e => env(e.to_string()),
         }
     }
 }
@@ -121,16 +89,10 @@ pub(crate) fn finish<T>(
                 out.push('\n');
                 match crate::report::format::print(&out) {
                     Ok(()) => ExitCode::SUCCESS,
-                    Err(e) => {
-                        eprintln!("error: {}", printable(&e.to_string()));
-                        ExitCode::from(1)
-                    }
+                    Err(e) => env(e).exit(),
                 }
             }
         },
-        Err(f) => {
-            f.print();
-            ExitCode::from(f.code)
-        }
+        Err(f) => f.exit(),
     }
 }

@@ -8,6 +8,7 @@ use crate::report::db_import;
 use crate::report::format::{print, Format};
 use crate::report::out_dir::shown;
 use clap::{Args, Subcommand};
+use progress_litmus::exit::Failure;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -127,8 +128,7 @@ pub fn main(args: &DbArgs) -> ExitCode {
 }
 
 fn fail(e: &str) -> ExitCode {
-    eprintln!("error: {}", crate::excerpt::printable(e));
-    ExitCode::from(2)
+    Failure::input(e).exit()
 }
 
 /// The journals directly in the directory `dir`, sorted.
@@ -351,10 +351,7 @@ fn list(a: &ListDbArgs) -> ExitCode {
     };
     match print(&text) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
+        Err(e) => Failure::other(e).exit(),
     }
 }
 
@@ -392,9 +389,6 @@ fn export(a: &ExportDbArgs) -> ExitCode {
             println!("{}", export_status(&done, &a.out));
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            eprintln!("error: {}", crate::excerpt::printable(e.message()));
-            ExitCode::from(e.exit_code())
-        }
+        Err(e) => Failure::new(e.exit_code(), e.message()).exit(),
     }
 }

@@ -4,6 +4,7 @@ use crate::cli::error;
 use crate::report::analysis::Report;
 use crate::report::format::{print, Format};
 use clap::Args;
+use progress_litmus::exit::Failure;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -88,8 +89,7 @@ fn is_stdout(path: &Option<PathBuf>) -> bool {
 /// stdout), 1 when an output cannot be written.
 pub fn run(args: &ReportArgs) -> ExitCode {
     if args.svg.is_some() && is_stdout(&args.svg) && is_stdout(&args.out) {
-        eprintln!("error: --svg - and the report would both go to stdout: give the report a file with -o FILE, or the chart one with --svg FILE");
-        return ExitCode::from(2);
+        return Failure::input("--svg - and the report would both go to stdout: give the report a file with -o FILE, or the chart one with --svg FILE").exit();
     }
     if !args.simt.is_empty() {
         return match simt_report(args) {

@@ -11,6 +11,7 @@ use crate::report::analysis::{self, Caveat, DeviceReport, Report, Row, Violation
 use crate::report::db::{self, CampaignInfo, DeviceInfo};
 use crate::report::out_dir::{self, OutDir, WriteError};
 use clap::Args;
+use progress_litmus::exit::Failure;
 use progress_litmus::Model;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -50,10 +51,7 @@ div.wide{overflow-x:auto;max-width:100%}tr.gpu td{font-weight:bold;border-top:2p
 pub fn main(args: &SiteArgs) -> ExitCode {
     let (report, info, campaigns) = match gather(&args.db, &args.tests) {
         Ok(b) => b,
-        Err(e) => {
-            eprintln!("error: {}", crate::excerpt::printable(&e));
-            return ExitCode::from(2);
-        }
+        Err(e) => return Failure::input(e).exit(),
     };
     match write(
         &report,
@@ -69,10 +67,7 @@ pub fn main(args: &SiteArgs) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            eprintln!("error: {}", crate::excerpt::printable(e.message()));
-            ExitCode::from(e.exit_code())
-        }
+        Err(e) => Failure::new(e.exit_code(), e.message()).exit(),
     }
 }
 

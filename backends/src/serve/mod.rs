@@ -76,10 +76,7 @@ pub struct ServeArgs {
 pub fn main(args: &ServeArgs) -> ExitCode {
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {}", printable(&e));
-            ExitCode::from(2)
-        }
+        Err(e) => progress_litmus::exit::Failure::input(e).exit(),
     }
 }
 

@@ -70,16 +70,16 @@ pub struct Args {
     pub no_canary: bool,
 }
 
-/// A failure: the message and the exit status (2 bad input, 1 device).
-#[derive(Debug)]
-struct Fail(u8, String);
+/// Why the runner stopped: the message and the exit status (2 bad input,
+/// 1 device).
+type Fail = progress_litmus::exit::Failure;
 
 fn device_err(msg: impl Into<String>) -> Fail {
-    Fail(1, msg.into())
+    Fail::other(msg)
 }
 
 fn input_err(msg: impl Into<String>) -> Fail {
-    Fail(2, msg.into())
+    Fail::input(msg)
 }
 
 /// A shader file: its `axb-run:` line and source.
@@ -705,10 +705,7 @@ pub fn main() -> ExitCode {
     let args = Args::parse();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Fail(code, msg)) => {
-            // The device's name and driver messages are the driver's text.
-            eprintln!("error: {}", crate::excerpt::printable(&msg));
-            ExitCode::from(code)
-        }
+        // Escaped: the device's name and driver messages are the driver's text.
+        Err(f) => f.exit(),
     }
 }

@@ -106,7 +106,7 @@ struct Checked {
 }
 
 /// `oracle check`: writes the output, then `Ok(false)` (exit 2) when some
-/// input got no verdict, `Failure::Found` (exit 1) when some program is
+/// input got no verdict, `Failure::quiet(1)` (exit 1) when some program is
 /// not guaranteed, else `Ok(true)`.
 pub(super) fn run(args: &Args, max_states: usize) -> Result<bool, Failure> {
     let mut models: Vec<ScopedModel> = Vec::new();
@@ -126,7 +126,7 @@ pub(super) fn run(args: &Args, max_states: usize) -> Result<bool, Failure> {
         return Ok(false);
     }
     match c.verdicts.iter().any(|v| v.finding.is_some()) {
-        true => Err(Failure::Found),
+        true => Err(Failure::quiet(1)),
         false => Ok(true),
     }
 }

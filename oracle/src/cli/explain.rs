@@ -56,7 +56,7 @@ fn explain_axb(
     max_states: usize,
 ) -> Result<Vec<u8>, Failure> {
     let a = crate::try_analyse(&t.entry.test, model, max_states)
-        .map_err(|e| Failure::Input(too_large(t, e, crate::PRODUCT_BYTES_PER_STATE)))?;
+        .map_err(|e| Failure::input(too_large(t, e, crate::PRODUCT_BYTES_PER_STATE)))?;
     Ok(match format {
         TextFormat::Text => crate::axb::explain::explain(&t.entry.test, &t.name, &a).into_bytes(),
         TextFormat::Json => json_bytes(&crate::axb::explain::explain_json(
@@ -77,7 +77,7 @@ fn explain_kernel(
 ) -> Result<Vec<u8>, Failure> {
     let program = item.program();
     let opts = witness_options(max_states);
-    let fail = |e: KernelError| Failure::Input(item_failed(item, &e));
+    let fail = |e: KernelError| Failure::input(item_failed(item, &e));
     // A shader's lockstep subgroups, where only they fail (§10.6).
     let m = &crate::kernel::explained_model(&program, m, opts).map_err(fail)?;
     let places = super::shader::places(item);

@@ -56,7 +56,7 @@ fn refused_note(
         return Ok(String::new());
     }
     if !args.partial {
-        return Err(Failure::Input(format!(
+        return Err(Failure::input(format!(
             "{}: not written: {} test{} could not be labelled (see above); raise --max-states, or write the others with --partial",
             shown(&args.out.out),
             refused.len(),

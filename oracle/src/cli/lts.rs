@@ -59,7 +59,7 @@ pub(super) fn run(args: &Args, max_states: usize) -> Result<bool, Failure> {
 fn axb_space(t: &NamedTest, format: LtsFormat, max_states: usize) -> Result<Vec<u8>, Failure> {
     let test = &t.entry.test;
     let lts = progress_litmus::axb::space::program_space_bounded(test, max_states)
-        .map_err(|e| Failure::Input(too_large(t, e, crate::PRODUCT_BYTES_PER_STATE)))?;
+        .map_err(|e| Failure::input(too_large(t, e, crate::PRODUCT_BYTES_PER_STATE)))?;
     Ok(match format {
         LtsFormat::Dot => crate::axb::lts::program_dot(test, &t.name, &lts).into_bytes(),
         LtsFormat::Json => json_bytes(&crate::axb::lts::program_json(test, &t.name, &lts)),
@@ -75,7 +75,7 @@ fn axb_product(
 ) -> Result<Vec<u8>, Failure> {
     let test = &t.entry.test;
     let p = crate::axb::product::Product::build_bounded(test, model.base, max_states)
-        .map_err(|e| Failure::Input(too_large(t, e, crate::PRODUCT_BYTES_PER_STATE)))?;
+        .map_err(|e| Failure::input(too_large(t, e, crate::PRODUCT_BYTES_PER_STATE)))?;
     Ok(match format {
         LtsFormat::Dot => crate::axb::dot::to_dot(test, &t.name, &p).into_bytes(),
         LtsFormat::Json => json_bytes(&crate::axb::lts::product_json(test, &t.name, model, &p)),
@@ -91,7 +91,7 @@ fn kernel_space(
     max_states: usize,
 ) -> Result<Vec<u8>, Failure> {
     if format == LtsFormat::Json {
-        return Err(Failure::Input(format!(
+        return Err(Failure::input(format!(
             "{}: lts --format json is for AXB tests under the eleven models; kernel programs and scoped models are drawn as DOT",
             shown(item.source())
         )));
@@ -99,7 +99,7 @@ fn kernel_space(
     let program = item.program();
     Ok(
         crate::kernel::dot::to_dot(&program, item.name(), m, witness_options(max_states))
-            .map_err(|e| Failure::Input(item_failed(item, &e)))?
+            .map_err(|e| Failure::input(item_failed(item, &e)))?
             .into_bytes(),
     )
 }

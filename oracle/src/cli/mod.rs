@@ -306,14 +306,14 @@ fn witness_options(max_states: usize) -> crate::kernel::Options {
 fn one_item(path: &Path, name: Option<&str>) -> Result<Item, Failure> {
     let mut warnings = Vec::new();
     let items = load::load_file_with(path, shader::launch(), &mut warnings)
-        .map_err(|e| Failure::Input(e.to_string()))?;
+        .map_err(|e| Failure::input(e.to_string()))?;
     shader::warn(&warnings);
     match name {
         Some(n) => items.into_iter().find(|t| t.name() == n).ok_or_else(|| {
-            Failure::Input(format!("{}: no test named `{}`", shown(path), excerpt(n)))
+            Failure::input(format!("{}: no test named `{}`", shown(path), excerpt(n)))
         }),
         None if items.len() == 1 => Ok(items.into_iter().next().expect("one test")),
-        None => Err(Failure::Input(format!(
+        None => Err(Failure::input(format!(
             "{}: a suite of {} tests; name one with --test NAME",
             shown(path),
             items.len()
@@ -331,13 +331,13 @@ fn scoped_model(
     let mut m = match (model, item) {
         (Some(m), _) => m,
         (None, Item::Kernel(p)) => p.program.model.ok_or_else(|| {
-            Failure::Input(format!(
+            Failure::input(format!(
                 "{}: the program has no `model` line: name one with --model (e.g. OBE, or \"OBE, subgroup=unfair\")",
                 shown(&p.source)
             ))
         })?,
         (None, Item::Axb(t)) => {
-            return Err(Failure::Input(format!(
+            return Err(Failure::input(format!(
                 "{}: name a model with --model (HSA, OBE, LOBE, WEAK_FAIR, ...)",
                 shown(&t.source)
             )))
@@ -359,18 +359,11 @@ fn axb_case(item: &Item, m: &ScopedModel) -> Option<(NamedTest, Model)> {
     }
 }
 
-/// Why a command stopped early.
-pub enum Failure {
-    /// Standard output went away (`oracle ... | head`): stop quietly.
-    Pipe,
-    /// Bad input or usage: exit status 2.
-    Input(String),
-    /// Anything else (an output that cannot be written): exit status 1.
-    Other(String),
-    /// `oracle check` found programs not guaranteed to terminate, and its
-    /// output says which: exit status 1, nothing more to print.
-    Found,
-}
+/// Why a command stopped early: bad input or usage (status 2), anything
+/// else (status 1), standard output gone away (`oracle ... | head`: a
+/// quiet stop, status 0), or `oracle check` having found programs not
+/// guaranteed to terminate, which its output says (quiet, status 1).
+pub use progress_litmus::exit::Failure;
 
 /// CSV records, RFC 4180-quoted (a field with a comma, quote or line break
 /// is quoted, quotes doubled), `\n` line ends.
@@ -378,9 +371,9 @@ fn csv_bytes(records: impl IntoIterator<Item = Vec<String>>) -> Result<Vec<u8>, 
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in records {
         w.write_record(&r)
-            .map_err(|e| Failure::Other(e.to_string()))?;
+            .map_err(|e| Failure::other(e.to_string()))?;
     }
-    w.into_inner().map_err(|e| Failure::Other(e.to_string()))
+    w.into_inner().map_err(|e| Failure::other(e.to_string()))
 }
 
 /// A JSON value as the commands write it: pretty, one final line end.
@@ -395,14 +388,8 @@ fn json_bytes(v: &serde_json::Value) -> Vec<u8> {
 fn emit(out: &Out, bytes: &[u8]) -> Result<(), Failure> {
     match progress_litmus::io::write_output(&out.out, bytes) {
         Ok(true) => Ok(()),
-        Ok(false) => Err(Failure::Pipe),
-        Err(e) if progress_litmus::io::is_stdout(&out.out) => Err(Failure::Other(format!(
-            "cannot write to standard output: {e}"
-        ))),
-        Err(e) => Err(Failure::Other(format!(
-            "cannot write {}: {e}",
-            shown(&out.out)
-        ))),
+        Ok(false) => Err(Failure::quiet(0)),
+        Err(e) => Err(Failure::cannot_write(&out.out, e)),
     }
 }
 
@@ -437,7 +424,7 @@ fn run(cli: Cli) -> Result<bool, Failure> {
         Command::Label(args) => label::run(args, max_states),
         Command::Check(args) => check::run(&args, max_states),
         Command::Translate { path, out } => {
-            let text = shader::translate(&path).map_err(Failure::Input)?;
+            let text = shader::translate(&path).map_err(Failure::input)?;
             emit(&out, text.as_bytes())?;
             Ok(true)
         }
@@ -452,19 +439,11 @@ pub fn main() -> ExitCode {
                             // not Rust's 101, so that scripts see the documented statuses.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
     match result {
-        Ok(Ok(true)) | Ok(Err(Failure::Pipe)) => ExitCode::SUCCESS,
+        Ok(Ok(true)) => ExitCode::SUCCESS,
         Ok(Ok(false)) => ExitCode::from(2),
         // Every message is escaped on its way out: it may quote a path or
-        // an input (one rule for the three tools, `progress_litmus::error::printable`).
-        Ok(Err(Failure::Input(e))) => {
-            eprintln!("error: {}", printable(&e.to_string()));
-            ExitCode::from(2)
-        }
-        Ok(Err(Failure::Other(e))) => {
-            eprintln!("error: {}", printable(&e.to_string()));
-            ExitCode::from(1)
-        }
-        Ok(Err(Failure::Found)) => ExitCode::from(1),
+        // an input (one rule for the three tools, `Failure::print`).
+        Ok(Err(f)) => f.exit(),
         Err(_) => ExitCode::from(1),
     }
 }

@@ -39,7 +39,7 @@ pub fn run(a: Args, max_states: usize) -> Result<bool, Failure> {
     let m = scoped_model(&item, a.model, a.occupancy)?;
     let program = item.program();
     let o =
-        outcomes(&program, &m, max_states).map_err(|e| Failure::Input(item_failed(&item, &e)))?;
+        outcomes(&program, &m, max_states).map_err(|e| Failure::input(item_failed(&item, &e)))?;
     let bytes = match a.format {
         TextFormat::Text => text(&item, &program, &m, &o).into_bytes(),
         TextFormat::Json => super::json_bytes(&json(&item, &program, &m, &o)),

@@ -1,7 +1,7 @@
 //! `synth explorer`: suites, tests and kernel programs written as one
 //! self-contained HTML page (the page itself: [`crate::explorer`]).
 
-use super::{write_text, Fail};
+use super::{write_text, Failure};
 use crate::explorer::{load, render_all, size_warning, Loaded, PageOptions};
 use backends::target::Shape;
 use clap::{Args, ValueEnum};
@@ -36,14 +36,14 @@ pub enum ShapeArg {
 /// `synth explorer`: the page to `--out`, one status line on stderr.
 /// Errors: exit status 2 for bad input (a missing or invalid input), 1
 /// when the page cannot be written.
-pub fn run(args: ExplorerArgs) -> Result<(), Fail> {
+pub fn run(args: ExplorerArgs) -> Result<(), Failure> {
     let start = std::time::Instant::now();
     let Loaded {
         name,
         note,
         entries,
         programs,
-    } = load(&args.inputs).map_err(|e| Fail(2, e))?;
+    } = load(&args.inputs).map_err(Failure::input)?;
     let opts = PageOptions {
         code: !args.no_code,
         shape: match args.shape {

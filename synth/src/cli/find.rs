@@ -1,7 +1,7 @@
 //! `synth find`: the command line of targeted synthesis (the search
 //! itself: [`crate::find`]).
 
-use super::Fail;
+use super::Failure;
 use crate::enumerate::config::Config;
 use crate::find::journal::{Journal, Run};
 use crate::find::search::{pieces, schedule};
@@ -84,8 +84,8 @@ fn timeout(s: f64) -> Result<Duration, String> {
     }
 }
 
-fn usage(msg: impl Into<String>) -> Fail {
-    Fail(2, msg.into())
+fn usage(msg: impl Into<String>) -> Failure {
+    Failure::input(msg.into())
 }
 
 /// The suite of `tests`, labelled, named `<name>_<k>`.
@@ -159,7 +159,7 @@ fn write(suite: &Suite, args: &FindArgs) -> Result<(), String> {
 
 /// The checked configuration, query and limit of `args`: every usage
 /// error (exit status 2) is found before the search starts.
-fn query_of(args: &FindArgs) -> Result<(Config, Query, Option<usize>), Fail> {
+fn query_of(args: &FindArgs) -> Result<(Config, Query, Option<usize>), Failure> {
     let cfg = Config {
         threads: args.threads,
         instrs: args.instrs,
@@ -190,7 +190,7 @@ fn query_of(args: &FindArgs) -> Result<(Config, Query, Option<usize>), Fail> {
 
 /// Whether the run has no journal: its output is standard output, a
 /// device or a FIFO, nothing to resume beside. Refuses what needs one.
-fn without_journal(args: &FindArgs) -> Result<bool, Fail> {
+fn without_journal(args: &FindArgs) -> Result<bool, Failure> {
     let stdout = progress_litmus::io::is_stdout(&args.out);
     if stdout && matches!(args.format, FindFormat::Txt) {
         return Err(usage("--format txt writes a directory: give -o DIR"));
@@ -213,7 +213,7 @@ fn open_journal(
     cfg: &Config,
     query: &Query,
     limit: Option<usize>,
-) -> Result<Journal, Fail> {
+) -> Result<Journal, Failure> {
     let header = serde_json::json!({
         "journal": "synth find",
         "query": query.describe(),
@@ -262,7 +262,7 @@ fn note_of(args: &FindArgs, cfg: &Config, query: &Query, limit: Option<usize>) -
 /// Runs `synth find`: checks everything, searches (journalled), writes
 /// what was found, then one status line; a search stopped by `--timeout`
 /// is written too but fails (exit status 1) so that scripts notice.
-pub fn run(args: FindArgs) -> Result<(), Fail> {
+pub fn run(args: FindArgs) -> Result<(), Failure> {
     let (cfg, query, limit) = query_of(&args)?;
     let timeout = args.timeout.map(timeout).transpose().map_err(usage)?;
     // A bad output path is bad usage, found before the search (as `gen`).
@@ -270,7 +270,7 @@ pub fn run(args: FindArgs) -> Result<(), Fail> {
         FindFormat::Txt => crate::enumerate::output::Format::Txt,
         _ => crate::enumerate::output::Format::Ron,
     };
-    crate::enumerate::output::prepare(&args.out, format).map_err(|e| Fail(2, e))?;
+    crate::enumerate::output::prepare(&args.out, format).map_err(Failure::input)?;
     let journal = if without_journal(&args)? {
         None
     } else {
@@ -284,12 +284,12 @@ pub fn run(args: FindArgs) -> Result<(), Fail> {
         verbose: args.verbose,
     };
     let start = Instant::now();
-    let found = find(&cfg, &query, &opts, journal.as_ref()).map_err(|e| Fail(1, e))?;
+    let found = find(&cfg, &query, &opts, journal.as_ref()).map_err(Failure::other)?;
     let secs = start.elapsed().as_secs_f64();
     let note = note_of(&args, &cfg, &query, limit);
     let count = found.tests.len();
     let suite = to_suite(&args.name, note, found.tests);
-    write(&suite, &args).map_err(|e| Fail(1, e))?;
+    write(&suite, &args).map_err(Failure::other)?;
     // "1 test", "1 candidate", and the search's pieces in words (issue 23 item 5).
     let what = format!(
         "synth find: {}: {count} {}, {} {} checked in {} {} of the search, {secs:.2} s -> {}",
@@ -306,13 +306,11 @@ pub fn run(args: FindArgs) -> Result<(), Fail> {
         args.out.display()
     );
     if !found.complete {
-        return Err(Fail(
-            1,
-            format!("{what}; stopped by --timeout before the search was complete: run again with --resume to continue"),
+        return Err(Failure::other(format!("{what}; stopped by --timeout before the search was complete: run again with --resume to continue"),
         ));
     }
     if let Some(j) = journal {
-        j.finish().map_err(|e| Fail(1, e))?;
+        j.finish().map_err(Failure::other)?;
     }
     eprintln!("{}", progress_litmus::error::printable(&what));
     if count == 0 {

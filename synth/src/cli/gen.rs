@@ -2,7 +2,7 @@
 //! enumerated with progress on stderr and a journal of finished units, so
 //! that an interrupted run resumes.
 
-use super::{bad_input, cannot_write, format_of, Fail, FormatArg};
+use super::{bad_input, cannot_write, format_of, Failure, FormatArg};
 use crate::enumerate::checkpoint::{self, Journal};
 use crate::enumerate::output;
 use crate::{Config, Engine, Shard};
@@ -63,7 +63,7 @@ fn journal_of(
     out: &Path,
     journal: &Option<PathBuf>,
     resume: bool,
-) -> Result<Option<PathBuf>, Fail> {
+) -> Result<Option<PathBuf>, Failure> {
     let not_a_file = output::is_stdout(out) || output::writes_through(out);
     match (journal, not_a_file) {
         (Some(j), _) => Ok(Some(j.clone())),
@@ -81,7 +81,7 @@ const LARGE: f64 = 1e8;
 
 /// The validated configuration and engine of `g`, and its output path:
 /// every usage error is found before any work starts.
-fn config_of(g: &GenArgs) -> Result<(Config, Engine, PathBuf), Fail> {
+fn config_of(g: &GenArgs) -> Result<(Config, Engine, PathBuf), Failure> {
     let (Some(threads), Some(instrs), Some(out)) = (g.threads, g.instrs, g.out.clone()) else {
         return Err(bad_input("--threads, --instrs and --out are required"));
     };
@@ -125,7 +125,7 @@ fn open_journal(
     engine: Engine,
     out: &Path,
     label: &str,
-) -> Result<Option<Journal>, Fail> {
+) -> Result<Option<Journal>, Failure> {
     let journal_path = journal_of(out, &g.journal, g.resume)?;
     let journal = match &journal_path {
         Some(p) if g.resume => Some(Journal::resume(p, cfg, engine, g.shard)),
@@ -149,7 +149,7 @@ fn open_journal(
 
 /// Runs `synth gen`: checks the configuration and the output before any
 /// work, enumerates (journalled), writes the suite, then one status line.
-pub fn run(g: GenArgs) -> Result<(), Fail> {
+pub fn run(g: GenArgs) -> Result<(), Failure> {
     let (cfg, engine, out) = config_of(&g)?;
     let label = match g.shard {
         Some(s) => format!("{} shard {s}", cfg.name()),
@@ -165,7 +165,7 @@ pub fn run(g: GenArgs) -> Result<(), Fail> {
     let reporter = progress.report(format!("{label} ({engine})"), Duration::from_secs(10));
     let tests = match &journal {
         Some(j) => crate::enumerate_resumable(&cfg, engine, g.shard, &progress, j)
-            .map_err(|e| Fail(1, e))?,
+            .map_err(Failure::other)?,
         None => crate::enumerate_with(&cfg, engine, g.shard, &progress)
             .map_err(|e| bad_input(e.to_string()))?,
     };
@@ -175,7 +175,7 @@ pub fn run(g: GenArgs) -> Result<(), Fail> {
     let suite = output::to_suite(&cfg, tests, g.shard);
     output::write(&suite, &out, format).map_err(|e| cannot_write(&out, e))?;
     if let Some(j) = journal {
-        j.finish().map_err(|e| Fail(1, e))?;
+        j.finish().map_err(Failure::other)?;
     }
     eprintln!(
         "synth: {label}: {count} tests in {secs:.2} s ({engine} engine) -> {}",

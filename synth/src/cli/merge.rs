@@ -1,7 +1,7 @@
 //! `synth merge`: the suites of shards 1/N..N/N joined into the output of
 //! the unsharded run (packed suites streamed, in constant memory).
 
-use super::{bad_input, cannot_write, format_of, Fail, FormatArg};
+use super::{bad_input, cannot_write, format_of, Failure, FormatArg};
 use crate::enumerate::output::{self, Format};
 use crate::enumerate::shard::{self, Part};
 use clap::Args;
@@ -23,7 +23,7 @@ pub struct MergeArgs {
 
 /// Runs `synth merge`: checks the output and opens every part before
 /// merging, then one status line on stderr.
-pub fn run(m: MergeArgs) -> Result<(), Fail> {
+pub fn run(m: MergeArgs) -> Result<(), Failure> {
     let format = format_of(m.format, &m.out);
     output::prepare(&m.out, format).map_err(bad_input)?;
     let parts = m
@@ -59,7 +59,12 @@ pub fn run(m: MergeArgs) -> Result<(), Fail> {
 /// written atomically); the number of tests, or `None` when the reader of
 /// standard output went away (`| head`), which ends quietly as every other
 /// output to standard output does.
-fn packed_to(parts: Vec<Part>, name: &str, note: &str, out: &Path) -> Result<Option<usize>, Fail> {
+fn packed_to(
+    parts: Vec<Part>,
+    name: &str,
+    note: &str,
+    out: &Path,
+) -> Result<Option<usize>, Failure> {
     if output::is_stdout(out) {
         let mut w = PipeAware {
             inner: std::io::stdout().lock(),
@@ -98,7 +103,7 @@ fn in_memory(
     note: String,
     out: &Path,
     format: Format,
-) -> Result<usize, Fail> {
+) -> Result<usize, Failure> {
     let mut tests = Vec::new();
     let count = shard::merge_streaming(parts, |name, t| {
         tests.push(progress_litmus::axb::suite::Entry::new(name, t.clone()));
@@ -146,13 +151,13 @@ fn merge_packed(
     name: &str,
     note: &str,
     w: &mut dyn std::io::Write,
-) -> Result<usize, Fail> {
-    let io = |e: std::io::Error| Fail(1, format!("cannot write: {e}"));
+) -> Result<usize, Failure> {
+    let io = |e: std::io::Error| Failure::other(format!("cannot write: {e}"));
     let mut packed = progress_litmus::axb::packed::Writer::new(w, name, note).map_err(io)?;
     let count = shard::merge_streaming(parts, |name, t| packed.push(name, t)).map_err(|e| {
         // An error reading a part is bad input; one writing is not.
         let code = if e.starts_with("cannot write") { 1 } else { 2 };
-        Fail(code, e)
+        Failure::new(code, e)
     })?;
     packed.finish().map_err(io)?;
     Ok(count)

@@ -12,7 +12,7 @@
 //! every `--help` says ([`exit_status`]). Status and progress go to stderr;
 //! stdout is for data (`-o -`).
 //!
-//! This file holds what the commands share: the clap types, [`Fail`] (a
+//! This file holds what the commands share: the clap types, [`Failure`] (a
 //! message and its exit status) and the writing of outputs.
 
 pub mod explorer;
@@ -23,7 +23,7 @@ pub mod plan;
 pub mod suites;
 pub mod table;
 
-use crate::enumerate::output::{self, Format};
+use crate::enumerate::output::Format;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::path::Path;
 use std::process::ExitCode;
@@ -114,28 +114,23 @@ pub fn format_of(arg: Option<FormatArg>, out: &Path) -> Format {
     }
 }
 
-/// A failure and its exit status.
-pub struct Fail(pub u8, pub String);
+pub use progress_litmus::exit::Failure;
 
 /// A failure of bad input or usage (exit status 2).
-pub fn bad_input(msg: impl Into<String>) -> Fail {
-    Fail(2, msg.into())
+pub fn bad_input(msg: impl Into<String>) -> Failure {
+    Failure::input(msg)
 }
 
 /// The error of an output that could not be written (exit status 1),
 /// naming standard output as such rather than `-`.
-pub fn cannot_write(out: &Path, e: std::io::Error) -> Fail {
-    if output::is_stdout(out) {
-        Fail(1, format!("cannot write to standard output: {e}"))
-    } else {
-        Fail(1, format!("cannot write {}: {e}", out.display()))
-    }
+pub fn cannot_write(out: &Path, e: std::io::Error) -> Failure {
+    Failure::cannot_write(out, e)
 }
 
 /// Writes `bytes` to `out`: standard output for `-` (a closed pipe is not
 /// an error), else a file replaced atomically, so that an interrupted
 /// command never leaves half a file.
-pub fn write_text(out: &Path, bytes: &[u8]) -> Result<(), Fail> {
+pub fn write_text(out: &Path, bytes: &[u8]) -> Result<(), Failure> {
     progress_litmus::io::write_output(out, bytes)
         .map(drop)
         .map_err(|e| cannot_write(out, e))
@@ -157,10 +152,7 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Fail(code, msg)) => {
-            // Escaped: a message may quote a path or an input.
-            eprintln!("error: {}", progress_litmus::error::printable(&msg));
-            ExitCode::from(code)
-        }
+        // Escaped: a message may quote a path or an input.
+        Err(f) => f.exit(),
     }
 }

@@ -1,11 +1,11 @@
 //! `synth plan`: the shard/merge split of a run printed for a batch
 //! scheduler (the plan itself: [`crate::plan`]).
 
-use super::Fail;
+use super::Failure;
 use crate::enumerate::config::Config;
 use crate::enumerate::output::Format;
 use crate::enumerate::shard::{Shard, MAX_SHARDS};
-use crate::estimate::measure::{Failure, Runner};
+use crate::estimate::measure::Runner;
 use crate::estimate::{stats, Estimate};
 use crate::plan::{check_slurm_path, is_slurm_mem, is_slurm_time, path_text, Plan, Task, MAX_CPUS};
 use std::path::{Path, PathBuf};
@@ -161,42 +161,39 @@ fn check_pasted(args: &PlanArgs, synth: &Path) -> Result<(), String> {
 
 /// The validated configuration and shard count of `args` (usage errors,
 /// exit status 2), checked as the jobs will check them.
-fn config_of(args: &PlanArgs) -> Result<Config, Fail> {
+fn config_of(args: &PlanArgs) -> Result<Config, Failure> {
     let cfg = Config {
         locs: args.locs,
         values: args.values,
         ..Config::new(args.threads, args.instrs)
     };
-    cfg.validate().map_err(|e| Fail(2, e.to_string()))?;
+    cfg.validate().map_err(|e| Failure::input(e.to_string()))?;
     if args.shards == 0 || args.shards > MAX_SHARDS {
-        return Err(Fail(
-            2,
-            format!(
-                "--shards {}: expected 1 to {MAX_SHARDS} shards",
-                args.shards
-            ),
-        ));
+        return Err(Failure::input(format!(
+            "--shards {}: expected 1 to {MAX_SHARDS} shards",
+            args.shards
+        )));
     }
     // The same check as `--shard K/N` of the jobs.
     format!("1/{}", args.shards)
         .parse::<Shard>()
-        .map_err(|e| Fail(2, e))?;
+        .map_err(Failure::input)?;
     Ok(cfg)
 }
 
 /// `synth plan`: writes the plan to `-o` (standard output by default),
 /// as every command writes its output ([`super::write_text`]), after the
 /// estimate's samples when `--estimate` asks for them.
-pub fn run(args: PlanArgs) -> Result<(), Fail> {
+pub fn run(args: PlanArgs) -> Result<(), Failure> {
     let cfg = config_of(&args)?;
     let synth = match args.synth.clone() {
         Some(p) => p,
         None => this_program()?,
     };
-    check_pasted(&args, &synth).map_err(|e| Fail(2, e))?;
+    check_pasted(&args, &synth).map_err(Failure::input)?;
     // A bad output path (a directory, an unwritable folder) is bad usage,
     // found before anything is written, as for `gen` and `find`.
-    crate::enumerate::output::prepare(&args.out, Format::Ron).map_err(|e| Fail(2, e))?;
+    crate::enumerate::output::prepare(&args.out, Format::Ron).map_err(Failure::input)?;
     let plan = Plan {
         cfg,
         shards: args.shards,
@@ -232,13 +229,14 @@ pub fn run(args: PlanArgs) -> Result<(), Fail> {
     super::write_text(&args.out, text.as_bytes())
 }
 
-fn this_program() -> Result<PathBuf, Fail> {
-    std::env::current_exe().map_err(|e| Fail(1, format!("cannot find this program's path: {e}")))
+fn this_program() -> Result<PathBuf, Failure> {
+    std::env::current_exe()
+        .map_err(|e| Failure::other(format!("cannot find this program's path: {e}")))
 }
 
 /// Runs `samples` shards of the plan's split in `DIR/estimate/` and
 /// estimates the whole run from them; one line on stderr per sample.
-fn estimate(args: &PlanArgs, cfg: &Config, samples: usize) -> Result<Estimate, Fail> {
+fn estimate(args: &PlanArgs, cfg: &Config, samples: usize) -> Result<Estimate, Failure> {
     let exe = this_program()?;
     let dir = args.dir.join("estimate");
     let runner = Runner {
@@ -260,7 +258,7 @@ fn estimate(args: &PlanArgs, cfg: &Config, samples: usize) -> Result<Estimate, F
         args.seed,
         dir.display()
     );
-    let measured = runner.measure(&ks).map_err(|Failure(c, m)| Fail(c, m))?;
+    let measured = runner.measure(&ks)?;
     Ok(Estimate::new(&cfg.name(), args.shards, args.seed, measured))
 }
 

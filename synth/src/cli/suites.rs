@@ -1,7 +1,7 @@
 //! `synth suites`: the committed `suites/` directory regenerated from
 //! scratch (enumeration, labels, lists, README), with a summary.
 
-use super::{write_text, Fail};
+use super::{write_text, Failure};
 use crate::suites::import_published;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -42,14 +42,14 @@ pub struct SuitesArgs {
 /// or holding bad tests; an output folder holding a symbolic link, an
 /// output path that is not a regular file (a FIFO, a device), or a
 /// stale list the tool did not write: `suites/output.rs`), 1 otherwise.
-pub fn run(args: SuitesArgs) -> Result<(), Fail> {
+pub fn run(args: SuitesArgs) -> Result<(), Failure> {
     if let Some(dir) = &args.published {
-        import_published(Some(dir)).map_err(|e| Fail(2, e))?;
+        import_published(Some(dir)).map_err(Failure::input)?;
     }
     let summary =
         crate::suites::run(&args.out, args.published.as_deref()).map_err(|e| match e {
-            crate::suites::SuitesError::Refused(m) => Fail(2, m),
-            crate::suites::SuitesError::Failed(m) => Fail(1, m),
+            crate::suites::SuitesError::Refused(m) => Failure::input(m),
+            crate::suites::SuitesError::Failed(m) => Failure::other(m),
         })?;
     let body = match args.format {
         SummaryFormat::Text => summary.text,

@@ -1,7 +1,7 @@
 //! `synth table`: Table 4 and the distinguishing tests of a packed suite,
 //! streaming (the work: [`crate::table`]).
 
-use super::{bad_input, Fail};
+use super::{bad_input, Failure};
 use crate::table::{self, Error};
 use std::path::PathBuf;
 
@@ -29,7 +29,7 @@ pub struct TableArgs {
 }
 
 /// Runs `synth table`, then one status line on stderr.
-pub fn run(a: TableArgs) -> Result<(), Fail> {
+pub fn run(a: TableArgs) -> Result<(), Failure> {
     let shown = a.suite.display().to_string();
     if !progress_litmus::axb::packed::is_packed(&a.suite) {
         return Err(bad_input(format!(
@@ -68,7 +68,7 @@ pub fn run(a: TableArgs) -> Result<(), Fail> {
         .map_err(|e| bad_input(format!("{shown}:{e}")))?;
     let s = table::run(&mut reader, &shown, &a.dir, &keep, a.max_states).map_err(|e| match e {
         Error::Input(m) => bad_input(m),
-        Error::Output(m) => Fail(1, m),
+        Error::Output(m) => Failure::other(m),
     })?;
     eprintln!(
         "{}",
@@ -86,18 +86,19 @@ pub fn run(a: TableArgs) -> Result<(), Fail> {
 /// `synth table` on the same folder exits 2 at once instead of mixing its
 /// lists with the first one's. The lock (`flock` on the folder itself, so
 /// no lock file is left behind) ends with the process.
-fn lock_dir(dir: &std::path::Path) -> Result<std::fs::File, Fail> {
+fn lock_dir(dir: &std::path::Path) -> Result<std::fs::File, Failure> {
     let shown = dir.display();
-    std::fs::create_dir_all(dir).map_err(|e| Fail(1, format!("cannot make --dir {shown}: {e}")))?;
-    let f =
-        std::fs::File::open(dir).map_err(|e| Fail(1, format!("cannot open --dir {shown}: {e}")))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure::other(format!("cannot make --dir {shown}: {e}")))?;
+    let f = std::fs::File::open(dir)
+        .map_err(|e| Failure::other(format!("cannot open --dir {shown}: {e}")))?;
     match f.try_lock() {
         Ok(()) => Ok(f),
         Err(std::fs::TryLockError::WouldBlock) => Err(bad_input(format!(
             "--dir {shown}: locked by another synth table writing there: wait for it to end, or stop it, first"
         ))),
         Err(std::fs::TryLockError::Error(e)) => {
-            Err(Fail(1, format!("cannot lock --dir {shown}: {e}")))
+            Err(Failure::other(format!("cannot lock --dir {shown}: {e}")))
         }
     }
 }

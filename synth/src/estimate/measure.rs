@@ -22,9 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// A failed measurement: its exit status (2 bad input or usage, 1
-/// otherwise) and its one line.
-pub struct Failure(pub u8, pub String);
+pub use progress_litmus::exit::Failure;
 
 /// Where the samples of a run go and how they are run.
 pub struct Runner<'a> {
@@ -64,7 +62,7 @@ impl Runner<'_> {
     /// failure and returns it once the running samples are done.
     pub fn measure(&self, ks: &[usize]) -> Result<Vec<Sample>, Failure> {
         std::fs::create_dir_all(self.dir)
-            .map_err(|e| Failure(1, format!("cannot make {}: {e}", self.dir.display())))?;
+            .map_err(|e| Failure::other(format!("cannot make {}: {e}", self.dir.display())))?;
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
         let done = AtomicUsize::new(0);
@@ -153,9 +151,9 @@ impl Runner<'_> {
         ];
         let (cpu_seconds, wall_seconds, maxrss_kib) =
             self.run_child(k, &args, &out, &self.beside(k, ".log"))?;
-        let part = Part::open(&out).map_err(|e| Failure(1, e))?;
+        let part = Part::open(&out).map_err(Failure::other)?;
         let bytes = std::fs::metadata(&out)
-            .map_err(|e| Failure(1, format!("cannot read {}: {e}", out.display())))?
+            .map_err(|e| Failure::other(format!("cannot read {}: {e}", out.display())))?
             .len();
         let sample = Sample {
             shard: k,
@@ -176,13 +174,10 @@ impl Runner<'_> {
         let rec = self.beside(k, ".table.json");
         if let Ok(text) = std::fs::read_to_string(&rec) {
             return serde_json::from_str(&text).map_err(|e| {
-                Failure(
-                    2,
-                    format!(
-                        "{}: not a table record: {e}; delete it to measure again",
-                        rec.display()
-                    ),
-                )
+                Failure::input(format!(
+                    "{}: not a table record: {e}; delete it to measure again",
+                    rec.display()
+                ))
             });
         }
         let dir = self.beside(k, ".table");
@@ -195,12 +190,12 @@ impl Runner<'_> {
         let (cpu_seconds, _, _) = self.run_child(k, &args, &dir, &self.beside(k, ".table.log"))?;
         let json = dir.join("table4.json");
         let text = std::fs::read_to_string(&json)
-            .map_err(|e| Failure(1, format!("cannot read {}: {e}", json.display())))?;
+            .map_err(|e| Failure::other(format!("cannot read {}: {e}", json.display())))?;
         let rows = rows_of(&text).ok_or_else(|| {
-            Failure(
-                1,
-                format!("{}: not the table4.json synth table writes", json.display()),
-            )
+            Failure::other(format!(
+                "{}: not the table4.json synth table writes",
+                json.display()
+            ))
         })?;
         write_record(&rec, &TableSample { cpu_seconds, rows })
     }
@@ -212,13 +207,13 @@ impl Runner<'_> {
         let (Ok(text), true) = (std::fs::read_to_string(&rec), out.is_file()) else {
             return Ok(None);
         };
-        let bad = |why: String| Failure(2, format!("{}: {why}", rec.display()));
+        let bad = |why: String| Failure::input(format!("{}: {why}", rec.display()));
         let s: Sample = serde_json::from_str(&text).map_err(|e| {
             bad(format!(
                 "not a sample record: {e}; delete it to measure again"
             ))
         })?;
-        let part = Part::open(&out).map_err(|e| Failure(2, e))?;
+        let part = Part::open(&out).map_err(Failure::input)?;
         let expect = Shard {
             index: k,
             count: self.count,
@@ -247,16 +242,13 @@ impl Runner<'_> {
             return Ok(());
         };
         if f.try_lock().is_err() {
-            return Err(Failure(
-                2,
-                format!(
-                    "{}: another synth is running this shard; wait for it or give another --dir",
-                    j.display()
-                ),
-            ));
+            return Err(Failure::input(format!(
+                "{}: another synth is running this shard; wait for it or give another --dir",
+                j.display()
+            )));
         }
         std::fs::remove_file(&j)
-            .map_err(|e| Failure(1, format!("cannot remove {}: {e}", j.display())))
+            .map_err(|e| Failure::other(format!("cannot remove {}: {e}", j.display())))
     }
 
     /// Runs `synth ARGS LAST` on one core (for sample `k`), its stderr in
@@ -270,7 +262,7 @@ impl Runner<'_> {
         log_path: &Path,
     ) -> Result<(f64, f64, u64), Failure> {
         let log = std::fs::File::create(log_path)
-            .map_err(|e| Failure(1, format!("cannot write {}: {e}", log_path.display())))?;
+            .map_err(|e| Failure::other(format!("cannot write {}: {e}", log_path.display())))?;
         let start = Instant::now();
         let child = Command::new(self.exe)
             .args(args)
@@ -280,15 +272,15 @@ impl Runner<'_> {
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
-            .map_err(|e| Failure(1, format!("cannot run {}: {e}", self.exe.display())))?;
+            .map_err(|e| Failure::other(format!("cannot run {}: {e}", self.exe.display())))?;
         let (status, usage) = wait4(child.id())
-            .map_err(|e| Failure(1, format!("cannot wait for sample {k}: {e}")))?;
+            .map_err(|e| Failure::other(format!("cannot wait for sample {k}: {e}")))?;
         let wall = start.elapsed().as_secs_f64();
         if status != Some(0) {
             let text = std::fs::read_to_string(log_path).unwrap_or_default();
             let last = text.lines().last().unwrap_or("no message");
             let code = if status == Some(2) { 2 } else { 1 };
-            return Err(Failure(
+            return Err(Failure::new(
                 code,
                 format!(
                     "sample shard {k}/{}: synth {} failed: {last}",
@@ -312,7 +304,7 @@ fn write_record<T: serde::Serialize + serde::de::DeserializeOwned>(
 ) -> Result<T, Failure> {
     let json = oracle::json::to_string(value).expect("a record serializes") + "\n";
     progress_litmus::io::write_atomically(path, json.as_bytes())
-        .map_err(|e| Failure(1, format!("cannot write {}: {e}", path.display())))?;
+        .map_err(|e| Failure::other(format!("cannot write {}: {e}", path.display())))?;
     Ok(serde_json::from_str(&json).expect("a record reads back"))
 }
 
