@@ -49,7 +49,14 @@ fn a_second_process_on_a_campaign_is_refused_at_once() {
     for argv in [&resume[..], &args[..]] {
         let t = Instant::now();
         let o = backends(argv);
-        assert_clean_failure(&o, 1, &["another process is working on this campaign"]);
+        assert_clean_failure(
+            &o,
+            1,
+            &[
+                "locked by another backends process",
+                "working on this campaign",
+            ],
+        );
         assert!(t.elapsed() < Duration::from_secs(10), "not refused at once");
     }
     assert!(first.wait().unwrap().success());

@@ -5,7 +5,8 @@
 //! Generic, knowing no program format: [`crate::axb::load`] and
 //! [`crate::kernel::load`] read programs through [`input`] and [`walk`];
 //! every command writes through [`output`]; [`crate::tree`] writes the
-//! many files of an output folder.
+//! many files of an output folder; [`journal`] locks the journal of a long
+//! run.
 //!
 //! The defences live here once: only regular files are read, never a FIFO
 //! or a device, and none larger than [`input::max_input_bytes`]; a
@@ -14,6 +15,7 @@
 //! writes through a device or a FIFO and refuses a folder.
 
 pub mod input;
+pub mod journal;
 pub mod output;
 pub mod walk;
 

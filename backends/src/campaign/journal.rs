@@ -25,9 +25,10 @@
 //! `--out`) is refused at once instead of interleaving its lines.
 
 use crate::excerpt::excerpt;
+use progress_litmus::io::journal::Holder;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -169,15 +170,15 @@ pub fn read(path: &Path) -> Result<Contents, String> {
     })
 }
 
-/// Takes the exclusive lock on an open journal, or says who holds it.
-fn lock(file: &File, path: &Path) -> Result<(), String> {
-    file.try_lock().map_err(|e| match e {
-        TryLockError::WouldBlock => format!(
-            "{}: another process is working on this campaign (it holds the journal's lock): wait for it to end, or stop it, before running or resuming this campaign",
-            path.display()
-        ),
-        TryLockError::Error(e) => format!("{}: cannot lock the journal: {e}", path.display()),
-    })
+/// Opens the journal at `path` with `options` and locks it, as every
+/// tool's journal is ([`progress_litmus::io::journal::open_locked`]: the
+/// holder named, the file still at `path`, a regular file).
+fn open_locked(path: &Path, options: &OpenOptions) -> Result<File, String> {
+    let who = Holder {
+        process: "backends",
+        work: "campaign",
+    };
+    progress_litmus::io::journal::open_locked(path, options, who)
 }
 
 /// A journal held with an exclusive lock, not yet written to by this
@@ -192,13 +193,10 @@ pub struct Locked {
 
 impl Locked {
     pub fn open(path: &Path) -> Result<Locked, String> {
-        let file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(|e| format!("{}: cannot open journal: {e}", path.display()))?;
-        lock(&file, path)?;
+        let file = open_locked(
+            path,
+            OpenOptions::new().read(true).append(true).create(true),
+        )?;
         Ok(Locked {
             file,
             path: path.to_path_buf(),
@@ -260,12 +258,7 @@ impl Writer {
     /// Creates a new journal whose first line is `campaign`; an existing
     /// file is an error (that campaign must be resumed or moved away).
     pub fn create(path: &Path, campaign: &serde_json::Value) -> Result<Writer, String> {
-        let file = OpenOptions::new()
-            .append(true)
-            .create_new(true)
-            .open(path)
-            .map_err(|e| format!("{}: cannot create journal: {e}", path.display()))?;
-        lock(&file, path)?;
+        let file = open_locked(path, OpenOptions::new().append(true).create_new(true))?;
         Locked {
             file,
             path: path.to_path_buf(),
@@ -276,11 +269,7 @@ impl Writer {
     /// Opens an existing journal for appending after its first
     /// `complete_len` bytes, cutting off a torn last line.
     pub fn resume(path: &Path, complete_len: u64) -> Result<Writer, String> {
-        let file = OpenOptions::new()
-            .append(true)
-            .open(path)
-            .map_err(|e| format!("{}: cannot open journal: {e}", path.display()))?;
-        lock(&file, path)?;
+        let file = open_locked(path, OpenOptions::new().append(true))?;
         Locked {
             file,
             path: path.to_path_buf(),

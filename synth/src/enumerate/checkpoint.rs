@@ -38,9 +38,10 @@ use crate::enumerate::config::Config;
 use crate::enumerate::program::Unit;
 use crate::{Engine, Shard};
 use progress_litmus::axb::test::Test;
+use progress_litmus::io::journal::Holder;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, OpenOptions};
 use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -132,87 +133,17 @@ pub(crate) fn body(line: &str) -> Result<&str, String> {
     Ok(body)
 }
 
-/// Takes the exclusive lock on an open journal, or says that another
-/// process holds it, naming that process when the system says which
-/// (`/proc/locks`). `what` names the kind of process (`synth`, `synth
-/// find`).
-fn lock(file: &File, path: &Path, what: &str) -> Result<(), String> {
-    file.try_lock().map_err(|e| match e {
-        TryLockError::WouldBlock => format!(
-            "{}: locked by another {what} process{} working on this output (it holds the journal's lock): wait for it to end, or stop it, first",
-            path.display(),
-            lock_holder(file).map_or(String::new(), |(pid, name)| format!(
-                " (pid {pid}{})",
-                name.map_or(String::new(), |n| format!(", `{n}`"))
-            ))
-        ),
-        TryLockError::Error(e) => format!("{}: cannot lock the journal: {e}", path.display()),
-    })
-}
-
-/// The process holding the `flock` on `file`, from `/proc/locks` (Linux),
-/// with its command name if visible: `None` where the system does not say
-/// (another OS, another PID namespace). Only for the message.
-fn lock_holder(file: &File) -> Option<(u32, Option<String>)> {
-    use std::os::unix::fs::MetadataExt;
-    let m = file.metadata().ok()?;
-    let dev = m.dev();
-    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
-    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
-    let id = format!("{major:02x}:{minor:02x}:{}", m.ino());
-    let locks = std::fs::read_to_string("/proc/locks").ok()?;
-    let pid: u32 = locks.lines().find_map(|l| {
-        // `1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF`; waiters (`->`) skipped.
-        let f: Vec<&str> = l.split_whitespace().collect();
-        (f.get(1) == Some(&"FLOCK") && f.get(5) == Some(&id.as_str()))
-            .then(|| f.get(4)?.parse().ok())
-            .flatten()
-    })?;
-    if pid == 0 {
-        return None;
-    }
-    let name = std::fs::read_to_string(format!("/proc/{pid}/comm"))
-        .ok()
-        .map(|n| progress_litmus::error::excerpt(n.trim_end()));
-    Some((pid, name))
-}
-
-/// Opens (creating if missing) and locks the journal at `path`. The lock is
-/// taken on the file that is still at `path` afterwards: a process that
-/// finished and removed its journal between our open and our lock leaves
-/// us an unlinked file, so we open again. `what` names the kind of process
-/// in the message when another holds the lock.
+/// Opens (creating if missing) and locks the journal at `path`
+/// ([`progress_litmus::io::journal::open_locked`]); `what` names the kind
+/// of process in the message when another holds the lock.
 pub(crate) fn open_locked(path: &Path, what: &str) -> Result<File, String> {
-    use std::os::unix::fs::MetadataExt;
-    for _ in 0..10 {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        lock(&file, path, what)?;
-        let held = file
-            .metadata()
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        if !held.is_file() {
-            // A journal is removed when the run ends: never a device or a
-            // FIFO (`--journal /dev/null` as root).
-            return Err(format!(
-                "{}: not a regular file: a journal is written, checked and removed, so it must be a file",
-                path.display()
-            ));
-        }
-        match std::fs::metadata(path) {
-            Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => return Ok(file),
-            _ => continue,
-        }
-    }
-    Err(format!(
-        "{}: the journal keeps being replaced by another process",
-        path.display()
-    ))
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    let who = Holder {
+        process: what,
+        work: "output",
+    };
+    progress_litmus::io::journal::open_locked(path, &options, who)
 }
 
 /// The run a journal belongs to: its options and the pieces of work it owns
