@@ -41,6 +41,7 @@ pub mod buckets;
 pub mod error;
 pub mod exit;
 pub mod fingerprint;
+pub mod graph;
 pub mod io;
 pub mod json;
 pub mod kernel;

@@ -365,11 +365,8 @@ pub fn has_cycle<N, E>(g: &DiGraph<N, E>) -> bool {
 }
 
 /// Strongly connected components: the component id of every node, and the
-/// number of components. Tarjan's algorithm with an explicit stack, so its
-/// depth is bounded by memory, not by the thread's stack (petgraph 0.6's
-/// `tarjan_scc` recurses once per DFS level: a valid 4-thread test of 44
-/// instructions overflowed the main thread's 8 MiB stack). Ids are given in
-/// the order components complete, which is a reverse topological order.
+/// number of components ([`crate::graph::scc`]: ids in the order components
+/// complete, a reverse topological order).
 pub fn scc_ids<N, E>(g: &DiGraph<N, E>) -> (Vec<u32>, usize) {
     scc_ids_of(g, |_| true)
 }
@@ -377,66 +374,7 @@ pub fn scc_ids<N, E>(g: &DiGraph<N, E>) -> (Vec<u32>, usize) {
 /// [`scc_ids`] of the graph with only the edges whose weight `keep`
 /// accepts (the others are not there).
 pub fn scc_ids_of<N, E>(g: &DiGraph<N, E>, keep: impl Fn(&E) -> bool) -> (Vec<u32>, usize) {
-    const NONE: u32 = u32::MAX;
-    let n = g.node_count();
-    let mut index = vec![NONE; n];
-    let mut low = vec![0u32; n];
-    let mut comp = vec![NONE; n];
-    let mut on_stack = vec![false; n];
-    let mut stack: Vec<u32> = Vec::new();
-    // DFS frames: the node and the edges still to look at.
-    let mut frames: Vec<(u32, petgraph::graph::Edges<'_, E, petgraph::Directed>)> = Vec::new();
-    let mut next_index = 0u32;
-    let mut count = 0u32;
-    for root in g.node_indices() {
-        if index[root.index()] != NONE {
-            continue;
-        }
-        let r = root.index() as u32;
-        index[r as usize] = next_index;
-        low[r as usize] = next_index;
-        next_index += 1;
-        stack.push(r);
-        on_stack[r as usize] = true;
-        frames.push((r, g.edges(root)));
-        while let Some((v, edges)) = frames.last_mut() {
-            let v = *v as usize;
-            if let Some(e) = edges.next() {
-                if !keep(e.weight()) {
-                    continue;
-                }
-                let w = e.target().index();
-                if index[w] == NONE {
-                    index[w] = next_index;
-                    low[w] = next_index;
-                    next_index += 1;
-                    stack.push(w as u32);
-                    on_stack[w] = true;
-                    frames.push((w as u32, g.edges(e.target())));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            frames.pop();
-            if let Some((parent, _)) = frames.last() {
-                let p = *parent as usize;
-                low[p] = low[p].min(low[v]);
-            }
-            if low[v] == index[v] {
-                loop {
-                    let w = stack.pop().expect("v is on the stack") as usize;
-                    on_stack[w] = false;
-                    comp[w] = count;
-                    if w == v {
-                        break;
-                    }
-                }
-                count += 1;
-            }
-        }
-    }
-    (comp, count as usize)
+    crate::graph::scc(&crate::graph::Kept { graph: g, keep })
 }
 
 /// The nodes from which some node satisfying `target` is reachable

@@ -15,7 +15,6 @@ use bit_set::BitSet;
 use petgraph::graph::{EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
-use std::collections::VecDeque;
 
 /// Strongly connected components as a component id per node, and for each
 /// component whether it has an internal transition and which threads step
@@ -153,37 +152,14 @@ pub enum Witness {
 }
 
 /// Shortest path of edges from `from` to a node in `to`, using only edges
-/// accepted by `ok`.
+/// accepted by `ok` ([`progress_litmus::graph::shortest_path`]).
 fn shortest_path(
     p: &Product,
     from: NodeIndex,
     to: impl Fn(NodeIndex) -> bool,
     ok: impl Fn(&Event) -> bool,
 ) -> Option<Vec<EdgeIndex>> {
-    let g = &p.lts.graph;
-    let mut parent: Vec<Option<EdgeIndex>> = vec![None; g.node_count()];
-    let mut seen = BitSet::with_capacity(g.node_count());
-    seen.insert(from.index());
-    let mut queue = VecDeque::from([from]);
-    while let Some(n) = queue.pop_front() {
-        if to(n) {
-            let mut path = Vec::new();
-            let mut cur = n;
-            while let Some(e) = parent[cur.index()] {
-                path.push(e);
-                cur = g.edge_endpoints(e).expect("edge").0;
-            }
-            path.reverse();
-            return Some(path);
-        }
-        for e in g.edges(n) {
-            if ok(e.weight()) && seen.insert(e.target().index()) {
-                parent[e.target().index()] = Some(e.id());
-                queue.push_back(e.target());
-            }
-        }
-    }
-    None
+    progress_litmus::graph::shortest_path(&p.lts.graph, from, to, |_, e| ok(e))
 }
 
 /// A cycle from `start` back to itself inside `members`, taking at least one
@@ -373,70 +349,42 @@ fn fair_component(p: &Product, n: NodeIndex, within: &BitSet) -> BitSet {
 }
 
 /// The nodes of `within` whose [`fair_component`] has more than one node:
-/// the strongly connected components of the fair moves inside `within`, by
-/// Tarjan's algorithm with an explicit stack (no recursion, linear time).
+/// the strongly connected components of the fair moves inside `within`
+/// ([`progress_litmus::graph::scc`]; a node outside `within` has no
+/// successor, so it is a component of its own).
 fn fair_cyclic_nodes(p: &Product, within: &BitSet) -> BitSet {
-    const UNSEEN: u32 = u32::MAX;
     let g = &p.lts.graph;
-    let n = g.node_count();
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0u32; n];
-    let mut on_stack = BitSet::with_capacity(n);
-    let mut stack: Vec<usize> = Vec::new();
-    let mut out = BitSet::with_capacity(n);
-    let mut next = 0u32;
-    let succ = |v: usize| -> Vec<usize> {
-        g.edges(NodeIndex::new(v))
-            .filter(|e| fair_move(e.weight()) && within.contains(e.target().index()))
-            .map(|e| e.target().index())
-            .collect()
-    };
-    for root in within.iter() {
-        if index[root] != UNSEEN {
-            continue;
-        }
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on_stack.insert(root);
-        let mut frames: Vec<(usize, Vec<usize>, usize)> = vec![(root, succ(root), 0)];
-        while let Some((v, targets, i)) = frames.last_mut() {
-            let v = *v;
-            if let Some(&w) = targets.get(*i) {
-                *i += 1;
-                if index[w] == UNSEEN {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack.insert(w);
-                    frames.push((w, succ(w), 0));
-                } else if on_stack.contains(w) {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            frames.pop();
-            if let Some((u, _, _)) = frames.last() {
-                low[*u] = low[*u].min(low[v]);
-            }
-            if low[v] == index[v] {
-                let at = stack
-                    .iter()
-                    .rposition(|&w| w == v)
-                    .expect("v is on the stack");
-                let cyclic = stack.len() - at > 1;
-                for w in stack.drain(at..) {
-                    on_stack.remove(w);
-                    if cyclic {
-                        out.insert(w);
-                    }
-                }
-            }
-        }
+    let fair = FairInside { g, within };
+    let (ids, count) = progress_litmus::graph::scc(&fair);
+    let mut size = vec![0u32; count];
+    for v in within.iter() {
+        size[ids[v] as usize] += 1;
     }
-    out
+    within
+        .iter()
+        .filter(|&v| size[ids[v] as usize] > 1)
+        .collect()
+}
+
+/// The fair moves between nodes of `within`, as the graph toolkit walks them.
+struct FairInside<'a, N> {
+    g: &'a petgraph::graph::DiGraph<N, Event>,
+    within: &'a BitSet,
+}
+
+impl<N> progress_litmus::graph::Successors for FairInside<'_, N> {
+    fn node_count(&self) -> usize {
+        self.g.node_count()
+    }
+    fn successors(&self, v: usize) -> impl Iterator<Item = usize> + '_ {
+        let inside = self.within.contains(v);
+        self.g
+            .edges(NodeIndex::new(v))
+            .filter(move |e| {
+                inside && fair_move(e.weight()) && self.within.contains(e.target().index())
+            })
+            .map(|e| e.target().index())
+    }
 }
 
 fn comp_steppers(p: &Product, comp: &BitSet) -> ThreadSet {

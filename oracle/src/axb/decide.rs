@@ -21,6 +21,12 @@
 //!
 //! Nothing recurses: the depth-first search keeps its frames in a vector,
 //! so no state space is too deep for it.
+//!
+//! This Tarjan is its own on purpose, not the shared one of
+//! [`progress_litmus::graph`]: the verdicts computed here are compared with
+//! those of the product engines ([`crate::axb::check`], on the graph
+//! toolkit) in the tests, and a shared component search would make that
+//! check agree with itself.
 
 use crate::axb::shared_space::{Info, Space};
 #[cfg(test)]

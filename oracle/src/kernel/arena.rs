@@ -712,59 +712,15 @@ impl<E> From<OutOfMemory> for ExploreError<E> {
     }
 }
 
-/// Strongly connected components of a graph in compressed rows: the
-/// component id of every node and their number. Tarjan's algorithm with
-/// explicit stacks (no recursion); ids in the order components complete.
-pub fn scc(rows: &Rows) -> (Vec<u32>, usize) {
-    const NONE: u32 = u32::MAX;
-    let n = rows.num_rows();
-    let mut index = vec![NONE; n];
-    let mut low = vec![0u32; n];
-    let mut comp = vec![NONE; n];
-    let mut stack: Vec<u32> = Vec::new();
-    let mut frames: Vec<(u32, Out<'_>)> = Vec::new();
-    let mut next = 0u32;
-    let mut count = 0u32;
-    for root in 0..n {
-        if index[root] != NONE {
-            continue;
-        }
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root as u32);
-        frames.push((root as u32, rows.out(root)));
-        while let Some((v, out)) = frames.last_mut() {
-            let v = *v as usize;
-            if let Some(e) = out.next() {
-                let w = target(e);
-                if index[w] == NONE {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w as u32);
-                    frames.push((w as u32, rows.out(w)));
-                } else if comp[w] == NONE {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            frames.pop();
-            if low[v] == index[v] {
-                while let Some(x) = stack.pop() {
-                    comp[x as usize] = count;
-                    if x as usize == v {
-                        break;
-                    }
-                }
-                count += 1;
-            }
-            if let Some(&(u, _)) = frames.last() {
-                low[u as usize] = low[u as usize].min(low[v]);
-            }
-        }
+/// A graph in compressed rows as the graph toolkit walks it
+/// ([`progress_litmus::graph`]: its strongly connected components).
+impl progress_litmus::graph::Successors for Rows {
+    fn node_count(&self) -> usize {
+        self.num_rows()
     }
-    (comp, count as usize)
+    fn successors(&self, v: usize) -> impl Iterator<Item = usize> + '_ {
+        self.out(v).map(target)
+    }
 }
 
 /// The reverse of a graph in compressed rows: for each node, the sources
@@ -1005,7 +961,7 @@ mod tests {
     #[test]
     fn components_and_reversed_rows() {
         let r = rows();
-        let (comp, count) = scc(&r);
+        let (comp, count) = progress_litmus::graph::scc(&r);
         assert_eq!(count, 3);
         assert!(comp[0] == comp[1] && comp[1] == comp[2]);
         assert!(comp[3] != comp[0] && comp[4] != comp[0] && comp[3] != comp[4]);

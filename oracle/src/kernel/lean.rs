@@ -144,7 +144,7 @@ fn weak_witness<S: Packed>(
 /// (deadlocks not checked here), on a product reduced by symmetry or not.
 pub fn weak_passes<S: Packed>(k: &Kernel, p: &Lean<S>) -> Result<bool, KernelError> {
     let g = &p.graph;
-    let (comp, count) = arena::scc(&g.rows);
+    let (comp, count) = progress_litmus::graph::scc(&g.rows);
     if k.symmetry.is_none() {
         return Ok(!weak_witness(k, g, &comp, count, true)?);
     }
@@ -298,7 +298,7 @@ fn lifted_witness<S: Packed>(
         Ok(())
     })
     .map_err(|e| explore_error(p.max_states, e))?;
-    let (lcomp, lcount) = arena::scc(&lift.rows);
+    let (lcomp, lcount) = progress_litmus::graph::scc(&lift.rows);
     weak_witness(k, lift, &lcomp, lcount, false)
 }
 
@@ -419,7 +419,7 @@ mod tests {
     fn unlifted_against_lifted<S: Packed>(k: &Kernel, seen: &mut [usize; 4]) {
         let p = build::<S>(k, 1 << 20).unwrap();
         let g = &p.graph;
-        let (comp, count) = arena::scc(&g.rows);
+        let (comp, count) = progress_litmus::graph::scc(&g.rows);
         let members = cyclic_members(g, &comp, count);
         let mut lift: Graph<S> = Graph::new(RULE_BYTES_PER_STATE, 0);
         let mut meter = p.meter.rest();

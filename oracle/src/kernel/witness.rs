@@ -10,7 +10,6 @@ use petgraph::visit::EdgeRef;
 use progress_litmus::axb::space::scc_ids;
 use progress_litmus::kernel::machine::Packed;
 use progress_litmus::Fairness;
-use std::collections::VecDeque;
 
 /// A schedule: a path from the start, then a cycle repeated forever.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,38 +41,14 @@ pub enum Witness {
 }
 
 /// Shortest path of edges from `from` to a node satisfying `to`, using
-/// only edges accepted by `ok`.
+/// only edges accepted by `ok` ([`progress_litmus::graph::shortest_path`]).
 pub fn shortest_path<N, E>(
     g: &DiGraph<N, E>,
     from: NodeIndex,
     to: impl Fn(NodeIndex) -> bool,
     ok: impl Fn(EdgeIndex) -> bool,
 ) -> Option<Vec<EdgeIndex>> {
-    let mut parent: Vec<Option<EdgeIndex>> = vec![None; g.node_count()];
-    let mut seen = vec![false; g.node_count()];
-    seen[from.index()] = true;
-    let mut queue = VecDeque::from([from]);
-    while let Some(n) = queue.pop_front() {
-        if to(n) {
-            let mut path = Vec::new();
-            let mut cur = n;
-            while let Some(e) = parent[cur.index()] {
-                path.push(e);
-                cur = g.edge_endpoints(e).expect("an edge").0;
-            }
-            path.reverse();
-            return Some(path);
-        }
-        for e in g.edges(n) {
-            let t = e.target().index();
-            if ok(e.id()) && !seen[t] {
-                seen[t] = true;
-                parent[t] = Some(e.id());
-                queue.push_back(e.target());
-            }
-        }
-    }
-    None
+    progress_litmus::graph::shortest_path(g, from, to, |e, _| ok(e))
 }
 
 /// A cycle from `start` back to itself inside `members`, with a step of
