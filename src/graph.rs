@@ -149,41 +149,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn components_agree_with_petgraph_on_random_graphs() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rand = |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
-        for _ in 0..300 {
-            let n = 1 + rand(40) as usize;
-            let mut g = DiGraph::<(), ()>::new();
-            let nodes: Vec<_> = (0..n).map(|_| g.add_node(())).collect();
-            for _ in 0..rand(3 * n as u64) {
-                g.add_edge(
-                    nodes[rand(n as u64) as usize],
-                    nodes[rand(n as u64) as usize],
-                    (),
-                );
-            }
-            let (ids, count) = scc(&Kept {
-                graph: &g,
-                keep: |_: &()| true,
-            });
-            let theirs = petgraph::algo::tarjan_scc(&g);
-            assert_eq!(count, theirs.len());
-            for c in &theirs {
-                assert!(c.iter().all(|v| ids[v.index()] == ids[c[0].index()]));
-            }
-            // Ids in completion order: an edge never goes to a later component.
-            for e in g.edge_references() {
-                assert!(ids[e.source().index()] >= ids[e.target().index()]);
-            }
-        }
-    }
+    // `scc` against petgraph's recursive Tarjan on random graphs:
+    // `iterative_scc_and_cycle_check_agree_with_petgraph` (axb/space.rs).
 
     #[test]
     fn a_deep_chain_does_not_overflow_the_stack() {
