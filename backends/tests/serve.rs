@@ -285,6 +285,9 @@ fn the_served_page_runs_in_chromium_and_sends_its_results() {
         .args(common::SWIFTSHADER)
         .args(["--enable-logging=stderr", "--v=0", "--no-first-run"])
         .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        // Chromium puts its singleton socket folder under TMPDIR: in the
+        // test's scratch folder, it goes when the folder does.
+        .env("TMPDIR", &dir)
         .arg(&url)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

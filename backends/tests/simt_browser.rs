@@ -64,6 +64,9 @@ fn run_page(chromium: &Path, page: &Path, fragment: &str, limit: Duration) -> Ve
             "--disable-background-networking",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
+        // Chromium puts its singleton socket folder under TMPDIR: in the
+        // profile, it goes when the profile does.
+        .env("TMPDIR", profile.as_path())
         .arg(format!("file://{}#{fragment}", page.display()))
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -137,6 +137,9 @@ fn chromium(browser: &Path, profile: &Path, flags: &[String], url: &str) -> Stri
             "--no-first-run",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
+        // Chromium puts its singleton socket folder under TMPDIR: in the
+        // profile, it goes when the profile does.
+        .env("TMPDIR", profile)
         .args(flags)
         .arg(url)
         .stdin(Stdio::null())
@@ -159,6 +162,7 @@ fn the_site_opens_in_headless_chromium_from_file_urls() {
     let dir = scratch("browser");
     let out = site(&dir);
     let profile = dir.join("profile");
+    std::fs::create_dir_all(&profile).unwrap();
     let index = format!("file://{}", out.join("index.html").display());
     let dom = chromium(&browser, &profile, &["--dump-dom".into()], &index);
     assert_eq!(dom.matches("<a href=\"devices/").count(), 22 + 5, "{dom}");

@@ -117,6 +117,9 @@ fn run_page_in(
             "--no-first-run",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
+        // Chromium puts its singleton socket folder under TMPDIR: in the
+        // profile, it goes when the profile does.
+        .env("TMPDIR", profile)
         .arg(&url)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -537,6 +540,9 @@ fn long_entries_of_the_non_terminating_list_do_not_overlap() {
             ])
             .arg(format!("--window-size={width},1200"))
             .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+            // Chromium puts its singleton socket folder under TMPDIR: in the
+            // test's scratch folder, it goes when the folder does.
+            .env("TMPDIR", &dir)
             .arg(format!("file://{}", probed.display()))
             .stdin(Stdio::null())
             .output()

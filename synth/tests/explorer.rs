@@ -105,6 +105,9 @@ fn dump_dom_with(chromium: &Path, page: &Path, fragment: &str, flags: &[&str]) -
             "--disable-sync",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
+        // Chromium puts its singleton socket folder under TMPDIR: in the
+        // profile, it goes when the profile does.
+        .env("TMPDIR", profile.as_path())
         .args(flags)
         // Let the page's asynchronous work (decompressing code) finish.
         .arg("--virtual-time-budget=10000")
@@ -496,6 +499,9 @@ fn the_page_runs_the_test_on_the_gpu_per_mapping() {
             "--disable-sync",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
+        // Chromium puts its singleton socket folder under TMPDIR: in the
+        // profile, it goes when the profile does.
+        .env("TMPDIR", profile.as_path())
         .arg(&url)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -831,6 +837,9 @@ fn dump_dom_and_console(chromium: &Path, page: &Path, fragment: &str) -> (String
             "--dump-dom",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
+        // Chromium puts its singleton socket folder under TMPDIR: in the
+        // profile, it goes when the profile does.
+        .env("TMPDIR", profile.as_path())
         .arg(&url)
         .stdin(Stdio::null())
         .output()
