@@ -5,7 +5,10 @@
 //! - inside every crate, no two files import each other, directly or
 //!   around a circle;
 //! - every JSON writer goes through `oracle::json`, which escapes what a
-//!   terminal would act on.
+//!   terminal would act on;
+//! - standard output is written through one writer
+//!   (`progress_litmus::io::write_stdout`), and Tarjan's algorithm is
+//!   written once for the engines (`progress_litmus::graph`).
 //!
 //! Files are read as text. Every `crate::`, `super::` and `self::` path
 //! outside comments and test modules is resolved to the file of the longest
@@ -368,5 +371,65 @@ fn every_json_writer_goes_through_oracle_json() {
     assert!(
         found.is_empty(),
         "use oracle::json instead (it escapes what a terminal would act on): {found:#?}"
+    );
+}
+
+/// Issue 45: the plumbing and the graph algorithms are written once. Where
+/// code names one of these markers, it is one of the files allowed to,
+/// each for the reason given.
+#[test]
+fn plumbing_and_graph_algorithms_are_written_once() {
+    let allowed: [(&str, &[(&str, &str)]); 3] = [
+        (
+            "std::io::stdout()",
+            &[
+                ("src/io/output.rs", "the one stdout writer"),
+                (
+                    "synth/src/cli/merge.rs",
+                    "streams a merge too large to hold",
+                ),
+                ("backends/src/serve/mod.rs", "flushes its address line"),
+            ],
+        ),
+        (
+            "BrokenPipe",
+            &[
+                ("src/io/output.rs", "the one stdout writer"),
+                (
+                    "synth/src/cli/merge.rs",
+                    "streams a merge too large to hold",
+                ),
+            ],
+        ),
+        (
+            "low[v]",
+            &[
+                ("src/graph.rs", "the one Tarjan"),
+                ("oracle/src/axb/decide.rs", "the independent cross-check"),
+            ],
+        ),
+    ];
+    let mut found = Vec::new();
+    for (_, dir) in CRATES {
+        let mut mods = BTreeMap::new();
+        modules(&root().join(dir).join("src"), &[], &mut mods);
+        for file in mods.values() {
+            let rel = file
+                .strip_prefix(root())
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_string();
+            let text = code(&std::fs::read_to_string(file).unwrap());
+            for (marker, files) in &allowed {
+                if text.contains(marker) && !files.iter().any(|(f, _)| *f == rel) {
+                    found.push(format!("{rel}: {marker}"));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "write through progress_litmus::io (standard output) or progress_litmus::graph (components): {found:#?}"
     );
 }

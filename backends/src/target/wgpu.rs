@@ -674,9 +674,7 @@ fn run_selected(
     (names, mappings): (&[String], &[Mapping]),
     budget: u32,
 ) -> Result<(), Fail> {
-    use std::io::Write;
     let device = gpu.info.name.clone();
-    let mut out = std::io::stdout().lock();
     for n in names {
         for m in mappings {
             let s = &shaders[&(n.clone(), *m)];
@@ -690,9 +688,13 @@ fn run_selected(
                     "exhausted": r.exhausted, "stopped": r.stopped, "finished": r.finished, "early": r.early,
                     "device": device,
                 });
-                writeln!(out, "{line}")
-                    .and_then(|_| out.flush())
-                    .map_err(|e| device_err(format!("writing a result: {e}")))?;
+                // One line at a time, on its way as soon as it is known; a
+                // reader gone away (`| head`) has what it wanted: stop.
+                match progress_litmus::io::write_stdout(format!("{line}\n").as_bytes()) {
+                    Ok(true) => {}
+                    Ok(false) => return Ok(()),
+                    Err(e) => return Err(device_err(format!("writing a result: {e}"))),
+                }
             }
         }
     }
