@@ -310,7 +310,14 @@ fn grow<S: Copy + Eq + std::hash::Hash>(
     if wanted > limit {
         return refuse("would pass their budget");
     }
-    if seen.try_reserve(more).is_err() || queue.try_reserve(more).is_err() {
+    // The queue never holds more states than the table; the table may get
+    // more room than asked (a hash table rounds up), so the queue is given
+    // as much, and no push can reallocate it outside this check.
+    if seen.try_reserve(more).is_err()
+        || queue
+            .try_reserve(seen.capacity().saturating_sub(queue.len()))
+            .is_err()
+    {
         return refuse("could not grow: the system refused the memory");
     }
     Ok(())
