@@ -49,11 +49,11 @@ const BARRIER: &str = "suites/idioms/barrier-nonuniform-2.litmus";
 /// `atomicStore(&lock, 0u)` at line 34), and HSA guarantees only the
 /// lowest-numbered live workgroup, 0: workgroup 1, which has run, may
 /// never run again.
-const SPINLOCK_HSA: &str = "Workgroup 0 spins at line 27 (`if atomicCompareExchangeWeak(&lock, 0u, 1u).exchanged {`) waiting for `lock`; of the other invocations still running, only workgroup 1 (at line 27) can write it, and under HSA only the lowest-numbered workgroup still running is guaranteed to be scheduled (here workgroup 0), so workgroup 1 may never be scheduled again.";
+const SPINLOCK_HSA: &str = "Workgroup 0 spins at line 27 (`if atomicCompareExchangeWeak(&lock, 0u, 1u).exchanged {`) waiting for `lock`; of the other invocations still running, only workgroup 1 (at line 40) can write it, and under HSA only the lowest-numbered workgroup still running is guaranteed to be scheduled (here workgroup 0), so workgroup 1 may never be scheduled again.";
 
 /// Unfair: the same lock, the roles swapped (workgroup 0 takes it first),
 /// and nothing guaranteed.
-const SPINLOCK_UNFAIR: &str = "Workgroup 1 spins at line 27 (`if atomicCompareExchangeWeak(&lock, 0u, 1u).exchanged {`) waiting for `lock`; of the other invocations still running, only workgroup 0 (at line 27) can write it, and under UNFAIR no workgroup is guaranteed to be scheduled, so workgroup 0 may never be scheduled again.";
+const SPINLOCK_UNFAIR: &str = "Workgroup 1 spins at line 27 (`if atomicCompareExchangeWeak(&lock, 0u, 1u).exchanged {`) waiting for `lock`; of the other invocations still running, only workgroup 0 (at line 40) can write it, and under UNFAIR no workgroup is guaranteed to be scheduled, so workgroup 0 may never be scheduled again.";
 
 /// message_passing.wgsl under OBE (two workgroups of two): workgroup 1
 /// runs alone. Both its invocations pass the barrier (line 38) with
@@ -307,9 +307,12 @@ fn check_json_gives_every_verdict() {
         (Some(27), Some(12))
     );
     let w = r[1]["witness"].as_array().unwrap();
-    assert_eq!(w.len(), 9);
+    // w1 takes the lock (5 steps), then w0 fails to, once before the
+    // repeated part (where its dead registers still held the start's
+    // values: docs/KERNEL.md §8.9) and once in it.
+    assert_eq!(w.len(), 15);
     assert_eq!(w[0]["actor"], "w1");
-    assert_eq!(w[4]["repeats_from_here"], true);
+    assert_eq!(w[10]["repeats_from_here"], true);
     assert_eq!(w[0]["line"], 27);
 }
 
@@ -427,13 +430,13 @@ fn check_sarif_is_what_code_scanning_reads_and_is_deterministic() {
     );
     assert_eq!(results[0]["message"]["text"], MP_OBE);
     assert_eq!(results[1]["message"]["text"], SPINLOCK_HSA);
-    // The code flow is the witness: spinlock's nine steps, all at line 27.
+    // The code flow is the witness: spinlock's fifteen steps, all at line 27.
     let steps = results[1]["codeFlows"][0]["threadFlows"][0]["locations"]
         .as_array()
         .unwrap();
     // (Each attempt of the weak compare-exchange is its choice, not
     // taken here, then the strong `cas`: docs/KERNEL.md §2.11.)
-    assert_eq!(steps.len(), 9);
+    assert_eq!(steps.len(), 15);
     assert_eq!(
         steps[0]["location"]["message"]["text"],
         "1 w1: 0: choose finitely goto 4;  (not taken)"
@@ -442,7 +445,7 @@ fn check_sarif_is_what_code_scanning_reads_and_is_deterministic() {
         steps[1]["location"]["message"]["text"],
         "2 w1: 1: r0 = cas(lock, 0, 1);"
     );
-    assert_eq!(steps[4]["properties"]["repeatsFromHere"], true);
+    assert_eq!(steps[10]["properties"]["repeatsFromHere"], true);
 
     // Inputs that could not be read: notifications, and no success.
     let d = scratch("sarif");

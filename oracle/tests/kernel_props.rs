@@ -353,6 +353,28 @@ proptest! {
         prop_assert_eq!(text.contains(": P: termination is guaranteed"), d.verdict.passes(), "{}", text);
         prop_assert_eq!(text.contains("a schedule deadlocks"), d.deadlock, "{}", text);
     }
+
+    /// `explain` with classify's reductions (issue 43 item 4) gives the
+    /// verdict of the full product, and a failing verdict's witness is
+    /// the reduced product's, replayed and checked on the full one
+    /// (docs/KERNEL.md §8.9): the replay never has to fall back.
+    #[test]
+    fn explain_on_the_reduced_product_replays_its_witness(p in program(), m in model(), strong in any::<bool>()) {
+        let mut m = m;
+        m.fairness = if strong { Fairness::Strong } else { Fairness::Weak };
+        let full = Options { max_states: 60_000, reductions: Reductions::NONE };
+        let Ok(d) = oracle::kernel::decide(&p, &m, full) else { return Ok(()) };
+        let opts = Options { reductions: Reductions::ALL, ..full };
+        // Its graph holds more a state than the lean tables of the verdict.
+        let text = match oracle::kernel::explain::explain(&p, "t", &m, opts, oracle::kernel::explain::Show::Program) {
+            Err(e) if e.is_bound() => return Ok(()),
+            r => r.unwrap(),
+        };
+        prop_assert_eq!(text.contains(": P: termination is guaranteed"), d.verdict.passes(), "{}", text);
+        prop_assert_eq!(text.contains("a schedule deadlocks"), d.deadlock, "{}", text);
+        prop_assert!(text.contains("reduced as classify reduces it"), "{}", text);
+        prop_assert_eq!(text.contains("replayed and checked on the full product"), !d.verdict.passes(), "{}", text);
+    }
 }
 
 /// Programs made of id branches, barriers, collectives and stores: where

@@ -15,8 +15,7 @@
 
 use super::sarif;
 use super::{
-    batch_options, emit, item_failed, json_bytes, parse_model, report, shown, witness_options,
-    Failure, Out,
+    batch_options, emit, item_failed, json_bytes, parse_model, report, shown, Failure, Out,
 };
 use crate::kernel::explain::{explain_with, Show, Step};
 use crate::kernel::sentence::{Place, Places, Summary};
@@ -221,7 +220,7 @@ fn check_one(
     if d.verdict.passes() {
         return Ok(None);
     }
-    let opts = witness_options(max_states);
+    let opts = batch_options(max_states);
     // A shader's lockstep subgroups, where only they fail (§10.6).
     let m = &crate::kernel::explained_model(&program, m, opts).map_err(|e| failed(&e))?;
     match explain_with(&program, item.name(), m, opts, Show::VerdictOnly, places) {

@@ -4,8 +4,8 @@
 //! checker.
 
 use super::{
-    axb_case, emit, item_failed, json_bytes, one_item, parse_model, scoped_model, too_large,
-    witness_options, Failure, Out, TextFormat,
+    axb_case, batch_options, emit, item_failed, json_bytes, one_item, parse_model, scoped_model,
+    too_large, Failure, Out, TextFormat,
 };
 use crate::kernel::KernelError;
 use progress_litmus::kernel::load::Item;
@@ -76,8 +76,11 @@ fn explain_kernel(
     max_states: usize,
 ) -> Result<Vec<u8>, Failure> {
     let program = item.program();
-    let opts = witness_options(max_states);
-    let fail = |e: KernelError| Failure::input(item_failed(item, &e));
+    let opts = batch_options(max_states);
+    let fail = |e: KernelError| match e.is_internal() {
+        true => Failure::other(item_failed(item, &e)),
+        false => Failure::input(item_failed(item, &e)),
+    };
     // A shader's lockstep subgroups, where only they fail (§10.6).
     let m = &crate::kernel::explained_model(&program, m, opts).map_err(fail)?;
     let places = super::shader::places(item);

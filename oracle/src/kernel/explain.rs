@@ -4,7 +4,8 @@
 //! failing verdict or the reason of a passing one. Every verdict line says that
 //! memory is sequentially consistent: the checker assumes it.
 
-use super::product::{build, Kernel, Move, Product, Reductions};
+use super::product::{build, Chains, Kernel, Move, Product, Reductions};
+use super::replay;
 use super::scopes;
 use super::sentence::{self, Places, Summary};
 use super::witness::{self, Lasso, Witness};
@@ -227,53 +228,121 @@ pub struct Explained {
     pub deadlock: bool,
 }
 
-/// The explanation on the product of the program with the model's fair
-/// sets, in `S` words a state: the header, the sentence of a failing
-/// verdict, then what the witness (or its absence) shows.
+/// The size of the product a verdict was decided on, as the header says it.
+#[derive(Clone, Copy, Debug)]
+struct Space {
+    states: usize,
+    transitions: usize,
+    /// Built with the reductions of `classify` (its witness, if any,
+    /// replayed on the full product: [`super::replay`]).
+    reduced: bool,
+}
+
+impl Space {
+    fn of<S: Packed>(p: &Product<S>, reduced: bool) -> Space {
+        Space {
+            states: p.lts.num_states(),
+            transitions: p.lts.num_transitions(),
+            reduced,
+        }
+    }
+}
+
+/// What an explanation is made of besides its witness.
+struct Parts<'a> {
+    program: &'a Program,
+    name: &'a str,
+    model: &'a ScopedModel,
+    with_program: bool,
+    places: &'a Places,
+}
+
+/// The explanation on the full product of the program with the model's
+/// fair sets, in `S` words a state.
 fn explain_w<S: Packed>(
-    program: &Program,
-    name: &str,
-    model: &ScopedModel,
+    parts: &Parts,
     k: &Kernel,
     max_states: usize,
-    with_program: bool,
-    places: &Places,
 ) -> Result<Explained, KernelError> {
     let p = build::<S>(k, max_states)?;
-    let w = witness::find(k, &p, model.fairness);
+    let fairness = parts.model.fairness;
+    let w = witness::find(k, &p, fairness);
+    // The same check as a reduced product's witness gets: none is shown
+    // that is not one.
+    if let Some(w) = &w {
+        if replay::replay(k, k, &p, w, fairness).is_none() {
+            return Err(KernelError::Internal(format!(
+                "the witness found for `{}` does not check on the program's states",
+                parts.name
+            )));
+        }
+    }
+    Ok(render(parts, k, &p, Space::of(&p, false), w))
+}
+
+/// The explanation on the product `classify` decides on (`reduced`, built
+/// by `red`, without symmetry), its witness replayed and checked on the
+/// full kernel `full`; `None` where the witness does not replay (the
+/// caller then builds the full product).
+fn explain_reduced<S: Packed>(
+    parts: &Parts,
+    red: &Kernel,
+    full: &Kernel,
+    max_states: usize,
+) -> Result<Option<Explained>, KernelError> {
+    let p = build::<S>(red, max_states)?;
+    let space = Space::of(&p, true);
+    let fairness = parts.model.fairness;
+    Ok(match witness::find(red, &p, fairness) {
+        None => Some(render(parts, full, &p, space, None)),
+        Some(w) => replay::replay(red, full, &p, &w, fairness)
+            .map(|(shown, w)| render(parts, full, &shown, space, Some(w))),
+    })
+}
+
+/// The header, the sentence of a failing verdict, then what the witness
+/// (a witness on `p`, or none) shows.
+fn render<S: Packed>(
+    parts: &Parts,
+    k: &Kernel,
+    p: &Product<S>,
+    space: Space,
+    w: Option<Witness>,
+) -> Explained {
+    let model = parts.model;
     let summary = w
         .as_ref()
-        .map(|w| sentence::summarize(k, &p, w, model, places));
+        .map(|w| sentence::summarize(k, p, w, model, parts.places));
     let mut out = String::new();
-    let shown = with_program.then_some(program);
-    header(&mut out, shown, name, model, k, &p, w.as_ref());
+    let shown = parts.with_program.then_some(parts.program);
+    header::<S>(&mut out, shown, parts.name, model, k, space, w.as_ref());
     // The sentence opens the explanation, after the verdict line.
     if let Some(s) = &summary {
         let at = out.find('\n').map_or(out.len(), |i| i + 1);
         out.insert_str(at, &format!("{}\n", s.text));
     }
     match &w {
-        None => why_it_passes(&mut out, model, &p),
-        Some(Witness::Deadlock { path, state }) => deadlock_lines(&mut out, k, &p, path, *state),
+        None => why_it_passes(&mut out, model, space),
+        Some(Witness::Deadlock { path, state }) => deadlock_lines(&mut out, k, p, path, *state),
         Some(Witness::Lasso { lasso, must_step }) => {
-            weak_lasso_lines(&mut out, k, &p, lasso, *must_step)
+            weak_lasso_lines(&mut out, k, p, lasso, *must_step)
         }
         Some(Witness::Trap {
             reach,
             trap,
             region,
             stay,
-        }) => trap_lines(&mut out, k, &p, reach, *trap, *region, stay),
+        }) => trap_lines(&mut out, k, p, reach, *trap, *region, stay),
     }
-    Ok(Explained {
+    Explained {
         text: out,
         steps: w
             .as_ref()
-            .map(|w| witness_steps(k, &p, w))
+            .map(|w| witness_steps(k, p, w))
             .unwrap_or_default(),
         deadlock: matches!(w, Some(Witness::Deadlock { .. })),
         summary,
-    })
+    }
 }
 
 /// The verdict line (with the memory model the checker assumes), the
@@ -285,7 +354,7 @@ fn header<S: Packed>(
     name: &str,
     model: &ScopedModel,
     k: &Kernel,
-    p: &Product<S>,
+    space: Space,
     w: Option<&Witness>,
 ) {
     let verdict = match w {
@@ -308,25 +377,31 @@ fn header<S: Packed>(
     }
     let _ = writeln!(
         out,
-        "Product space: {} states, {} transitions (memory, pcs, registers, waits, terminated invocations, fair sets per scope).",
-        p.lts.num_states(),
-        p.lts.num_transitions()
+        "Product space: {} states, {} transitions (memory, pcs, registers, waits, terminated invocations, fair sets per scope){}.",
+        space.states,
+        space.transitions,
+        if !space.reduced {
+            ""
+        } else if w.is_some() {
+            ", reduced as classify reduces it (partial order, local steps first, dead registers: docs/KERNEL.md §8); the schedule below was replayed and checked on the full product (§8.9)"
+        } else {
+            ", reduced as classify reduces it (partial order, local steps first, dead registers: docs/KERNEL.md §8)"
+        }
     );
-    let start = p.lts.initial();
     let _ = writeln!(
         out,
         "Start: {}",
-        describe_full(k, p.lts.graph[start].as_ref())
+        describe_full(k, k.initial::<S>().as_ref())
     );
     let _ = writeln!(out);
 }
 
 /// A passing verdict has no witness: the reason says which rule of the
 /// fairness held on the whole product.
-fn why_it_passes<S: Packed>(out: &mut String, model: &ScopedModel, p: &Product<S>) {
+fn why_it_passes(out: &mut String, model: &ScopedModel, space: Space) {
     let reason = match model.fairness {
         Fairness::Weak => "no schedule deadlocks, and every reachable cycle leaves some guaranteed entity (workgroup, subgroup or invocation) that can move everywhere on it without a step, so a weakly fair scheduler must leave it: every schedule it allows finishes.".to_string(),
-        Fairness::Strong => format!("from each of the {} reachable states, termination can be forced: by a Terminate, or by a guaranteed entity all of whose moves lead closer to it; a strongly fair scheduler cannot avoid that forever.", p.lts.num_states()),
+        Fairness::Strong => format!("from each of the {} reachable states of the product above, termination can be forced: by a Terminate, or by a guaranteed entity all of whose moves lead closer to it; a strongly fair scheduler cannot avoid that forever.", space.states),
     };
     let _ = writeln!(out, "Why: {reason}");
 }
@@ -413,7 +488,7 @@ fn trap_lines<S: Packed>(
     schedule_lines(out, &steps_of(k, p, reach, 1));
     let _ = writeln!(
         out,
-        "From there a scheduler can keep to {region} state{} none of which can force termination, giving every guaranteed entity its moves. A strongly fair schedule that stays there forever:",
+        "From there a scheduler can keep to {region} state{} of the product above, none of which can force termination, giving every guaranteed entity its moves. A strongly fair schedule that stays there forever:",
         if region == 1 { "" } else { "s" }
     );
     lasso_lines(out, k, p, stay, reach.len() + 1, "that state");
@@ -431,8 +506,12 @@ pub enum Show {
 }
 
 /// The explanation of `program`'s verdict under `model`, with a witness.
-/// Built without reductions, so that the schedule is one of the program.
-/// Places in the sentence are the program's own positions, if any.
+/// With `opts.reductions` (those of `classify`), the verdict is decided on
+/// the reduced product and a witness found there is replayed and checked
+/// on the full one ([`super::replay`]); one that does not check, and
+/// `Reductions::NONE`, build the full product. Either way every state of
+/// the schedule shown is one of the program. Places in the sentence are
+/// the program's own positions, if any.
 pub fn explain(
     program: &Program,
     name: &str,
@@ -454,18 +533,31 @@ pub fn explain_with(
     show: Show,
     places: &Places,
 ) -> Result<Explained, KernelError> {
-    let k = Kernel::new(program, model, Reductions::NONE)?;
-    let with_program = show == Show::Program;
-    with_words!(
-        k.words,
-        explain_w(
-            program,
-            name,
-            model,
-            &k,
-            opts.max_states,
-            with_program,
-            places
-        )
-    )
+    let parts = Parts {
+        program,
+        name,
+        model,
+        with_program: show == Show::Program,
+        places,
+    };
+    let full = Kernel::new(program, model, Reductions::NONE)?;
+    if opts.reductions != Reductions::NONE {
+        // Symmetry's states stand for several of the program's, and the
+        // lean tables' chains skip states: the witness's product keeps
+        // every state it reaches, each one of the program's.
+        let red = Reductions {
+            symmetry: false,
+            chains: Chains::Never,
+            ..opts.reductions
+        };
+        let k = Kernel::new(program, model, red)?;
+        if k.words == full.words {
+            let reduced =
+                with_words!(k.words, explain_reduced(&parts, &k, &full, opts.max_states))?;
+            if let Some(e) = reduced {
+                return Ok(e);
+            }
+        }
+    }
+    with_words!(full.words, explain_w(&parts, &full, opts.max_states))
 }

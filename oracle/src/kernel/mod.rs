@@ -25,6 +25,7 @@ pub mod liveness;
 pub mod outcomes;
 pub mod product;
 pub mod proviso;
+pub mod replay;
 pub mod rows;
 pub mod scopes;
 pub mod sentence;
@@ -73,6 +74,9 @@ pub enum KernelError {
         col: usize,
         msg: String,
     },
+    /// The checker contradicted itself (a witness that does not check on
+    /// the program's states): a bug, reported rather than shown.
+    Internal(String),
 }
 
 impl fmt::Display for KernelError {
@@ -95,6 +99,7 @@ impl fmt::Display for KernelError {
             KernelError::Fault(e) => write!(f, "a schedule goes wrong: {e}"),
             KernelError::Unsupported(m) => f.write_str(m),
             KernelError::At { line, col, msg } => write!(f, "{line}:{col}: {msg}"),
+            KernelError::Internal(m) => write!(f, "internal error: {m} (please report it)"),
         }
     }
 }
@@ -110,6 +115,11 @@ impl KernelError {
             self,
             KernelError::TooLarge(_) | KernelError::OutOfMemory { .. }
         )
+    }
+
+    /// Whether the checker, not the input, went wrong (exit status 1).
+    pub fn is_internal(&self) -> bool {
+        matches!(self, KernelError::Internal(_))
     }
 }
 

@@ -1125,6 +1125,22 @@ impl Kernel {
         }
     }
 
+    /// `s` with every workgroup's dead registers cleared, as the
+    /// dead-register reduction stores states (§8.5; `s` itself without
+    /// that reduction): two states the reduced product cannot tell apart
+    /// have the same image ([`super::replay`] compares them so).
+    pub fn dead_cleared<S: Packed>(&self, s: &S) -> S {
+        let mut t = *s;
+        if let Some(live) = &self.live {
+            for &invs in &self.wg_invs {
+                if invs != 0 {
+                    live.clear(&self.machine, t.as_mut(), invs.trailing_zeros() as usize);
+                }
+            }
+        }
+        t
+    }
+
     /// The initial state, canonical when reducing by symmetry.
     pub fn start<S: Packed>(&self) -> S {
         let mut s = self.initial::<S>();

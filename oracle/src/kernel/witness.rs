@@ -52,13 +52,18 @@ pub fn shortest_path<N, E>(
 }
 
 /// A cycle from `start` back to itself inside `members`, with a step of
-/// every entity of `cover` (each must have a step edge inside).
+/// every entity of `cover` (each must have a step edge inside), that
+/// passes, for every entity of `visit`, a state where it has no move
+/// (each must have one inside): so that it is weakly fair to the
+/// guaranteed entities that need not step because they are disabled
+/// somewhere in the component.
 fn covering_cycle<S: Packed>(
     k: &Kernel,
     g: &DiGraph<S, super::product::Move>,
     start: NodeIndex,
     members: &[bool],
     cover: u64,
+    visit: u64,
 ) -> Vec<EdgeIndex> {
     // A cycle of a run takes no `choose finitely` jump (§2.11).
     let inside = |e: EdgeIndex| {
@@ -96,6 +101,26 @@ fn covering_cycle<S: Packed>(
         cycle.push(step.id());
         at = step.target();
     }
+    let mut todo = visit;
+    while todo != 0 {
+        let bit = todo & todo.wrapping_neg();
+        todo &= !bit;
+        let disabled = |n: NodeIndex| k.enabled(g[n].as_ref()) & bit == 0;
+        let on_cycle = disabled(start)
+            || cycle
+                .iter()
+                .any(|&e| disabled(g.edge_endpoints(e).unwrap().1));
+        if on_cycle {
+            continue;
+        }
+        let Some(path) = shortest_path(g, at, |n| members[n.index()] && disabled(n), inside) else {
+            continue;
+        };
+        for &e in &path {
+            at = g.edge_endpoints(e).unwrap().1;
+        }
+        cycle.extend(path);
+    }
     if cycle.is_empty() {
         let e = g
             .edges(start)
@@ -110,7 +135,13 @@ fn covering_cycle<S: Packed>(
     cycle
 }
 
-fn lasso_into<S: Packed>(k: &Kernel, p: &Product<S>, component: &[NodeIndex], cover: u64) -> Lasso {
+fn lasso_into<S: Packed>(
+    k: &Kernel,
+    p: &Product<S>,
+    component: &[NodeIndex],
+    cover: u64,
+    visit: u64,
+) -> Lasso {
     let g = &p.lts.graph;
     let mut members = vec![false; g.node_count()];
     for n in component {
@@ -121,7 +152,7 @@ fn lasso_into<S: Packed>(k: &Kernel, p: &Product<S>, component: &[NodeIndex], co
     let entry = prefix
         .last()
         .map_or(p.lts.initial(), |&e| g.edge_endpoints(e).unwrap().1);
-    let cycle = covering_cycle(k, g, entry, &members, cover);
+    let cycle = covering_cycle(k, g, entry, &members, cover, visit);
     Lasso { prefix, cycle }
 }
 
@@ -142,8 +173,12 @@ pub fn find<S: Packed>(k: &Kernel, p: &Product<S>, fairness: Fairness) -> Option
         Fairness::Weak => {
             let (comp, must) = check::weak_witness_component(k, p)?;
             let cover = must & !super::scopes::DEVICE;
+            // Guaranteed entities that need not step: each has a state
+            // in the component where it cannot move, which the cycle
+            // passes (guarantees are constant on a component).
+            let visit = p.guaranteed[comp[0].index()] & !must & !super::scopes::DEVICE;
             Some(Witness::Lasso {
-                lasso: lasso_into(k, p, &comp, cover),
+                lasso: lasso_into(k, p, &comp, cover, visit),
                 must_step: cover,
             })
         }
@@ -221,7 +256,7 @@ fn strong_witness<S: Packed>(k: &Kernel, p: &Product<S>) -> Option<Witness> {
             cover |= k.move_mask(*e.weight()) & p.guaranteed[e.source().index()];
         }
     }
-    let cycle = covering_cycle(k, g, entry, &members, cover & !super::scopes::DEVICE);
+    let cycle = covering_cycle(k, g, entry, &members, cover & !super::scopes::DEVICE, 0);
     Some(Witness::Trap {
         reach,
         trap,
