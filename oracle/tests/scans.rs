@@ -1,0 +1,104 @@
+//! Single-pass scans (issue 49): the hand-translated control skeletons of
+//! GPUPrefixSums' shipped WGSL scans give their authors' verdicts, with and
+//! without reductions where the unreduced product fits; the shipped
+//! shaders, vendored unchanged with their licence, are refused with the
+//! construct in the way named at its line, until the oracle decides them.
+
+use oracle::kernel::product::Reductions;
+use oracle::kernel::{check_expectations, decide, outcome, Options};
+use progress_litmus::kernel::load::{load_all, Item, NamedProgram};
+use progress_litmus::kernel::ScopedModel;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn skeletons() -> Vec<NamedProgram> {
+    let (items, errors) = load_all(&[root().join("suites/scans")]);
+    assert!(errors.is_empty(), "{errors:?}");
+    items
+        .into_iter()
+        .map(|i| match i {
+            Item::Kernel(p) => p,
+            Item::Axb(t) => panic!("{}: not a kernel program", t.name),
+        })
+        .collect()
+}
+
+#[test]
+fn the_skeletons_give_the_authors_verdicts() {
+    let all = skeletons();
+    let names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["scan-csdl", "scan-csdldf"]);
+    for p in &all {
+        assert_eq!(p.program.expect.len(), 6, "{}", p.name);
+        let opts = Options {
+            max_states: 2_000_000,
+            reductions: Reductions::ALL,
+        };
+        let wrong = check_expectations(p, opts);
+        assert!(wrong.is_empty(), "{}: {wrong:?}", p.name);
+    }
+}
+
+/// The look-back fails exactly where a workgroup that has started may
+/// stop being scheduled (HSA, unfair); the fallback under none. At 2
+/// workgroups, where the unreduced products fit 2M states (at 3 they do
+/// not), reduced and unreduced agree.
+#[test]
+fn the_verdicts_hold_on_the_unreduced_product_under_every_flat_model() {
+    for mut p in skeletons() {
+        p.program.workgroups = 2;
+        p.program.wg_code.truncate(2);
+        for m in ScopedModel::all_flat() {
+            let full = Options {
+                max_states: 2_000_000,
+                reductions: Reductions::NONE,
+            };
+            let reduced = Options {
+                reductions: Reductions::ALL,
+                ..full
+            };
+            let a = decide(&p.program, &m, reduced).unwrap();
+            let b = decide(&p.program, &m, full).unwrap();
+            assert_eq!(outcome(&a), outcome(&b), "{} under {m}", p.name);
+            let fails = p.name == "scan-csdl"
+                && ["HSA", "HSA_STRONG", "UNFAIR"].contains(&m.to_string().as_str());
+            assert_eq!(a.verdict.passes(), !fails, "{} under {m}", p.name);
+            assert!(!a.deadlock, "{} under {m}", p.name);
+        }
+    }
+}
+
+#[test]
+fn the_shipped_shaders_are_refused_at_their_workgroup_size() {
+    let dir = root().join("tests/data/shaders/production/gpuprefixsums");
+    let license = std::fs::read_to_string(dir.join("LICENSE")).unwrap();
+    assert!(license.contains("MIT license") && license.contains("Thomas Smith"));
+    let oracle = env!("CARGO_BIN_EXE_oracle");
+    let refused = |args: &[&str]| {
+        let out = Command::new(oracle)
+            .current_dir(&dir)
+            .arg("classify")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let size = |at: &str| {
+        format!("error: {at}: workgroup size 256: at most 8 invocations per workgroup\n")
+    };
+    assert_eq!(refused(&["csdl.wgsl"]), size("csdl.wgsl:58:15"));
+    assert_eq!(refused(&["csdldf.wgsl"]), size("csdldf.wgsl:65:15"));
+    for (entry, at) in [
+        ("reduce", "rts.wgsl:57:15"),
+        ("spine_scan", "rts.wgsl:113:15"),
+        ("downsweep", "rts.wgsl:198:15"),
+    ] {
+        assert_eq!(refused(&["--entry", entry, "rts.wgsl"]), size(at));
+    }
+}
