@@ -114,8 +114,12 @@ fn valid(path: &Path, bytes: &[u8], item: &Item) -> Result<(), String> {
             }
             let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
             if progress_litmus::kernel::shader::is_shader_ext(ext) {
+                // One of several entry points is named `STEM.ENTRY`.
+                let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+                let entry = k.name.strip_prefix(&format!("{stem}.")).map(String::from);
                 let launch = Launch {
                     max_states: 20_000,
+                    entry,
                     ..Launch::default()
                 };
                 let t = progress_litmus::kernel::shader::translate(path, bytes, &launch)

@@ -850,3 +850,42 @@ fn deep_and_wide_structure_around_subgroup_operations() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+/// A module with several compute entry points and no `--entry` is one
+/// program per entry point, `FILE.ENTRY`, each a dispatch decided on its
+/// own (issue 49: GPUPrefixSums' reduce-then-scan is three); `explain`
+/// asks which, `--test` or `--entry` names it; an entry point that cannot
+/// be translated is the file's error, naming it.
+#[test]
+fn each_entry_point_of_a_module_is_a_program() {
+    let file = "tests/data/shaders/semantics/two_entries.wgsl";
+    assert_eq!(
+        stdout_of(&["classify", "--format", "csv", file]),
+        "test,HSA,OBE,LOBE,WEAK_FAIR,HSA_STRONG,OBE_STRONG,LOBE_STRONG,STRONG_FAIR,HSA_OBE,HSA_OBE_STRONG,UNFAIR\n\
+         two_entries.publish,P,P,P,P,P,P,P,P,P,P,P\n\
+         two_entries.wait,F,F,F,P,F,F,F,P,F,F,F\n"
+    );
+    let o = oracle(&["explain", "--model", "HSA", file]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!("error: {file}: the shader has 2 compute entry points (two_entries.publish, two_entries.wait): name one with --test NAME (or its entry point with --entry)\n")
+    );
+    for args in [["--test", "two_entries.wait"], ["--entry", "wait"]] {
+        let mut all = vec!["explain", "--model", "HSA"];
+        all.extend(args);
+        all.push(file);
+        let out = stdout_of(&all);
+        assert!(out.contains(": F: termination is NOT guaranteed"), "{out}");
+        assert!(out.contains("Workgroup 0 spins at line 19"), "{out}");
+    }
+    let o = oracle(&[
+        "classify",
+        "tests/data/shaders/production/gpuprefixsums/rts.wgsl",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "error: tests/data/shaders/production/gpuprefixsums/rts.wgsl:57:15: entry point `reduce`: workgroup size 256: at most 8 invocations per workgroup\n"
+    );
+}

@@ -97,6 +97,23 @@ fn stem_name(path: &Path) -> Result<String, FileError> {
     Ok(stem.into_owned())
 }
 
+/// The name of one of several entry points of the shader `path`:
+/// `STEM.ENTRY`, a valid test name.
+fn entry_name(path: &Path, stem: &str, entry: &str) -> Result<String, FileError> {
+    let name = format!("{stem}.{entry}");
+    crate::axb::test::check_name(&name).map_err(|e| {
+        FileError::whole(
+            path,
+            format!(
+                "entry point `{}`: its test name `{}` is not valid: {e}; choose an entry point with --entry",
+                crate::error::excerpt(entry),
+                crate::error::excerpt(&name)
+            ),
+        )
+    })?;
+    Ok(name)
+}
+
 /// Parses the text of one file already read, by its extension and (for
 /// `.ron`) its first identifier: `Kernel` and `KernelSuite` are kernel
 /// programs, anything else an AXB test or suite.
@@ -162,14 +179,25 @@ pub fn load_file_with(
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Item>, FileError> {
     if crate::kernel::shader::is_shader_ext(ext(path)) {
-        let (program, assumptions) = crate::kernel::shader::load(path, launch, warnings)?;
-        return Ok(vec![Item::Kernel(NamedProgram {
-            name: stem_name(path)?,
-            program,
-            verdicts: None,
-            source: path.to_path_buf(),
-            launch: Some(assumptions),
-        })]);
+        let stem = stem_name(path)?;
+        let entries = crate::kernel::shader::load_entries(path, launch, warnings)?;
+        return entries
+            .into_iter()
+            .map(|(entry, program, assumptions)| {
+                // Several entry points: `rts.reduce`, `rts.downsweep`.
+                let name = match entry {
+                    None => stem.clone(),
+                    Some(e) => entry_name(path, &stem, &e)?,
+                };
+                Ok(Item::Kernel(NamedProgram {
+                    name,
+                    program,
+                    verdicts: None,
+                    source: path.to_path_buf(),
+                    launch: Some(assumptions),
+                }))
+            })
+            .collect();
     }
     if crate::axb::packed::is_packed(path) {
         let doc = axb_load::load_document(path)?;

@@ -313,6 +313,18 @@ fn one_item(path: &Path, name: Option<&str>) -> Result<Item, Failure> {
             Failure::input(format!("{}: no test named `{}`", shown(path), excerpt(n)))
         }),
         None if items.len() == 1 => Ok(items.into_iter().next().expect("one test")),
+        None if progress_litmus::kernel::shader::is_shader_ext(
+            path.extension().and_then(|e| e.to_str()).unwrap_or(""),
+        ) =>
+        {
+            let names: Vec<&str> = items.iter().map(|t| t.name()).collect();
+            Err(Failure::input(format!(
+                "{}: the shader has {} compute entry points ({}): name one with --test NAME (or its entry point with --entry)",
+                shown(path),
+                items.len(),
+                excerpt(&names.join(", "))
+            )))
+        }
         None => Err(Failure::input(format!(
             "{}: a suite of {} tests; name one with --test NAME",
             shown(path),

@@ -24,7 +24,7 @@ pub struct LaunchArgs {
     /// `// subgroup_size S;` line, else 1).
     #[arg(long, global = true, value_name = "S", value_parser = clap::value_parser!(u8).range(1..=8))]
     pub subgroup_size: Option<u8>,
-    /// Shaders: the compute entry point, where a module has several.
+    /// Shaders: the compute entry point, where a module has several (default: each of them, a program of its own named `FILE.ENTRY`).
     #[arg(long, global = true, value_name = "NAME")]
     pub entry: Option<String>,
     /// Shaders: the value domain 2^b (default: the shader's `// values V;`

@@ -280,6 +280,34 @@ fn user_span(prepared: Option<&glsl::Prepared>, s: Span) -> Span {
 /// program (KERNEL.md §1.4) and its values (§10). Every refusal is one
 /// error naming the file and, where the source is text, line and column.
 pub fn translate(path: &Path, bytes: &[u8], launch: &Launch) -> Result<Translation, FileError> {
+    guarded(path, bytes, || translate_unguarded(path, bytes, launch))
+}
+
+/// The names of the module's compute entry points, in its order (read by
+/// naga's frontends, guarded as [`translate`] is).
+pub fn compute_entries(
+    path: &Path,
+    bytes: &[u8],
+    launch: &Launch,
+) -> Result<Vec<String>, FileError> {
+    guarded(path, bytes, || {
+        let (module, ..) = parse_module(path, bytes, launch.workgroup_size)?;
+        Ok(module
+            .entry_points
+            .iter()
+            .filter(|e| e.stage == naga::ShaderStage::Compute)
+            .map(|e| e.name.clone())
+            .collect())
+    })
+}
+
+/// `f`, which runs naga's frontends on `bytes`, on a thread of its own
+/// with its panics caught.
+fn guarded<T: Send>(
+    path: &Path,
+    bytes: &[u8],
+    f: impl FnOnce() -> Result<T, FileError> + Send,
+) -> Result<T, FileError> {
     // naga is a large dependency fed with the user's text (its SPIR-V
     // reader panics on some corrupt binaries): should it panic on some
     // input, that input gets one error line, not an abort or a backtrace.
@@ -290,7 +318,7 @@ pub fn translate(path: &Path, bytes: &[u8], launch: &Launch) -> Result<Translati
     quiet_panics();
     let guarded = || {
         QUIET.with(|q| q.set(true));
-        let r = std::panic::catch_unwind(|| translate_unguarded(path, bytes, launch));
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
         QUIET.with(|q| q.set(false));
         r.unwrap_or_else(|_| {
             let what = PANIC.with(|p| p.take()).unwrap_or_default();
@@ -646,7 +674,65 @@ pub fn load(
 ) -> Result<(Program, String), FileError> {
     let limit = crate::io::max_input_bytes().map_err(|e| FileError::whole(path, e))?;
     let bytes = crate::io::read_bytes_limited(path, limit)?;
-    let t = translate(path, &bytes, launch)?;
+    loaded(path, translate(path, &bytes, launch)?, warnings)
+}
+
+/// One program a shader file holds: its entry point's name where the
+/// module has several compute entry points, the program, and what its
+/// verdicts rest on.
+pub type Entry = (Option<String>, Program, String);
+
+/// [`load`], for every compute entry point of a module that has several
+/// and no `--entry` names one: each is a dispatch of its own, decided on
+/// its own (GPUPrefixSums' reduce-then-scan is three). Where one of them
+/// cannot be translated, that is the file's error, naming the entry point.
+pub fn load_entries(
+    path: &Path,
+    launch: &Launch,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Entry>, FileError> {
+    let limit = crate::io::max_input_bytes().map_err(|e| FileError::whole(path, e))?;
+    let bytes = crate::io::read_bytes_limited(path, limit)?;
+    // A module with one entry point, or one chosen, is translated once;
+    // the entry points are listed only where that fails.
+    let err = match translate(path, &bytes, launch) {
+        Ok(t) => {
+            let (program, assumptions) = loaded(path, t, warnings)?;
+            return Ok(vec![(None, program, assumptions)]);
+        }
+        Err(e) => e,
+    };
+    if launch.entry.is_some() {
+        return Err(err);
+    }
+    let names = match compute_entries(path, &bytes, launch) {
+        Ok(names) if names.len() > 1 => names,
+        _ => return Err(err),
+    };
+    names
+        .into_iter()
+        .map(|name| {
+            let one = Launch {
+                entry: Some(name.clone()),
+                ..launch.clone()
+            };
+            let t = translate(path, &bytes, &one).map_err(|mut e| {
+                e.msg = format!("entry point `{}`: {}", crate::error::excerpt(&name), e.msg);
+                e
+            })?;
+            let (program, assumptions) = loaded(path, t, warnings)?;
+            Ok((Some(name), program, assumptions))
+        })
+        .collect()
+}
+
+/// A translation's program and launch line, its warnings appended to
+/// `warnings` as `file: message`.
+fn loaded(
+    path: &Path,
+    t: Translation,
+    warnings: &mut Vec<String>,
+) -> Result<(Program, String), FileError> {
     let file = crate::error::printable(&path.to_string_lossy());
     warnings.extend(t.warnings.iter().map(|w| format!("{file}: {w}")));
     let assumptions = t.assumptions();
