@@ -12,6 +12,9 @@
 //!   lines; the programs the emitter or the frontend refuse are exactly
 //!   those named here, for the reasons named here.
 
+#[path = "../../tests/support/programs.rs"]
+mod programs;
+
 use backends::mapping::Mapping;
 use backends::target::emit::{self, EmitOptions, Target};
 use backends::target::kernel::bare::emit_bare;
@@ -20,7 +23,7 @@ use backends::Shape;
 use oracle::kernel::product::Reductions;
 use oracle::kernel::{check_expectations, flat_verdicts, Options};
 use progress_litmus::axb::load::{load_all as load_tests, NamedTest};
-use progress_litmus::kernel::load::{load_all, Item, NamedProgram};
+use progress_litmus::kernel::load::NamedProgram;
 use progress_litmus::kernel::shader::{translate, Launch};
 use std::path::{Path, PathBuf};
 
@@ -89,15 +92,7 @@ fn every_published_test_read_back_from_bare_wgsl_and_glsl_gets_its_published_ver
 }
 
 fn idioms() -> Vec<NamedProgram> {
-    let (items, errors) = load_all(&[root().join("suites/idioms")]);
-    assert!(errors.is_empty(), "{errors:?}");
-    items
-        .into_iter()
-        .map(|i| match i {
-            Item::Kernel(p) => p,
-            Item::Axb(t) => panic!("{}: not a kernel program", t.name),
-        })
-        .collect()
+    programs::kernel_programs(&root().join("suites/idioms"))
 }
 
 /// What became of one idiom in one language.

@@ -6,21 +6,15 @@ use oracle::kernel::product::Reductions;
 use oracle::kernel::{check_expectations, outcome};
 use oracle::kernel::{decide, explain, Options};
 use progress_litmus::kernel::litmus;
-use progress_litmus::kernel::load::{load_all, Item, NamedProgram};
+#[path = "../../tests/support/programs.rs"]
+mod programs;
+
+use progress_litmus::kernel::load::NamedProgram;
 use progress_litmus::kernel::Outcome;
 use std::path::PathBuf;
 
 fn idioms() -> Vec<NamedProgram> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../suites/idioms");
-    let (items, errors) = load_all(&[dir]);
-    assert!(errors.is_empty(), "{errors:?}");
-    items
-        .into_iter()
-        .map(|i| match i {
-            Item::Kernel(p) => p,
-            Item::Axb(t) => panic!("{}: not a kernel program", t.name),
-        })
-        .collect()
+    programs::kernel_programs(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../suites/idioms"))
 }
 
 #[test]

@@ -1011,6 +1011,42 @@ proptest! {
             prop_assert_eq!(finals(&p, &fair), Some(all));
         }
     }
+
+    /// Issue 43 item 4: outcomes read on the reduced product
+    /// (`OUTCOME_REDUCTIONS`: partial order and local steps first) are
+    /// the full product's, and each schedule shown reaches its outcome.
+    #[test]
+    fn outcomes_on_the_reduced_product_are_the_full_products(p in program(), m in model()) {
+        use oracle::kernel::outcomes::{outcomes_with, OUTCOME_REDUCTIONS};
+        let Ok(full) = outcomes_with(&p, &m, 60_000, Reductions::NONE) else { return Ok(()) };
+        let reduced = outcomes_with(&p, &m, 60_000, OUTCOME_REDUCTIONS).unwrap();
+        let values = |o: &oracle::kernel::outcomes::Outcomes| -> Vec<Vec<u16>> {
+            o.finals.iter().map(|f| f.values.clone()).collect()
+        };
+        prop_assert_eq!(values(&reduced), values(&full), "{}", litmus::print(&p));
+        prop_assert!(reduced.states <= full.states);
+        for (r, f) in reduced.finals.iter().zip(&full.finals) {
+            prop_assert!(r.schedule.len() >= f.schedule.len());
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(200), ..ProptestConfig::default() })]
+
+    /// The outcomes of programs where the partial-order reduction acts
+    /// (`por_program`, below), on its reduced product and the full one.
+    #[test]
+    fn outcomes_of_por_programs_survive_the_reductions(p in por_program(), flat in 0..11usize) {
+        use oracle::kernel::outcomes::{outcomes_with, OUTCOME_REDUCTIONS};
+        let m = ScopedModel::all_flat()[flat];
+        let Ok(full) = outcomes_with(&p, &m, 60_000, Reductions::NONE) else { return Ok(()) };
+        let reduced = outcomes_with(&p, &m, 60_000, OUTCOME_REDUCTIONS).unwrap();
+        let values = |o: &oracle::kernel::outcomes::Outcomes| -> Vec<Vec<u16>> {
+            o.finals.iter().map(|f| f.values.clone()).collect()
+        };
+        prop_assert_eq!(values(&reduced), values(&full), "{}", litmus::print(&p));
+    }
 }
 
 /// Programs where the partial-order reduction acts (docs/KERNEL.md §8.7):

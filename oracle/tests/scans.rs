@@ -6,7 +6,10 @@
 
 use oracle::kernel::product::Reductions;
 use oracle::kernel::{check_expectations, decide, outcome, Options};
-use progress_litmus::kernel::load::{load_all, Item, NamedProgram};
+#[path = "../../tests/support/programs.rs"]
+mod programs;
+
+use progress_litmus::kernel::load::NamedProgram;
 use progress_litmus::kernel::ScopedModel;
 use std::path::PathBuf;
 use std::process::Command;
@@ -16,15 +19,7 @@ fn root() -> PathBuf {
 }
 
 fn skeletons() -> Vec<NamedProgram> {
-    let (items, errors) = load_all(&[root().join("suites/scans")]);
-    assert!(errors.is_empty(), "{errors:?}");
-    items
-        .into_iter()
-        .map(|i| match i {
-            Item::Kernel(p) => p,
-            Item::Axb(t) => panic!("{}: not a kernel program", t.name),
-        })
-        .collect()
+    programs::kernel_programs(&root().join("suites/scans"))
 }
 
 #[test]

@@ -3,10 +3,12 @@
 //! A final state is a state of the product in which every invocation has
 //! terminated; its *outcome* is what the program leaves behind: every
 //! memory cell and every register of every invocation. The outcomes are
-//! read off the unreduced product under a model (the model matters where
-//! it changes which moves exist: the priority scheduler, occupancy, and
-//! lockstep subgroups; fairness does not, as it constrains only infinite
-//! schedules), each with the shortest schedule that reaches it.
+//! read off the product reduced by the reductions that keep every final
+//! state ([`OUTCOME_REDUCTIONS`], docs/KERNEL.md §8.9) under a model (the
+//! model matters where it changes which moves exist: the priority
+//! scheduler, occupancy, and lockstep subgroups; fairness does not, as it
+//! constrains only infinite schedules), each with a schedule that reaches
+//! it, shortest on that product.
 
 use super::explain::{move_text, who};
 use super::product::{build, Kernel, Reductions};
@@ -211,15 +213,40 @@ fn outcomes_w<S: Packed>(k: &Kernel, max_states: usize) -> Result<Outcomes, Kern
     })
 }
 
+/// The reductions outcomes are read under: those of `classify` that keep
+/// every final state as it is (docs/KERNEL.md §8.9): the partial-order
+/// reduction and local steps first keep every reachable state where no
+/// move is left, final states among them, and change no state; not
+/// symmetry (it would merge outcomes that differ by which invocation did
+/// what) nor dead registers (a finished invocation's registers are all
+/// dead, and they are part of an outcome).
+pub const OUTCOME_REDUCTIONS: Reductions = Reductions {
+    symmetry: false,
+    dead_registers: false,
+    chains: super::product::Chains::Never,
+    ..Reductions::ALL
+};
+
 /// Every reachable outcome of `program` under `model` (whose fairness is
-/// ignored), from the unreduced product: symmetry would merge outcomes
-/// that differ by which invocation did what.
+/// ignored), on the product reduced by [`OUTCOME_REDUCTIONS`], each with
+/// a shortest schedule there.
 pub fn outcomes(
     program: &Program,
     model: &ScopedModel,
     max_states: usize,
 ) -> Result<Outcomes, KernelError> {
-    let k = Kernel::new(program, model, Reductions::NONE)?;
+    outcomes_with(program, model, max_states, OUTCOME_REDUCTIONS)
+}
+
+/// [`outcomes`] on the product reduced by `red` (`Reductions::NONE`: the
+/// full product, which the tests compare with).
+pub fn outcomes_with(
+    program: &Program,
+    model: &ScopedModel,
+    max_states: usize,
+    red: Reductions,
+) -> Result<Outcomes, KernelError> {
+    let k = Kernel::new(program, model, red)?;
     with_words!(k.words, outcomes_w(&k, max_states))
 }
 
