@@ -1,8 +1,7 @@
 //! Single-pass scans (issue 49): the hand-translated control skeletons of
-//! GPUPrefixSums' shipped WGSL scans give their authors' verdicts, with and
-//! without reductions where the unreduced product fits; the shipped
-//! shaders, vendored unchanged with their licence, are refused with the
-//! construct in the way named at its line, until the oracle decides them.
+//! GPUPrefixSums' shipped WGSL scans (suites/scans/README.md) give their
+//! authors' verdicts, with and without reductions where the unreduced
+//! product fits.
 
 use oracle::kernel::product::Reductions;
 use oracle::kernel::{check_expectations, decide, outcome, Options};
@@ -12,7 +11,6 @@ mod programs;
 use progress_litmus::kernel::load::NamedProgram;
 use progress_litmus::kernel::ScopedModel;
 use std::path::PathBuf;
-use std::process::Command;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -64,36 +62,5 @@ fn the_verdicts_hold_on_the_unreduced_product_under_every_flat_model() {
             assert_eq!(a.verdict.passes(), !fails, "{} under {m}", p.name);
             assert!(!a.deadlock, "{} under {m}", p.name);
         }
-    }
-}
-
-#[test]
-fn the_shipped_shaders_are_refused_at_their_workgroup_size() {
-    let dir = root().join("tests/data/shaders/production/gpuprefixsums");
-    let license = std::fs::read_to_string(dir.join("LICENSE")).unwrap();
-    assert!(license.contains("MIT license") && license.contains("Thomas Smith"));
-    let oracle = env!("CARGO_BIN_EXE_oracle");
-    let refused = |args: &[&str]| {
-        let out = Command::new(oracle)
-            .current_dir(&dir)
-            .arg("classify")
-            .args(args)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(out.stdout.is_empty(), "{args:?}");
-        String::from_utf8(out.stderr).unwrap()
-    };
-    let size = |at: &str| {
-        format!("error: {at}: workgroup size 256: at most 8 invocations per workgroup\n")
-    };
-    assert_eq!(refused(&["csdl.wgsl"]), size("csdl.wgsl:58:15"));
-    assert_eq!(refused(&["csdldf.wgsl"]), size("csdldf.wgsl:65:15"));
-    for (entry, at) in [
-        ("reduce", "rts.wgsl:57:15"),
-        ("spine_scan", "rts.wgsl:113:15"),
-        ("downsweep", "rts.wgsl:198:15"),
-    ] {
-        assert_eq!(refused(&["--entry", entry, "rts.wgsl"]), size(at));
     }
 }
