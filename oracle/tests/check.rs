@@ -98,7 +98,14 @@ fn explain_opens_with_the_sentence_in_the_users_words() {
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["verdict"], "F");
         assert_eq!(v["summary"], want, "{file} under {model}");
-        assert!(v["explanation"].as_str().unwrap().contains(want));
+        let explanation = v["explanation"].as_str().unwrap();
+        assert!(explanation.contains(want));
+        // The counts are those of the product the explanation shows.
+        let space = format!(
+            "Product space: {} states, {} transitions",
+            v["states"], v["transitions"]
+        );
+        assert!(explanation.contains(&space), "{space}\n{explanation}");
     }
     let out = oracle(&["explain", "--model", "OBE", "--format", "json", SPINLOCK]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -110,7 +110,13 @@ fn explain_kernel(
     Ok(match format {
         TextFormat::Text => text.into_bytes(),
         TextFormat::Json => {
-            let d = crate::kernel::decide(&program, m, opts).map_err(fail)?;
+            // The explanation's own verdict and product, not a second
+            // decision.
+            let verdict = if explained.summary.is_some() {
+                "F"
+            } else {
+                "P"
+            };
             let summary = match explained.summary {
                 Some(s) => s.text,
                 None => format!("guaranteed to terminate under {m}"),
@@ -120,10 +126,10 @@ fn explain_kernel(
                 "source": item.source().display().to_string(),
                 "model": m.to_string(),
                 "memory": "sequentially consistent",
-                "verdict": d.verdict.as_char().to_string(),
-                "deadlock": d.deadlock,
-                "states": d.states,
-                "transitions": d.transitions,
+                "verdict": verdict,
+                "deadlock": explained.deadlock,
+                "states": explained.states,
+                "transitions": explained.transitions,
                 "summary": summary,
                 "explanation": text,
             });

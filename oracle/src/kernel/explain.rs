@@ -226,6 +226,10 @@ pub struct Explained {
     pub steps: Vec<Step>,
     /// The witness is a deadlock.
     pub deadlock: bool,
+    /// States and transitions of the product the verdict was decided on
+    /// (the header's `Product space`).
+    pub states: usize,
+    pub transitions: usize,
 }
 
 /// The size of the product a verdict was decided on, as the header says it.
@@ -342,6 +346,8 @@ fn render<S: Packed>(
             .unwrap_or_default(),
         deadlock: matches!(w, Some(Witness::Deadlock { .. })),
         summary,
+        states: space.states,
+        transitions: space.transitions,
     }
 }
 
