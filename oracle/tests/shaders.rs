@@ -879,6 +879,28 @@ fn each_entry_point_of_a_module_is_a_program() {
         assert!(out.contains(": F: termination is NOT guaranteed"), "{out}");
         assert!(out.contains("Workgroup 0 spins at line 19"), "{out}");
     }
+    // A module of many entry points is refused, not decided at the square
+    // of its size.
+    let mut many = String::from("@group(0) @binding(0) var<storage, read_write> x: atomic<u32>;\n");
+    for i in 0..65 {
+        many.push_str(&format!(
+            "@compute @workgroup_size(1)\nfn e{i}() {{ atomicStore(&x, 1u); }}\n"
+        ));
+    }
+    let d = Scratch::new("oracle-many-entries", "d");
+    let path = d.join("many.wgsl");
+    std::fs::write(&path, &many).unwrap();
+    let o = oracle(&["classify", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "error: {}: the module has 65 compute entry points: at most 64 are decided one by one; name one with --entry\n",
+            path.display()
+        )
+    );
+    let o = oracle(&["classify", "--entry", "e64", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{o:?}");
     // As GPUPrefixSums' rts.wgsl is refused: its first entry point runs
     // 256 invocations a workgroup.
     let d = Scratch::new("oracle-entries", "d");

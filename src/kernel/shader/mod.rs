@@ -677,6 +677,11 @@ pub fn load(
     loaded(path, translate(path, &bytes, launch)?, warnings)
 }
 
+/// The most entry points of one module decided one by one: each is parsed
+/// and translated on its own, so a module of thousands of tiny entry
+/// points would cost their square (400 take 1 s, 4,000 would take 100).
+pub const MAX_ENTRIES: usize = 64;
+
 /// One program a shader file holds: its entry point's name where the
 /// module has several compute entry points, the program, and what its
 /// verdicts rest on.
@@ -706,6 +711,15 @@ pub fn load_entries(
         return Err(err);
     }
     let names = match compute_entries(path, &bytes, launch) {
+        Ok(names) if names.len() > MAX_ENTRIES => {
+            return Err(FileError::whole(
+                path,
+                format!(
+                    "the module has {} compute entry points: at most {MAX_ENTRIES} are decided one by one; name one with --entry",
+                    names.len()
+                ),
+            ))
+        }
         Ok(names) if names.len() > 1 => names,
         _ => return Err(err),
     };
