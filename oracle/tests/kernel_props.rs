@@ -1405,3 +1405,62 @@ fn interchangeable_subgroups_keep_the_verdicts_of_the_mutex() {
         .collect();
     assert_eq!(fails.len(), 3, "{v:?}");
 }
+
+/// Programs for the value check (docs/KERNEL.md §10.3): [`program`]'s
+/// instructions over domains of 4 to 16 values (where some programs
+/// keep every value exact and some do not), with longer blocks and a
+/// start value for each location.
+fn value_program() -> impl Strategy<Value = Program> {
+    (
+        1u8..=3,
+        prop_oneof![
+            Just((1u8, 1u8)),
+            Just((2, 1)),
+            Just((2, 2)),
+            Just((3, 1)),
+            Just((4, 2))
+        ],
+        prop_oneof![Just(4u16), Just(8), Just(16)],
+        any::<bool>(),
+        (0u8..4, 0u8..4),
+    )
+        .prop_flat_map(|(w, ns, values, spmd, init)| {
+            let code = (2usize..=6).prop_flat_map(move |len| {
+                prop::collection::vec(instr(len, values, true), len).prop_map(block)
+            });
+            (
+                Just((w, ns, values, spmd, init)),
+                prop::collection::vec(code, if spmd { 1 } else { w as usize }),
+            )
+        })
+        .prop_map(|((w, ns, values, spmd, (x, y)), codes)| {
+            let mut locations = xy();
+            locations[0].init = vec![x];
+            locations[1].init = vec![y];
+            assemble(values, (w, ns.0, ns.1), spmd, codes, locations)
+        })
+        .prop_filter("valid", |p| p.validate().is_ok())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(300), ..ProptestConfig::default() })]
+
+    /// The value check with its reductions (local steps, barrier arrivals
+    /// and memory steps nobody else can disturb or observe, alone, never
+    /// from a loop head: docs/KERNEL.md §10.3) refuses exactly the
+    /// programs it refuses without them: a wrapping step, a read of an
+    /// undefined cell before any write (the shared `y`, when `undefined`)
+    /// or a fault on some schedule.
+    #[test]
+    fn the_value_check_with_its_reductions_refuses_what_it_refuses_without(p in value_program(), undefined in any::<bool>()) {
+        use progress_litmus::kernel::shader::values::check_program;
+        let und: &[u8] = if undefined { &[1] } else { &[] };
+        let bound = |r: &Result<(), String>| matches!(r, Err(e) if e.contains("explored more than") || e.contains("budget"));
+        let full = check_program(&p, und, 100_000, false);
+        if bound(&full) {
+            return Ok(());
+        }
+        let reduced = check_program(&p, und, 100_000, true);
+        prop_assert_eq!(full.is_ok(), reduced.is_ok(), "{:?} {:?}\n{}", full, reduced, litmus::print(&p));
+    }
+}

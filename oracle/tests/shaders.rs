@@ -919,3 +919,44 @@ fn each_entry_point_of_a_module_is_a_program() {
         )
     );
 }
+
+/// Under an address space too small for the tables `--max-states` allows
+/// (here 700 MB against a bound of 100,000,000 states), a shader whose
+/// value check keeps growing is one error line, naming what to do, and
+/// the rest of the batch is decided: the process never aborts on a
+/// refused allocation (issue 43 item 3: once, a 2x8 shader with two
+/// `atomicAdd`s aborted a whole batch under a 3 GB address space).
+#[test]
+fn a_refused_allocation_is_one_error_line_and_the_batch_goes_on() {
+    if !cfg!(target_os = "linux") || cfg!(debug_assertions) {
+        // Release builds only: a debug build takes minutes to get there.
+        return;
+    }
+    let dir = Scratch::new("oracle-as", "dir");
+    let boom = dir.join("boom.wgsl");
+    std::fs::write(&boom, "// workgroups 4;\n// values 256;\n@group(0) @binding(0) var<storage, read_write> m: array<atomic<u32>, 8>;\n@compute @workgroup_size(2)\nfn main() {\n  for (var i = 0u; i < 30u; i++) {\n    atomicAdd(&m[0], 1u);\n  }\n}\n").unwrap();
+    let o = Command::new("sh")
+        .current_dir(root())
+        .args(["-c", "ulimit -v 700000 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_oracle"))
+        .args(["classify", "--format", "csv", "--max-states", "100000000"])
+        .arg(&boom)
+        .arg("suites/shaders/spinlock.wgsl")
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(out.contains("\nspinlock,F,P,P,P,F,P,P,P,P,P,F\n"), "{out}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(
+        errors[0].contains(
+            "boom.wgsl: the value check's tables could not grow: the system refused the memory"
+        ) && errors[0]
+            .ends_with("lower --max-states, run fewer inputs at once, or shrink the program"),
+        "{err}"
+    );
+}

@@ -15,6 +15,9 @@
 //! - [`litmus`]: the hand-written text format, parser and printer;
 //! - [`ron`]: the RON forms (a program, a suite of programs);
 //! - [`mod@cfg`], [`machine`]: control flow and the packed-state semantics;
+//! - [`independence`]: the memory cells an invocation may still write or
+//!   access (the partial-order reduction of the oracle and of the value
+//!   check);
 //! - [`load`]: reading programs from files and directories;
 //! - [`shader`]: WGSL, GLSL and SPIR-V compute shaders as kernel programs.
 
@@ -23,6 +26,7 @@ pub mod budget;
 pub mod cfg;
 pub mod cmp;
 pub mod embed;
+pub mod independence;
 pub mod litmus;
 pub mod load;
 pub mod machine;

@@ -18,7 +18,7 @@ pub mod arena;
 pub mod check;
 pub mod dot;
 pub mod explain;
-pub mod independence;
+pub use progress_litmus::kernel::independence;
 pub mod lean;
 pub mod lifted;
 pub mod liveness;

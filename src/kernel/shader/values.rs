@@ -20,8 +20,12 @@
 //! and shifts (in assignments and read-modify-writes) can.
 
 use super::{ShaderError, Span, Translation};
+use crate::axb::test::Target;
+use crate::kernel::independence::{self, Accesses, Futures, Lazy};
 use crate::kernel::machine::{Machine, Packed};
-use crate::kernel::program::{AtomicOp, BinOp, IdKind, Instr, Operand, Program, RmwOp};
+use crate::kernel::program::{
+    AtomicOp, BinOp, IdKind, Instr, Operand, Program, RmwOp, MAX_INVOCATIONS,
+};
 use rustc_hash::FxHashSet;
 use std::collections::VecDeque;
 
@@ -32,31 +36,95 @@ use std::collections::VecDeque;
 /// array) at their shader line. A program none of whose instructions can
 /// leave the domain, and that has no undefined memory, is not explored.
 pub fn check(t: &Translation, max_states: usize) -> Result<(), ShaderError> {
-    let p = &t.program;
-    // Nothing to explore when no instruction can leave the domain (the
-    // oracle still reports an index fault, at its kernel instruction).
-    let can_wrap = |i: &Instr| match *i {
-        Instr::Assign { op: Some(op), .. } => {
-            matches!(
-                op,
-                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::Shr
-            )
-        }
-        Instr::Atomic {
-            op: AtomicOp::Fetch(RmwOp::Add | RmwOp::Sub, _),
-            ..
-        } => true,
-        _ => false,
+    let lang = match t.launch.memory.workgroup {
+        super::launch::Workgroup::Undefined(lang) => lang,
+        _ => "the source language",
     };
-    if !p.codes.iter().flat_map(|c| &c.instrs).any(can_wrap) && t.undefined.is_empty() {
-        return Ok(());
+    let c = Ctx {
+        program: &t.program,
+        spans: &t.spans,
+        undefined: (t.undefined.iter())
+            .map(|(l, n)| (*l, n.as_str()))
+            .collect(),
+        lang,
+        reduce: true,
+        max_states,
+    };
+    c.check()
+}
+
+/// [`check`] on a kernel program with no shader behind it (errors name
+/// no line), whose locations `undefined` start undefined; with the
+/// reductions of docs/KERNEL.md §10.3 or without them (`reduce`): the
+/// property tests compare the two.
+#[doc(hidden)]
+pub fn check_program(
+    p: &Program,
+    undefined: &[u8],
+    max_states: usize,
+    reduce: bool,
+) -> Result<(), String> {
+    let c = Ctx {
+        program: p,
+        spans: &[],
+        undefined: undefined
+            .iter()
+            .map(|&l| (l, "an undefined location"))
+            .collect(),
+        lang: "the program",
+        reduce,
+        max_states,
+    };
+    c.check().map_err(|e| e.msg)
+}
+
+/// What the check reads of a translation, and how it explores.
+struct Ctx<'t> {
+    program: &'t Program,
+    /// The shader line of each instruction (of the only code block).
+    spans: &'t [Span],
+    /// The locations that start undefined, with their shader names.
+    undefined: Vec<(u8, &'t str)>,
+    /// The source language, as the undefined-read error names it.
+    lang: &'t str,
+    /// Whether steps go alone where they may (docs/KERNEL.md §10.3).
+    reduce: bool,
+    max_states: usize,
+}
+
+impl Ctx<'_> {
+    fn check(&self) -> Result<(), ShaderError> {
+        let p = self.program;
+        // Nothing to explore when no instruction can leave the domain (the
+        // oracle still reports an index fault, at its kernel instruction).
+        let can_wrap = |i: &Instr| match *i {
+            Instr::Assign { op: Some(op), .. } => {
+                matches!(
+                    op,
+                    BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::Shr
+                )
+            }
+            Instr::Atomic {
+                op: AtomicOp::Fetch(RmwOp::Add | RmwOp::Sub, _),
+                ..
+            } => true,
+            _ => false,
+        };
+        if !p.codes.iter().flat_map(|c| &c.instrs).any(can_wrap) && self.undefined.is_empty() {
+            return Ok(());
+        }
+        explore(self, false)?;
+        let s = p.subgroup_size as usize;
+        if s > 1 && s <= crate::kernel::program::MAX_LOCKSTEP_SUBGROUP {
+            explore(self, true)?;
+        }
+        Ok(())
     }
-    explore(t, false, max_states)?;
-    let s = p.subgroup_size as usize;
-    if s > 1 && s <= crate::kernel::program::MAX_LOCKSTEP_SUBGROUP {
-        explore(t, true, max_states)?;
+
+    /// The shader span of instruction `pc`.
+    fn at(&self, pc: usize) -> Span {
+        self.spans.get(pc).copied().unwrap_or(Span::UNDEFINED)
     }
-    Ok(())
 }
 
 /// The written bits of the undefined cells a state of the check carries
@@ -102,8 +170,8 @@ struct Undefined<'t> {
 }
 
 impl<'t> Undefined<'t> {
-    fn of(t: &'t Translation, m: &Machine) -> Undefined<'t> {
-        let p = &t.program;
+    fn of(c: &Ctx<'t>, m: &Machine) -> Undefined<'t> {
+        let p = c.program;
         let cells: usize = p
             .locations
             .iter()
@@ -111,12 +179,12 @@ impl<'t> Undefined<'t> {
             .sum();
         let mut bit = vec![None; cells];
         let mut count = 0;
-        for (l, name) in &t.undefined {
-            let loc = &p.locations[*l as usize];
+        for &(l, name) in &c.undefined {
+            let loc = &p.locations[l as usize];
             let copies = if loc.shared { p.workgroups as usize } else { 1 };
             for copy in 0..copies {
                 for k in 0..loc.len() {
-                    bit[m.cell_of(*l as usize, copy, k)] = Some((count, name.as_str()));
+                    bit[m.cell_of(l as usize, copy, k)] = Some((count, name));
                     count += 1;
                 }
             }
@@ -125,112 +193,202 @@ impl<'t> Undefined<'t> {
     }
 }
 
-fn explore(t: &Translation, lockstep: bool, max_states: usize) -> Result<(), ShaderError> {
-    let direct = t.program.direct_for(None, lockstep);
-    let m = Machine::with_direct(&t.program, lockstep, direct)
+fn explore(c: &Ctx, lockstep: bool) -> Result<(), ShaderError> {
+    let direct = c.program.direct_for(None, lockstep);
+    let m = Machine::with_direct(c.program, lockstep, direct)
         .map_err(|e| ShaderError::new(Span::UNDEFINED, format!("the translated program: {e}")))?;
-    let u = Undefined::of(t, &m);
+    let u = Undefined::of(c, &m);
     match u.count {
-        0 => explore_with::<()>(t, &m, &u, max_states),
-        1..=64 => explore_with::<u64>(t, &m, &u, max_states),
-        _ => explore_with::<[u64; 8]>(t, &m, &u, max_states),
+        0 => explore_with::<()>(c, &m, &u),
+        1..=64 => explore_with::<u64>(c, &m, &u),
+        _ => explore_with::<[u64; 8]>(c, &m, &u),
     }
 }
 
-fn explore_with<W: Written>(
-    t: &Translation,
-    m: &Machine,
-    u: &Undefined,
-    max_states: usize,
-) -> Result<(), ShaderError> {
+fn explore_with<W: Written>(c: &Ctx, m: &Machine, u: &Undefined) -> Result<(), ShaderError> {
     match m.bits().div_ceil(64) {
-        0 | 1 => run::<[u64; 1], W>(t, m, u, max_states),
-        2 => run::<[u64; 2], W>(t, m, u, max_states),
-        3 => run::<[u64; 3], W>(t, m, u, max_states),
-        4 => run::<[u64; 4], W>(t, m, u, max_states),
-        _ => run::<[u64; 7], W>(t, m, u, max_states),
+        0 | 1 => run::<[u64; 1], W>(c, m, u),
+        2 => run::<[u64; 2], W>(c, m, u),
+        3 => run::<[u64; 3], W>(c, m, u),
+        4 => run::<[u64; 4], W>(c, m, u),
+        _ => run::<[u64; 7], W>(c, m, u),
     }
 }
 
-fn run<S: Packed, W: Written>(
-    t: &Translation,
-    m: &Machine,
-    u: &Undefined,
-    max_states: usize,
-) -> Result<(), ShaderError> {
-    let at = |pc: usize| t.spans.get(pc).copied().unwrap_or(Span::UNDEFINED);
+fn run<S: Packed, W: Written>(c: &Ctx, m: &Machine, u: &Undefined) -> Result<(), ShaderError> {
     let mut init = S::default();
     m.init(init.as_mut());
     let start = (init, W::default());
-    let mut seen: FxHashSet<(S, W)> = FxHashSet::default();
-    seen.insert(start);
-    let mut queue = VecDeque::from([start]);
+    let mut table = Table {
+        seen: FxHashSet::default(),
+        queue: VecDeque::new(),
+        max_states: c.max_states,
+    };
+    table.store(start)?;
+    // Local steps first (docs/KERNEL.md §10.3), but never from a loop
+    // head: every cycle of a code block passes one, so no cycle of the
+    // exploration is made of steps taken alone, and no step is left out
+    // forever. Not where SIMT-Step schedules the lanes, whose local steps
+    // another lane's can disable.
+    let local_first = c.reduce && m.direct().is_none();
+    // Memory steps nobody else can disturb or observe any more, first
+    // too, between interleaved invocations (a lockstep step may be many
+    // lanes' accesses).
+    let acc = (local_first && !m.lockstep()).then(|| Accesses::new(m));
     let mut next = Vec::new();
-    while let Some((s, w)) = queue.pop_front() {
-        for a in 0..m.num_actors() {
-            let Some((pc, instr)) = m.next_instr(s.as_ref(), a) else {
-                continue;
-            };
-            let mut written = w;
-            for i in m.stepping_invocations(s.as_ref(), a) {
-                let (wg, l, _, _) = m.coords(i);
-                if let Some(why) = wraps(m, s.as_ref(), i, instr) {
-                    return Err(ShaderError::new(
-                        at(pc),
-                        format!(
-                            "value bound exceeded: raise --values (invocation {wg}.{l}: {why})"
-                        ),
-                    ));
-                }
-                let Some((cell, reads, writes)) = access(m, s.as_ref(), i, instr) else {
-                    continue;
-                };
-                let Some((bit, name)) = u.bit[cell] else {
-                    continue;
-                };
-                if reads && !w.has(bit) {
-                    return Err(ShaderError::new(
-                        at(pc),
-                        format!(
-                            "{name} may be read before it is written (invocation {wg}.{l}, on some schedule): {} leaves workgroup memory's initial value undefined, and the tools pick none; write it before any invocation reads it (a barrier between), or, where the launch zeroes it (VK_KHR_zero_initialize_workgroup_memory), say so with --workgroup-memory zero",
-                            match t.launch.memory.workgroup {
-                                super::launch::Workgroup::Undefined(lang) => lang,
-                                _ => "the source language",
-                            }
-                        ),
-                    ));
-                }
-                if writes {
-                    written.set(bit);
-                }
-            }
-            next.clear();
-            m.steps(&s, a, &mut next).map_err(|f| {
-                ShaderError::new(
-                    at(f.pc),
-                    format!("run-time fault: invocation {}.{}: {}", f.wg, f.local, f.msg),
-                )
-            })?;
+    let heads = loop_heads(c.program);
+    while let Some((s, w)) = table.queue.pop_front() {
+        let alone = local_first
+            .then(|| first_alone(m, s.as_ref(), &heads, acc.as_ref()))
+            .flatten();
+        for a in alone.map_or(0..m.num_actors(), |a| a..a + 1) {
+            let written = visit(c, m, u, &s, w, a, &mut next)?;
             for (_, n) in next.drain(..) {
-                if seen.len() == seen.capacity() {
-                    grow(&mut seen, &mut queue, max_states)?;
-                }
-                if seen.insert((n, written)) {
-                    if seen.len().is_multiple_of(4096) {
-                        crate::progress::stored(4096);
-                    }
-                    if seen.len() > max_states {
-                        return Err(ShaderError::new(
-                            Span::UNDEFINED,
-                            format!("the value check explored more than {max_states} states: raise --max-states"),
-                        ));
-                    }
-                    queue.push_back((n, written));
-                }
+                table.store((n, written))?;
             }
         }
     }
     Ok(())
+}
+
+/// The states the check has seen, and those it has still to expand.
+struct Table<S, W> {
+    seen: FxHashSet<(S, W)>,
+    queue: VecDeque<(S, W)>,
+    max_states: usize,
+}
+
+impl<S: Packed, W: Written> Table<S, W> {
+    /// Records `x`, to be expanded, unless it was seen before; within the
+    /// budget of `--max-states`.
+    fn store(&mut self, x: (S, W)) -> Result<(), ShaderError> {
+        if self.seen.len() == self.seen.capacity() {
+            grow(&mut self.seen, &mut self.queue, self.max_states)?;
+        }
+        if self.seen.insert(x) {
+            if self.seen.len().is_multiple_of(4096) {
+                crate::progress::stored(4096);
+            }
+            if self.seen.len() > self.max_states {
+                return Err(ShaderError::new(
+                    Span::UNDEFINED,
+                    format!(
+                        "the value check explored more than {} states: raise --max-states",
+                        self.max_states
+                    ),
+                ));
+            }
+            self.queue.push_back(x);
+        }
+        Ok(())
+    }
+}
+
+/// Per code block, per pc: whether it is a loop head, the target of a
+/// jump to it or to an earlier pc. Every cycle of the block's control
+/// flow holds such a jump, whose target is on the cycle.
+fn loop_heads(p: &Program) -> Vec<Vec<bool>> {
+    p.codes
+        .iter()
+        .map(|c| {
+            let mut head = vec![false; c.instrs.len()];
+            for (pc, i) in c.instrs.iter().enumerate() {
+                if let Some(Target::At(t)) = i.target() {
+                    if t as usize <= pc {
+                        head[t as usize] = true;
+                    }
+                }
+            }
+            head
+        })
+        .collect()
+}
+
+/// The first actor of `s` whose next step may go alone: a local step
+/// (registers and pc only), else, with the future accesses `acc` (the
+/// invocations interleaved), an arrival at a barrier or a memory step no
+/// other invocation can disturb or observe any more
+/// ([`independence::unconflicted_or`]); never a step from a loop head.
+fn first_alone(
+    m: &Machine,
+    s: &[u64],
+    heads: &[Vec<bool>],
+    acc: Option<&Accesses>,
+) -> Option<usize> {
+    let next = |a: usize| {
+        let (pc, i) = m.next_instr(s, a)?;
+        let code = m.code_index(m.actor_invocations(a).start);
+        (!heads[code][pc]).then_some(i)
+    };
+    let local = (0..m.num_actors()).find(|&a| next(a).is_some_and(|i| i.is_local()));
+    if local.is_some() {
+        return local;
+    }
+    let acc = acc?;
+    let v = m.view(s);
+    let mut buf: Futures = [(0, 0); MAX_INVOCATIONS];
+    let mut fut = Lazy::new(Some(acc), m, s, &v, &mut buf);
+    (0..m.num_actors()).find(|&a| {
+        next(a).is_some_and(|i| match i {
+            Instr::Barrier => true,
+            Instr::Atomic { .. } => independence::unconflicted_or(m, s, a, &i, &mut fut, || false),
+            _ => false,
+        })
+    })
+}
+
+/// Checks actor `a`'s next step in state `s` (its values, and its read of
+/// an undefined cell given the written bits `w`) and puts its successors
+/// in `next`; the written bits after the step. Nothing when `a` cannot
+/// step.
+fn visit<S: Packed, W: Written>(
+    c: &Ctx,
+    m: &Machine,
+    u: &Undefined,
+    s: &S,
+    w: W,
+    a: usize,
+    next: &mut Vec<(crate::kernel::machine::StepInfo, S)>,
+) -> Result<W, ShaderError> {
+    let at = |pc: usize| c.at(pc);
+    let Some((pc, instr)) = m.next_instr(s.as_ref(), a) else {
+        return Ok(w);
+    };
+    let mut written = w;
+    for i in m.stepping_invocations(s.as_ref(), a) {
+        let (wg, l, _, _) = m.coords(i);
+        if let Some(why) = wraps(m, s.as_ref(), i, instr) {
+            return Err(ShaderError::new(
+                at(pc),
+                format!("value bound exceeded: raise --values (invocation {wg}.{l}: {why})"),
+            ));
+        }
+        let Some((cell, reads, writes)) = access(m, s.as_ref(), i, instr) else {
+            continue;
+        };
+        let Some((bit, name)) = u.bit[cell] else {
+            continue;
+        };
+        if reads && !w.has(bit) {
+            return Err(ShaderError::new(
+                at(pc),
+                format!(
+                    "{name} may be read before it is written (invocation {wg}.{l}, on some schedule): {} leaves workgroup memory's initial value undefined, and the tools pick none; write it before any invocation reads it (a barrier between), or, where the launch zeroes it (VK_KHR_zero_initialize_workgroup_memory), say so with --workgroup-memory zero",
+                    c.lang
+                ),
+            ));
+        }
+        if writes {
+            written.set(bit);
+        }
+    }
+    m.steps(s, a, next).map_err(|f| {
+        ShaderError::new(
+            at(f.pc),
+            format!("run-time fault: invocation {}.{}: {}", f.wg, f.local, f.msg),
+        )
+    })?;
+    Ok(written)
 }
 
 /// The memory cell invocation `i`'s step `instr` accesses, whether the
@@ -297,18 +455,18 @@ fn grow<S: Copy + Eq + std::hash::Hash>(
     // at most as many states as the table.
     let wanted = (seen.capacity() + more) * (2 * std::mem::size_of::<S>() + 1);
     let limit = crate::kernel::budget::budget(max_states);
-    let refuse = |why: &str| {
+    let refuse = |why: &str, advice: &str| {
         Err(ShaderError::new(
             Span::UNDEFINED,
             format!(
-                "the value check's tables {why} ({} MiB, the budget of --max-states {max_states} being {} MiB): raise --max-states, or shrink the program",
+                "the value check's tables {why} ({} MiB, the budget of --max-states {max_states} being {} MiB): {advice}, or shrink the program",
                 wanted >> 20,
                 limit >> 20
             ),
         ))
     };
     if wanted > limit {
-        return refuse("would pass their budget");
+        return refuse("would pass their budget", "raise --max-states");
     }
     // The queue never holds more states than the table; the table may get
     // more room than asked (a hash table rounds up), so the queue is given
@@ -318,7 +476,10 @@ fn grow<S: Copy + Eq + std::hash::Hash>(
             .try_reserve(seen.capacity().saturating_sub(queue.len()))
             .is_err()
     {
-        return refuse("could not grow: the system refused the memory");
+        return refuse(
+            "could not grow: the system refused the memory",
+            "lower --max-states, run fewer inputs at once",
+        );
     }
     Ok(())
 }

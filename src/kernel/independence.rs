@@ -16,9 +16,9 @@
 //! (no hash to compute: the look-ups are much of the reduction's cost
 //! where it seldom applies), else in a hash map.
 
-use progress_litmus::kernel::cfg;
-use progress_litmus::kernel::machine::{get_bits, Machine, View};
-use progress_litmus::kernel::program::{AtomicOp, Instr, Operand, MAX_INVOCATIONS};
+use crate::kernel::cfg;
+use crate::kernel::machine::{get_bits, Machine, View};
+use crate::kernel::program::{AtomicOp, Instr, Operand, MAX_INVOCATIONS};
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
 
@@ -59,7 +59,7 @@ fn operand(m: &Machine, i: usize, env: &Env, o: Operand) -> Option<u16> {
         Operand::Imm(v) => Some(v),
         Operand::Id(id) => {
             let (w, local, _, lane) = m.coords(i);
-            use progress_litmus::kernel::program::IdKind::*;
+            use crate::kernel::program::IdKind::*;
             let s = m.program.subgroup_size as usize;
             Some(match id {
                 WgId => w,
@@ -388,8 +388,8 @@ pub fn conflicts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use progress_litmus::kernel::litmus;
-    use progress_litmus::kernel::machine::set_bits;
+    use crate::kernel::litmus;
+    use crate::kernel::machine::set_bits;
 
     #[test]
     fn the_future_cells_follow_known_registers_and_forget_loaded_ones() {
