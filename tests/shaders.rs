@@ -139,12 +139,13 @@ fn every_refused_construct_is_one_error_at_its_place() {
 }
 
 /// The value rule is exact: the same shader is refused when a sum wraps
-/// modulo V and decided when V holds it.
+/// modulo V and decided when V holds it (V given by the shader's
+/// `// values 4;` line, or by `--values`).
 #[test]
 fn value_rule_refuses_wrapping_only() {
     let (p, b) = read("tests/data/shaders/bad/overflow.wgsl");
     let e = translate(&p, &b, &Launch::default()).unwrap_err();
-    assert_eq!((e.line, e.col), (5, 5), "{e}");
+    assert_eq!((e.line, e.col), (6, 5), "{e}");
     assert!(
         e.msg.starts_with("value bound exceeded: raise --values"),
         "{e}"
@@ -167,6 +168,32 @@ fn value_rule_refuses_wrapping_only() {
         ..three
     };
     assert!(translate(&p, &b, &three16).is_ok());
+}
+
+/// With no domain given, the translation takes the least power of two
+/// in which no step of any schedule wraps (docs/KERNEL.md §10.3): the
+/// constants and ids of `atomicAdd(&x, 3u)` need 4 values, two
+/// workgroups' sums 8, three 16; 200 added twice fits no domain of the
+/// kernel language, and a negative value none at all.
+#[test]
+fn without_a_domain_the_least_that_holds_every_value_is_taken() {
+    let (p, b) = read("tests/data/shaders/bad/overflow.wgsl");
+    let src = String::from_utf8_lossy(&b).replace("// values 4;\n", "");
+    let at = |w: u8, src: &str| {
+        let l = Launch {
+            workgroups: Some(w),
+            ..Launch::default()
+        };
+        translate(&p, src.as_bytes(), &l).map(|t| t.program.values)
+    };
+    assert_eq!(at(2, &src).unwrap(), 8);
+    assert_eq!(at(3, &src).unwrap(), 16);
+    let e = at(2, &src.replace("3u", "200u")).unwrap_err();
+    assert_eq!((e.line, e.col), (5, 5), "{e}");
+    assert_eq!(e.msg, "value bound exceeded: the kernel language's values are below 256 (invocation 1.0: 200 + 200 is 400 in 32 bits but 144 modulo 256)");
+    let (p, b) = read("tests/data/shaders/bad/underflow.wgsl");
+    let e = translate(&p, &b, &Launch::default()).unwrap_err();
+    assert_eq!(e.msg, "value bound exceeded: a negative value, which the kernel language's unsigned values cannot hold (invocation 1.0: 0 - 1 is 4294967295 in 32 bits but 3 modulo 4)");
 }
 
 /// The launch flags (issue 42): `--workgroup-size` that contradicts the

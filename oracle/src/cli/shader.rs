@@ -28,9 +28,10 @@ pub struct LaunchArgs {
     #[arg(long, global = true, value_name = "NAME")]
     pub entry: Option<String>,
     /// Shaders: the value domain 2^b (default: the shader's `// values V;`
-    /// line, else the least power of two above the shader's constants and
-    /// W x N). A step whose 32-bit result
-    /// differs from its b-bit one refuses the shader, never a verdict.
+    /// line, else the least power of two, up to 256, above the shader's
+    /// constants and W x N in which no step of any schedule wraps). A step
+    /// whose 32-bit result differs from its b-bit one refuses the shader,
+    /// never a verdict.
     #[arg(long, global = true, value_name = "V", value_parser = parse_values)]
     pub values: Option<u16>,
     /// Shaders: what GLSL and SPIR-V workgroup memory without an

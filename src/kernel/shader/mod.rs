@@ -26,7 +26,7 @@ pub mod values;
 pub mod wgsl;
 
 use crate::error::FileError;
-use crate::kernel::program::Program;
+use crate::kernel::program::{Program, MAX_VALUES};
 use std::path::Path;
 
 /// How a shader is launched: the parts of a kernel program a shader does
@@ -442,13 +442,58 @@ fn translate_unguarded(
     // WGSL's compare-exchange is weak; SPIR-V's OpAtomicCompareExchangeWeak
     // "has the same semantics as OpAtomicCompareExchange", GLSL's is strong.
     let weak_cas = (lang == "WGSL").then_some(launch.spurious_finite);
-    let mut t = lower::lower(&module, &info, &src, &launch, weak_cas).map_err(fail)?;
-    t.launch = launch::Taken {
+    // The domain: the launch's, else the least one the value check
+    // accepts, from the constants' and ids' (docs/KERNEL.md §10.3).
+    let mut domain = launch.clone();
+    loop {
+        let mut t = lower::lower(&module, &info, &src, &domain, weak_cas).map_err(fail)?;
+        t.launch = taken(&launch, flags, &notes, size_from, &t.program);
+        inside_subgroups(&mut t, &launch);
+        if let launch::SizeFrom::SpecDefault(id) = size_from {
+            t.warnings
+                .push(launch::spec_default_warning(t.program.workgroup_size, id));
+        }
+        for s in &mut t.spans {
+            *s = user_span(prepared.as_ref(), *s);
+        }
+        for r in &mut t.races {
+            r.span = user_span(prepared.as_ref(), r.span);
+        }
+        if lang != "SPIR-V" {
+            positions(&mut t);
+        } else {
+            spirv_races(&mut t, bytes)
+                .map_err(|msg| FileError::whole(path, format!("SPIR-V: {msg}")))?;
+        }
+        t.program.model = notes.model;
+        t.program.expect = notes.expect.clone();
+        notes.initialise(&mut t).map_err(at_line)?;
+        t.launch.memory = initial_memory(&mut t, &notes, lang, launch.zero_workgroup_memory);
+        match values::check(&t, launch.max_states) {
+            Ok(()) => return Ok(t),
+            Err(e) if e.wider_helps && launch.values.is_none() && t.program.values < MAX_VALUES => {
+                domain.values = Some(2 * t.program.values);
+            }
+            Err(e) => return Err(file_error(path, &src, &e.error)),
+        }
+    }
+}
+
+/// The launch a translation was made for (`launch`: the flags `flags`
+/// with the shader's own lines `notes`), and where each number came from.
+fn taken(
+    launch: &Launch,
+    flags: &Launch,
+    notes: &Annotations,
+    size_from: launch::SizeFrom,
+    p: &Program,
+) -> launch::Taken {
+    launch::Taken {
         workgroups: (
             launch.workgroups(),
             launch::origin(flags.workgroups, notes.workgroups, notes.from_layout.0),
         ),
-        workgroup_size: (t.program.workgroup_size, size_from),
+        workgroup_size: (p.workgroup_size, size_from),
         subgroup_size: (
             launch.subgroup_size(),
             launch::origin(
@@ -458,33 +503,10 @@ fn translate_unguarded(
             ),
         ),
         memory: Default::default(),
-        weak_cas: has_choice(&t.program).then_some(launch.spurious_finite),
+        weak_cas: has_choice(p).then_some(launch.spurious_finite),
         subgroups: (launch.subgroup_size() > 1).then_some(!launch.fair_subgroups),
         tangled: None,
-    };
-    inside_subgroups(&mut t, &launch);
-    if let launch::SizeFrom::SpecDefault(id) = size_from {
-        t.warnings
-            .push(launch::spec_default_warning(t.program.workgroup_size, id));
     }
-    for s in &mut t.spans {
-        *s = user_span(prepared.as_ref(), *s);
-    }
-    for r in &mut t.races {
-        r.span = user_span(prepared.as_ref(), r.span);
-    }
-    if lang != "SPIR-V" {
-        positions(&mut t);
-    } else {
-        spirv_races(&mut t, bytes)
-            .map_err(|msg| FileError::whole(path, format!("SPIR-V: {msg}")))?;
-    }
-    t.program.model = notes.model;
-    t.program.expect = notes.expect.clone();
-    notes.initialise(&mut t).map_err(at_line)?;
-    t.launch.memory = initial_memory(&mut t, &notes, lang, launch.zero_workgroup_memory);
-    values::check(&t, launch.max_states).map_err(|e| file_error(path, &src, &e))?;
-    Ok(t)
 }
 
 /// Refuses two variables on one binding (issue 42): one buffer seen

@@ -24,7 +24,7 @@ use crate::axb::test::Target;
 use crate::kernel::independence::{self, Accesses, Futures, Lazy};
 use crate::kernel::machine::{Machine, Packed};
 use crate::kernel::program::{
-    AtomicOp, BinOp, IdKind, Instr, Operand, Program, RmwOp, MAX_INVOCATIONS,
+    AtomicOp, BinOp, IdKind, Instr, Operand, Program, RmwOp, MAX_INVOCATIONS, MAX_VALUES,
 };
 use rustc_hash::FxHashSet;
 use std::collections::VecDeque;
@@ -35,7 +35,7 @@ use std::collections::VecDeque;
 /// any write to it; also reports run-time faults (an index outside its
 /// array) at their shader line. A program none of whose instructions can
 /// leave the domain, and that has no undefined memory, is not explored.
-pub fn check(t: &Translation, max_states: usize) -> Result<(), ShaderError> {
+pub fn check(t: &Translation, max_states: usize) -> Result<(), Refused> {
     let lang = match t.launch.memory.workgroup {
         super::launch::Workgroup::Undefined(lang) => lang,
         _ => "the source language",
@@ -75,7 +75,24 @@ pub fn check_program(
         reduce,
         max_states,
     };
-    c.check().map_err(|e| e.msg)
+    c.check().map_err(|e| e.error.msg)
+}
+
+/// Why the check refuses a program, and whether a wider domain could
+/// help: a step's result wraps modulo the domain but is not negative.
+#[derive(Debug)]
+pub struct Refused {
+    pub error: ShaderError,
+    pub wider_helps: bool,
+}
+
+impl From<ShaderError> for Refused {
+    fn from(error: ShaderError) -> Refused {
+        Refused {
+            error,
+            wider_helps: false,
+        }
+    }
 }
 
 /// What the check reads of a translation, and how it explores.
@@ -93,7 +110,7 @@ struct Ctx<'t> {
 }
 
 impl Ctx<'_> {
-    fn check(&self) -> Result<(), ShaderError> {
+    fn check(&self) -> Result<(), Refused> {
         let p = self.program;
         // Nothing to explore when no instruction can leave the domain (the
         // oracle still reports an index fault, at its kernel instruction).
@@ -193,7 +210,7 @@ impl<'t> Undefined<'t> {
     }
 }
 
-fn explore(c: &Ctx, lockstep: bool) -> Result<(), ShaderError> {
+fn explore(c: &Ctx, lockstep: bool) -> Result<(), Refused> {
     let direct = c.program.direct_for(None, lockstep);
     let m = Machine::with_direct(c.program, lockstep, direct)
         .map_err(|e| ShaderError::new(Span::UNDEFINED, format!("the translated program: {e}")))?;
@@ -205,7 +222,7 @@ fn explore(c: &Ctx, lockstep: bool) -> Result<(), ShaderError> {
     }
 }
 
-fn explore_with<W: Written>(c: &Ctx, m: &Machine, u: &Undefined) -> Result<(), ShaderError> {
+fn explore_with<W: Written>(c: &Ctx, m: &Machine, u: &Undefined) -> Result<(), Refused> {
     match m.bits().div_ceil(64) {
         0 | 1 => run::<[u64; 1], W>(c, m, u),
         2 => run::<[u64; 2], W>(c, m, u),
@@ -215,7 +232,7 @@ fn explore_with<W: Written>(c: &Ctx, m: &Machine, u: &Undefined) -> Result<(), S
     }
 }
 
-fn run<S: Packed, W: Written>(c: &Ctx, m: &Machine, u: &Undefined) -> Result<(), ShaderError> {
+fn run<S: Packed, W: Written>(c: &Ctx, m: &Machine, u: &Undefined) -> Result<(), Refused> {
     let mut init = S::default();
     m.init(init.as_mut());
     let start = (init, W::default());
@@ -349,7 +366,7 @@ fn visit<S: Packed, W: Written>(
     w: W,
     a: usize,
     next: &mut Vec<(crate::kernel::machine::StepInfo, S)>,
-) -> Result<W, ShaderError> {
+) -> Result<W, Refused> {
     let at = |pc: usize| c.at(pc);
     let Some((pc, instr)) = m.next_instr(s.as_ref(), a) else {
         return Ok(w);
@@ -357,11 +374,22 @@ fn visit<S: Packed, W: Written>(
     let mut written = w;
     for i in m.stepping_invocations(s.as_ref(), a) {
         let (wg, l, _, _) = m.coords(i);
-        if let Some(why) = wraps(m, s.as_ref(), i, instr) {
-            return Err(ShaderError::new(
-                at(pc),
-                format!("value bound exceeded: raise --values (invocation {wg}.{l}: {why})"),
-            ));
+        if let Some((why, negative)) = wraps(m, s.as_ref(), i, instr) {
+            let what = if negative {
+                "a negative value, which the kernel language's unsigned values cannot hold"
+                    .to_string()
+            } else if m.program.values == MAX_VALUES {
+                format!("the kernel language's values are below {MAX_VALUES}")
+            } else {
+                "raise --values".to_string()
+            };
+            return Err(Refused {
+                error: ShaderError::new(
+                    at(pc),
+                    format!("value bound exceeded: {what} (invocation {wg}.{l}: {why})"),
+                ),
+                wider_helps: !negative,
+            });
         }
         let Some((cell, reads, writes)) = access(m, s.as_ref(), i, instr) else {
             continue;
@@ -370,13 +398,13 @@ fn visit<S: Packed, W: Written>(
             continue;
         };
         if reads && !w.has(bit) {
-            return Err(ShaderError::new(
+            return Err(Refused::from(ShaderError::new(
                 at(pc),
                 format!(
                     "{name} may be read before it is written (invocation {wg}.{l}, on some schedule): {} leaves workgroup memory's initial value undefined, and the tools pick none; write it before any invocation reads it (a barrier between), or, where the launch zeroes it (VK_KHR_zero_initialize_workgroup_memory), say so with --workgroup-memory zero",
                     c.lang
                 ),
-            ));
+            )));
         }
         if writes {
             written.set(bit);
@@ -485,8 +513,9 @@ fn grow<S: Copy + Eq + std::hash::Hash>(
 }
 
 /// Why invocation `i`'s next step `instr` in state `s` has a 32-bit result
-/// other than its `b`-bit one, if it does.
-fn wraps(m: &Machine, s: &[u64], i: usize, instr: Instr) -> Option<String> {
+/// other than its `b`-bit one, if it does, and whether the exact result
+/// is negative (no domain holds it).
+fn wraps(m: &Machine, s: &[u64], i: usize, instr: Instr) -> Option<(String, bool)> {
     let p: &Program = &m.program;
     let ev = |o: Operand| operand(m, s, i, o);
     let (op, x, y) = match instr {
@@ -522,11 +551,12 @@ fn wraps(m: &Machine, s: &[u64], i: usize, instr: Instr) -> Option<String> {
     };
     let small = op.eval(x, y, p.values);
     (exact != small as u32).then(|| {
-        format!(
+        let why = format!(
             "{x} {} {y} is {exact} in 32 bits but {small} modulo {}",
             op.symbol(),
             p.values
-        )
+        );
+        (why, op == BinOp::Sub && a < b)
     })
 }
 

@@ -1,4 +1,4 @@
-// error: value bound exceeded: raise --values
+// error: value bound exceeded: a negative value, which the kernel language's unsigned values cannot hold
 @group(0) @binding(0) var<storage, read_write> x: atomic<u32>;
 @compute @workgroup_size(1)
 fn main(@builtin(workgroup_id) wg: vec3<u32>) {
