@@ -24,8 +24,27 @@ pub struct Holder<'a> {
 /// Takes the exclusive lock on an open journal, or says that another
 /// process holds it, naming that process when the system says which
 /// (`/proc/locks`).
+///
+/// A holder that is this very process is a child being forked by another
+/// of its threads: between its fork and its exec the child shares our open
+/// files, this lock included, which exec then closes. So that lock is
+/// waited for, up to a second, instead of refused (it failed the test
+/// suite under load, each test's children starting beside the others').
 pub fn lock(file: &File, path: &Path, who: Holder) -> Result<(), String> {
-    file.try_lock().map_err(|e| match e {
+    let mut tries = 0;
+    let got = loop {
+        match file.try_lock() {
+            Err(TryLockError::WouldBlock)
+                if tries < 100
+                    && lock_holder(file).is_some_and(|(pid, _)| pid == std::process::id()) =>
+            {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            r => break r,
+        }
+    };
+    got.map_err(|e| match e {
         TryLockError::WouldBlock => format!(
             "{}: locked by another {} process{} working on this {} (it holds the journal's lock): wait for it to end, or stop it, first",
             path.display(),
