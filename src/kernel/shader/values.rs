@@ -372,9 +372,10 @@ fn visit<S: Packed, W: Written>(
         return Ok(w);
     };
     let mut written = w;
+    let mut done = Vec::new();
     for i in m.stepping_invocations(s.as_ref(), a) {
         let (wg, l, _, _) = m.coords(i);
-        if let Some((why, negative)) = wraps(m, s.as_ref(), i, instr) {
+        if let Some((why, negative)) = wraps(m, s.as_ref(), i, instr, &mut done) {
             let what = if negative {
                 "a negative value, which the kernel language's unsigned values cannot hold"
                     .to_string()
@@ -515,28 +516,42 @@ fn grow<S: Copy + Eq + std::hash::Hash>(
 /// Why invocation `i`'s next step `instr` in state `s` has a 32-bit result
 /// other than its `b`-bit one, if it does, and whether the exact result
 /// is negative (no domain holds it).
-fn wraps(m: &Machine, s: &[u64], i: usize, instr: Instr) -> Option<(String, bool)> {
+///
+/// `done` holds the cells the lanes before `i` in the same lockstep step
+/// have added to or subtracted from, with their new values: the lanes'
+/// read-modify-writes happen one after the other, and the machine takes
+/// them in every order, of which lane order is one where a wrap shows if
+/// one does in any (the partial sums of one sign only grow away from the
+/// start). `i`'s own such access is added to it.
+fn wraps(
+    m: &Machine,
+    s: &[u64],
+    i: usize,
+    instr: Instr,
+    done: &mut Vec<(usize, u16)>,
+) -> Option<(String, bool)> {
     let p: &Program = &m.program;
     let ev = |o: Operand| operand(m, s, i, o);
-    let (op, x, y) = match instr {
+    let (op, x, y, cell) = match instr {
         Instr::Assign {
             op: Some(op), a, b, ..
-        } => (op, ev(a), ev(b)),
+        } => (op, ev(a), ev(b), None),
         Instr::Atomic {
             op: AtomicOp::Fetch(f @ (RmwOp::Add | RmwOp::Sub), v),
             addr,
             ..
         } => {
-            let old = cell_value(m, s, i, addr.loc as usize, ev(addr.index) as usize)?;
-            (
-                if f == RmwOp::Add {
-                    BinOp::Add
-                } else {
-                    BinOp::Sub
-                },
-                old,
-                ev(v),
-            )
+            let (loc, k) = (addr.loc as usize, ev(addr.index) as usize);
+            let old = cell_value(m, s, i, loc, k)?;
+            let l = &p.locations[loc];
+            let cell = m.cell_of(loc, if l.shared { m.coords(i).0 } else { 0 }, k);
+            let old = done.iter().find(|d| d.0 == cell).map_or(old, |d| d.1);
+            let op = if f == RmwOp::Add {
+                BinOp::Add
+            } else {
+                BinOp::Sub
+            };
+            (op, old, ev(v), Some(cell))
         }
         _ => return None,
     };
@@ -550,6 +565,10 @@ fn wraps(m: &Machine, s: &[u64], i: usize, instr: Instr) -> Option<(String, bool
         _ => return None,
     };
     let small = op.eval(x, y, p.values);
+    if let Some(cell) = cell {
+        done.retain(|d| d.0 != cell);
+        done.push((cell, small));
+    }
     (exact != small as u32).then(|| {
         let why = format!(
             "{x} {} {y} is {exact} in 32 bits but {small} modulo {}",
