@@ -193,7 +193,11 @@ fn without_a_domain_the_least_that_holds_every_value_is_taken() {
     assert_eq!(e.msg, "value bound exceeded: the kernel language's values are below 256 (invocation 1.0: 200 + 200 is 400 in 32 bits but 144 modulo 256)");
     let (p, b) = read("tests/data/shaders/bad/underflow.wgsl");
     let e = translate(&p, &b, &Launch::default()).unwrap_err();
-    assert_eq!(e.msg, "value bound exceeded: a negative value, which the kernel language's unsigned values cannot hold (invocation 1.0: 0 - 1 is 4294967295 in 32 bits but 3 modulo 4)");
+    assert_eq!(e.msg, "value bound exceeded: a negative value below -128, which the kernel language's values (unsigned, or two's complement from -128 up) cannot hold (invocation 0.0: 1 - 200 is 4294967097 in 32 bits but 57 modulo 256)");
+    // Above -128, two's complement values hold it (docs/KERNEL.md §10.3).
+    let (p, b) = read("tests/data/shaders/signed/underflow.wgsl");
+    let t = translate(&p, &b, &Launch::default()).unwrap();
+    assert!(t.sext && t.program.values == 4, "{}", t.program.values);
 }
 
 /// The launch flags (issue 42): `--workgroup-size` that contradicts the

@@ -960,3 +960,49 @@ fn a_refused_allocation_is_one_error_line_and_the_batch_goes_on() {
         "{err}"
     );
 }
+
+/// Issue 42: signed 32-bit integers. Where unsigned values cannot hold
+/// what a shader computes (a negative `i32`, `~0u`, `0u - 1u`), the
+/// translation takes two's complement values (docs/KERNEL.md §10.3): the
+/// shaders of `tests/data/shaders/signed/` get their hand-derived
+/// verdicts; a look-back over signed indices gets the verdicts of its
+/// unsigned rewrite; the launch line and `translate` say how to read
+/// values; a `--values` too small for them is refused, naming why.
+#[test]
+fn signed_integers_are_two_s_complement_values() {
+    let dir = root().join("tests/data/shaders/signed");
+    stated_verdicts_hold(&[dir], 5);
+    let row = |file: &str| {
+        let path = format!("tests/data/shaders/signed/{file}");
+        let csv = stdout_of(&["classify", "--format", "csv", &path]);
+        let line = csv.lines().nth(1).unwrap().to_string();
+        line.split_once(',').unwrap().1.to_string()
+    };
+    assert_eq!(row("signed_loop.comp"), row("unsigned_loop.comp"));
+    let out = stdout_of(&["classify", "tests/data/shaders/signed/negative.wgsl"]);
+    assert!(
+        out.contains("; values are two's complement: 4 to 7 stand for -4 to -1 (in outcomes and witnesses too)"),
+        "{out}"
+    );
+    let unsigned = stdout_of(&["classify", "tests/data/shaders/signed/unsigned_loop.comp"]);
+    assert!(!unsigned.contains("two's complement"), "{unsigned}");
+    let listing = stdout_of(&["translate", "tests/data/shaders/signed/signed_loop.comp"]);
+    assert!(
+        listing.contains("// values are two's complement: 4 to 7 stand for -4 to -1"),
+        "{listing}"
+    );
+    // A signed `<` compares the values with their top bit flipped.
+    assert!(listing.contains(" ^ 4;"), "{listing}");
+    let o = oracle(&[
+        "classify",
+        "--values",
+        "4",
+        "tests/data/shaders/signed/signed_loop.comp",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--values 4: the shader's constants, ids or arrays need two's complement values up to 4"),
+        "{err}"
+    );
+}

@@ -29,6 +29,12 @@ impl Cmp {
     }
 
     pub fn eval(self, a: u16, b: u16) -> bool {
+        self.holds(a, b)
+    }
+
+    /// The comparison on any ordered values (the shader translation folds
+    /// signed ones: docs/KERNEL.md §10.3).
+    pub fn holds<T: Ord>(self, a: T, b: T) -> bool {
         match self {
             Cmp::Eq => a == b,
             Cmp::Ne => a != b,

@@ -12,6 +12,7 @@
 //! ends). Anything outside the language is one [`ShaderError`] at the
 //! shader position of the construct.
 
+use super::values::Exact;
 use super::{Launch, ShaderError, Span, Translation};
 use crate::axb::test::Target;
 use crate::kernel::program::{
@@ -124,6 +125,12 @@ pub struct Lower<'a> {
     globals: HashMap<Handle<naga::GlobalVariable>, Global>,
     instrs: Vec<Instr>,
     spans: Vec<Span>,
+    /// The value check's reading of each instruction ([`Translation::exact`]).
+    exact: Vec<Exact>,
+    /// The reading of the next instruction pushed.
+    next_exact: Exact,
+    /// Values are two's complement ([`Translation::sext`]).
+    sext: bool,
     /// Label of each jump instruction (by pc) to resolve at the end.
     fixups: Vec<(usize, usize)>,
     labels: Vec<Option<usize>>,
@@ -193,16 +200,18 @@ pub fn lower(
     src: &str,
     launch: &Launch,
     weak_cas: Option<bool>,
+    sext: bool,
 ) -> Res<Translation> {
     let lanes = launch.subgroup_size() > 1;
+    let modes = (weak_cas, sext);
     if lanes && launch.structured {
-        return lower_as(module, info, src, launch, weak_cas, (true, false));
+        return lower_as(module, info, src, launch, modes, (true, false));
     }
-    let t = lower_as(module, info, src, launch, weak_cas, (false, true))?;
+    let t = lower_as(module, info, src, launch, modes, (false, true))?;
     if !(lanes && t.program.tangles()) {
         return Ok(t);
     }
-    lower_as(module, info, src, launch, weak_cas, (true, false))
+    lower_as(module, info, src, launch, modes, (true, false))
 }
 
 /// [`lower`], with control flow as structured constructs or not, and
@@ -212,7 +221,7 @@ fn lower_as(
     info: &naga::valid::ModuleInfo,
     src: &str,
     launch: &Launch,
-    weak_cas: Option<bool>,
+    (weak_cas, sext): (Option<bool>, bool),
     (structured, thread): (bool, bool),
 ) -> Res<Translation> {
     let (index, ep) = pick_entry(module, launch)?;
@@ -229,6 +238,9 @@ fn lower_as(
         globals: HashMap::new(),
         instrs: Vec::new(),
         spans: Vec::new(),
+        exact: Vec::new(),
+        next_exact: Exact::Same,
+        sext,
         fixups: Vec::new(),
         labels: Vec::new(),
         used: [false; NREGS],
@@ -382,6 +394,7 @@ impl<'a> Lower<'a> {
         self.track_spins(&i);
         self.instrs.push(i);
         self.spans.push(self.span);
+        self.exact.push(std::mem::take(&mut self.next_exact));
     }
 
     fn push_jump(&mut self, i: Instr, label: usize) {
@@ -430,11 +443,20 @@ impl<'a> Lower<'a> {
     }
 
     fn constant(&mut self, v: i128) -> Res<Operand> {
-        if v < 0 {
-            return refuse(
+        if self.sext {
+            return self.sext_constant(v);
+        }
+        if v < 0 || (u32::MAX as i128 - 127..=u32::MAX as i128).contains(&v) {
+            // -1, or 0xFFFFFFFF: a two's complement value (§10.3).
+            let mut e = ShaderError::new(
                 self.span,
                 format!("negative constant {v}: values are unsigned below the domain (value bound exceeded: the kernel language has no negative values)"),
             );
+            e.sext_helps = v >= -128;
+            if v < -128 {
+                e.msg = format!("constant {v}: value bound exceeded (the kernel language's values are below {MAX_VALUES}, which as two's complement values are -128 to 127)");
+            }
+            return Err(e);
         }
         if v >= MAX_VALUES as i128 {
             return refuse(
@@ -444,6 +466,26 @@ impl<'a> Lower<'a> {
         }
         self.max_const = self.max_const.max(v as u32);
         Ok(Operand::Imm(v as u16))
+    }
+
+    /// A constant as a two's complement value: the 32-bit value `v` (an
+    /// `i32` or `u32` literal) stands for the `b`-bit value with the same
+    /// low bits if it is between -128 and 127 as an `i32`; the domain is
+    /// at least twice its magnitude (§10.3). Where the domain is not
+    /// chosen yet, any stands in: this translation only chooses it.
+    fn sext_constant(&mut self, v: i128) -> Res<Operand> {
+        let s = match i32::try_from(v).or_else(|_| u32::try_from(v).map(|u| u as i32)) {
+            Ok(s) if (-128..128).contains(&s) => s,
+            _ => {
+                return refuse(
+                    self.span,
+                    format!("constant {v}: value bound exceeded (the kernel language's values are below {MAX_VALUES}, which as two's complement values are -128 to 127)"),
+                )
+            }
+        };
+        self.max_const = self.max_const.max(s.unsigned_abs());
+        let values = i32::from(self.launch.values.unwrap_or(MAX_VALUES));
+        Ok(Operand::Imm(s.rem_euclid(values) as u16))
     }
 
     fn frame(&self) -> &Frame<'a> {

@@ -130,6 +130,9 @@ pub type Span = naga::Span;
 pub struct ShaderError {
     pub span: Span,
     pub msg: String,
+    /// Translating with two's complement values could take what was
+    /// refused (a negative constant: docs/KERNEL.md §10.3).
+    pub sext_helps: bool,
 }
 
 impl ShaderError {
@@ -137,6 +140,7 @@ impl ShaderError {
         ShaderError {
             span,
             msg: msg.into(),
+            sext_helps: false,
         }
     }
 }
@@ -147,6 +151,15 @@ impl ShaderError {
 pub struct Translation {
     pub program: Program,
     pub spans: Vec<Span>,
+    /// The shader's operation of each instruction where the value check
+    /// computes it otherwise than the instruction's own (signed `>>`,
+    /// `/`, `%`), by pc.
+    pub exact: Vec<values::Exact>,
+    /// The program's values are two's complement (docs/KERNEL.md §10.3):
+    /// a `b`-bit value with its top bit set stands for a negative `i32`
+    /// (or a `u32` near 2^32). Taken where unsigned values cannot hold
+    /// what the shader computes.
+    pub sext: bool,
     pub warnings: Vec<String>,
     /// The source text (empty for SPIR-V).
     pub source: String,
@@ -426,7 +439,7 @@ fn translate_unguarded(
     let notes = read_annotations(&src).map_err(at_line)?;
     let flags = launch;
     let launch = launch.or_annotated(&notes);
-    shape::check_ir_depth(&module).map_err(|(span, msg)| fail(ShaderError { span, msg }))?;
+    shape::check_ir_depth(&module).map_err(|(span, msg)| fail(ShaderError::new(span, msg)))?;
     let entry = lower::entry_function(&module, &launch).map_err(fail)?;
     check_bindings(&module, entry).map_err(fail)?;
     let info = validate(&module).map_err(fail)?;
@@ -445,20 +458,24 @@ fn translate_unguarded(
     // The domain: the launch's, else the least one the value check
     // accepts, from the constants' and ids' (docs/KERNEL.md §10.3).
     let mut domain = launch.clone();
+    // Unsigned values first; two's complement ones where those cannot
+    // hold what the shader computes (a negative value).
+    let mut sext = false;
     loop {
-        let mut t = lower::lower(&module, &info, &src, &domain, weak_cas).map_err(fail)?;
-        t.launch = taken(&launch, flags, &notes, size_from, &t.program);
-        inside_subgroups(&mut t, &launch);
-        if let launch::SizeFrom::SpecDefault(id) = size_from {
-            t.warnings
-                .push(launch::spec_default_warning(t.program.workgroup_size, id));
-        }
-        for s in &mut t.spans {
-            *s = user_span(prepared.as_ref(), *s);
-        }
-        for r in &mut t.races {
-            r.span = user_span(prepared.as_ref(), r.span);
-        }
+        let mut t = match lower::lower(&module, &info, &src, &domain, weak_cas, sext) {
+            Err(e) if e.sext_helps && !sext => {
+                sext = true;
+                continue;
+            }
+            Ok(t) if sext && domain.values.is_none() => {
+                // This translation only picks the domain its constants need.
+                domain.values = Some(t.program.values);
+                continue;
+            }
+            t => t.map_err(fail)?,
+        };
+        launched(&mut t, (&launch, flags, &notes), size_from);
+        user_positions(&mut t, prepared.as_ref());
         if lang != "SPIR-V" {
             positions(&mut t);
         } else {
@@ -471,11 +488,41 @@ fn translate_unguarded(
         t.launch.memory = initial_memory(&mut t, &notes, lang, launch.zero_workgroup_memory);
         match values::check(&t, launch.max_states) {
             Ok(()) => return Ok(t),
+            Err(e) if e.sext_helps && !sext => {
+                sext = true;
+                domain = launch.clone();
+            }
             Err(e) if e.wider_helps && launch.values.is_none() && t.program.values < MAX_VALUES => {
                 domain.values = Some(2 * t.program.values);
             }
             Err(e) => return Err(file_error(path, &src, &e.error)),
         }
+    }
+}
+
+/// Records in `t` the launch it was translated for (`launch`: the flags
+/// with the shader's own lines `notes`) and where its size came from.
+fn launched(
+    t: &mut Translation,
+    (launch, flags, notes): (&Launch, &Launch, &Annotations),
+    size_from: launch::SizeFrom,
+) {
+    t.launch = taken(launch, flags, notes, size_from, &t.program);
+    inside_subgroups(t, launch);
+    if let launch::SizeFrom::SpecDefault(id) = size_from {
+        t.warnings
+            .push(launch::spec_default_warning(t.program.workgroup_size, id));
+    }
+}
+
+/// The spans of `t` (instructions and races) in the user's source, where
+/// the GLSL reader moved it (`prepared`).
+fn user_positions(t: &mut Translation, prepared: Option<&glsl::Prepared>) {
+    for s in &mut t.spans {
+        *s = user_span(prepared, *s);
+    }
+    for r in &mut t.races {
+        r.span = user_span(prepared, r.span);
     }
 }
 
@@ -776,6 +823,20 @@ fn loaded(
 }
 
 impl Translation {
+    /// How to read the program's values where they are two's complement
+    /// (docs/KERNEL.md §10.3); `None` where they are the shader's own.
+    pub fn sext_note(&self) -> Option<String> {
+        let v = self.program.values;
+        self.sext.then(|| {
+            format!(
+                "values are two's complement: {} to {} stand for -{} to -1 (in outcomes and witnesses too)",
+                v / 2,
+                v - 1,
+                v / 2
+            )
+        })
+    }
+
     /// What the verdicts rest on, for the launch line: the launch
     /// ([`launch::Taken::describe`]), then the data races decided as
     /// sequentially consistent accesses, each naming its variable and,
@@ -784,6 +845,10 @@ impl Translation {
     /// ...`).
     pub fn assumptions(&self) -> String {
         let mut s = self.launch.describe();
+        if let Some(note) = self.sext_note() {
+            s.push_str("; ");
+            s.push_str(&note);
+        }
         if self.races.is_empty() {
             return s;
         }
@@ -994,7 +1059,9 @@ impl Annotations {
     /// unused one has no location, and its line is ignored) and gives one
     /// value per cell, each below the domain.
     fn initialise(&self, t: &mut Translation) -> Result<(), (usize, String)> {
-        let values = u32::from(t.program.values);
+        // Two's complement values from half the domain up stand for
+        // negative ones (§10.3).
+        let values = u32::from(t.program.values) >> u32::from(t.sext);
         for (line, name, vs) in &self.init {
             // A name two variables answer to (a member `x` of two blocks,
             // or `b_x` for both a block member and a shared variable) is
@@ -1043,7 +1110,7 @@ impl Annotations {
             if let Some(v) = vs.iter().find(|&&v| v >= values) {
                 return Err((
                     *line,
-                    format!("init `{name}`: value {v}: value bound exceeded: raise --values (the domain is {values})"),
+                    format!("init `{name}`: value {v}: value bound exceeded: raise --values (the domain is {}{})", t.program.values, if t.sext { ", of two's complement values: those from its half up are negative" } else { "" }),
                 ));
             }
             loc.init = vs.iter().map(|&v| v as u8).collect();

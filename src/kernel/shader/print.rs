@@ -19,6 +19,9 @@ use crate::error::printable;
 pub fn annotated(t: &Translation, file: &str) -> String {
     let text = crate::kernel::litmus::print(&t.program);
     let mut out = format!("// Translated from {file} (memory is sequentially consistent).\n");
+    if let Some(note) = t.sext_note() {
+        out.push_str(&format!("// {note}\n"));
+    }
     for w in &t.warnings {
         out.push_str(&format!("// warning: {}\n", printable(w)));
     }

@@ -18,6 +18,13 @@
 //! line. Loads, stores, exchanges, compare-exchanges, min, max, and, or,
 //! xor, comparisons and collectives cannot leave the domain; add, sub, mul
 //! and shifts (in assignments and read-modify-writes) can.
+//!
+//! With two's complement values ([`Translation::sext`]: a `b`-bit value
+//! stands for the 32-bit value that repeats its top bit), the same
+//! argument holds with "the 32-bit value the `b`-bit result stands for";
+//! the signed `>>`, `/` and `%` the translation made unsigned
+//! instructions are computed as the shader computes them ([`Exact`]).
+//! docs/KERNEL.md §10.3 argues each operation.
 
 use super::{ShaderError, Span, Translation};
 use crate::axb::test::Target;
@@ -43,6 +50,8 @@ pub fn check(t: &Translation, max_states: usize) -> Result<(), Refused> {
     let c = Ctx {
         program: &t.program,
         spans: &t.spans,
+        exact: &t.exact,
+        sext: t.sext,
         undefined: (t.undefined.iter())
             .map(|(l, n)| (*l, n.as_str()))
             .collect(),
@@ -67,6 +76,8 @@ pub fn check_program(
     let c = Ctx {
         program: p,
         spans: &[],
+        exact: &[],
+        sext: false,
         undefined: undefined
             .iter()
             .map(|&l| (l, "an undefined location"))
@@ -79,11 +90,14 @@ pub fn check_program(
 }
 
 /// Why the check refuses a program, and whether a wider domain could
-/// help: a step's result wraps modulo the domain but is not negative.
+/// help (a step's result wraps modulo the domain, but a domain of 256
+/// values holds it), or two's complement values (a step's exact result
+/// is negative, which unsigned values cannot hold: docs/KERNEL.md §10.3).
 #[derive(Debug)]
 pub struct Refused {
     pub error: ShaderError,
     pub wider_helps: bool,
+    pub sext_helps: bool,
 }
 
 impl From<ShaderError> for Refused {
@@ -91,8 +105,28 @@ impl From<ShaderError> for Refused {
         Refused {
             error,
             wider_helps: false,
+            sext_helps: false,
         }
     }
+}
+
+/// How the check computes an instruction's 32-bit result where the
+/// shader's operation is not the kernel instruction's on two's
+/// complement values (docs/KERNEL.md §10.3): a signed `>>` shifts the
+/// sign in, a signed `/` and `%` by a power of two round toward zero,
+/// where the kernel's `>>` and `&` are unsigned. On unsigned values, and
+/// on non-negative signed ones, they agree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Exact {
+    /// The kernel instruction's own operation.
+    #[default]
+    Same,
+    /// `>>` of an `i32`: arithmetic.
+    ShrSigned,
+    /// `/ 2^k` of an `i32`, translated as `>> k`.
+    DivSigned,
+    /// `% 2^k` of an `i32`, translated as `& (2^k - 1)`.
+    RemSigned,
 }
 
 /// What the check reads of a translation, and how it explores.
@@ -100,6 +134,13 @@ struct Ctx<'t> {
     program: &'t Program,
     /// The shader line of each instruction (of the only code block).
     spans: &'t [Span],
+    /// The shader's operation of each instruction, where it is not the
+    /// instruction's own (none past the end: the same).
+    exact: &'t [Exact],
+    /// Values are two's complement: a `b`-bit value `v` stands for the
+    /// 32-bit value with `v`'s top bit repeated (so `2^b - 1` is -1, or
+    /// 4294967295 as a `u32`); else for `v` itself.
+    sext: bool,
     /// The locations that start undefined, with their shader names.
     undefined: Vec<(u8, &'t str)>,
     /// The source language, as the undefined-read error names it.
@@ -127,7 +168,11 @@ impl Ctx<'_> {
             } => true,
             _ => false,
         };
-        if !p.codes.iter().flat_map(|c| &c.instrs).any(can_wrap) && self.undefined.is_empty() {
+        let reads_signed = self.exact.iter().any(|e| *e != Exact::Same);
+        if !p.codes.iter().flat_map(|c| &c.instrs).any(can_wrap)
+            && !reads_signed
+            && self.undefined.is_empty()
+        {
             return Ok(());
         }
         explore(self, false)?;
@@ -375,10 +420,14 @@ fn visit<S: Packed, W: Written>(
     let mut done = Vec::new();
     for i in m.stepping_invocations(s.as_ref(), a) {
         let (wg, l, _, _) = m.coords(i);
-        if let Some((why, negative)) = wraps(m, s.as_ref(), i, instr, &mut done) {
-            let what = if negative {
-                "a negative value, which the kernel language's unsigned values cannot hold"
+        if let Some(w) = wraps(c, m, s.as_ref(), (i, pc), instr, &mut done) {
+            let what = if let Some(never) = w.never {
+                never.to_string()
+            } else if w.negative {
+                "a negative value below -128, which the kernel language's values (unsigned, or two's complement from -128 up) cannot hold"
                     .to_string()
+            } else if c.sext && (!w.wider_helps || m.program.values == MAX_VALUES) {
+                format!("the kernel language's values are below {MAX_VALUES}, which as two's complement values are -128 to 127")
             } else if m.program.values == MAX_VALUES {
                 format!("the kernel language's values are below {MAX_VALUES}")
             } else {
@@ -387,9 +436,13 @@ fn visit<S: Packed, W: Written>(
             return Err(Refused {
                 error: ShaderError::new(
                     at(pc),
-                    format!("value bound exceeded: {what} (invocation {wg}.{l}: {why})"),
+                    format!(
+                        "value bound exceeded: {what} (invocation {wg}.{l}: {})",
+                        w.why
+                    ),
                 ),
-                wider_helps: !negative,
+                wider_helps: w.wider_helps,
+                sext_helps: w.sext_helps,
             });
         }
         let Some((cell, reads, writes)) = access(m, s.as_ref(), i, instr) else {
@@ -513,26 +566,126 @@ fn grow<S: Copy + Eq + std::hash::Hash>(
     Ok(())
 }
 
-/// Why invocation `i`'s next step `instr` in state `s` has a 32-bit result
-/// other than its `b`-bit one, if it does, and whether the exact result
-/// is negative (no domain holds it).
+/// A step whose 32-bit result its `b`-bit one does not stand for: why,
+/// and whether a wider domain, or two's complement values, could hold it.
+struct Wrap {
+    why: String,
+    /// What no domain can do, where that is why.
+    never: Option<&'static str>,
+    negative: bool,
+    wider_helps: bool,
+    sext_helps: bool,
+}
+
+/// A cell that lanes of one lockstep step add to or subtract from, as the
+/// lanes so far left it: its value in lane order, and the most and least
+/// it reaches in any order of them (the partial sums).
+struct Lanes {
+    cell: usize,
+    now: u16,
+    hi: i64,
+    lo: i64,
+}
+
+/// Why invocation `i`'s next step `instr` (at `pc`) in state `s` has a
+/// 32-bit result other than the one its `b`-bit result stands for, if it
+/// does.
 ///
 /// `done` holds the cells the lanes before `i` in the same lockstep step
-/// have added to or subtracted from, with their new values: the lanes'
-/// read-modify-writes happen one after the other, and the machine takes
-/// them in every order, of which lane order is one where a wrap shows if
-/// one does in any (the partial sums of one sign only grow away from the
-/// start). `i`'s own such access is added to it.
+/// have added to or subtracted from: the lanes' read-modify-writes happen
+/// one after the other, and the machine takes them in every order. Each
+/// lane's is evaluated on the cell as the lanes before it left it, in
+/// lane order, and the highest and lowest partial sums any order reaches
+/// (the start plus every positive, or every negative, change so far) must
+/// be values too: with changes of one sign, as unsigned values have, the
+/// lane-order sums reach them.
 fn wraps(
+    c: &Ctx,
+    m: &Machine,
+    s: &[u64],
+    (i, pc): (usize, usize),
+    instr: Instr,
+    done: &mut Vec<Lanes>,
+) -> Option<Wrap> {
+    let p: &Program = &m.program;
+    let (op, x, y, cell) = step_operands(c, m, s, i, instr, done)?;
+    let kind = c.exact.get(pc).copied().unwrap_or_default();
+    let (a, b) = (c.wide(x), c.wide(y));
+    let exact = shader_result(op, kind, a, b)?;
+    let small = op.eval(x, y, p.values);
+    let sym = match kind {
+        Exact::DivSigned => "/".to_string(),
+        Exact::RemSigned => "%".to_string(),
+        _ => op.symbol().to_string(),
+    };
+    let ys = match kind {
+        Exact::DivSigned => (1u64 << (b & 31)).to_string(),
+        Exact::RemSigned => (u64::from(b) + 1).to_string(),
+        _ => c.show(y),
+    };
+    let xs = c.show(x);
+    let never = (kind != Exact::Same && c.int(x) < 0).then_some(
+        "a signed `>>`, `/` or `%` of a negative value, which the kernel language's unsigned `>>` and `&` do not compute",
+    );
+    let wrap = |reached: u32, why: String| Wrap {
+        why,
+        never,
+        negative: !c.sext && op == BinOp::Sub && a < b,
+        wider_helps: if c.sext {
+            never.is_none() && (-128..128).contains(&(reached as i32))
+        } else {
+            !(op == BinOp::Sub && a < b)
+        },
+        sext_helps: !c.sext && (-128..0).contains(&(reached as i32)),
+    };
+    if exact != c.wide(small) {
+        let shown = if c.sext {
+            (exact as i32).to_string()
+        } else {
+            exact.to_string()
+        };
+        let why = format!(
+            "{xs} {sym} {ys} is {shown} in 32 bits but {} modulo {}",
+            c.show(small),
+            p.values
+        );
+        return Some(wrap(exact, why));
+    }
+    let cell = cell?;
+    let d = done.iter_mut().find(|d| d.cell == cell)?;
+    let change = c.int(small) - d.int_now(c);
+    d.now = small;
+    if change >= 0 {
+        d.hi += change;
+    } else {
+        d.lo += change;
+    }
+    let (min, max) = c.range();
+    let out = [d.hi, d.lo]
+        .into_iter()
+        .find(|v| !(min..=max).contains(v))?;
+    let why = format!(
+        "the lanes' read-modify-writes of one step reach {out} when taken in another order, outside the domain of {} values",
+        p.values
+    );
+    Some(wrap(out as i32 as u32, why))
+}
+
+/// The operation of invocation `i`'s step `instr` in state `s` that can
+/// leave the domain, its operands, and for a read-modify-write its cell,
+/// whose value is the one the lanes before `i` in `done` left it (entered
+/// there at the first lane). `None` for any other step.
+fn step_operands(
+    c: &Ctx,
     m: &Machine,
     s: &[u64],
     i: usize,
     instr: Instr,
-    done: &mut Vec<(usize, u16)>,
-) -> Option<(String, bool)> {
+    done: &mut Vec<Lanes>,
+) -> Option<(BinOp, u16, u16, Option<usize>)> {
     let p: &Program = &m.program;
     let ev = |o: Operand| operand(m, s, i, o);
-    let (op, x, y, cell) = match instr {
+    Some(match instr {
         Instr::Assign {
             op: Some(op), a, b, ..
         } => (op, ev(a), ev(b), None),
@@ -545,7 +698,16 @@ fn wraps(
             let old = cell_value(m, s, i, loc, k)?;
             let l = &p.locations[loc];
             let cell = m.cell_of(loc, if l.shared { m.coords(i).0 } else { 0 }, k);
-            let old = done.iter().find(|d| d.0 == cell).map_or(old, |d| d.1);
+            if !done.iter().any(|d| d.cell == cell) {
+                let v = c.int(old);
+                done.push(Lanes {
+                    cell,
+                    now: old,
+                    hi: v,
+                    lo: v,
+                });
+            }
+            let old = done.iter().find(|d| d.cell == cell).map_or(old, |d| d.now);
             let op = if f == RmwOp::Add {
                 BinOp::Add
             } else {
@@ -554,29 +716,66 @@ fn wraps(
             (op, old, ev(v), Some(cell))
         }
         _ => return None,
-    };
-    let (a, b) = (x as u32, y as u32);
-    let exact = match op {
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Shl => a.wrapping_shl(b),
-        BinOp::Shr => a.wrapping_shr(b),
-        _ => return None,
-    };
-    let small = op.eval(x, y, p.values);
-    if let Some(cell) = cell {
-        done.retain(|d| d.0 != cell);
-        done.push((cell, small));
-    }
-    (exact != small as u32).then(|| {
-        let why = format!(
-            "{x} {} {y} is {exact} in 32 bits but {small} modulo {}",
-            op.symbol(),
-            p.values
-        );
-        (why, op == BinOp::Sub && a < b)
     })
+}
+
+/// The 32-bit result of the shader's operation behind `op` (read as
+/// `kind` says) on the 32-bit values `a` and `b`, for an operation that
+/// can leave the domain; `None` for one that cannot.
+fn shader_result(op: BinOp, kind: Exact, a: u32, b: u32) -> Option<u32> {
+    let signed = |v: u32| i64::from(v as i32);
+    Some(match (op, kind) {
+        (BinOp::Add, _) => a.wrapping_add(b),
+        (BinOp::Sub, _) => a.wrapping_sub(b),
+        (BinOp::Mul, _) => a.wrapping_mul(b),
+        (BinOp::Shl, _) => a.wrapping_shl(b),
+        (BinOp::Shr, Exact::ShrSigned) => (a as i32).wrapping_shr(b) as u32,
+        (BinOp::Shr, Exact::DivSigned) => (signed(a) / (1i64 << (b & 31))) as u32,
+        (BinOp::Shr, _) => a.wrapping_shr(b),
+        (BinOp::And, Exact::RemSigned) => (signed(a) % (i64::from(b) + 1)) as u32,
+        _ => return None,
+    })
+}
+
+impl Lanes {
+    fn int_now(&self, c: &Ctx) -> i64 {
+        c.int(self.now)
+    }
+}
+
+impl Ctx<'_> {
+    /// The 32-bit value a `b`-bit value stands for.
+    fn wide(&self, v: u16) -> u32 {
+        self.int(v) as i32 as u32
+    }
+
+    /// The value a `b`-bit value stands for, as an integer (two's
+    /// complement ones may be negative).
+    fn int(&self, v: u16) -> i64 {
+        let values = i64::from(self.program.values);
+        let v = i64::from(v);
+        if self.sext && 2 * v >= values {
+            v - values
+        } else {
+            v
+        }
+    }
+
+    /// The least and greatest value a `b`-bit value stands for.
+    fn range(&self) -> (i64, i64) {
+        let values = i64::from(self.program.values);
+        if self.sext {
+            (-values / 2, values / 2 - 1)
+        } else {
+            (0, values - 1)
+        }
+    }
+
+    /// A `b`-bit value as the shader sees it (two's complement ones that
+    /// stand for a negative value, as that).
+    fn show(&self, v: u16) -> String {
+        self.int(v).to_string()
+    }
 }
 
 /// The value of cell `k` of location `loc` as invocation `i` sees it

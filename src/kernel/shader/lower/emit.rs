@@ -527,8 +527,14 @@ impl<'a> Lower<'a> {
         let (bop, a, b) = match op {
             naga::UnaryOperator::Negate => (BinOp::Sub, Operand::Imm(0), self.take(expr)?),
             naga::UnaryOperator::LogicalNot => (BinOp::Xor, self.take(expr)?, Operand::Imm(1)),
+            // -1 is every bit set, in 32 bits and in b (§10.3).
+            naga::UnaryOperator::BitwiseNot if self.sext => {
+                (BinOp::Xor, self.take(expr)?, self.constant(-1)?)
+            }
             naga::UnaryOperator::BitwiseNot => {
-                return refuse(self.span, "bitwise not (`~`): its 32-bit result is never below the value bound (value bound exceeded)")
+                let mut e = ShaderError::new(self.span, "bitwise not (`~`): its 32-bit result is never below the value bound (value bound exceeded)");
+                e.sext_helps = true;
+                return Err(e);
             }
         };
         self.release(expr);
@@ -568,21 +574,73 @@ impl<'a> Lower<'a> {
         };
         let a = self.take(left)?;
         let b = self.take(right)?;
+        let signed = self.is_signed(left);
         if let (Operand::Imm(x), Operand::Imm(y)) = (a, b) {
             // Two constants: folded with the shader's 32-bit arithmetic
             // (a result outside the domain is refused as any constant).
             self.release(left);
             self.release(right);
-            let v = self.constant(fold(bop, x, y))?;
+            let (x, y) = (self.wide(x), self.wide(y));
+            let v = self.constant(fold(bop, x, y, signed))?;
             return Ok((Val::Op(v), vec![], vec![]));
         }
+        // Unsigned values are non-negative: a signed `>>` is the unsigned one.
+        if signed && self.sext && bop == BinOp::Shr {
+            self.next_exact = Exact::ShrSigned;
+        }
+        let ordered = matches!(bop, BinOp::Cmp(c) if !matches!(c, Cmp::Eq | Cmp::Ne));
+        let (a, b, temps) = if signed && ordered && self.sext {
+            self.flip_signs(a, b)?
+        } else {
+            (a, b, vec![])
+        };
         // A comparison used once, unnamed, waits to become a branch.
         if let BinOp::Cmp(c) = bop {
             if self.refs(h) == 1 && !self.frame().fun.named_expressions.contains_key(&h) {
-                return Ok((Val::Cmp(c, a, b), vec![], vec![left, right]));
+                return Ok((Val::Cmp(c, a, b), temps, vec![left, right]));
             }
         }
-        self.binary_result(left, right, bop, a, b)
+        let r = self.binary_result(left, right, bop, a, b);
+        temps.into_iter().for_each(|t| self.free(t));
+        r
+    }
+
+    /// Whether `h` is an `i32` (its comparisons, `>>`, `/` and `%` are
+    /// signed).
+    pub(super) fn is_signed(&self, h: Handle<E>) -> bool {
+        let ty = self.frame().info[h].ty.inner_with(&self.module.types);
+        matches!(ty, T::Scalar(s) | T::Atomic(s) if s.kind == naga::ScalarKind::Sint)
+    }
+
+    /// The 32-bit value an operand's constant `v` stands for (§10.3).
+    fn wide(&self, v: u16) -> u32 {
+        let values = self.launch.values.unwrap_or(MAX_VALUES);
+        if self.sext && 2 * u32::from(v) >= u32::from(values) {
+            (i32::from(v) - i32::from(values)) as u32
+        } else {
+            u32::from(v)
+        }
+    }
+
+    /// Two's complement operands of a signed `<` (or `<=`, `>`, `>=`)
+    /// made operands of the unsigned one that gives the same answer: each
+    /// with its top bit flipped (`x ^ 2^(b-1)`), in a register of its own
+    /// unless a constant (§10.3). The registers are returned, to free.
+    fn flip_signs(&mut self, a: Operand, b: Operand) -> Res<(Operand, Operand, Vec<u8>)> {
+        let half = self.launch.values.unwrap_or(MAX_VALUES) / 2;
+        let mut temps = Vec::new();
+        let mut flip = |l: &mut Self, o: Operand| -> Res<Operand> {
+            if let Operand::Imm(v) = o {
+                return Ok(Operand::Imm(v ^ half));
+            }
+            let dst = l.alloc()?;
+            l.assign(dst, Some(BinOp::Xor), o, Operand::Imm(half));
+            temps.push(dst);
+            Ok(Operand::Reg(dst))
+        };
+        let a = flip(self, a)?;
+        let b = flip(self, b)?;
+        Ok((a, b, temps))
     }
 
     /// `a bop b` into a new register, the value of an expression whose
@@ -603,8 +661,10 @@ impl<'a> Lower<'a> {
         Ok((Val::Op(Operand::Reg(dst)), vec![dst], vec![]))
     }
 
-    /// `x / 2^k` and `x % 2^k` (values are non-negative, so signed and
-    /// unsigned agree): a shift and a mask. Any other divisor is refused.
+    /// `x / 2^k` and `x % 2^k`: a shift and a mask. Unsigned values are
+    /// non-negative, so signed and unsigned agree; on two's complement
+    /// values the check computes the signed ones (§10.3). Any other
+    /// divisor is refused.
     fn divide(
         &mut self,
         div: bool,
@@ -625,6 +685,14 @@ impl<'a> Lower<'a> {
         } else {
             (BinOp::And, self.constant(k as i128 - 1)?)
         };
+        if self.sext && self.is_signed(left) {
+            // Rounded toward zero: the value check computes it so (§10.3).
+            self.next_exact = if div {
+                Exact::DivSigned
+            } else {
+                Exact::RemSigned
+            };
+        }
         self.binary_result(left, right, bop, a, b)
     }
 
@@ -649,9 +717,9 @@ impl<'a> Lower<'a> {
         Ok((Val::Op(Operand::Reg(dst)), vec![dst], vec![]))
     }
 
-    /// Conversions between u32, i32 and bool: values are non-negative
-    /// below the domain, so integer conversions are the identity; to bool
-    /// is `!= 0`.
+    /// Conversions between u32, i32 and bool: integer conversions keep
+    /// the bits, so they are the identity on unsigned values (below the
+    /// domain) and on two's complement ones (§10.3); to bool is `!= 0`.
     fn cast(
         &mut self,
         h: Handle<E>,
@@ -800,11 +868,19 @@ fn expr_name(e: &naga::Expression) -> String {
     }
 }
 
-/// `x op y` on 32-bit unsigned values, as the shader computes it (shift
-/// amounts modulo 32, as WGSL and SPIR-V shift at run time), as a signed
-/// number so that a wrapped subtraction shows as what it is in 32 bits.
-fn fold(op: BinOp, a: u16, b: u16) -> i128 {
-    let (x, y) = (u32::from(a), u32::from(b));
+/// `x op y` on 32-bit values, as the shader computes it (shift amounts
+/// modulo 32, as WGSL and SPIR-V shift at run time; comparisons and `>>`
+/// signed where the operands are), as a signed number so that a wrapped
+/// subtraction shows as what it is in 32 bits.
+fn fold(op: BinOp, x: u32, y: u32, signed: bool) -> i128 {
+    if signed {
+        let (a, b) = (x as i32, y as i32);
+        match op {
+            BinOp::Shr => return a.wrapping_shr(y).into(),
+            BinOp::Cmp(c) => return i128::from(c.holds(a, b)),
+            _ => {}
+        }
+    }
     let v = match op {
         BinOp::Add => x.wrapping_add(y),
         BinOp::Sub => x.wrapping_sub(y),
@@ -814,7 +890,7 @@ fn fold(op: BinOp, a: u16, b: u16) -> i128 {
         BinOp::Xor => x ^ y,
         BinOp::Shl => x.wrapping_shl(y),
         BinOp::Shr => x.wrapping_shr(y),
-        BinOp::Cmp(c) => u32::from(c.eval(a, b)),
+        BinOp::Cmp(c) => u32::from(c.holds(x, y)),
     };
     v.into()
 }

@@ -378,21 +378,15 @@ impl<'a> Lower<'a> {
             tangled_collectives: false,
         };
         program.normalize();
-        program.validate().map_err(|e| {
-            let span = match e.site {
-                crate::kernel::program::Site::Instr { pc, .. } => {
-                    self.spans.get(pc).copied().unwrap_or(Span::UNDEFINED)
-                }
-                _ => Span::UNDEFINED,
-            };
-            ShaderError::new(span, format!("the translated program is not valid: {e}"))
-        })?;
+        self.validate(&program)?;
         let warnings = self.warnings();
         let races = self.races();
         let unused = self.unused_globals();
         Ok(Translation {
             program,
             spans: self.spans,
+            exact: self.exact,
+            sext: self.sext,
             warnings,
             source: self.src.to_string(),
             names: self.names,
@@ -467,6 +461,9 @@ impl<'a> Lower<'a> {
     fn domain(&self) -> Res<u16> {
         let w = self.launch.workgroups() as u32;
         let n = self.wg_size as u32;
+        if self.sext {
+            return self.sext_domain(w * n);
+        }
         if let Some(v) = self.launch.values {
             if self.max_const >= v as u32 {
                 return refuse(Span::UNDEFINED, format!("--values {v}: the shader uses the constant {}: value bound exceeded: raise --values", self.max_const));
@@ -477,6 +474,45 @@ impl<'a> Lower<'a> {
         let v = need.next_power_of_two();
         if v > MAX_VALUES as u32 {
             return refuse(Span::UNDEFINED, format!("the shader's constants and ids need values up to {}: value bound exceeded (the kernel language's values are below {MAX_VALUES})", need - 1));
+        }
+        Ok(v as u16)
+    }
+
+    /// Checks the translated program, naming the shader position of an
+    /// invalid instruction. A two's complement translation without a
+    /// domain only picks one: its constants are in 256 values, not yet in
+    /// the domain it picks, so it is not checked.
+    fn validate(&self, program: &Program) -> Res<()> {
+        if self.sext && self.launch.values.is_none() {
+            return Ok(());
+        }
+        program.validate().map_err(|e| {
+            let span = match e.site {
+                crate::kernel::program::Site::Instr { pc, .. } => {
+                    self.spans.get(pc).copied().unwrap_or(Span::UNDEFINED)
+                }
+                _ => Span::UNDEFINED,
+            };
+            ShaderError::new(span, format!("the translated program is not valid: {e}"))
+        })
+    }
+
+    /// The domain of two's complement values (§10.3): `--values`, or the
+    /// least power of two whose upper half holds every constant's
+    /// magnitude, every id (below `ids`) and every index of an array (so
+    /// an index that stands for a negative value is past every array).
+    fn sext_domain(&self, ids: u32) -> Res<u16> {
+        let cells = self.locations.iter().map(|l| l.len() as u32).max();
+        let half = (self.max_const + 1).max(ids).max(cells.unwrap_or(1));
+        if let Some(v) = self.launch.values {
+            if half > v as u32 / 2 {
+                return refuse(Span::UNDEFINED, format!("--values {v}: the shader's constants, ids or arrays need two's complement values up to {}: value bound exceeded: raise --values", half));
+            }
+            return Ok(v);
+        }
+        let v = (2 * half).next_power_of_two();
+        if v > MAX_VALUES as u32 {
+            return refuse(Span::UNDEFINED, format!("the shader's constants, ids or arrays need two's complement values up to {half}: value bound exceeded (the kernel language's values are below {MAX_VALUES}, -128 to 127 as two's complement values)"));
         }
         Ok(v as u16)
     }

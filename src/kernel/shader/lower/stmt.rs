@@ -549,19 +549,15 @@ impl<'a> Lower<'a> {
         value: Handle<E>,
         result: Option<Handle<E>>,
     ) -> Res<()> {
-        let Ptr::Mem(loc, index) = self.pointer(pointer)? else {
-            if self.glsl_result {
-                return refuse(
-                    self.span,
-                    "an atomic on something other than a buffer or shared variable",
-                );
-            }
+        let (loc, index) = self.atomic_cell(pointer)?;
+        let v = self.take(value)?;
+        let minmax = matches!(fun, naga::AtomicFunction::Min | naga::AtomicFunction::Max);
+        if minmax && self.sext && self.is_signed(value) {
             return refuse(
                 self.span,
-                "an atomic on something other than a storage or workgroup variable",
+                "a signed atomicMin or atomicMax where values may be negative: the kernel language's min and max are unsigned",
             );
-        };
-        let v = self.take(value)?;
+        }
         let mut cmp = None;
         let op = match fun {
             naga::AtomicFunction::Add => AtomicOp::Fetch(RmwOp::Add, v),
@@ -618,6 +614,21 @@ impl<'a> Lower<'a> {
         self.release_operand(value);
         self.put(r, val, temps, deps);
         Ok(())
+    }
+
+    /// The cell an atomic's pointer points to.
+    fn atomic_cell(&mut self, pointer: Handle<E>) -> Res<(u8, Operand)> {
+        match self.pointer(pointer)? {
+            Ptr::Mem(loc, index) => Ok((loc, index)),
+            _ if self.glsl_result => refuse(
+                self.span,
+                "an atomic on something other than a buffer or shared variable",
+            ),
+            _ => refuse(
+                self.span,
+                "an atomic on something other than a storage or workgroup variable",
+            ),
+        }
     }
 
     /// WGSL's `atomicCompareExchangeWeak` (docs/KERNEL.md §2.11): the

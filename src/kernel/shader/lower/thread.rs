@@ -203,6 +203,7 @@ impl<'a> Lower<'a> {
             },
         );
         self.spans.insert(0, self.spans[0]);
+        self.exact.insert(0, Exact::Same);
         for l in self.labels.iter_mut().flatten() {
             *l += 1;
         }
@@ -332,5 +333,7 @@ impl<'a> Lower<'a> {
         self.instrs.retain(|_| *k.next().unwrap_or(&true));
         let mut k = keep.iter();
         self.spans.retain(|_| *k.next().unwrap_or(&true));
+        let mut k = keep.iter();
+        self.exact.retain(|_| *k.next().unwrap_or(&true));
     }
 }
