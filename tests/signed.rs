@@ -29,7 +29,8 @@ enum Ex {
 }
 
 fn ex() -> impl Strategy<Value = Ex> {
-    let leaf = prop_oneof![(-9i32..10).prop_map(Ex::Lit), Just(Ex::A), Just(Ex::B)];
+    let lit = prop_oneof![8 => -9i32..10, 1 => Just(-128), 1 => Just(127)];
+    let leaf = prop_oneof![lit.prop_map(Ex::Lit), Just(Ex::A), Just(Ex::B)];
     leaf.prop_recursive(3, 12, 2, |inner| {
         prop_oneof![
             (

@@ -971,7 +971,7 @@ fn a_refused_allocation_is_one_error_line_and_the_batch_goes_on() {
 #[test]
 fn signed_integers_are_two_s_complement_values() {
     let dir = root().join("tests/data/shaders/signed");
-    stated_verdicts_hold(&[dir], 5);
+    stated_verdicts_hold(&[dir], 6);
     let row = |file: &str| {
         let path = format!("tests/data/shaders/signed/{file}");
         let csv = stdout_of(&["classify", "--format", "csv", &path]);
@@ -993,6 +993,19 @@ fn signed_integers_are_two_s_complement_values() {
     );
     // A signed `<` compares the values with their top bit flipped.
     assert!(listing.contains(" ^ 4;"), "{listing}");
+    // Outcomes say how to read their values (x = 5 is -3).
+    let json = stdout_of(&[
+        "outcomes",
+        "--format",
+        "json",
+        "--model",
+        "OBE",
+        "tests/data/shaders/signed/negative.wgsl",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let launch = v["launch"].as_str().unwrap();
+    assert!(launch.ends_with("values are two's complement: 4 to 7 stand for -4 to -1 (in outcomes and witnesses too)"), "{launch}");
+    assert!(json.contains("\"x\": 5"), "{json}");
     let o = oracle(&[
         "classify",
         "--values",

@@ -74,6 +74,11 @@ fn text(item: &Item, p: &Program, m: &ScopedModel, o: &Outcomes) -> String {
         if n == 1 { "" } else { "s" },
         o.states
     );
+    // A shader's outcomes name the launch they are for, and how to read
+    // their values (two's complement ones: docs/KERNEL.md §10.3).
+    if let Some(l) = launch_of(item) {
+        let _ = writeln!(out, "Launch: {l}");
+    }
     for (k, f) in o.finals.iter().enumerate() {
         let vals: Vec<String> = o
             .observables
@@ -123,7 +128,7 @@ fn json(item: &Item, p: &Program, m: &ScopedModel, o: &Outcomes) -> serde_json::
         .into_iter()
         .map(|(a, word, w)| serde_json::json!({ "assertion": a, "answer": word, "witness": w }))
         .collect();
-    serde_json::json!({
+    let mut v = serde_json::json!({
         "test": item.name(),
         "source": item.source().display().to_string(),
         "model": m.to_string(),
@@ -131,7 +136,19 @@ fn json(item: &Item, p: &Program, m: &ScopedModel, o: &Outcomes) -> serde_json::
         "states": o.states,
         "outcomes": finals,
         "assertions": asserts,
-    })
+    });
+    if let Some(l) = launch_of(item) {
+        v["launch"] = l.into();
+    }
+    v
+}
+
+/// The launch line of a shader's translation; `None` for other inputs.
+fn launch_of(item: &Item) -> Option<&str> {
+    match item {
+        Item::Kernel(p) => p.launch.as_deref(),
+        Item::Axb(_) => None,
+    }
 }
 
 /// A program's assertion answered under the eleven models of `classify`.

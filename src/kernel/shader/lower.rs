@@ -470,8 +470,8 @@ impl<'a> Lower<'a> {
 
     /// A constant as a two's complement value: the 32-bit value `v` (an
     /// `i32` or `u32` literal) stands for the `b`-bit value with the same
-    /// low bits if it is between -128 and 127 as an `i32`; the domain is
-    /// at least twice its magnitude (§10.3). Where the domain is not
+    /// low bits if it is between -128 and 127 as an `i32`; the domain's
+    /// upper half reaches it (§10.3). Where the domain is not
     /// chosen yet, any stands in: this translation only chooses it.
     fn sext_constant(&mut self, v: i128) -> Res<Operand> {
         let s = match i32::try_from(v).or_else(|_| u32::try_from(v).map(|u| u as i32)) {
@@ -483,7 +483,13 @@ impl<'a> Lower<'a> {
                 )
             }
         };
-        self.max_const = self.max_const.max(s.unsigned_abs());
+        // The upper half of the domain must reach -s, the lower s + 1.
+        let magnitude = if s < 0 {
+            s.unsigned_abs() - 1
+        } else {
+            s as u32
+        };
+        self.max_const = self.max_const.max(magnitude);
         let values = i32::from(self.launch.values.unwrap_or(MAX_VALUES));
         Ok(Operand::Imm(s.rem_euclid(values) as u16))
     }

@@ -183,6 +183,29 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// A run-time fault `f` found by the exploration, at its shader line,
+    /// saying how to read two's complement values.
+    fn fault(&self, f: &crate::kernel::machine::Fault) -> ShaderError {
+        let v = self.program.values;
+        let read = if self.sext {
+            format!(
+                " (values are two's complement: {} to {} stand for -{} to -1)",
+                v / 2,
+                v - 1,
+                v / 2
+            )
+        } else {
+            String::new()
+        };
+        ShaderError::new(
+            self.at(f.pc),
+            format!(
+                "run-time fault: invocation {}.{}: {}{read}",
+                f.wg, f.local, f.msg
+            ),
+        )
+    }
+
     /// The shader span of instruction `pc`.
     fn at(&self, pc: usize) -> Span {
         self.spans.get(pc).copied().unwrap_or(Span::UNDEFINED)
@@ -464,12 +487,7 @@ fn visit<S: Packed, W: Written>(
             written.set(bit);
         }
     }
-    m.steps(s, a, next).map_err(|f| {
-        ShaderError::new(
-            at(f.pc),
-            format!("run-time fault: invocation {}.{}: {}", f.wg, f.local, f.msg),
-        )
-    })?;
+    m.steps(s, a, next).map_err(|f| c.fault(&f))?;
     Ok(written)
 }
 

@@ -504,7 +504,8 @@ impl<'a> Lower<'a> {
     fn sext_domain(&self, ids: u32) -> Res<u16> {
         let cells = self.locations.iter().map(|l| l.len() as u32).max();
         let half = (self.max_const + 1).max(ids).max(cells.unwrap_or(1));
-        if let Some(v) = self.launch.values {
+        let beyond = 2 * half > MAX_VALUES as u32;
+        if let Some(v) = self.launch.values.filter(|_| !beyond) {
             if half > v as u32 / 2 {
                 return refuse(Span::UNDEFINED, format!("--values {v}: the shader's constants, ids or arrays need two's complement values up to {}: value bound exceeded: raise --values", half));
             }
