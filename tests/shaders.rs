@@ -660,3 +660,53 @@ fn published_forms_rewrite_what_naga_does_not_read() {
     let (out, _) = published_forms(&big);
     assert_eq!(out.len(), big.len());
 }
+
+/// `// init` lines (docs/KERNEL.md §10.1, §10.3): a value below 0 is a
+/// two's complement one (-5 is 251 of 256 values), and without a domain
+/// the least one that holds every initial value too is taken (100 takes
+/// 128 values where the constants need 4); past what 256 values hold,
+/// the line is refused.
+#[test]
+fn init_lines_give_negative_values_and_widen_the_domain() {
+    let shader = |init: &str| {
+        format!(
+            "// workgroups 1;\n{init}\n@group(0) @binding(0) var<storage, read_write> x: atomic<i32>;\n@compute @workgroup_size(1)\nfn main() {{\n    while atomicLoad(&x) == 0i {{}}\n}}\n"
+        )
+    };
+    let p = Path::new("init.wgsl");
+    let t = translate(p, shader("// init x = -5;").as_bytes(), &Launch::default()).unwrap();
+    assert!(t.sext);
+    assert_eq!(t.program.values, 16);
+    let v = t.program.values as i32;
+    assert_eq!(t.program.locations[0].init, [(-5i32).rem_euclid(v) as u8]);
+    let t = translate(p, shader("// init x = 100;").as_bytes(), &Launch::default()).unwrap();
+    assert!(!t.sext);
+    assert_eq!(
+        (t.program.values, t.program.locations[0].init[0]),
+        (128, 100)
+    );
+    let e = translate(
+        p,
+        shader("// init x = -100, ;").as_bytes(),
+        &Launch::default(),
+    );
+    assert!(e
+        .unwrap_err()
+        .msg
+        .contains("expected a number from -128 to 255"));
+    let e = translate(
+        p,
+        shader("// init x = -129;").as_bytes(),
+        &Launch::default(),
+    );
+    assert!(e
+        .unwrap_err()
+        .msg
+        .contains("expected a number from -128 to 255"));
+    let two = "// init x = 200;\n// init y = -1;\n@group(0) @binding(1) var<storage, read_write> y: atomic<i32>;";
+    let src = shader(two).replace("== 0i {}", "== atomicLoad(&y) {}");
+    let msg = translate(p, src.as_bytes(), &Launch::default())
+        .unwrap_err()
+        .msg;
+    assert_eq!(msg, "init `x`: value 200: value bound exceeded: the kernel language's values are below 256, which as two's complement values are -128 to 127");
+}

@@ -447,11 +447,7 @@ fn translate_unguarded(
     if lang != "WGSL" {
         locals::check(&module, entry, lang, lang == "GLSL").map_err(fail)?;
     }
-    let (declared, span) = lower::declared_size(&module, &launch).map_err(fail)?;
-    let spec = (path.extension().is_some_and(|e| e == "spv"))
-        .then(|| spirv::spec_size_of(bytes))
-        .flatten();
-    let size_from = launch::size_origin(&launch, declared, spec, span).map_err(fail)?;
+    let size_from = size_from(path, bytes, &module, &launch).map_err(fail)?;
     // WGSL's compare-exchange is weak; SPIR-V's OpAtomicCompareExchangeWeak
     // "has the same semantics as OpAtomicCompareExchange", GLSL's is strong.
     let weak_cas = (lang == "WGSL").then_some(launch.spurious_finite);
@@ -460,7 +456,7 @@ fn translate_unguarded(
     let mut domain = launch.clone();
     // Unsigned values first; two's complement ones where those cannot
     // hold what the shader computes (a negative value).
-    let mut sext = false;
+    let mut sext = notes.has_negative_init();
     loop {
         let mut t = match lower::lower(&module, &info, &src, &domain, weak_cas, sext) {
             Err(e) if e.sext_helps && !sext => {
@@ -482,8 +478,11 @@ fn translate_unguarded(
             spirv_races(&mut t, bytes)
                 .map_err(|msg| FileError::whole(path, format!("SPIR-V: {msg}")))?;
         }
-        t.program.model = notes.model;
-        t.program.expect = notes.expect.clone();
+        if !notes.init_fits(&t) && launch.values.is_none() && t.program.values < MAX_VALUES {
+            // A wider domain holds the `init` lines' values too.
+            domain.values = Some(2 * t.program.values);
+            continue;
+        }
         notes.initialise(&mut t).map_err(at_line)?;
         t.launch.memory = initial_memory(&mut t, &notes, lang, launch.zero_workgroup_memory);
         match values::check(&t, launch.max_states) {
@@ -500,14 +499,33 @@ fn translate_unguarded(
     }
 }
 
+/// Where the workgroup size of the entry point `launch` selects comes
+/// from: its literal, a SPIR-V specialization constant's default, or the
+/// flag (which must agree with a literal).
+fn size_from(
+    path: &Path,
+    bytes: &[u8],
+    module: &naga::Module,
+    launch: &Launch,
+) -> Result<launch::SizeFrom, ShaderError> {
+    let (declared, span) = lower::declared_size(module, launch)?;
+    let spec = (path.extension().is_some_and(|e| e == "spv"))
+        .then(|| spirv::spec_size_of(bytes))
+        .flatten();
+    launch::size_origin(launch, declared, spec, span)
+}
+
 /// Records in `t` the launch it was translated for (`launch`: the flags
-/// with the shader's own lines `notes`) and where its size came from.
+/// with the shader's own lines `notes`), where its size came from, and
+/// the model and verdicts the lines state.
 fn launched(
     t: &mut Translation,
     (launch, flags, notes): (&Launch, &Launch, &Annotations),
     size_from: launch::SizeFrom,
 ) {
     t.launch = taken(launch, flags, notes, size_from, &t.program);
+    t.program.model = notes.model;
+    t.program.expect = notes.expect.clone();
     inside_subgroups(t, launch);
     if let launch::SizeFrom::SpecDefault(id) = size_from {
         t.warnings
@@ -943,8 +961,9 @@ pub struct Annotations {
     pub workgroups: Option<u8>,
     pub subgroup_size: Option<u8>,
     pub values: Option<u16>,
-    /// `init NAME = v, ...;`: (line, variable, values).
-    pub init: Vec<(usize, String, Vec<u32>)>,
+    /// `init NAME = v, ...;`: (line, variable, values); a value below 0
+    /// is a two's complement one (docs/KERNEL.md §10.3).
+    pub init: Vec<(usize, String, Vec<i32>)>,
     /// The number of workgroups and the subgroup size came from the TLA+
     /// forward-progress project's GLSL launch lines
     /// ([`glsl::launch_line`]), not from `//` lines.
@@ -1022,8 +1041,14 @@ pub fn read_annotations(src: &str) -> Result<Annotations, (usize, String)> {
                     .ok_or_else(|| err("expected `init NAME = v, v, ...;`".to_string()))?;
                 let vs = vs
                     .split(',')
-                    .map(|v| number(v.trim(), 0, 255))
-                    .collect::<Result<Vec<u32>, String>>()
+                    .map(|v| match v.trim().parse::<i32>() {
+                        Ok(x) if (-128..=255).contains(&x) => Ok(x),
+                        _ => Err(format!(
+                            "`{}`: expected a number from -128 to 255",
+                            v.trim()
+                        )),
+                    })
+                    .collect::<Result<Vec<i32>, String>>()
                     .map_err(err)?;
                 a.init.push((n + 1, name.trim().to_string(), vs));
             }
@@ -1053,15 +1078,47 @@ fn number(s: &str, lo: u32, hi: u32) -> Result<u32, String> {
     }
 }
 
+/// Why a domain does not hold an `init` value, and what to do.
+fn init_bound(t: &Translation) -> String {
+    let v = t.program.values;
+    match (v == MAX_VALUES, t.sext) {
+        (true, true) => format!("the kernel language's values are below {MAX_VALUES}, which as two's complement values are -128 to 127"),
+        (true, false) => format!("the kernel language's values are below {MAX_VALUES}"),
+        (false, true) => format!("raise --values (the domain is {v}, of two's complement values: those from its half up are negative)"),
+        (false, false) => format!("raise --values (the domain is {v})"),
+    }
+}
+
+/// Whether the domain of `t` holds the value `v`: below it, or, with two's
+/// complement values, from minus half of it to below half (§10.3).
+fn fits(t: &Translation, v: i32) -> bool {
+    let values = i32::from(t.program.values);
+    if t.sext {
+        (-values / 2..values / 2).contains(&v)
+    } else {
+        (0..values).contains(&v)
+    }
+}
+
 impl Annotations {
+    /// Whether an `init` line gives a value below 0 (two's complement
+    /// values hold it).
+    fn has_negative_init(&self) -> bool {
+        self.init.iter().any(|(_, _, vs)| vs.iter().any(|&v| v < 0))
+    }
+
+    /// Whether every `init` value fits the domain of `t`.
+    fn init_fits(&self, t: &Translation) -> bool {
+        self.init
+            .iter()
+            .all(|(_, _, vs)| vs.iter().all(|&v| fits(t, v)))
+    }
+
     /// Sets the initial values of the `init` lines: each names a storage
     /// or workgroup variable of the shader (one the entry point uses: an
     /// unused one has no location, and its line is ignored) and gives one
     /// value per cell, each below the domain.
     fn initialise(&self, t: &mut Translation) -> Result<(), (usize, String)> {
-        // Two's complement values from half the domain up stand for
-        // negative ones (§10.3).
-        let values = u32::from(t.program.values) >> u32::from(t.sext);
         for (line, name, vs) in &self.init {
             // A name two variables answer to (a member `x` of two blocks,
             // or `b_x` for both a block member and a shared variable) is
@@ -1096,6 +1153,15 @@ impl Annotations {
                     format!("init `{name}`: no storage or workgroup variable of that name"),
                 ));
             };
+            if let Some(v) = vs.iter().find(|&&v| !fits(t, v)) {
+                return Err((
+                    *line,
+                    format!(
+                        "init `{name}`: value {v}: value bound exceeded: {}",
+                        init_bound(t)
+                    ),
+                ));
+            }
             let loc = &mut t.program.locations[k as usize];
             if vs.len() != loc.init.len() {
                 return Err((
@@ -1107,13 +1173,8 @@ impl Annotations {
                     ),
                 ));
             }
-            if let Some(v) = vs.iter().find(|&&v| v >= values) {
-                return Err((
-                    *line,
-                    format!("init `{name}`: value {v}: value bound exceeded: raise --values (the domain is {}{})", t.program.values, if t.sext { ", of two's complement values: those from its half up are negative" } else { "" }),
-                ));
-            }
-            loc.init = vs.iter().map(|&v| v as u8).collect();
+            let v = i32::from(t.program.values);
+            loc.init = vs.iter().map(|&x| x.rem_euclid(v) as u8).collect();
         }
         Ok(())
     }
