@@ -844,13 +844,10 @@ impl Translation {
     /// How to read the program's values where they are two's complement
     /// (docs/KERNEL.md §10.3); `None` where they are the shader's own.
     pub fn sext_note(&self) -> Option<String> {
-        let v = self.program.values;
-        self.sext.then(|| {
+        (self.sext).then(|| {
             format!(
-                "values are two's complement: {} to {} stand for -{} to -1 (in outcomes and witnesses too)",
-                v / 2,
-                v - 1,
-                v / 2
+                "{} (in outcomes and witnesses too)",
+                values::reading(self.program.values)
             )
         })
     }

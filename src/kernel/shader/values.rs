@@ -110,6 +110,29 @@ impl From<ShaderError> for Refused {
     }
 }
 
+/// The integer the `b`-bit value `v` of a domain of `values` stands
+/// for: `v` itself, or with two's complement values (`sext`) `v -
+/// values` from half the domain up (docs/KERNEL.md §10.3). The
+/// translation and the check read values through this one function.
+pub fn stands_for(v: u16, values: u16, sext: bool) -> i64 {
+    let (v, values) = (i64::from(v), i64::from(values));
+    if sext && 2 * v >= values {
+        v - values
+    } else {
+        v
+    }
+}
+
+/// How to read the two's complement values of a domain of `values`, as
+/// every output that shows them says it.
+pub fn reading(values: u16) -> String {
+    let half = values / 2;
+    format!(
+        "values are two's complement: {half} to {} stand for -{half} to -1",
+        values - 1
+    )
+}
+
 /// How the check computes an instruction's 32-bit result where the
 /// shader's operation is not the kernel instruction's on two's
 /// complement values (docs/KERNEL.md §10.3): a signed `>>` shifts the
@@ -186,14 +209,8 @@ impl Ctx<'_> {
     /// A run-time fault `f` found by the exploration, at its shader line,
     /// saying how to read two's complement values.
     fn fault(&self, f: &crate::kernel::machine::Fault) -> ShaderError {
-        let v = self.program.values;
         let read = if self.sext {
-            format!(
-                " (values are two's complement: {} to {} stand for -{} to -1)",
-                v / 2,
-                v - 1,
-                v / 2
-            )
+            format!(" ({})", reading(self.program.values))
         } else {
             String::new()
         };
@@ -770,13 +787,7 @@ impl Ctx<'_> {
     /// The value a `b`-bit value stands for, as an integer (two's
     /// complement ones may be negative).
     fn int(&self, v: u16) -> i64 {
-        let values = i64::from(self.program.values);
-        let v = i64::from(v);
-        if self.sext && 2 * v >= values {
-            v - values
-        } else {
-            v
-        }
+        stands_for(v, self.program.values, self.sext)
     }
 
     /// The least and greatest value a `b`-bit value stands for.

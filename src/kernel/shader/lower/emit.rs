@@ -615,11 +615,7 @@ impl<'a> Lower<'a> {
     /// The 32-bit value an operand's constant `v` stands for (§10.3).
     fn wide(&self, v: u16) -> u32 {
         let values = self.launch.values.unwrap_or(MAX_VALUES);
-        if self.sext && 2 * u32::from(v) >= u32::from(values) {
-            (i32::from(v) - i32::from(values)) as u32
-        } else {
-            u32::from(v)
-        }
+        super::super::values::stands_for(v, values, self.sext) as i32 as u32
     }
 
     /// Two's complement operands of a signed `<` (or `<=`, `>`, `>=`)
