@@ -10,6 +10,7 @@
 //! it).
 
 use progress_litmus::kernel::machine::Machine;
+use progress_litmus::kernel::model::Mode;
 use progress_litmus::kernel::shader::{translate, Launch, Translation};
 use proptest::prelude::*;
 use std::path::Path;
@@ -136,7 +137,7 @@ fn shader(e: &Ex, ia: u32, ib: u32) -> String {
 /// stored to `out`, as the shader's `i32`.
 fn run(t: &Translation) -> i32 {
     let p = &t.program;
-    let m = Machine::new(p, false).unwrap();
+    let m = Machine::new(p, Mode::Interleaved).unwrap();
     let mut s = [0u64; 7];
     assert!(m.bits() <= 7 * 64);
     m.init(&mut s);

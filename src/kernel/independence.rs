@@ -390,6 +390,7 @@ mod tests {
     use super::*;
     use crate::kernel::litmus;
     use crate::kernel::machine::set_bits;
+    use crate::kernel::model::Mode;
 
     #[test]
     fn the_future_cells_follow_known_registers_and_forget_loaded_ones() {
@@ -397,7 +398,7 @@ mod tests {
             "values 4;\nworkgroups 1;\nglobal x[2];\nglobal y;\nkernel {\n  x[r] = 1;\nl:\n  r = y;\n  y = r;\n  if (r == 0) goto l;\n  load(x[1]);\n}\n",
         )
         .unwrap();
-        let m = Machine::new(&p, false).unwrap();
+        let m = Machine::new(&p, Mode::Interleaved).unwrap();
         let (x0, x1, y) = (1u64, 2u64, 4u64);
         let env = [Some(0); 8];
         // From the start: x[0] (r is 0) written, x[1] read, y both.
@@ -419,7 +420,7 @@ mod tests {
             "values 4;\nworkgroups 4;\nglobal x[4];\nglobal y;\nglobal z;\nkernel {\n  r = wg_id;\n  x[r] = 1;\n  s = y;\n  if (s == 1) goto END;\n  y = r;\n  load(z);\n}\n",
         )
         .unwrap();
-        let m = Machine::new(&p, false).unwrap();
+        let m = Machine::new(&p, Mode::Interleaved).unwrap();
         let acc = Accesses::new(&m);
         let n = m.num_invocations();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -470,7 +471,7 @@ mod tests {
         let wide = "values 16;\nworkgroups 2;\nglobal x[4];\nkernel {\n  a = 1;\n  b = 2;\n  c = 3;\n  d = 0;\n  e = 1;\n  f = 2;\n  x[g] = 1;\n  h = x[h];\n  if (h == g) goto END;\n  load(x[a]);\n}\n";
         for (src, dense) in [(narrow, true), (wide, false)] {
             let p = litmus::parse(src).unwrap();
-            let m = Machine::new(&p, false).unwrap();
+            let m = Machine::new(&p, Mode::Interleaved).unwrap();
             let acc = Accesses::new(&m);
             assert_eq!(acc.dense.is_empty(), !dense);
             let nregs = acc.regs[0].2;

@@ -57,6 +57,30 @@ pub enum Direct {
     Sso,
 }
 
+/// How the lanes of a subgroup execute on the machine (docs/KERNEL.md §2):
+/// the execution mode a subgroup scope names, one machine per mode
+/// (`crate::kernel::machine`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Every invocation is an actor of its own: lanes interleave.
+    Interleaved,
+    /// Subgroups are the actors: the active lanes step together, diverge
+    /// and reconverge at immediate post-dominators (SIMT).
+    Lockstep,
+    /// The lanes execute under a SIMT-Step direct model (§2.9).
+    Simt(Direct),
+}
+
+impl Mode {
+    /// The SIMT-Step direct model, if the mode is one.
+    pub fn direct(self) -> Option<Direct> {
+        match self {
+            Mode::Simt(d) => Some(d),
+            _ => None,
+        }
+    }
+}
+
 impl Sched {
     pub const ALL: [Sched; 12] = [
         Sched::Unfair,
@@ -82,6 +106,16 @@ impl Sched {
             Sched::Sso => Direct::Sso,
             _ => return None,
         })
+    }
+
+    /// The execution mode a subgroup scope names: lockstep, a direct
+    /// model, or (every scheduler) interleaved lanes.
+    pub fn mode(self) -> Mode {
+        match (self, self.direct()) {
+            (_, Some(d)) => Mode::Simt(d),
+            (Sched::Lockstep, None) => Mode::Lockstep,
+            _ => Mode::Interleaved,
+        }
     }
 
     /// Whether the scope is one of the subgroup-only execution models

@@ -13,7 +13,7 @@
 
 use crate::axb::test::Target;
 pub use crate::kernel::cmp::Cmp;
-use crate::kernel::model::{Direct, ScopedModel};
+use crate::kernel::model::{Direct, Mode, ScopedModel};
 pub use crate::kernel::structure::Construct;
 use crate::kernel::structure::Flow;
 use serde::{Deserialize, Serialize};
@@ -778,13 +778,15 @@ impl Program {
         self.has_collectives() && !choose
     }
 
-    /// The SIMT-Step model a machine for this program runs its lanes
-    /// under, given the one its subgroup scope names (`named`): that one,
-    /// else SSO's subgroup operations where the collectives are tangled
-    /// ([`Program::tangled_collectives`]) and the lanes are interleaved.
-    pub fn direct_for(&self, named: Option<Direct>, lockstep: bool) -> Option<Direct> {
-        let tangled = self.tangled_collectives && !lockstep && self.has_collectives();
-        named.or(tangled.then_some(Direct::Sso))
+    /// The mode a machine for this program runs its lanes in, given the
+    /// one its subgroup scope names (`named`): that one, but SSO's
+    /// subgroup operations where the collectives are tangled
+    /// ([`Program::tangled_collectives`]) and the lanes interleaved.
+    pub fn mode_for(&self, named: Mode) -> Mode {
+        if named == Mode::Interleaved && self.tangled_collectives && self.has_collectives() {
+            return Mode::Simt(Direct::Sso);
+        }
+        named
     }
 
     /// Bits per value (`values = 2^bits`).

@@ -12,7 +12,7 @@ use super::witness::{self, Lasso, Witness};
 use super::{with_words, KernelError, Options};
 use petgraph::graph::{EdgeIndex, NodeIndex};
 use progress_litmus::kernel::litmus;
-use progress_litmus::kernel::machine::Packed;
+use progress_litmus::kernel::machine::{Branch, Packed};
 use progress_litmus::kernel::program::Program;
 use progress_litmus::kernel::ScopedModel;
 use progress_litmus::Fairness;
@@ -65,17 +65,17 @@ pub fn move_text(k: &Kernel, m: Move) -> String {
     let c = k.machine.code_index(k.move_invocations(m).start);
     let mut s = litmus::print::at(p, c, m.pc());
     match m.branch() {
-        1 => s.push_str("  (taken)"),
-        2 => s.push_str("  (not taken)"),
+        Branch::Taken => s.push_str("  (taken)"),
+        Branch::NotTaken => s.push_str("  (not taken)"),
         // A SIMT-Step branch splits its dynamic block; the two sides then
         // interleave (docs/KERNEL.md §2.9).
-        3 if k.machine.direct().is_some() => s.push_str("  (divergent)"),
-        3 => s.push_str(if m.choice() == 0 {
+        Branch::Divergent if k.machine.direct().is_some() => s.push_str("  (divergent)"),
+        Branch::Divergent => s.push_str(if m.choice() == 0 {
             "  (divergent: taken lanes first)"
         } else {
             "  (divergent: other lanes first)"
         }),
-        _ => {}
+        Branch::None => {}
     }
     s
 }

@@ -410,7 +410,7 @@ mod tests {
                 "values 4;\nworkgroups 1;\nworkgroup_size 3;\nsubgroup_size 3;\nglobal x;\nkernel {{\n  v = local_id;\n  v = {op}(v);\n  x = v;\n}}\n"
             ))
             .unwrap();
-            let m = Machine::new(&p, false).unwrap();
+            let m = Machine::new(&p, progress_litmus::kernel::model::Mode::Interleaved).unwrap();
             let l = Liveness::new(&m).unwrap();
             let mut s = [0u64; 4];
             m.init(&mut s);
@@ -439,7 +439,7 @@ mod tests {
             "values 4;\nworkgroups 1;\nworkgroup_size 2;\nsubgroup_size 2;\nglobal x;\nglobal y;\nkernel {\n  v = x;\n  v = subgroupAll(v);\n  r = y;\n  x = v;\n}\n",
         )
         .unwrap();
-        let m = Machine::new(&p, false).unwrap();
+        let m = Machine::new(&p, progress_litmus::kernel::model::Mode::Interleaved).unwrap();
         let l = Liveness::new(&m).unwrap();
         let code = &p.codes[0];
         let mut s = [0u64; 4];

@@ -17,7 +17,7 @@ use super::scopes::{self, Scopes, DEVICE};
 use super::symmetry::Symmetry;
 use super::KernelError;
 use progress_litmus::axb::space::{explore_metered, Exceeded, Lts, Meter};
-use progress_litmus::kernel::machine::{Fault, Machine, Packed, StepInfo, View};
+use progress_litmus::kernel::machine::{Branch, Fault, Machine, Packed, StepInfo, View};
 use progress_litmus::kernel::program::{Instr, Program, MAX_INVOCATIONS};
 use progress_litmus::kernel::{Sched, ScopedModel};
 use std::cell::RefCell;
@@ -75,9 +75,9 @@ impl Move {
         ((self.0 >> 5) & 63) as usize
     }
 
-    /// 0: not a branch; 1: taken; 2: not taken; 3: divergent.
-    pub fn branch(self) -> u8 {
-        ((self.0 >> 11) & 3) as u8
+    /// Whether the step branched, and how.
+    pub fn branch(self) -> Branch {
+        Branch::from_bits(self.0 >> 11)
     }
 
     pub fn choice(self) -> u8 {
@@ -834,16 +834,13 @@ fn terminates_first(m: &Machine, model: &ScopedModel, workgroups: usize) -> bool
 /// or a SIMT-Step model's direct steps); the rest of a model does not
 /// change it.
 fn machine_of(p: &Program, sub: Sched) -> Result<Machine, KernelError> {
-    let lockstep = sub == Sched::Lockstep;
-    Machine::with_direct(p, lockstep, p.direct_for(sub.direct(), lockstep)).map_err(|e| {
-        match e.at {
-            Some((line, col)) => KernelError::At {
-                line,
-                col,
-                msg: e.msg,
-            },
-            None => KernelError::Unsupported(e.msg),
-        }
+    Machine::new(p, p.mode_for(sub.mode())).map_err(|e| match e.at {
+        Some((line, col)) => KernelError::At {
+            line,
+            col,
+            msg: e.msg,
+        },
+        None => KernelError::Unsupported(e.msg),
     })
 }
 

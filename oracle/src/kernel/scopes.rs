@@ -594,8 +594,7 @@ mod tests {
             let p = litmus::parse(&src).unwrap();
             for model in models {
                 let model = ScopedModel::parse(model).unwrap();
-                let lockstep = model.subgroup == Sched::Lockstep;
-                let m = Machine::new(&p, lockstep).unwrap();
+                let m = Machine::new(&p, model.subgroup.mode()).unwrap();
                 let sc = Scopes::new(&m, &model);
                 out.push((format!("{launch} {model:?}"), m, sc));
             }

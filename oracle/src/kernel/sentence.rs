@@ -148,7 +148,7 @@ impl<S: Packed> Facts<'_, S> {
         let mut lines = std::collections::BTreeSet::new();
         for &e in path {
             let mv = self.g[e];
-            if !mv.is_step() || !matches!(mv.branch(), 1 | 3) {
+            if !mv.is_step() || !mv.branch().jumped() {
                 continue;
             }
             let code = m.code_index(m.actor_invocations(mv.who()).start);

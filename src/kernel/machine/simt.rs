@@ -7,7 +7,8 @@
 //! SSO keeps no masks: its participants are computed from the pcs (§2.9).
 
 use super::{
-    collective_result, get, next_permutation, set, BuildError, Fault, Machine, Packed, StepInfo,
+    collective_result, get, next_permutation, set, Branch, BuildError, Fault, Machine, Packed,
+    StepInfo, View,
 };
 use crate::kernel::model::Direct;
 use crate::kernel::program::{AtomicOp, Instr, Program};
@@ -69,7 +70,7 @@ fn word(d: Direct) -> &'static str {
 /// The scopes of every block, checked against what the model needs:
 /// structured control flow for CM, SM and SCF (with subgroups of more
 /// than one lane), and for SSO in blocks with subgroup operations.
-pub(super) fn structures(p: &Program, d: Direct) -> Result<Vec<Structure>, BuildError> {
+fn structures(p: &Program, d: Direct) -> Result<Vec<Structure>, BuildError> {
     let who = format!("subgroup={}", word(d));
     let blocks = p.codes.len();
     let mut out = Vec::new();
@@ -103,7 +104,7 @@ pub(super) fn structures(p: &Program, d: Direct) -> Result<Vec<Structure>, Build
 /// SSO (§2.9): per code block, per pc `0..=len`, the loops containing the
 /// pc that contain a subgroup operation (whose iterations SSO must tell
 /// apart), outermost first. A loop containing a counted loop is counted.
-pub(super) fn counted_loops(p: &Program, structs: &[Structure]) -> Vec<Vec<Vec<usize>>> {
+fn counted_loops(p: &Program, structs: &[Structure]) -> Vec<Vec<Vec<usize>>> {
     p.codes
         .iter()
         .zip(structs)
@@ -128,7 +129,7 @@ pub(super) fn counted_loops(p: &Program, structs: &[Structure]) -> Vec<Vec<Vec<u
 
 /// The bits of an SSO iteration count: the value bits, from 3 to 8, so
 /// that lanes may be as many iterations apart as a register can count.
-pub(super) fn iter_bits(vb: u32) -> u32 {
+fn iter_bits(vb: u32) -> u32 {
     vb.clamp(3, 8)
 }
 
@@ -140,7 +141,67 @@ enum Relation {
     Not,
 }
 
+/// What the SIMT-Step models keep beside the shared layout (empty for
+/// the other modes).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Simt {
+    /// The scopes of each code block.
+    pub(super) structs: Vec<Structure>,
+    /// The most scopes containing one pc, over the blocks.
+    pub(super) scope_depth: usize,
+    /// SSO (§2.9): per code block, per pc `0..=len`, the loop scopes
+    /// containing the pc that contain a subgroup operation, outermost
+    /// first; an invocation keeps an iteration count for each.
+    pub(super) counted: Vec<Vec<Vec<usize>>>,
+    /// SSO: the most counted loops containing one pc, and the bits of one
+    /// iteration count.
+    pub(super) iter_slots: usize,
+    pub(super) iter_bits: u32,
+}
+
+impl Simt {
+    /// The scopes and counted loops of `p` under `direct` (`vb`: bits of
+    /// a value); fails where the control flow is not structured as the
+    /// model needs.
+    pub(super) fn new(p: &Program, direct: Option<Direct>, vb: u32) -> Result<Simt, BuildError> {
+        let Some(d) = direct else {
+            return Ok(Simt::default());
+        };
+        let structs = structures(p, d)?;
+        let counted = match d {
+            Direct::Sso => counted_loops(p, &structs),
+            _ => Vec::new(),
+        };
+        Ok(Simt {
+            scope_depth: structs.iter().map(|st| st.max_depth).max().unwrap_or(0),
+            iter_slots: counted.iter().flatten().map(Vec::len).max().unwrap_or(0),
+            iter_bits: iter_bits(vb),
+            structs,
+            counted,
+        })
+    }
+}
+
 impl Machine {
+    /// [`Machine::view`] under a direct model, field by field.
+    #[inline(never)]
+    pub(super) fn simt_view(&self, s: &[u64]) -> View {
+        let mut v = View::default();
+        for i in 0..self.invs.len() {
+            v.pc[i] = self.pc(s, i) as u8;
+            v.terminated |= (self.terminated(s, i) as u32) << i;
+            v.waiting |= (self.waiting(s, i) as u32) << i;
+            v.finished |= ((v.pc[i] as usize >= self.code_len(i)) as u32) << i;
+        }
+        for a in 0..self.num_actors() {
+            if self.can_step(s, a) {
+                v.steppable |= 1 << a;
+                v.next[a] = self.stepping_instr(s, a).map_or(0, |(pc, _)| pc as u8);
+            }
+        }
+        v
+    }
+
     fn first_lane(&self, i: usize) -> usize {
         i - self.invs[i].lane
     }
@@ -150,7 +211,7 @@ impl Machine {
     }
 
     fn masks(&self) -> bool {
-        matches!(self.direct, Some(d) if d != Direct::Sso)
+        matches!(self.direct(), Some(d) if d != Direct::Sso)
     }
 
     /// The lanes of invocation `i`'s dynamic block (itself included).
@@ -175,7 +236,7 @@ impl Machine {
     }
 
     fn flag_off(&self, i: usize, k: u32) -> u32 {
-        self.frame_off(i, self.scope_depth) + k
+        self.frame_off(i, self.simt.scope_depth) + k
     }
 
     /// Whether invocation `i` waits at a merge for the lanes of its
@@ -196,7 +257,7 @@ impl Machine {
         }
         for i in 0..self.invs.len() {
             self.set_cur(s, i, self.full());
-            let st = &self.structs[self.invs[i].code];
+            let st = &self.simt.structs[self.invs[i].code];
             for &k in &st.enclosing[0] {
                 self.set_frame(s, i, st.depth[k], self.full());
             }
@@ -213,7 +274,7 @@ impl Machine {
     /// Whether invocation `i` (not finished, not waiting at a barrier) can
     /// execute its instruction now.
     pub(super) fn simt_enabled(&self, s: &[u64], i: usize) -> bool {
-        let d = self.direct.expect("a direct model");
+        let d = self.direct().expect("a direct model");
         if self.merge_waiting(s, i) {
             return false;
         }
@@ -234,7 +295,7 @@ impl Machine {
         i: usize,
         emit: &mut impl FnMut(StepInfo, S),
     ) -> Result<(), Fault> {
-        let d = self.direct.expect("a direct model");
+        let d = self.direct().expect("a direct model");
         let pc = self.pc(s.as_ref(), i);
         let ins = self.program.codes[self.invs[i].code].instrs[pc];
         let mut t = *s;
@@ -288,9 +349,9 @@ impl Machine {
                 msg: format!(
                     "under subgroup=sso the lanes of subgroup {} grow more than {} iterations apart in the loop at {}: SSO tells the dynamic blocks of its iterations apart, and the checker counts {} bits of iterations (docs/KERNEL.md §2.9)",
                     v.sg,
-                    (1u32 << self.iter_bits) - 1,
+                    (1u32 << self.simt.iter_bits) - 1,
                     self.program.codes[v.code].place(h),
-                    self.iter_bits
+                    self.simt.iter_bits
                 ),
             });
         }
@@ -307,7 +368,7 @@ impl Machine {
         emit: &mut impl FnMut(StepInfo, S),
     ) -> Result<(), Fault> {
         let first = self.first_lane(i);
-        let group = if self.direct == Some(Direct::Sso) {
+        let group = if self.direct() == Some(Direct::Sso) {
             self.sso_participants(s.as_ref(), i, pc).expect("enabled")
         } else {
             self.cur(s.as_ref(), i)
@@ -316,7 +377,7 @@ impl Machine {
         let len = self.lens[self.invs[i].code];
         let info = StepInfo {
             pc: pc as u8,
-            branch: 0,
+            branch: Branch::None,
             choice: 0,
             finite: false,
         };
@@ -427,19 +488,19 @@ impl Machine {
     ) -> StepInfo {
         let mut info = StepInfo {
             pc: pc as u8,
-            branch: 0,
+            branch: Branch::None,
             choice: 0,
             finite: false,
         };
         let rest = group & !taken;
         if rest == 0 {
-            info.branch = 1;
+            info.branch = Branch::Taken;
             self.arrive(t, i, group, pc, target, group);
         } else if taken == 0 {
-            info.branch = 2;
+            info.branch = Branch::NotTaken;
             self.arrive(t, i, group, pc, pc + 1, group);
         } else {
-            info.branch = 3;
+            info.branch = Branch::Divergent;
             self.arrive(t, i, taken, pc, target, taken);
             self.arrive(t, i, rest, pc, pc + 1, rest);
         }
@@ -468,7 +529,7 @@ impl Machine {
         if !self.masks() {
             return self.sso_count(t, i, movers, p, q);
         }
-        let st = &self.structs[self.invs[i].code];
+        let st = &self.simt.structs[self.invs[i].code];
         if q >= self.lens[self.invs[i].code] {
             self.leave(t, first, movers);
             return None;
@@ -484,7 +545,7 @@ impl Machine {
         for l in lanes(movers) {
             let j = first + l;
             self.set_cur(t, j, cur);
-            for d in to.len()..self.scope_depth {
+            for d in to.len()..self.simt.scope_depth {
                 self.set_frame(t, j, d, 0);
             }
             for &e in to.iter().filter(|k| !from.contains(k)) {
@@ -502,7 +563,7 @@ impl Machine {
             let j = first + l;
             if movers & 1 << l != 0 {
                 self.set_cur(t, j, 0);
-                for d in 0..self.scope_depth {
+                for d in 0..self.simt.scope_depth {
                     self.set_frame(t, j, d, 0);
                 }
                 self.set_flag(t, j, 0, false);
@@ -511,7 +572,7 @@ impl Machine {
             }
             let c = self.cur(t, j) & !movers;
             self.set_cur(t, j, c);
-            for d in 0..self.scope_depth {
+            for d in 0..self.simt.scope_depth {
                 let f = self.frame(t, j, d) & !movers;
                 self.set_frame(t, j, d, f);
             }
@@ -566,7 +627,7 @@ impl Machine {
     /// it, or `None` while some lane may still join (its unknown lanes).
     fn sso_participants(&self, s: &[u64], i: usize, pc: usize) -> Option<u32> {
         let first = self.first_lane(i);
-        let st = &self.structs[self.invs[i].code];
+        let st = &self.simt.structs[self.invs[i].code];
         let len = self.lens[self.invs[i].code];
         let mut group = 1u32 << self.invs[i].lane;
         for l in 0..self.s {
@@ -574,7 +635,7 @@ impl Machine {
             if j == i || self.terminated(s, j) || self.pc(s, j) >= len {
                 continue;
             }
-            let cnt = &self.counted[self.invs[i].code][pc];
+            let cnt = &self.simt.counted[self.invs[i].code][pc];
             let by_iter = |d: usize| self.iter(s, j, d).cmp(&self.iter(s, i, d));
             match relation(st, cnt, pc, self.pc(s, j), by_iter) {
                 Relation::Potential => return None,
@@ -588,13 +649,13 @@ impl Machine {
     /// SSO: invocation `i`'s iteration count of the `d`th counted loop
     /// containing its pc.
     fn iter(&self, s: &[u64], i: usize, d: usize) -> u32 {
-        let off = self.invs[i].cur_off + d as u32 * self.iter_bits;
-        get(s, off, self.iter_bits) as u32
+        let off = self.invs[i].cur_off + d as u32 * self.simt.iter_bits;
+        get(s, off, self.simt.iter_bits) as u32
     }
 
     fn set_iter(&self, s: &mut [u64], i: usize, d: usize, v: u32) {
-        let off = self.invs[i].cur_off + d as u32 * self.iter_bits;
-        set(s, off, self.iter_bits, v as u64)
+        let off = self.invs[i].cur_off + d as u32 * self.simt.iter_bits;
+        set(s, off, self.simt.iter_bits, v as u64)
     }
 
     /// SSO: the iteration counts of the lanes `movers` of `i`'s subgroup
@@ -603,15 +664,15 @@ impl Machine {
     /// subgroup's counts are normalised ([`Machine::sso_normalize`]). The
     /// header of a loop whose counts outgrow their bits, if one does.
     fn sso_count(&self, t: &mut [u64], i: usize, movers: u32, p: usize, q: usize) -> Option<usize> {
-        if self.iter_slots == 0 {
+        if self.simt.iter_slots == 0 {
             return None;
         }
         let code = self.invs[i].code;
         let (first, len) = (self.first_lane(i), self.lens[code]);
-        let (cnt, st) = (&self.counted[code], &self.structs[code]);
+        let (cnt, st) = (&self.simt.counted[code], &self.simt.structs[code]);
         let mut it: Vec<Vec<u32>> = (0..self.s)
             .map(|l| {
-                (0..self.iter_slots)
+                (0..self.simt.iter_slots)
                     .map(|d| self.iter(t, first + l, d))
                     .collect()
             })
@@ -626,7 +687,7 @@ impl Machine {
             }
         }
         self.sso_normalize(t, first, code, &mut it);
-        let max = (1u32 << self.iter_bits) - 1;
+        let max = (1u32 << self.simt.iter_bits) - 1;
         for (l, v) in it.iter().enumerate() {
             if let Some(d) = v.iter().position(|&x| x > max) {
                 let pc = self.pc(t, first + l).min(len);
@@ -645,11 +706,15 @@ impl Machine {
     /// equal counts of the loops around it) are lowered together until the
     /// least is 0, unless a lane may still enter the instance (at count 0).
     fn sso_normalize(&self, t: &[u64], first: usize, code: usize, it: &mut [Vec<u32>]) {
-        let (len, cnt, st) = (self.lens[code], &self.counted[code], &self.structs[code]);
+        let (len, cnt, st) = (
+            self.lens[code],
+            &self.simt.counted[code],
+            &self.simt.structs[code],
+        );
         let pcs: Vec<usize> = (0..self.s)
             .map(|l| self.pc(t, first + l).min(len))
             .collect();
-        for d in 0..self.iter_slots {
+        for d in 0..self.simt.iter_slots {
             let mut done = 0u32;
             for l in 0..self.s {
                 let Some(&k) = cnt[pcs[l]].get(d) else {

@@ -30,6 +30,7 @@ use super::{ShaderError, Span, Translation};
 use crate::axb::test::Target;
 use crate::kernel::independence::{self, Accesses, Futures, Lazy};
 use crate::kernel::machine::{Machine, Packed};
+use crate::kernel::model::Mode;
 use crate::kernel::program::{
     AtomicOp, BinOp, IdKind, Instr, Operand, Program, RmwOp, MAX_INVOCATIONS, MAX_VALUES,
 };
@@ -198,10 +199,10 @@ impl Ctx<'_> {
         {
             return Ok(());
         }
-        explore(self, false)?;
+        explore(self, Mode::Interleaved)?;
         let s = p.subgroup_size as usize;
         if s > 1 && s <= crate::kernel::program::MAX_LOCKSTEP_SUBGROUP {
-            explore(self, true)?;
+            explore(self, Mode::Lockstep)?;
         }
         Ok(())
     }
@@ -295,9 +296,8 @@ impl<'t> Undefined<'t> {
     }
 }
 
-fn explore(c: &Ctx, lockstep: bool) -> Result<(), Refused> {
-    let direct = c.program.direct_for(None, lockstep);
-    let m = Machine::with_direct(c.program, lockstep, direct)
+fn explore(c: &Ctx, mode: Mode) -> Result<(), Refused> {
+    let m = Machine::new(c.program, c.program.mode_for(mode))
         .map_err(|e| ShaderError::new(Span::UNDEFINED, format!("the translated program: {e}")))?;
     let u = Undefined::of(c, &m);
     match u.count {
