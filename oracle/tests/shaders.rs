@@ -328,15 +328,16 @@ fn undefined_initial_values_are_never_read_as_zero() {
     assert!(launch_line(&["classify", &spv]).contains("workgroup memory undefined (SPIR-V)"));
     let first = format!("{dir}/shared_read_first.comp");
     let zero = launch_line(&["classify", "--workgroup-memory", "zero", &first]);
+    // (Its workgroup of 2 is one subgroup: the launch line goes on.)
     assert!(
-        zero.ends_with(
-            "; storage buffers start at 0, workgroup memory at 0 (--workgroup-memory zero))"
+        zero.contains(
+            "; storage buffers start at 0, workgroup memory at 0 (--workgroup-memory zero); inside a subgroup"
         ),
         "{zero}"
     );
     let line = format!("{dir}/shared_init_line.comp");
     assert!(launch_line(&["classify", &line])
-        .ends_with("; storage buffers start at 0, workgroup memory where `// init` lines say)"));
+        .contains("; storage buffers start at 0, workgroup memory where `// init` lines say"));
     let o = oracle(&["classify", "--workgroup-memory", "zero", &first]);
     let out = String::from_utf8_lossy(&o.stdout);
     let row = out.lines().nth(1).unwrap();
@@ -344,7 +345,7 @@ fn undefined_initial_values_are_never_read_as_zero() {
     // WGSL zero-initialises: said so, and nothing is refused.
     let wgsl = launch_line(&["classify", "suites/shaders/message_passing.wgsl"]);
     assert!(
-        wgsl.ends_with("workgroup memory at 0 (WGSL zero-initialises it))"),
+        wgsl.contains("workgroup memory at 0 (WGSL zero-initialises it)"),
         "{wgsl}"
     );
 }
@@ -604,7 +605,7 @@ fn weak_compare_exchange_may_fail_spuriously() {
 /// latter alone; `explain` shows the lockstep witness where only it fails.
 #[test]
 fn inside_a_subgroup_a_verdict_holds_for_lockstep_and_independent_scheduling() {
-    stated_verdicts_hold(&[root().join("tests/data/shaders/subgroups")], 2);
+    stated_verdicts_hold(&[root().join("tests/data/shaders/subgroups")], 4);
     let out = stdout_of;
     for f in ["simt_deadlock", "simt_done"] {
         let path = format!("tests/data/shaders/subgroups/{f}.wgsl");
@@ -652,6 +653,45 @@ fn inside_a_subgroup_a_verdict_holds_for_lockstep_and_independent_scheduling() {
     // Subgroups of one: nothing to add, and nothing said.
     let one = out(&["classify", "suites/shaders/spinlock.wgsl"]);
     assert!(!one.contains("inside a subgroup"), "{one}");
+}
+
+/// With no subgroup size named, a workgroup's invocations form one
+/// subgroup (docs/KERNEL.md §10.1), up to the lockstep machine's 4 lanes,
+/// and the launch line says so; a named width wider than the workgroup
+/// puts it in one subgroup. Before, the default was subgroups of one
+/// invocation: the SIMT deadlock and a one-leader-per-subgroup wait were
+/// P under every model, `unfair` included (found by an audit of issue 42).
+#[test]
+fn by_default_a_workgroup_is_one_subgroup() {
+    let out = stdout_of;
+    let path = "tests/data/shaders/subgroups/default_width.wgsl";
+    let default = out(&["classify", path]);
+    assert!(default.contains("of 2 invocations (the shader's size), subgroups of 2 invocations (default: the workgroup is one subgroup, as on every GPU whose subgroups hold 2 or more; --subgroup-size S decides another)"), "{default}");
+    // The old default, named: each invocation its own subgroup.
+    let one = out(&["classify", "--subgroup-size", "1", path]);
+    let row = "default_width          P    P    P        P     P             P    P    P        P     P     P";
+    assert!(one.contains(row), "{one}");
+    // A device's width, wider than the workgroup: one subgroup of 2.
+    let wide = out(&["classify", "--format", "csv", "--subgroup-size", "32", path]);
+    assert!(
+        wide.contains("default_width,F,F,F,F,F,F,F,F,F,F,F"),
+        "{wide}"
+    );
+    let wide = out(&["classify", "--subgroup-size", "32", path]);
+    assert!(wide.contains("subgroups of 2 invocations (--subgroup-size: subgroups of 32, which one workgroup of 2 fills, the lanes past it inactive)"), "{wide}");
+    // Past 4 lanes, the widest width that divides the workgroup.
+    let d = Scratch::new("oracle-sg-default", "d");
+    for (n, s, why) in [
+        (8, 4, "the widest subgroup the lockstep machine takes (4 lanes) that divides the workgroup"),
+        (5, 1, "no subgroup of 2 to 4 lanes (the lockstep machine's widest) divides the workgroup, so lanes are decided one by one"),
+    ] {
+        let f = d.join(format!("wg{n}.wgsl"));
+        let src = format!("@group(0) @binding(0) var<storage, read_write> x: atomic<u32>;\n@compute @workgroup_size({n})\nfn main() {{\n  atomicAdd(&x, 1u);\n}}\n");
+        std::fs::write(&f, src).unwrap();
+        let o = out(&["classify", "--workgroups", "1", f.to_str().unwrap()]);
+        let want = format!("subgroups of {s} invocation");
+        assert!(o.contains(&want) && o.contains(why), "{o}");
+    }
 }
 
 /// Subgroup operations act on the lanes that execute them together

@@ -23,6 +23,7 @@ use clap::ValueEnum;
 use progress_litmus::error::printable;
 use progress_litmus::kernel::load::{self, Item};
 use progress_litmus::kernel::program::Program;
+use progress_litmus::kernel::shader::launch;
 use progress_litmus::kernel::{Sched, ScopedModel};
 use std::path::PathBuf;
 
@@ -293,11 +294,23 @@ impl Checked {
             .filter_map(|v| v.finding.as_ref().map(|f| (v, f)))
     }
 
-    fn launch(&self, item: usize) -> Option<&str> {
-        match &self.items[item] {
-            Item::Kernel(p) => p.launch.as_deref(),
-            Item::Axb(_) => None,
-        }
+    /// The launch line of the program of verdict `v`, as it holds under
+    /// that verdict's model ([`launch::under`]).
+    fn launch(&self, v: &Verdict) -> Option<String> {
+        self.launch_under(v.item, &[self.models[v.model].subgroup])
+    }
+
+    /// Item `item`'s launch line under models whose subgroup scopes are
+    /// `subs`: as each names it, where they differ.
+    fn launch_under(&self, item: usize, subs: &[Sched]) -> Option<String> {
+        let Item::Kernel(p) = &self.items[item] else {
+            return None;
+        };
+        let l = p.launch.as_deref()?;
+        Some(match subs {
+            [s, rest @ ..] if rest.iter().all(|r| r == s) => launch::under(l, *s),
+            _ => l.replace(launch::BOTH_WAYS, "; inside a subgroup, as each model names (one fair inside subgroups: P only if it holds both in lockstep and under fair independent scheduling)"),
+        })
     }
 
     /// A line per shader guaranteed under every required model, with what
@@ -317,7 +330,10 @@ impl Checked {
             .filter(|&i| !self.verdicts.iter().any(|v| v.item == i && v.finding.is_some()))
             .filter(|&i| self.verdicts.iter().any(|v| v.item == i))
             .filter_map(|i| {
-                let launch = self.launch(i)?;
+                let subs: Vec<Sched> = (self.verdicts.iter().filter(|v| v.item == i))
+                    .map(|v| self.models[v.model].subgroup)
+                    .collect();
+                let launch = self.launch_under(i, &subs)?;
                 let file = shown(self.items[i].source());
                 let name = match self.in_suite(i) {
                     true => format!(" test `{}`", printable(self.items[i].name())),
@@ -367,7 +383,7 @@ fn text(c: &Checked) -> String {
             c.models[v.model],
             c.headline(v, f)
         ));
-        if let Some(l) = c.launch(v.item) {
+        if let Some(l) = c.launch(v) {
             out.push_str(&format!("    launch: {l}\n"));
         }
         for s in &f.steps {
@@ -438,7 +454,7 @@ fn json(c: &Checked) -> serde_json::Value {
                 "model": c.models[v.model].to_string(),
                 "verdict": if v.finding.is_some() { "F" } else { "P" },
             });
-            if let Some(l) = c.launch(v.item) {
+            if let Some(l) = c.launch(v) {
                 r["launch"] = l.into();
             }
             if let Some(f) = &v.finding {
@@ -524,7 +540,7 @@ fn sarif_finding(c: &Checked, v: &Verdict, f: &Finding) -> sarif::Finding {
         "deadlock": f.deadlock,
         "memory": "sequentially consistent",
     });
-    if let Some(l) = c.launch(v.item) {
+    if let Some(l) = c.launch(v) {
         properties["launch"] = l.into();
     }
     sarif::Finding {

@@ -9,6 +9,7 @@ use super::{
 };
 use crate::kernel::KernelError;
 use progress_litmus::kernel::load::Item;
+use progress_litmus::kernel::shader::launch;
 use progress_litmus::kernel::ScopedModel;
 use progress_litmus::Model;
 use std::path::PathBuf;
@@ -81,6 +82,7 @@ fn explain_kernel(
         true => Failure::other(item_failed(item, &e)),
         false => Failure::input(item_failed(item, &e)),
     };
+    let asked = m.subgroup;
     // A shader's lockstep subgroups, where only they fail (§10.6).
     let m = &crate::kernel::explained_model(&program, m, opts).map_err(fail)?;
     let places = super::shader::places(item);
@@ -97,7 +99,7 @@ fn explain_kernel(
     // A shader's verdict names the launch it is for (its first line is
     // the verdict line).
     let launch = match item {
-        Item::Kernel(p) => p.launch.clone(),
+        Item::Kernel(p) => p.launch.as_deref().map(|l| launch::under(l, asked)),
         Item::Axb(_) => None,
     };
     let text = match &launch {

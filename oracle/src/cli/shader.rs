@@ -20,9 +20,11 @@ pub struct LaunchArgs {
     /// Shaders: invocations per workgroup (default: the shader's attribute).
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=8))]
     pub workgroup_size: Option<u8>,
-    /// Shaders: invocations per subgroup (default: the shader's
-    /// `// subgroup_size S;` line, else 1).
-    #[arg(long, global = true, value_name = "S", value_parser = clap::value_parser!(u8).range(1..=8))]
+    /// Shaders: invocations per subgroup, the device's width (default: the
+    /// shader's `// subgroup_size S;` line, else the workgroup in one
+    /// subgroup, up to 4 lanes); a width of the workgroup size or more
+    /// puts each workgroup in one subgroup.
+    #[arg(long, global = true, value_name = "S", value_parser = clap::value_parser!(u8).range(1..=128))]
     pub subgroup_size: Option<u8>,
     /// Shaders: the compute entry point, where a module has several (default: each of them, a program of its own named `FILE.ENTRY`).
     #[arg(long, global = true, value_name = "NAME")]

@@ -14,6 +14,8 @@
 //! ([`Taken::describe`]).
 
 use super::{Launch, ShaderError, Span};
+use crate::kernel::model::Sched;
+use crate::kernel::program::MAX_LOCKSTEP_SUBGROUP;
 
 /// Where a number of the launch came from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -76,6 +78,9 @@ pub struct Taken {
     pub workgroups: (u8, From),
     pub workgroup_size: (u8, SizeFrom),
     pub subgroup_size: (u8, From),
+    /// The subgroup size named, where it is wider than the workgroup
+    /// (which then fills one subgroup, the size taken).
+    pub subgroup_asked: Option<u8>,
     pub memory: Memory,
     /// The program has a weak compare-exchange: `Some(finite)`
     /// ([`super::Launch::spurious_finite`]).
@@ -143,7 +148,7 @@ impl Taken {
         };
         let inside = match self.subgroups {
             None => "",
-            Some(true) => "; inside a subgroup, a verdict is P only if it holds both in lockstep (reconvergence at the immediate post-dominator) and under fair independent scheduling",
+            Some(true) => BOTH_WAYS,
             Some(false) => "; inside a subgroup, invocations are scheduled fairly (--subgroup-scheduling fair, as CUDA's independent thread scheduling)",
         };
         let tangled = match self.tangled {
@@ -170,14 +175,67 @@ impl Taken {
             }
             SizeFrom::SpecDefault(None) => "a specialization constant's default".to_string(),
         };
+        let subgroups = match (sf, self.subgroup_asked) {
+            (From::Default, _) => default_subgroup_reason(s, n),
+            (_, Some(asked)) => format!(
+                "{}: subgroups of {asked}, which one workgroup of {n} fills, the lanes past it inactive",
+                from_text(sf, "--subgroup-size", "subgroup_size S;")
+            ),
+            _ => from_text(sf, "--subgroup-size", "subgroup_size S;"),
+        };
         format!(
-            "{} ({}) of {} ({size}), subgroups of {} ({})",
+            "{} ({}) of {} ({size}), subgroups of {} ({subgroups})",
             plural(w, "workgroup"),
             from_text(wf, "--workgroups", "workgroups W;"),
             plural(n, "invocation"),
             plural(s, "invocation"),
-            from_text(sf, "--subgroup-size", "subgroup_size S;"),
         )
+    }
+}
+
+/// The launch line's clause for subgroups decided both ways (§10.6): what
+/// a model fair inside subgroups rests on.
+pub const BOTH_WAYS: &str = "; inside a subgroup, a verdict is P only if it holds both in lockstep (reconvergence at the immediate post-dominator) and under fair independent scheduling";
+
+/// The launch line `launch` as it holds under a model whose subgroup
+/// scope is `sub`: a model that names a scheduler inside subgroups other
+/// than fair is decided for that one alone, not also in lockstep (§10.6),
+/// and the line says so instead of [`BOTH_WAYS`].
+pub fn under(launch: &str, sub: Sched) -> String {
+    if sub == Sched::Fair {
+        return launch.to_string();
+    }
+    let named = format!(
+        "; inside a subgroup, lanes scheduled as the model names (subgroup={})",
+        sub.word()
+    );
+    launch.replace(BOTH_WAYS, &named)
+}
+
+/// The subgroup size a shader of workgroup size `n` is decided with where
+/// neither a flag nor a line names one (docs/KERNEL.md §10.1): the whole
+/// workgroup in one subgroup, as on every GPU whose subgroups hold `n`
+/// invocations or more (a subgroup's invocations are promised no
+/// progress, so its lanes are decided in lockstep too, §10.6); past the
+/// lockstep machine's width, the widest that divides `n`.
+pub fn default_subgroup(n: u8) -> u8 {
+    (1..=n.min(MAX_LOCKSTEP_SUBGROUP as u8))
+        .rev()
+        .find(|s| n.is_multiple_of(*s))
+        .unwrap_or(1)
+}
+
+/// Why a default subgroup size `s` was taken for workgroups of `n`.
+fn default_subgroup_reason(s: u8, n: u8) -> String {
+    let other = "--subgroup-size S decides another";
+    if n == 1 {
+        "default".to_string()
+    } else if s == n {
+        format!("default: the workgroup is one subgroup, as on every GPU whose subgroups hold {n} or more; {other}")
+    } else if s > 1 {
+        format!("default: the widest subgroup the lockstep machine takes ({MAX_LOCKSTEP_SUBGROUP} lanes) that divides the workgroup; {other}")
+    } else {
+        format!("default: no subgroup of 2 to {MAX_LOCKSTEP_SUBGROUP} lanes (the lockstep machine's widest) divides the workgroup, so lanes are decided one by one; {other}")
     }
 }
 

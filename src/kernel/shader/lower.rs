@@ -285,6 +285,13 @@ pub fn declared_size(module: &naga::Module, launch: &Launch) -> Res<(Option<u32>
     Ok((literal.then_some(ep.workgroup_size[0]), span))
 }
 
+/// The workgroup size the entry point `launch` selects is translated
+/// with: `--workgroup-size`, else its own (a SPIR-V specialization
+/// constant's default included).
+pub fn launched_size(module: &naga::Module, launch: &Launch) -> Res<u8> {
+    workgroup_size(pick_entry(module, launch)?.1, launch)
+}
+
 /// The function of the entry point `launch` selects.
 pub fn entry_function<'m>(module: &'m naga::Module, launch: &Launch) -> Res<&'m naga::Function> {
     Ok(&pick_entry(module, launch)?.1.function)

@@ -39,7 +39,9 @@ pub struct Launch {
     /// Invocations per workgroup; `None`: the shader's attribute.
     pub workgroup_size: Option<u8>,
     /// Invocations per subgroup (`--subgroup-size`); `None`: the shader's
-    /// `subgroup_size S;` line, else 1.
+    /// `subgroup_size S;` line, else the translation's default
+    /// ([`launch::default_subgroup`]); one wider than the workgroup is
+    /// taken as the workgroup's size.
     pub subgroup_size: Option<u8>,
     /// The entry point, where a module has several (`--entry`).
     pub entry: Option<String>,
@@ -97,7 +99,7 @@ impl Launch {
         self.workgroups.unwrap_or(2)
     }
 
-    /// Invocations per subgroup (1 unless given).
+    /// Invocations per subgroup (1 unless given; the translation gives it).
     pub fn subgroup_size(&self) -> u8 {
         self.subgroup_size.unwrap_or(1)
     }
@@ -448,6 +450,7 @@ fn translate_unguarded(
         locals::check(&module, entry, lang, lang == "GLSL").map_err(fail)?;
     }
     let size_from = size_from(path, bytes, &module, &launch).map_err(fail)?;
+    let launch = with_subgroups(&module, launch).map_err(fail)?;
     // WGSL's compare-exchange is weak; SPIR-V's OpAtomicCompareExchangeWeak
     // "has the same semantics as OpAtomicCompareExchange", GLSL's is strong.
     let weak_cas = (lang == "WGSL").then_some(launch.spurious_finite);
@@ -497,6 +500,18 @@ fn translate_unguarded(
             Err(e) => return Err(file_error(path, &src, &e.error)),
         }
     }
+}
+
+/// `launch` with its subgroup size: the one named, else the default
+/// ([`launch::default_subgroup`]); one at least as wide as the workgroup
+/// holds all of it (the lanes past it inactive, docs/KERNEL.md §10.1).
+fn with_subgroups(module: &naga::Module, launch: Launch) -> Result<Launch, ShaderError> {
+    let size = lower::launched_size(module, &launch)?;
+    let subgroup = (launch.subgroup_size).map_or(launch::default_subgroup(size), |s| s.min(size));
+    Ok(Launch {
+        subgroup_size: Some(subgroup),
+        ..launch
+    })
 }
 
 /// Where the workgroup size of the entry point `launch` selects comes
@@ -567,6 +582,8 @@ fn taken(
                 notes.from_layout.1,
             ),
         ),
+        subgroup_asked: (flags.subgroup_size.or(notes.subgroup_size))
+            .filter(|&s| s > launch.subgroup_size()),
         memory: Default::default(),
         weak_cas: has_choice(p).then_some(launch.spurious_finite),
         subgroups: (launch.subgroup_size() > 1).then_some(!launch.fair_subgroups),
@@ -1024,7 +1041,7 @@ pub fn read_annotations(src: &str) -> Result<Annotations, (usize, String)> {
                 a.expect.push(Expectation { model, outcome });
             }
             "workgroups" => a.workgroups = Some(number(body, 1, 8).map_err(err)? as u8),
-            "subgroup_size" => a.subgroup_size = Some(number(body, 1, 8).map_err(err)? as u8),
+            "subgroup_size" => a.subgroup_size = Some(number(body, 1, 128).map_err(err)? as u8),
             "values" => {
                 let v = number(body, 2, 256).map_err(err)?;
                 if !v.is_power_of_two() {

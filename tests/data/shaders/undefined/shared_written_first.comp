@@ -3,7 +3,11 @@
 // start is never seen. Invocation 1 sets it; invocation 0 waits for it.
 // Under HSA the lowest unfinished workgroup keeps running, so each
 // finishes in turn: P. Under unfair, workgroup 0 may never be scheduled
-// again while its invocation 0 spins: F.
+// again while its invocation 0 spins: F. Each invocation is its own
+// subgroup here (the line below): in one subgroup of 2, the default, the
+// branch at line 14 diverges and in lockstep the spinning side may run
+// forever, the SIMT deadlock, F under every model.
+// subgroup_size 1;
 // expect unfair: F;
 // expect HSA: P;
 layout(local_size_x = 2) in;
