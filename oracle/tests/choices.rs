@@ -80,14 +80,26 @@ fn lockstep_lanes_choose_each_for_itself() {
     assert_eq!(under(barrier, "fair").unwrap(), Verdict::P);
 }
 
+/// CM, SM and SCF branch collectively and refuse a choice; under SSO a
+/// lane branches alone, so it chooses alone (docs/KERNEL.md §2.11): a
+/// finite choice ends, an unbounded one need not, as interleaved.
 #[test]
-fn the_simt_step_models_refuse_a_choice() {
-    let e = under(ALONE_FINITE, "fair, subgroup=cm").unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("SIMT-Step models take deterministic programs only"),
-        "{e}"
+fn the_collective_simt_step_models_refuse_a_choice_and_sso_takes_it() {
+    for m in ["cm", "sm", "scf"] {
+        let e = under(ALONE_FINITE, &format!("fair, subgroup={m}")).unwrap_err();
+        assert!(
+            e.to_string().contains("the SIMT-Step models whose branches are collective (cm, sm, scf) take deterministic programs only"),
+            "{e}"
+        );
+    }
+    assert_eq!(
+        under(ALONE_FINITE, "fair, subgroup=sso").unwrap(),
+        Verdict::P
     );
+    assert_eq!(under(ALONE, "fair, subgroup=sso").unwrap(), Verdict::F);
+    // Lanes that chose apart meet at the merge, and vote together.
+    let two = "values 2;\nworkgroups 1;\nworkgroup_size 2;\nsubgroup_size 2;\nglobal x;\n\nkernel {\n  0: choose goto 2 merge 2;\n  1: x = 1;\n  2: r = subgroupAll(1);\n  3: x = r;\n}\n";
+    assert_eq!(under(two, "fair, subgroup=sso").unwrap(), Verdict::P);
 }
 
 #[test]

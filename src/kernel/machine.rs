@@ -243,11 +243,12 @@ pub struct Machine {
 }
 
 /// Whether some instruction of `p` is a `choose` (docs/KERNEL.md §2.11);
-/// refused under a SIMT-Step model (`direct`).
+/// refused under the SIMT-Step models whose branches are collective (CM,
+/// SM, SCF): under SSO a lane branches on its own, and so chooses alone.
 fn choices(p: &Program, direct: Option<Direct>) -> Result<bool, BuildError> {
     let any = (p.codes.iter()).any(|c| c.instrs.iter().any(|i| matches!(i, Instr::Choose { .. })));
-    if any && direct.is_some() {
-        return Err("a `choose` (a weak compare-exchange's spurious failure): the SIMT-Step models take deterministic programs only".to_string().into());
+    if any && direct.is_some_and(|d| d != Direct::Sso) {
+        return Err("a `choose` (a weak compare-exchange's spurious failure): the SIMT-Step models whose branches are collective (cm, sm, scf) take deterministic programs only".to_string().into());
     }
     Ok(any)
 }

@@ -770,12 +770,10 @@ impl Program {
     }
 
     /// Whether a shader's subgroup operations are tangled
-    /// ([`Program::tangled_collectives`]): it has some, and no `choose`
-    /// (SSO's machine, which runs them, takes deterministic programs).
+    /// ([`Program::tangled_collectives`]): it has some (SSO's machine runs
+    /// them, a `choose` included: a lane's own branch).
     pub fn tangles(&self) -> bool {
-        let choose =
-            (self.codes.iter()).any(|c| c.instrs.iter().any(|i| matches!(i, Instr::Choose { .. })));
-        self.has_collectives() && !choose
+        self.has_collectives()
     }
 
     /// The mode a machine for this program runs its lanes in, given the

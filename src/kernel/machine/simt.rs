@@ -317,6 +317,22 @@ impl Machine {
         }
         let info = self.simt_single(t.as_mut(), i, pc)?;
         emit(info, t);
+        // Under SSO a `choose` is the lane's own branch (§2.11): it also
+        // jumps, then arrives where it lands as any step does.
+        if let Instr::Choose { target, finite } = ins {
+            let mut u = *s;
+            self.set_pc(u.as_mut(), i, target.pc(self.lens[self.invs[i].code]));
+            self.arrive_alone(u.as_mut(), i, pc)?;
+            let branch = Branch::Taken;
+            emit(
+                StepInfo {
+                    branch,
+                    finite,
+                    ..info
+                },
+                u,
+            );
+        }
         Ok(())
     }
 
@@ -338,6 +354,12 @@ impl Machine {
             }
             return Ok(info);
         }
+        self.arrive_alone(t, i, pc)?;
+        Ok(info)
+    }
+
+    /// Invocation `i`'s arrival alone at its pc, from `pc`.
+    fn arrive_alone(&self, t: &mut [u64], i: usize, pc: usize) -> Result<(), Fault> {
         let q = self.pc(t, i);
         let cur = self.cur(t, i);
         if let Some(h) = self.arrive(t, i, 1 << self.invs[i].lane, pc, q, cur) {
@@ -355,7 +377,7 @@ impl Machine {
                 ),
             });
         }
-        Ok(info)
+        Ok(())
     }
 
     /// A collective step of the lanes of `i`'s dynamic block.
@@ -424,7 +446,7 @@ impl Machine {
             }
             Instr::Atomic { .. } => return self.simt_fused(s, i, group, pc, ins, emit),
             Instr::Assign { .. } | Instr::Barrier => unreachable!("independent instructions"),
-            Instr::Choose { .. } => unreachable!("refused by Machine::with_direct"),
+            Instr::Choose { .. } => unreachable!("refused by Machine::new but under SSO"),
         }
         emit(info, t);
         Ok(())

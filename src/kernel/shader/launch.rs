@@ -88,10 +88,9 @@ pub struct Taken {
     /// Subgroups of two or more: `Some(hardware)`
     /// ([`crate::kernel::program::Program::hardware_subgroups`]).
     pub subgroups: Option<bool>,
-    /// Subgroup operations with subgroups of two or more: `Some(tangled)`
-    /// ([`crate::kernel::program::Program::tangled_collectives`]; not
-    /// where a weak compare-exchange keeps them a rendezvous).
-    pub tangled: Option<bool>,
+    /// Subgroup operations with subgroups of two or more, tangled
+    /// ([`crate::kernel::program::Program::tangled_collectives`]).
+    pub tangled: bool,
 }
 
 fn from_text(f: From, flag: &str, line: &str) -> String {
@@ -152,9 +151,8 @@ impl Taken {
             Some(false) => "; inside a subgroup, invocations are scheduled fairly (--subgroup-scheduling fair, as CUDA's independent thread scheduling)",
         };
         let tangled = match self.tangled {
-            Some(true) => "; a subgroup operation is executed by the lanes that execute it together: the active lanes in lockstep, else the lanes of its dynamic block (maximal reconvergence, as subgroup=sso; an implementation without it may group fewer lanes, which is not decided)",
-            Some(false) => "; a subgroup operation waits for every lane of its subgroup (a rendezvous) but in lockstep: the weak compare-exchange keeps this shader from the SIMT-Step machine that runs them with the lanes of their dynamic block, so one in divergent control flow may deadlock here where a GPU runs it",
-            None => "",
+            true => "; a subgroup operation is executed by the lanes that execute it together: the active lanes in lockstep, else the lanes of its dynamic block (maximal reconvergence, as subgroup=sso; an implementation without it may group fewer lanes, which is not decided)",
+            false => "",
         };
         format!(
             "{}; {storage}{workgroup}{stated}{weak}{inside}{tangled}",

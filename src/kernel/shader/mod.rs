@@ -587,7 +587,7 @@ fn taken(
         memory: Default::default(),
         weak_cas: has_choice(p).then_some(launch.spurious_finite),
         subgroups: (launch.subgroup_size() > 1).then_some(!launch.fair_subgroups),
-        tangled: None,
+        tangled: false,
     }
 }
 
@@ -697,14 +697,12 @@ fn positions(t: &mut Translation) {
 
 /// What happens inside a subgroup of two or more (§10.6): a verdict must
 /// hold for lockstep too unless `--subgroup-scheduling fair`; subgroup
-/// operations are tangled where the program can be (no `choose`), and
-/// the launch line says which.
+/// operations are tangled, and the launch line says so.
 fn inside_subgroups(t: &mut Translation, launch: &Launch) {
     let lanes = launch.subgroup_size() > 1;
     t.program.hardware_subgroups = !launch.fair_subgroups && lanes;
     t.program.tangled_collectives = lanes && t.program.tangles();
-    t.launch.tangled =
-        (lanes && t.program.has_collectives()).then_some(t.program.tangled_collectives);
+    t.launch.tangled = t.program.tangled_collectives;
 }
 
 fn has_choice(p: &crate::kernel::program::Program) -> bool {

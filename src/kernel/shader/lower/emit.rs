@@ -706,6 +706,9 @@ impl<'a> Lower<'a> {
         let done = self.new_label();
         self.assign(dst, None, a, Operand::Imm(0));
         self.branch_on(condition, true, done)?;
+        // A selection (§2.8) with one arm: structured, where lanes that
+        // took either way reconverge.
+        self.selection(done);
         self.assign(dst, None, r, Operand::Imm(0));
         self.bind(done);
         self.release(accept);

@@ -414,6 +414,7 @@ impl<'a> Lower<'a> {
                     self.instrs.get(h),
                     Some(
                         Instr::Branch { .. }
+                            | Instr::Choose { .. }
                             | Instr::Atomic {
                                 branch: Some(_),
                                 ..

@@ -279,7 +279,7 @@ impl<'a> Lower<'a> {
 
     /// Makes the conditional branch just pushed the header of a selection
     /// merging at `merge` (when lowering structured, §2.8).
-    fn selection(&mut self, merge: usize) {
+    pub(super) fn selection(&mut self, merge: usize) {
         if self.structured {
             let h = self.new_label();
             self.labels[h] = Some(self.instrs.len() - 1);
@@ -654,6 +654,10 @@ impl<'a> Lower<'a> {
             finite,
         };
         self.push_jump(choose, spurious);
+        // A selection (§2.8) whose arms meet after the access: where the
+        // lanes' own choices reconverge.
+        let merge = if live { join } else { spurious };
+        self.selection(merge);
         let cas = |dst| Instr::Atomic {
             op: AtomicOp::CompareExchange(e, v),
             addr,
