@@ -56,9 +56,9 @@ pub fn emit_bare(p: &NamedProgram, lang: Lang) -> Result<String, String> {
     out.push_str(&header(p, lang, "// |"));
     if has_collectives(prog) {
         out.push_str(match lang {
-            // naga reads WGSL's subgroup built-ins without the directive,
-            // which it does not parse yet.
-            Lang::Wgsl => "// (WGSL's `enable subgroups;` directive belongs here; naga reads the\n// subgroup built-ins without it and does not parse it yet.)\n",
+            // WGSL requires the directive; the oracle's reader blanks it
+            // for naga, which refuses it (docs/KERNEL.md §10.2).
+            Lang::Wgsl => "enable subgroups;\n",
             _ => "#extension GL_KHR_shader_subgroup_vote : require\n#extension GL_KHR_shader_subgroup_ballot : require\n",
         });
     }

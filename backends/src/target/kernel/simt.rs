@@ -676,19 +676,16 @@ fn cuda_file(p: &NamedProgram, lay: &Layout, obs: &[(String, Source)], body: &st
 /// form has no barriers, so the uniformity rule of
 /// [`crate::target::kernel::validate_wgsl`] has nothing to check). naga 30 takes the
 /// subgroup builtins but refuses the `enable subgroups;` directive itself
-/// ("not yet supported", wgpu issue 5555), so that one line is blanked
-/// (line numbers stay) before naga reads the rest.
+/// ("not yet supported", wgpu issue 5555), so that directive is blanked
+/// (positions stay) before naga reads the rest, as the oracle's WGSL
+/// reader does.
 pub fn validate_wgsl(source: &str) -> Result<(), String> {
     if !source.lines().any(|l| l == ENABLE) {
         return Err(format!(
             "no `{ENABLE}` line: a browser would refuse the subgroup builtins"
         ));
     }
-    let source = &source
-        .lines()
-        .map(|l| if l == ENABLE { "" } else { l })
-        .collect::<Vec<_>>()
-        .join("\n");
+    let source = &*progress_litmus::kernel::shader::wgsl::without_subgroups_enable(source);
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
     naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),

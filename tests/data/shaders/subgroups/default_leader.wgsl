@@ -8,6 +8,10 @@
 // expect unfair: F;
 // expect fair: F;
 // expect strong fair: F;
+// (WGSL requires the directive below before subgroup built-ins; naga
+// refuses it, so the reader blanks it: docs/KERNEL.md §10.2.)
+enable subgroups;
+
 @group(0) @binding(0) var<storage, read_write> cnt: atomic<u32>;
 
 @compute @workgroup_size(2)
