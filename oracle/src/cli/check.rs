@@ -491,7 +491,33 @@ fn sarif_log(c: &Checked) -> serde_json::Value {
         })
         .collect();
     let findings: Vec<sarif::Finding> = c.findings().map(|(v, f)| sarif_finding(c, v, f)).collect();
-    sarif::log(&rules, &findings, &c.errors)
+    sarif::log(&rules, &findings, &sarif_races(c), &c.errors)
+}
+
+/// A warning per decided program whose launch line names data races
+/// (the verdicts rest on sequentially consistent memory there), at its
+/// file's first line.
+fn sarif_races(c: &Checked) -> Vec<sarif::Race> {
+    (0..c.items.len())
+        .filter(|&i| c.verdicts.iter().any(|v| v.item == i))
+        .filter_map(|i| {
+            let Item::Kernel(p) = &c.items[i] else {
+                return None;
+            };
+            let (_, races) = p.launch.as_deref()?.split_once(launch::RACES)?;
+            Some(sarif::Race {
+                loc: sarif::Loc {
+                    uri: sarif::uri(c.items[i].source()),
+                    line: 1,
+                    col: None,
+                },
+                message: format!(
+                    "`{}`: decided on sequentially consistent memory, but in the Vulkan memory model these accesses race: {races}",
+                    printable(c.items[i].name())
+                ),
+            })
+        })
+        .collect()
 }
 
 fn sarif_finding(c: &Checked, v: &Verdict, f: &Finding) -> sarif::Finding {

@@ -7,7 +7,11 @@
 //! under one of them (level `error`, the plain sentence as its message,
 //! the stuck instruction as its location, the witness schedule as its code
 //! flow, each step a thread-flow location), and the inputs that could not
-//! be read or decided as tool-execution notifications. What GitHub
+//! be read or decided as tool-execution notifications. A program whose
+//! verdicts rest on sequentially consistent memory where the Vulkan
+//! memory model sees a data race gets a result of level `warning` under
+//! the rule `progress/data-race`, passing or not, so that a CI run shows
+//! it. What GitHub
 //! requires of a result is kept: a message text, a physical location with
 //! a relative URI (or a `file` one) and a region with a start line, rules
 //! with ids, thread-flow locations inline, partial fingerprints
@@ -62,13 +66,50 @@ pub struct Finding {
     pub properties: Value,
 }
 
-/// The log: rules, results, and the errors of inputs that got no verdict.
-pub fn log(rules: &[Rule], findings: &[Finding], errors: &[String]) -> Value {
-    let rules_json: Vec<Value> = rules.iter().map(rule_json).collect();
-    let results: Vec<Value> = findings
+/// A program whose verdicts were decided on sequentially consistent
+/// memory although its accesses race in the Vulkan memory model.
+pub struct Race {
+    pub loc: Loc,
+    /// The races, as the launch line names them.
+    pub message: String,
+}
+
+/// The rule of [`Race`] results.
+const RACE_RULE: &str = "progress/data-race";
+
+fn race_rule_json() -> Value {
+    json!({
+        "id": RACE_RULE,
+        "name": "DataRaceDecidedAsSequentiallyConsistent",
+        "shortDescription": {"text": "Decided on sequentially consistent memory, but the accesses race"},
+        "fullDescription": {"text": "The oracle decides termination on sequentially consistent memory. In the Vulkan memory model (which SPIR-V, GLSL and WGSL run under) these accesses race: a plain load a compiler may hoist out of a spin loop, or an atomic whose scope does not hold every invocation that accesses its memory. The verdicts rest on sequential consistency."},
+        "help": {"text": "Make the accesses atomic with a scope that holds every invocation that accesses the memory (docs/KERNEL.md section 10.2, Races)."},
+        "defaultConfiguration": {"level": "warning"},
+    })
+}
+
+fn race_json(r: &Race) -> Value {
+    json!({
+        "ruleId": RACE_RULE,
+        "level": "warning",
+        "message": {"text": r.message},
+        "locations": [location_json(&r.loc, None)],
+        "partialFingerprints": {"oracleFinding/v1": fingerprint(&[RACE_RULE, &r.loc.uri, &r.message])},
+    })
+}
+
+/// The log: rules, results (findings, then races), and the errors of
+/// inputs that got no verdict.
+pub fn log(rules: &[Rule], findings: &[Finding], races: &[Race], errors: &[String]) -> Value {
+    let mut rules_json: Vec<Value> = rules.iter().map(rule_json).collect();
+    if !races.is_empty() {
+        rules_json.push(race_rule_json());
+    }
+    let mut results: Vec<Value> = findings
         .iter()
         .map(|f| result_json(f, &rules[f.rule]))
         .collect();
+    results.extend(races.iter().map(race_json));
     let notes: Vec<Value> = errors
         .iter()
         .map(|e| json!({"level": "error", "message": {"text": e}}))

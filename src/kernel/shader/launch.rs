@@ -191,6 +191,12 @@ impl Taken {
     }
 }
 
+/// What precedes the data races on a launch line
+/// ([`super::Translation::assumptions`]): tools that report them find
+/// them after it.
+pub const RACES: &str =
+    "; data races in the Vulkan memory model, decided as sequentially consistent: ";
+
 /// The launch line's clause for subgroups decided both ways (§10.6): what
 /// a model fair inside subgroups rests on.
 pub const BOTH_WAYS: &str = "; inside a subgroup, a verdict is P only if it holds both in lockstep (reconvergence at the immediate post-dominator) and under fair independent scheduling";

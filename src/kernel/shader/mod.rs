@@ -898,7 +898,7 @@ impl Translation {
                 }
             })
             .collect();
-        s.push_str("; data races in the Vulkan memory model, decided as sequentially consistent: ");
+        s.push_str(launch::RACES);
         s.push_str(&races.join("; "));
         s
     }
