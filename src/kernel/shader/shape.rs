@@ -217,7 +217,7 @@ fn is_line_break(c: char) -> bool {
 }
 
 /// The byte after the (nested) block comment opening at `i`.
-fn comment_end(b: &[u8], mut i: usize) -> usize {
+pub(super) fn comment_end(b: &[u8], mut i: usize) -> usize {
     let mut depth = 0usize;
     while i < b.len() {
         if b[i..].starts_with(b"/*") {

@@ -79,21 +79,7 @@ fn skip_trivia(b: &[u8], mut i: usize) -> usize {
             }
         } else if b[i..].starts_with(b"/*") {
             // Block comments nest in WGSL.
-            let mut depth = 0usize;
-            while i < b.len() {
-                if b[i..].starts_with(b"/*") {
-                    depth += 1;
-                    i += 2;
-                } else if b[i..].starts_with(b"*/") {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
+            i = super::shape::comment_end(b, i);
         } else {
             return i;
         }
