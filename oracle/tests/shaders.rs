@@ -279,6 +279,65 @@ fn translated_values_are_the_shaders() {
     let _ = std::fs::remove_dir_all(&bad);
 }
 
+/// Issue 42: a workgroup barrier in non-uniform control flow was decided
+/// with the kernel language's barrier (matched by instruction), picking an
+/// answer where every source language says the behaviour is undefined (or,
+/// in WGSL, the shader invalid). A barrier some invocation passes by is a
+/// deadlock of the kernel program: F under every model (stated in the
+/// files), and in GLSL and SPIR-V the launch line names it as undefined
+/// behaviour; WGSL refuses it. A barrier two invocations reach in
+/// different iterations of its loop is refused, as is a loop the check
+/// cannot follow; barriers in uniform loops get no note.
+#[test]
+fn barriers_in_non_uniform_control_flow_are_undefined() {
+    let dir = "tests/data/shaders/barriers";
+    refused_at(dir, &[
+        ("skipped.wgsl", ":9:5: a workgroup barrier in non-uniform control flow: on some schedule invocation 0.0 waits here while 0.1 has finished without reaching it; WGSL requires workgroupBarrier() in uniform control flow (a shader-creation error naga does not check)"),
+        ("iterations.comp", ":15:7: a workgroup barrier in non-uniform control flow: on some schedule invocations 0.0 and 0.1 reach it in different iterations of its loop (line 13, column 21); GLSL requires barrier() in uniform control flow"),
+        ("too_many_rounds.comp", ":9:21: the check cannot follow this loop: invocation 0.0 may go around it more than 15 times between two barriers"),
+    ]);
+    let decided = [
+        "skipped.comp",
+        "skipped.spv",
+        "other_barrier.comp",
+        "early_exit.comp",
+        "uniform_loops.comp",
+    ];
+    let paths: Vec<PathBuf> = decided.iter().map(|f| root().join(dir).join(f)).collect();
+    // (The `.spv` is `skipped.comp` through glslang: its verdicts are
+    // checked below, as SPIR-V has no `expect` lines.)
+    stated_verdicts_hold(&[paths[0].clone()], 1);
+    stated_verdicts_hold(&paths[2..], 3);
+    let run = |file: &str| {
+        let o = oracle(&["classify", "--format", "csv", &format!("{dir}/{file}")]);
+        assert!(o.status.success(), "{file}: {o:?}");
+        let out = String::from_utf8_lossy(&o.stdout).to_string();
+        let o = oracle(&["classify", &format!("{dir}/{file}")]);
+        let launch = String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .find(|l| l.starts_with("(launch of "))
+            .unwrap()
+            .to_string();
+        (out.lines().nth(1).unwrap().to_string(), launch)
+    };
+    let undefined = "undefined behaviour, under which no model guarantees termination: a workgroup barrier in non-uniform control flow";
+    for (file, at, apart, rule) in [
+        ("skipped.comp", " at line 16, column 5", "invocation 0.0 waits there while 0.1 has finished without reaching it", "GLSL requires barrier() in uniform control flow and leaves any other call undefined"),
+        ("skipped.spv", "", "invocation 0.0 waits there while 0.1 has finished without reaching it", "SPIR-V leaves a barrier undefined unless every invocation of the workgroup executes the same dynamic instance of it"),
+        ("other_barrier.comp", " at line 13, column 5", "invocation 0.0 waits there while 0.1 waits at another barrier (line 15, column 5)", "GLSL requires"),
+        ("early_exit.comp", " at line 14, column 5", "invocation 0.1 waits there while 0.0 has finished without reaching it", "GLSL requires"),
+    ] {
+        let (row, launch) = run(file);
+        let name = file.split('.').next().unwrap();
+        assert_eq!(row, format!("{name},F,F,F,F,F,F,F,F,F,F,F"), "{file}");
+        let want = format!("{undefined}{at} (on some schedule {apart}; {rule}");
+        assert!(launch.contains(&want), "{file}: {launch}\nwant {want}");
+    }
+    let (row, launch) = run("uniform_loops.comp");
+    assert_eq!(row, "uniform_loops,P,P,P,P,P,P,P,P,P,P,P");
+    assert!(!launch.contains("undefined behaviour"), "{launch}");
+}
+
 /// Issue 42: GLSL and SPIR-V leave workgroup memory and locals without an
 /// initializer undefined, and a read of one before any write was decided
 /// as a read of 0 (a shader spinning `while (flag != 0u)` on an unwritten

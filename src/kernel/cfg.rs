@@ -21,6 +21,23 @@ pub fn successors(code: &Code, pc: usize) -> Vec<usize> {
     }
 }
 
+/// Whether no jump crosses instruction `b` of `instrs` (none from before
+/// it to after it, or from after it to at or before it): every
+/// invocation that starts the block and ends it executes `b` exactly
+/// once, so a barrier there is in uniform control flow. The emitters
+/// split a block at such a barrier; the value check looks for an
+/// unmatched barrier elsewhere only (docs/KERNEL.md §10.3).
+pub fn top_level(instrs: &[Instr], b: usize) -> bool {
+    let len = instrs.len();
+    instrs.iter().enumerate().all(|(pc, i)| match i.target() {
+        None => true,
+        Some(t) => {
+            let t = t.pc(len);
+            !((pc < b && t > b) || (pc > b && t <= b))
+        }
+    })
+}
+
 /// The immediate post-dominator of every pc; END (`len`) for pcs whose
 /// every path loops forever (no exit is reachable) or whose only
 /// post-dominator is the exit.

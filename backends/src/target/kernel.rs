@@ -37,6 +37,7 @@
 //! `workgroups * workgroup_size`.
 
 use progress_litmus::axb::test::Target as Jump;
+use progress_litmus::kernel::cfg;
 use progress_litmus::kernel::litmus;
 use progress_litmus::kernel::load::NamedProgram;
 use progress_litmus::kernel::program::{
@@ -80,26 +81,11 @@ struct Segments {
     ranges: Vec<(usize, usize)>,
 }
 
-/// Whether the barrier at `b` is top-level in `instrs`: no jump crosses it.
-fn top_level(instrs: &[Instr], b: usize) -> bool {
-    let len = instrs.len();
-    instrs.iter().enumerate().all(|(pc, i)| match i.target() {
-        None => true,
-        Some(t) => {
-            let t = match t {
-                Jump::At(t) => t as usize,
-                Jump::End => len,
-            };
-            !((pc < b && t > b) || (pc > b && t <= b))
-        }
-    })
-}
-
 fn segments(instrs: &[Instr]) -> Segments {
     let mut ranges = Vec::new();
     let mut start = 0;
     for (pc, i) in instrs.iter().enumerate() {
-        if *i == Instr::Barrier && top_level(instrs, pc) {
+        if *i == Instr::Barrier && cfg::top_level(instrs, pc) {
             ranges.push((start, pc));
             start = pc + 1;
         }
@@ -132,7 +118,7 @@ pub(crate) fn refusal_in(p: &NamedProgram, lang: Lang, bare: bool) -> Option<Str
                 )
             };
             match i {
-                Instr::Barrier if lang == Lang::Wgsl && !top_level(&code.instrs, pc) => {
+                Instr::Barrier if lang == Lang::Wgsl && !cfg::top_level(&code.instrs, pc) => {
                     return Some(format!(
                         "{}: a barrier in non-uniform control flow (a jump crosses it): WGSL requires workgroupBarrier() in uniform control flow (WGSL's uniformity rules; naga does not check barriers, so this does); emit it for cuda or glsl",
                         at()

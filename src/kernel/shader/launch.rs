@@ -191,6 +191,12 @@ impl Taken {
     }
 }
 
+/// What begins the launch line's clause on a barrier in non-uniform
+/// control flow ([`super::Translation::undefined_barrier`]): tools that
+/// report it find it there.
+pub const UNDEFINED_BARRIER: &str =
+    "undefined behaviour, under which no model guarantees termination: a workgroup barrier in non-uniform control flow";
+
 /// What precedes the data races on a launch line
 /// ([`super::Translation::assumptions`]): tools that report them find
 /// them after it.

@@ -183,6 +183,13 @@ pub struct Translation {
     /// as sequentially consistent accesses, each said on the verdict's
     /// launch line (docs/KERNEL.md §10.2, *Races*).
     pub races: Vec<Race>,
+    /// A barrier in non-uniform control flow that some invocation passes
+    /// by on some schedule, in a language that leaves it undefined (GLSL,
+    /// SPIR-V): where and how, in words. The program deadlocks there, so
+    /// every verdict is F, as it must be (undefined behaviour guarantees
+    /// no termination); the launch line says so (docs/KERNEL.md §10.3,
+    /// *Barriers in non-uniform control flow*).
+    pub undefined_barrier: Option<String>,
 }
 
 /// A data race the translation decides as sequentially consistent.
@@ -488,8 +495,8 @@ fn translate_unguarded(
         }
         notes.initialise(&mut t).map_err(at_line)?;
         t.launch.memory = initial_memory(&mut t, &notes, lang, launch.zero_workgroup_memory);
-        match values::check(&t, launch.max_states) {
-            Ok(()) => return Ok(t),
+        match values::check(&t, lang, launch.max_states) {
+            Ok(found) => return Ok(with_undefined_barrier(t, found)),
             Err(e) if e.sext_helps && !sext => {
                 sext = true;
                 domain = launch.clone();
@@ -500,6 +507,26 @@ fn translate_unguarded(
             Err(e) => return Err(file_error(path, &src, &e.error)),
         }
     }
+}
+
+/// `t` with the barrier in non-uniform control flow the value check
+/// found, if any ([`Translation::undefined_barrier`]).
+fn with_undefined_barrier(mut t: Translation, found: Option<ShaderError>) -> Translation {
+    t.undefined_barrier = found.map(|e| undefined_barrier(&t.source, &e));
+    t
+}
+
+/// The launch line's words for the barrier in non-uniform control flow
+/// the value check found (`e`), at its line where the source is known.
+fn undefined_barrier(src: &str, e: &ShaderError) -> String {
+    let at = match e.span.to_range() {
+        Some(r) => match line_col(src, r.start as u32) {
+            (0, _) => String::new(),
+            (line, col) => format!(" at line {line}, column {col}"),
+        },
+        None => String::new(),
+    };
+    format!("{}{at} ({})", launch::UNDEFINED_BARRIER, e.msg)
 }
 
 /// `launch` with its subgroup size: the one named, else the default
@@ -878,6 +905,10 @@ impl Translation {
         if let Some(note) = self.sext_note() {
             s.push_str("; ");
             s.push_str(&note);
+        }
+        if let Some(u) = &self.undefined_barrier {
+            s.push_str("; ");
+            s.push_str(u);
         }
         if self.races.is_empty() {
             return s;

@@ -26,6 +26,8 @@
 //! instructions are computed as the shader computes them ([`Exact`]).
 //! docs/KERNEL.md §10.3 argues each operation.
 
+mod barriers;
+
 use super::{ShaderError, Span, Translation};
 use crate::axb::test::Target;
 use crate::kernel::independence::{self, Accesses, Futures, Lazy};
@@ -43,7 +45,18 @@ use std::collections::VecDeque;
 /// any write to it; also reports run-time faults (an index outside its
 /// array) at their shader line. A program none of whose instructions can
 /// leave the domain, and that has no undefined memory, is not explored.
-pub fn check(t: &Translation, max_states: usize) -> Result<(), Refused> {
+///
+/// `Ok(Some(e))`: on some schedule, in GLSL or SPIR-V, an invocation
+/// waits at a barrier that another invocation of its workgroup passes by
+/// (`e` says where and how): undefined behaviour, under which no model
+/// guarantees termination, and a deadlock of the kernel program, so that
+/// its verdicts are F under every model; the launch line says why
+/// ([`Translation::undefined_barrier`]). WGSL refuses such a shader.
+pub fn check(
+    t: &Translation,
+    source: &'static str,
+    max_states: usize,
+) -> Result<Option<ShaderError>, Refused> {
     let lang = match t.launch.memory.workgroup {
         super::launch::Workgroup::Undefined(lang) => lang,
         _ => "the source language",
@@ -57,6 +70,8 @@ pub fn check(t: &Translation, max_states: usize) -> Result<(), Refused> {
             .map(|(l, n)| (*l, n.as_str()))
             .collect(),
         lang,
+        barriers: barriers::crossed(&t.program).then_some(source),
+        source: &t.source,
         reduce: true,
         max_states,
     };
@@ -84,10 +99,16 @@ pub fn check_program(
             .map(|&l| (l, "an undefined location"))
             .collect(),
         lang: "the program",
+        barriers: barriers::crossed(p).then_some("the kernel language"),
+        source: "",
         reduce,
         max_states,
     };
-    c.check().map_err(|e| e.error.msg)
+    match c.check() {
+        Ok(None) => Ok(()),
+        Ok(Some(e)) => Err(e.msg),
+        Err(e) => Err(e.error.msg),
+    }
 }
 
 /// Why the check refuses a program, and whether a wider domain could
@@ -169,13 +190,19 @@ struct Ctx<'t> {
     undefined: Vec<(u8, &'t str)>,
     /// The source language, as the undefined-read error names it.
     lang: &'t str,
+    /// The source language, where the program has a barrier a jump
+    /// crosses: the check then refuses it where not every invocation of
+    /// a workgroup reaches a barrier ([`barriers`]).
+    barriers: Option<&'t str>,
+    /// The shader's text (empty for SPIR-V), for the lines errors name.
+    source: &'t str,
     /// Whether steps go alone where they may (docs/KERNEL.md §10.3).
     reduce: bool,
     max_states: usize,
 }
 
 impl Ctx<'_> {
-    fn check(&self) -> Result<(), Refused> {
+    fn check(&self) -> Result<Option<ShaderError>, Refused> {
         let p = self.program;
         // Nothing to explore when no instruction can leave the domain (the
         // oracle still reports an index fault, at its kernel instruction).
@@ -196,15 +223,16 @@ impl Ctx<'_> {
         if !p.codes.iter().flat_map(|c| &c.instrs).any(can_wrap)
             && !reads_signed
             && self.undefined.is_empty()
+            && self.barriers.is_none()
         {
-            return Ok(());
+            return Ok(None);
         }
-        explore(self, Mode::Interleaved)?;
+        let found = explore(self, Mode::Interleaved)?;
         let s = p.subgroup_size as usize;
         if s > 1 && s <= crate::kernel::program::MAX_LOCKSTEP_SUBGROUP {
-            explore(self, Mode::Lockstep)?;
+            return Ok(found.or(explore(self, Mode::Lockstep)?));
         }
-        Ok(())
+        Ok(found)
     }
 
     /// A run-time fault `f` found by the exploration, at its shader line,
@@ -230,20 +258,32 @@ impl Ctx<'_> {
     }
 }
 
-/// The written bits of the undefined cells a state of the check carries
-/// beside the machine's: none, up to 64, or up to 512 (64 cells in 8
-/// workgroups, [`crate::kernel::program::MAX_CELLS`]).
+/// The bits a state of the check carries beside the machine's: the
+/// written bits of the undefined cells, then the loop fields of
+/// [`barriers::Loops`]; none, up to 64, 512 or 1024.
 trait Written: Copy + Default + Eq + std::hash::Hash {
     fn has(&self, bit: usize) -> bool;
-    fn set(&mut self, bit: usize);
+    fn set_to(&mut self, bit: usize, v: bool);
+    fn set(&mut self, bit: usize) {
+        self.set_to(bit, true)
+    }
+    /// The `w`-bit field at bit `off`.
+    fn get(&self, off: usize, w: usize) -> u64 {
+        (0..w).fold(0, |v, k| v | u64::from(self.has(off + k)) << k)
+    }
+    fn put(&mut self, off: usize, w: usize, v: u64) {
+        for k in 0..w {
+            self.set_to(off + k, v >> k & 1 == 1);
+        }
+    }
 }
 
 impl Written for () {
     fn has(&self, _: usize) -> bool {
-        unreachable!("a program without undefined cells asks for none")
+        unreachable!("a program without undefined cells or counted loops asks for none")
     }
-    fn set(&mut self, _: usize) {
-        unreachable!("a program without undefined cells sets none")
+    fn set_to(&mut self, _: usize, _: bool) {
+        unreachable!("a program without undefined cells or counted loops sets none")
     }
 }
 
@@ -251,17 +291,21 @@ impl Written for u64 {
     fn has(&self, bit: usize) -> bool {
         *self >> bit & 1 == 1
     }
-    fn set(&mut self, bit: usize) {
-        *self |= 1 << bit;
+    fn set_to(&mut self, bit: usize, v: bool) {
+        *self = *self & !(1 << bit) | u64::from(v) << bit;
     }
 }
 
-impl Written for [u64; 8] {
+impl<const N: usize> Written for [u64; N]
+where
+    [u64; N]: Default,
+{
     fn has(&self, bit: usize) -> bool {
         self[bit / 64] >> (bit % 64) & 1 == 1
     }
-    fn set(&mut self, bit: usize) {
-        self[bit / 64] |= 1 << (bit % 64);
+    fn set_to(&mut self, bit: usize, v: bool) {
+        let w = &mut self[bit / 64];
+        *w = *w & !(1 << (bit % 64)) | u64::from(v) << (bit % 64);
     }
 }
 
@@ -296,28 +340,46 @@ impl<'t> Undefined<'t> {
     }
 }
 
-fn explore(c: &Ctx, mode: Mode) -> Result<(), Refused> {
+/// The check of `mode`'s executions, and the first barrier in
+/// non-uniform control flow it found where the language leaves it
+/// undefined ([`check`]).
+type Found = Result<Option<ShaderError>, Refused>;
+
+fn explore(c: &Ctx, mode: Mode) -> Found {
     let m = Machine::new(c.program, c.program.mode_for(mode))
         .map_err(|e| ShaderError::new(Span::UNDEFINED, format!("the translated program: {e}")))?;
     let u = Undefined::of(c, &m);
-    match u.count {
-        0 => explore_with::<()>(c, &m, &u),
-        1..=64 => explore_with::<u64>(c, &m, &u),
-        _ => explore_with::<[u64; 8]>(c, &m, &u),
+    let loops = barriers::Loops::of(c.program, c.barriers.is_some(), u.count);
+    let x = Extra { u, loops };
+    match x.u.count + x.loops.bits(m.num_invocations()) {
+        0 => explore_with::<()>(c, &m, &x),
+        1..=64 => explore_with::<u64>(c, &m, &x),
+        65..=512 => explore_with::<[u64; 8]>(c, &m, &x),
+        1025.. => Err(Refused::from(ShaderError::new(
+            Span::UNDEFINED,
+            "the value check cannot follow this many loops around barriers a jump crosses in this many invocations: launch fewer invocations".to_string(),
+        ))),
+        _ => explore_with::<[u64; 16]>(c, &m, &x),
     }
 }
 
-fn explore_with<W: Written>(c: &Ctx, m: &Machine, u: &Undefined) -> Result<(), Refused> {
+/// What a state of the check carries beside the machine's state.
+struct Extra<'t> {
+    u: Undefined<'t>,
+    loops: barriers::Loops,
+}
+
+fn explore_with<W: Written>(c: &Ctx, m: &Machine, x: &Extra) -> Found {
     match m.bits().div_ceil(64) {
-        0 | 1 => run::<[u64; 1], W>(c, m, u),
-        2 => run::<[u64; 2], W>(c, m, u),
-        3 => run::<[u64; 3], W>(c, m, u),
-        4 => run::<[u64; 4], W>(c, m, u),
-        _ => run::<[u64; 7], W>(c, m, u),
+        0 | 1 => run::<[u64; 1], W>(c, m, x),
+        2 => run::<[u64; 2], W>(c, m, x),
+        3 => run::<[u64; 3], W>(c, m, x),
+        4 => run::<[u64; 4], W>(c, m, x),
+        _ => run::<[u64; 7], W>(c, m, x),
     }
 }
 
-fn run<S: Packed, W: Written>(c: &Ctx, m: &Machine, u: &Undefined) -> Result<(), Refused> {
+fn run<S: Packed, W: Written>(c: &Ctx, m: &Machine, x: &Extra) -> Found {
     let mut init = S::default();
     m.init(init.as_mut());
     let start = (init, W::default());
@@ -339,18 +401,48 @@ fn run<S: Packed, W: Written>(c: &Ctx, m: &Machine, u: &Undefined) -> Result<(),
     let acc = (local_first && !m.lockstep()).then(|| Accesses::new(m));
     let mut next = Vec::new();
     let heads = loop_heads(c.program);
+    let mut found = None;
     while let Some((s, w)) = table.queue.pop_front() {
         let alone = local_first
             .then(|| first_alone(m, s.as_ref(), &heads, acc.as_ref()))
             .flatten();
         for a in alone.map_or(0..m.num_actors(), |a| a..a + 1) {
-            let written = visit(c, m, u, &s, w, a, &mut next)?;
-            for (_, n) in next.drain(..) {
-                table.store((n, written))?;
+            let written = visit(c, m, &x.u, &s, w, a, &mut next)?;
+            for (info, n) in next.drain(..) {
+                let w = successor(c, m, x, (&s, &n), (a, &info), written, &mut found)?;
+                table.store((n, w))?;
             }
         }
     }
-    Ok(())
+    Ok(found)
+}
+
+/// The extra bits of successor `n` of `s` by actor `a`'s step `info`
+/// (the written bits `w` after the step, the loop fields updated), or
+/// the refusal of a barrier in non-uniform control flow it reaches. A
+/// barrier some invocation passes by, where the language leaves it
+/// undefined (GLSL, SPIR-V), is put in `found` (the first one) instead.
+fn successor<S: Packed, W: Written>(
+    c: &Ctx,
+    m: &Machine,
+    x: &Extra,
+    (s, n): (&S, &S),
+    (a, info): (usize, &crate::kernel::machine::StepInfo),
+    w: W,
+    found: &mut Option<ShaderError>,
+) -> Result<W, Refused> {
+    let Some(lang) = c.barriers else {
+        return Ok(w);
+    };
+    if found.is_none() {
+        if let Some(u) = barriers::unmatched(m, n.as_ref()) {
+            match lang {
+                "GLSL" | "SPIR-V" => *found = Some(c.undefined(m, lang, &u)),
+                _ => return Err(c.unmatched(m, lang, &u)),
+            }
+        }
+    }
+    (x.loops.after(m, (s.as_ref(), n.as_ref()), (a, info), w)).map_err(|i| c.instance(m, lang, i))
 }
 
 /// The states the check has seen, and those it has still to expand.

@@ -394,6 +394,7 @@ impl<'a> Lower<'a> {
             launch: Default::default(),
             undefined: self.undefined,
             races,
+            undefined_barrier: None,
         })
     }
 
