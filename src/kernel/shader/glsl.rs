@@ -66,6 +66,16 @@ pub(crate) const ATOMICS: [&str; 13] = [
     "subgroupBroadcastFirst",
 ];
 
+/// GLSL's memory barriers (fences): the prelude defines each as a
+/// function that does nothing.
+const MEMORY_BARRIERS: [&str; 5] = [
+    "memoryBarrier",
+    "memoryBarrierBuffer",
+    "memoryBarrierShared",
+    "memoryBarrierImage",
+    "groupMemoryBarrier",
+];
+
 /// The prelude: every renamed atomic for uint and int (bodies are never
 /// translated: the calls are).
 fn prelude() -> String {
@@ -73,6 +83,11 @@ fn prelude() -> String {
         "bool SubgroupAll(bool v) { return v; } bool SubgroupAny(bool v) { return v; } \
          uint SubgroupBroadcastFirst(uint v) { return v; } ",
     );
+    // GLSL's memory barriers, which naga's GLSL frontend does not know:
+    // no-ops under sequentially consistent memory (docs/KERNEL.md §10.2).
+    for f in MEMORY_BARRIERS {
+        p.push_str(&format!("void {f}() {{ }} "));
+    }
     // GL_KHR_memory_scope_semantics: its constants, and its forms of the
     // atomics with a scope and semantics (the scope is read, §10.2).
     for (name, v) in SCOPE_CONSTANTS {

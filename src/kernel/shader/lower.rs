@@ -33,6 +33,10 @@ const MAX_CALL_DEPTH: usize = 16;
 /// function's body, so a function calling another ten times, eight deep
 /// (a 700-byte shader), is 10^8 copies; empty bodies emit no instruction,
 /// so no bound on the program's size would see them.
+/// How the warning about plain accesses begins: the value check's races
+/// replace it where it looked for them (docs/KERNEL.md §10.2, *Races*).
+pub const PLAIN_WARNING: &str = "plain (non-atomic) accesses to";
+
 pub const MAX_INLINED_CALLS: usize = 4096;
 /// The most instructions the translation emits before it simplifies
 /// them (the result may have 63): a body of 1,000 statements inlined
@@ -129,6 +133,18 @@ pub struct Lower<'a> {
     exact: Vec<Exact>,
     /// The reading of the next instruction pushed.
     next_exact: Exact,
+    /// Which instructions are plain (non-atomic) loads and stores
+    /// ([`Translation::plain`]).
+    plain_at: Vec<bool>,
+    /// The next instruction pushed is a plain access.
+    next_plain: bool,
+    /// Which instructions are loops' back edges, and whose
+    /// ([`Translation::back_edges`]).
+    back_edge_at: Vec<Option<u16>>,
+    /// The next instruction pushed is this loop's back edge.
+    next_back_edge: Option<u16>,
+    /// The loops lowered so far.
+    loops_made: u16,
     /// Values are two's complement ([`Translation::sext`]).
     sext: bool,
     /// Label of each jump instruction (by pc) to resolve at the end.
@@ -240,6 +256,11 @@ fn lower_as(
         spans: Vec::new(),
         exact: Vec::new(),
         next_exact: Exact::Same,
+        plain_at: Vec::new(),
+        next_plain: false,
+        back_edge_at: Vec::new(),
+        next_back_edge: None,
+        loops_made: 0,
         sext,
         fixups: Vec::new(),
         labels: Vec::new(),
@@ -402,6 +423,9 @@ impl<'a> Lower<'a> {
         self.instrs.push(i);
         self.spans.push(self.span);
         self.exact.push(std::mem::take(&mut self.next_exact));
+        self.plain_at.push(std::mem::take(&mut self.next_plain));
+        self.back_edge_at
+            .push(std::mem::take(&mut self.next_back_edge));
     }
 
     fn push_jump(&mut self, i: Instr, label: usize) {

@@ -157,6 +157,19 @@ pub struct Translation {
     /// computes it otherwise than the instruction's own (signed `>>`,
     /// `/`, `%`), by pc.
     pub exact: Vec<values::Exact>,
+    /// Which instructions (by pc) are the shader's plain (non-atomic)
+    /// loads and stores, translated as sequentially consistent atomic
+    /// ones: the value check names those no barrier orders with another
+    /// invocation's access (docs/KERNEL.md §10.2, *Races*).
+    pub plain: Vec<bool>,
+    /// Which instructions (by pc) are back edges of the shader's loops,
+    /// and of which loop (numbered in the order lowered): the jump at the
+    /// end of its body, and any jump threaded through it (a `continue`,
+    /// a `do ... while` test). Where two loops begin at one pc (a loop
+    /// whose body starts with one), these tell them apart, as the value
+    /// check's count of iterations needs (docs/KERNEL.md §10.3, *Barriers
+    /// in non-uniform control flow*).
+    pub back_edges: Vec<Option<u16>>,
     /// The program's values are two's complement (docs/KERNEL.md §10.3):
     /// a `b`-bit value with its top bit set stands for a negative `i32`
     /// (or a `u32` near 2^32). Taken where unsigned values cannot hold
@@ -496,7 +509,7 @@ fn translate_unguarded(
         notes.initialise(&mut t).map_err(at_line)?;
         t.launch.memory = initial_memory(&mut t, &notes, lang, launch.zero_workgroup_memory);
         match values::check(&t, lang, launch.max_states) {
-            Ok(found) => return Ok(with_undefined_barrier(t, found)),
+            Ok(found) => return Ok(with_findings(t, found)),
             Err(e) if e.sext_helps && !sext => {
                 sext = true;
                 domain = launch.clone();
@@ -509,10 +522,36 @@ fn translate_unguarded(
     }
 }
 
-/// `t` with the barrier in non-uniform control flow the value check
-/// found, if any ([`Translation::undefined_barrier`]).
-fn with_undefined_barrier(mut t: Translation, found: Option<ShaderError>) -> Translation {
-    t.undefined_barrier = found.map(|e| undefined_barrier(&t.source, &e));
+/// `t` with what the value check found: the barrier in non-uniform
+/// control flow ([`Translation::undefined_barrier`]) and the plain
+/// accesses no barrier orders, as races on the launch line (but on a
+/// location the translation names already as spun on, and one per
+/// variable and place). Where the check
+/// looked for those, the translation's warning about plain accesses
+/// gives way to them.
+fn with_findings(mut t: Translation, found: values::Findings) -> Translation {
+    t.undefined_barrier = (found.undefined_barrier).map(|e| undefined_barrier(&t.source, &e));
+    if found.races_tracked {
+        t.warnings.retain(|w| !w.starts_with(lower::PLAIN_WARNING));
+    }
+    for ((loc, pc), what) in found.races {
+        let name = t.program.locations[loc as usize].name.clone();
+        let span = t.spans.get(pc).copied().unwrap_or(Span::UNDEFINED);
+        // One race per variable and line (a read and a write of one
+        // statement are one), none beside a spin already named.
+        let line = |sp: Span| sp.to_range().map(|r| line_col(&t.source, r.start as u32).0);
+        let named =
+            |r: &Race| r.name == name && (r.span == Span::UNDEFINED || line(r.span) == line(span));
+        if t.races.iter().any(named) {
+            continue;
+        }
+        t.races.push(Race {
+            name,
+            span,
+            at: None,
+            what,
+        });
+    }
     t
 }
 

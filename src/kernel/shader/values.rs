@@ -27,6 +27,7 @@
 //! docs/KERNEL.md §10.3 argues each operation.
 
 mod barriers;
+mod races;
 
 use super::{ShaderError, Span, Translation};
 use crate::axb::test::Target;
@@ -52,11 +53,7 @@ use std::collections::VecDeque;
 /// guarantees termination, and a deadlock of the kernel program, so that
 /// its verdicts are F under every model; the launch line says why
 /// ([`Translation::undefined_barrier`]). WGSL refuses such a shader.
-pub fn check(
-    t: &Translation,
-    source: &'static str,
-    max_states: usize,
-) -> Result<Option<ShaderError>, Refused> {
+pub fn check(t: &Translation, source: &'static str, max_states: usize) -> Found {
     let lang = match t.launch.memory.workgroup {
         super::launch::Workgroup::Undefined(lang) => lang,
         _ => "the source language",
@@ -72,6 +69,9 @@ pub fn check(
         lang,
         barriers: barriers::crossed(&t.program).then_some(source),
         source: &t.source,
+        plain: &t.plain,
+        back_edges: &t.back_edges,
+        language: source,
         reduce: true,
         max_states,
     };
@@ -101,12 +101,14 @@ pub fn check_program(
         lang: "the program",
         barriers: barriers::crossed(p).then_some("the kernel language"),
         source: "",
+        plain: &[],
+        back_edges: &[],
+        language: "the kernel language",
         reduce,
         max_states,
     };
     match c.check() {
-        Ok(None) => Ok(()),
-        Ok(Some(e)) => Err(e.msg),
+        Ok(f) => f.undefined_barrier.map_or(Ok(()), |e| Err(e.msg)),
         Err(e) => Err(e.error.msg),
     }
 }
@@ -120,6 +122,8 @@ pub struct Refused {
     pub error: ShaderError,
     pub wider_helps: bool,
     pub sext_helps: bool,
+    /// The exploration ran past `--max-states` or the memory budget.
+    pub budget: bool,
 }
 
 impl From<ShaderError> for Refused {
@@ -128,6 +132,7 @@ impl From<ShaderError> for Refused {
             error,
             wider_helps: false,
             sext_helps: false,
+            budget: false,
         }
     }
 }
@@ -196,13 +201,37 @@ struct Ctx<'t> {
     barriers: Option<&'t str>,
     /// The shader's text (empty for SPIR-V), for the lines errors name.
     source: &'t str,
+    /// Which instructions are the shader's plain accesses
+    /// ([`Translation::plain`]; none for a program without a shader).
+    plain: &'t [bool],
+    /// The source language (WGSL, GLSL, SPIR-V), as races name it.
+    language: &'t str,
+    /// Which instructions are the back edges of the shader's loops
+    /// ([`Translation::back_edges`]; for a program without a shader, every
+    /// jump to the same or an earlier pc is one).
+    back_edges: &'t [Option<u16>],
     /// Whether steps go alone where they may (docs/KERNEL.md §10.3).
     reduce: bool,
     max_states: usize,
 }
 
 impl Ctx<'_> {
-    fn check(&self) -> Result<Option<ShaderError>, Refused> {
+    /// [`Ctx::explore_all`]; where the races' bits take it past the
+    /// budget, again without them (the translation's warning about plain
+    /// accesses then stands: docs/KERNEL.md §10.2, *Races*).
+    fn check(&self) -> Found {
+        match self.explore_all() {
+            Err(e) if e.budget && races::tracks(self.program, self.plain) => Ctx {
+                plain: &[],
+                undefined: self.undefined.clone(),
+                ..*self
+            }
+            .explore_all(),
+            found => found,
+        }
+    }
+
+    fn explore_all(&self) -> Found {
         let p = self.program;
         // Nothing to explore when no instruction can leave the domain (the
         // oracle still reports an index fault, at its kernel instruction).
@@ -224,13 +253,14 @@ impl Ctx<'_> {
             && !reads_signed
             && self.undefined.is_empty()
             && self.barriers.is_none()
+            && !races::tracks(p, self.plain)
         {
-            return Ok(None);
+            return Ok(Findings::default());
         }
         let found = explore(self, Mode::Interleaved)?;
         let s = p.subgroup_size as usize;
         if s > 1 && s <= crate::kernel::program::MAX_LOCKSTEP_SUBGROUP {
-            return Ok(found.or(explore(self, Mode::Lockstep)?));
+            return Ok(found.merge(explore(self, Mode::Lockstep)?));
         }
         Ok(found)
     }
@@ -340,18 +370,48 @@ impl<'t> Undefined<'t> {
     }
 }
 
-/// The check of `mode`'s executions, and the first barrier in
-/// non-uniform control flow it found where the language leaves it
-/// undefined ([`check`]).
-type Found = Result<Option<ShaderError>, Refused>;
+/// What the check found that the translation keeps: the first barrier
+/// in non-uniform control flow where the language leaves it undefined
+/// ([`check`]), and the plain accesses no barrier orders with a
+/// conflicting access of another invocation (docs/KERNEL.md §10.2,
+/// *Races*).
+#[derive(Debug, Default)]
+pub struct Findings {
+    pub undefined_barrier: Option<ShaderError>,
+    /// Per location and pc of the access found, the race, in words.
+    pub races: std::collections::BTreeMap<(u8, usize), String>,
+    /// Whether the check looked for those races (it does where the
+    /// shader has plain accesses of memory something writes, within
+    /// the bits it carries for them, and the budget).
+    pub races_tracked: bool,
+}
+
+impl Findings {
+    fn merge(mut self, other: Findings) -> Findings {
+        self.undefined_barrier = self.undefined_barrier.or(other.undefined_barrier);
+        for (k, v) in other.races {
+            self.races.entry(k).or_insert(v);
+        }
+        self.races_tracked |= other.races_tracked;
+        self
+    }
+}
+
+/// The check of `mode`'s executions ([`check`]).
+type Found = Result<Findings, Refused>;
 
 fn explore(c: &Ctx, mode: Mode) -> Found {
     let m = Machine::new(c.program, c.program.mode_for(mode))
         .map_err(|e| ShaderError::new(Span::UNDEFINED, format!("the translated program: {e}")))?;
     let u = Undefined::of(c, &m);
-    let loops = barriers::Loops::of(c.program, c.barriers.is_some(), u.count);
-    let x = Extra { u, loops };
-    match x.u.count + x.loops.bits(m.num_invocations()) {
+    let loops = barriers::Loops::of(c.program, c.barriers.is_some(), c.back_edges, u.count);
+    let base = u.count + loops.bits(m.num_invocations());
+    let mut races = races::Tracked::of(&m, c.plain, base);
+    if races.bits() > races::MAX_BITS {
+        races = races::Tracked::none(base);
+    }
+    let x = Extra { u, loops, races };
+    match base + x.races.bits() {
         0 => explore_with::<()>(c, &m, &x),
         1..=64 => explore_with::<u64>(c, &m, &x),
         65..=512 => explore_with::<[u64; 8]>(c, &m, &x),
@@ -367,6 +427,7 @@ fn explore(c: &Ctx, mode: Mode) -> Found {
 struct Extra<'t> {
     u: Undefined<'t>,
     loops: barriers::Loops,
+    races: races::Tracked,
 }
 
 fn explore_with<W: Written>(c: &Ctx, m: &Machine, x: &Extra) -> Found {
@@ -401,13 +462,16 @@ fn run<S: Packed, W: Written>(c: &Ctx, m: &Machine, x: &Extra) -> Found {
     let acc = (local_first && !m.lockstep()).then(|| Accesses::new(m));
     let mut next = Vec::new();
     let heads = loop_heads(c.program);
-    let mut found = None;
+    let mut found = Findings {
+        races_tracked: x.races.any(),
+        ..Findings::default()
+    };
     while let Some((s, w)) = table.queue.pop_front() {
         let alone = local_first
             .then(|| first_alone(m, s.as_ref(), &heads, acc.as_ref()))
             .flatten();
         for a in alone.map_or(0..m.num_actors(), |a| a..a + 1) {
-            let written = visit(c, m, &x.u, &s, w, a, &mut next)?;
+            let written = visit(c, m, x, (&s, w), a, &mut next, &mut found)?;
             for (info, n) in next.drain(..) {
                 let w = successor(c, m, x, (&s, &n), (a, &info), written, &mut found)?;
                 table.store((n, w))?;
@@ -418,8 +482,9 @@ fn run<S: Packed, W: Written>(c: &Ctx, m: &Machine, x: &Extra) -> Found {
 }
 
 /// The extra bits of successor `n` of `s` by actor `a`'s step `info`
-/// (the written bits `w` after the step, the loop fields updated), or
-/// the refusal of a barrier in non-uniform control flow it reaches. A
+/// (the written bits `w` after the step, the loop fields updated, the
+/// race bits of a workgroup whose barrier completed cleared), or the
+/// refusal of a barrier in non-uniform control flow it reaches. A
 /// barrier some invocation passes by, where the language leaves it
 /// undefined (GLSL, SPIR-V), is put in `found` (the first one) instead.
 fn successor<S: Packed, W: Written>(
@@ -428,21 +493,31 @@ fn successor<S: Packed, W: Written>(
     x: &Extra,
     (s, n): (&S, &S),
     (a, info): (usize, &crate::kernel::machine::StepInfo),
-    w: W,
-    found: &mut Option<ShaderError>,
+    mut w: W,
+    found: &mut Findings,
 ) -> Result<W, Refused> {
+    let completed = barriers::completed(m, (s.as_ref(), n.as_ref()), (a, info));
+    if let (Some(done), true) = (completed, x.races.any()) {
+        x.races.completed(&mut w, done.wg);
+    }
     let Some(lang) = c.barriers else {
         return Ok(w);
     };
-    if found.is_none() {
+    // Not in lockstep, whose reconvergence at the immediate
+    // post-dominator may leave lanes apart that the shader's structure
+    // reconverges before the barrier (a deadlock of that model, not of
+    // the shader: its F verdicts stand, but no note blames the shader).
+    if found.undefined_barrier.is_none() && !m.lockstep() {
         if let Some(u) = barriers::unmatched(m, n.as_ref()) {
             match lang {
-                "GLSL" | "SPIR-V" => *found = Some(c.undefined(m, lang, &u)),
+                "GLSL" | "SPIR-V" => found.undefined_barrier = Some(c.undefined(m, lang, &u)),
                 _ => return Err(c.unmatched(m, lang, &u)),
             }
         }
     }
-    (x.loops.after(m, (s.as_ref(), n.as_ref()), (a, info), w)).map_err(|i| c.instance(m, lang, i))
+    (x.loops
+        .after(m, (s.as_ref(), n.as_ref()), (a, info), completed, w))
+    .map_err(|i| c.instance(m, lang, i))
 }
 
 /// The states the check has seen, and those it has still to expand.
@@ -455,22 +530,26 @@ struct Table<S, W> {
 impl<S: Packed, W: Written> Table<S, W> {
     /// Records `x`, to be expanded, unless it was seen before; within the
     /// budget of `--max-states`.
-    fn store(&mut self, x: (S, W)) -> Result<(), ShaderError> {
+    fn store(&mut self, x: (S, W)) -> Result<(), Refused> {
+        let over = |error| Refused {
+            budget: true,
+            ..Refused::from(error)
+        };
         if self.seen.len() == self.seen.capacity() {
-            grow(&mut self.seen, &mut self.queue, self.max_states)?;
+            grow(&mut self.seen, &mut self.queue, self.max_states).map_err(over)?;
         }
         if self.seen.insert(x) {
             if self.seen.len().is_multiple_of(4096) {
                 crate::progress::stored(4096);
             }
             if self.seen.len() > self.max_states {
-                return Err(ShaderError::new(
+                return Err(over(ShaderError::new(
                     Span::UNDEFINED,
                     format!(
                         "the value check explored more than {} states: raise --max-states",
                         self.max_states
                     ),
-                ));
+                )));
             }
             self.queue.push_back(x);
         }
@@ -538,12 +617,13 @@ fn first_alone(
 fn visit<S: Packed, W: Written>(
     c: &Ctx,
     m: &Machine,
-    u: &Undefined,
-    s: &S,
-    w: W,
+    x: &Extra,
+    (s, w): (&S, W),
     a: usize,
     next: &mut Vec<(crate::kernel::machine::StepInfo, S)>,
+    found: &mut Findings,
 ) -> Result<W, Refused> {
+    let u = &x.u;
     let at = |pc: usize| c.at(pc);
     let Some((pc, instr)) = m.next_instr(s.as_ref(), a) else {
         return Ok(w);
@@ -575,11 +655,22 @@ fn visit<S: Packed, W: Written>(
                 ),
                 wider_helps: w.wider_helps,
                 sext_helps: w.sext_helps,
+                budget: false,
             });
         }
         let Some((cell, reads, writes)) = access(m, s.as_ref(), i, instr) else {
             continue;
         };
+        if x.races.any() {
+            let plain = c.plain.get(pc).copied().unwrap_or(false);
+            let a = races::Access::of(instr, cell, plain);
+            if let Some(r) = x.races.access(&mut written, (i, wg), a) {
+                let Instr::Atomic { addr, .. } = instr else {
+                    unreachable!("an access is an atomic instruction")
+                };
+                (found.races.entry((addr.loc, pc))).or_insert_with(|| r.describe(c.language));
+            }
+        }
         let Some((bit, name)) = u.bit[cell] else {
             continue;
         };

@@ -386,6 +386,8 @@ impl<'a> Lower<'a> {
             program,
             spans: self.spans,
             exact: self.exact,
+            plain: self.plain_at,
+            back_edges: self.back_edge_at,
             sext: self.sext,
             warnings,
             source: self.src.to_string(),
@@ -592,7 +594,8 @@ impl<'a> Lower<'a> {
             return Vec::new();
         }
         vec![format!(
-            "plain (non-atomic) accesses to {} (memory other invocations write) are translated as sequentially consistent atomic accesses",
+            "{} {} (memory other invocations write) are translated as sequentially consistent atomic accesses",
+            super::PLAIN_WARNING,
             racy.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
         )]
     }

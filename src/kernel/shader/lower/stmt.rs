@@ -457,6 +457,8 @@ impl<'a> Lower<'a> {
             }
         }
         self.span = span;
+        self.next_back_edge = Some(self.loops_made);
+        self.loops_made += 1;
         self.goto(top);
         if self.structured {
             self.constructs.push((true, top, exit));
@@ -842,6 +844,7 @@ impl<'a> Lower<'a> {
         }
         if plain && !self.atomic_loc[loc as usize] {
             self.plain.insert(loc);
+            self.next_plain = true;
         }
     }
 

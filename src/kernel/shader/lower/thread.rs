@@ -119,8 +119,16 @@ impl<'a> Lower<'a> {
         }
     }
 
-    /// Where a chain of jumps and decided branches starting at `pc` ends.
-    fn chase(&self, mut pc: usize, env: &Env, jumps: &HashMap<usize, usize>) -> usize {
+    /// Where a chain of jumps and decided branches starting at `pc` ends,
+    /// and the loop of the first back edge on it (a jump threaded through
+    /// a loop's back edge becomes one: `Translation::back_edges`).
+    fn chase(
+        &self,
+        mut pc: usize,
+        env: &Env,
+        jumps: &HashMap<usize, usize>,
+    ) -> (usize, Option<u16>) {
+        let mut back = None;
         let value = |o: Operand| match o {
             Operand::Imm(v) => Some(v),
             Operand::Reg(r) => env[r as usize],
@@ -140,9 +148,12 @@ impl<'a> Lower<'a> {
             if visited.contains(&next) {
                 break;
             }
+            if next != pc + 1 {
+                back = back.or(self.back_edge_at[pc]);
+            }
             pc = next;
         }
-        pc
+        (pc, back)
     }
 
     /// Jump threading (rewrite 1) over every jump; whether one changed.
@@ -173,8 +184,9 @@ impl<'a> Lower<'a> {
         for k in 0..self.fixups.len() {
             let (pc, label) = self.fixups[k];
             let env = self.known_before(pc, &targets);
-            let to = self.chase(self.at(label), &env, &jumps);
+            let (to, back) = self.chase(self.at(label), &env, &jumps);
             if to != self.at(label) && to != pc {
+                self.back_edge_at[pc] = self.back_edge_at[pc].or(back);
                 self.labels.push(Some(to));
                 self.fixups[k].1 = self.labels.len() - 1;
                 changed = true;
@@ -192,7 +204,7 @@ impl<'a> Lower<'a> {
         if !matches!(self.instrs.first(), Some(Instr::Branch { .. })) {
             return false;
         }
-        let to = self.chase(0, &[Some(0); NREGS], &jumps);
+        let (to, _) = self.chase(0, &[Some(0); NREGS], &jumps);
         if to <= 1 {
             return false;
         }
@@ -204,6 +216,8 @@ impl<'a> Lower<'a> {
         );
         self.spans.insert(0, self.spans[0]);
         self.exact.insert(0, Exact::Same);
+        self.plain_at.insert(0, false);
+        self.back_edge_at.insert(0, None);
         for l in self.labels.iter_mut().flatten() {
             *l += 1;
         }
@@ -335,5 +349,9 @@ impl<'a> Lower<'a> {
         self.spans.retain(|_| *k.next().unwrap_or(&true));
         let mut k = keep.iter();
         self.exact.retain(|_| *k.next().unwrap_or(&true));
+        let mut k = keep.iter();
+        self.plain_at.retain(|_| *k.next().unwrap_or(&true));
+        let mut k = keep.iter();
+        self.back_edge_at.retain(|_| *k.next().unwrap_or(&true));
     }
 }

@@ -4,12 +4,12 @@
 //! (WGSL refuses the shader, GLSL and SPIR-V leave anything else
 //! undefined); the kernel language's barrier (§2.4) instead completes
 //! when every invocation waits at the same instruction, or never. So the
-//! value check, which visits every step some schedule takes, also refuses
-//! a shader where, on some schedule, an invocation waits at a barrier
-//! that another invocation of its workgroup has passed by (it finished,
-//! or waits at another barrier, or in lockstep is a lane of the subgroup
-//! that is not at it), or that two invocations reach in different
-//! iterations of a loop around it.
+//! value check, which visits every step some schedule takes, also finds,
+//! between independently scheduled invocations, an invocation waiting at
+//! a barrier that another invocation of its workgroup has passed by (it
+//! finished, or waits at another barrier): named as undefined behaviour
+//! (GLSL, SPIR-V) or refused (WGSL); and two invocations completing a
+//! barrier in different iterations of a loop around it: refused.
 //!
 //! Only barriers a jump crosses ([`cfg::top_level`]) are looked at: one
 //! no jump crosses is executed exactly once by every invocation that
@@ -42,23 +42,45 @@ const MAX_COUNT: u64 = FRESH - 1;
 /// loop (its head pc and its last pc) around a barrier a jump crosses;
 /// their fields start at bit `base` of the check's extra bits.
 pub(super) struct Loops {
-    per_code: Vec<Vec<(usize, usize)>>,
+    per_code: Vec<CodeLoops>,
     width: usize,
     base: usize,
+}
+
+/// The loops of one code block: every one, as (head pc, last back
+/// edge pc), the loop each back edge belongs to, by pc, and which loops
+/// the check counts (those around a barrier a jump crosses), in the
+/// order of their fields.
+#[derive(Default)]
+struct CodeLoops {
+    all: Vec<(usize, usize)>,
+    edge: Vec<Option<usize>>,
+    counted: Vec<usize>,
+}
+
+impl CodeLoops {
+    /// The loop whose back edge a step from `p0` to `p1` takes: the
+    /// instruction at `p0` is one, and the step jumped to its head
+    /// (`jumped`: the invocation took the jump).
+    fn iterated(&self, p0: usize, p1: usize, jumped: bool) -> Option<usize> {
+        let x = (*self.edge.get(p0)?)?;
+        (p1 == self.all[x].0 && (p1 < p0 || jumped)).then_some(x)
+    }
 }
 
 /// Two invocations at one barrier in different iterations of a loop
 /// around it, or an invocation that went around such a loop too often
 /// to tell.
 pub(super) enum Instance {
+    /// `edge`: the loop's (last) back edge, whose line names the loop.
     Split {
         pc: usize,
-        head: usize,
+        edge: usize,
         a: usize,
         b: usize,
     },
     Overflow {
-        head: usize,
+        edge: usize,
         i: usize,
     },
 }
@@ -66,17 +88,21 @@ pub(super) enum Instance {
 impl Loops {
     /// The loops of `p` to count (none unless `counted`); fields from
     /// bit `base`.
-    pub(super) fn of(p: &Program, counted: bool, base: usize) -> Loops {
-        let per_code: Vec<Vec<(usize, usize)>> = (p.codes.iter())
+    ///
+    /// A loop is its back edges, the jumps `back_edges` gives its number
+    /// (a shader's; else each jump to the same or an earlier pc is a loop
+    /// of its own), and their target, its head.
+    pub(super) fn of(p: &Program, counted: bool, back_edges: &[Option<u16>], base: usize) -> Loops {
+        let per_code: Vec<CodeLoops> = (p.codes.iter())
             .map(|c| {
                 if counted {
-                    loops_around_barriers(&c.instrs)
+                    loops_around_barriers(&c.instrs, back_edges)
                 } else {
-                    Vec::new()
+                    CodeLoops::default()
                 }
             })
             .collect();
-        let width = per_code.iter().map(Vec::len).max().unwrap_or(0);
+        let width = per_code.iter().map(|c| c.counted.len()).max().unwrap_or(0);
         Loops {
             per_code,
             width,
@@ -93,61 +119,40 @@ impl Loops {
         self.base + (i * self.width + k) * FIELD
     }
 
-    /// The fields after actor `a`'s step `info` from `s` to `n`: a
-    /// completed barrier clears its workgroup's; an invocation entering a
-    /// loop is fresh with no back edge; one taking a back edge counts it.
+    /// The fields after actor `a`'s step `info` from `s` to `n`, which
+    /// may complete a barrier (`completed`): that clears its workgroup's;
+    /// an invocation entering a loop is fresh with no back edge; one
+    /// taking a back edge counts it.
     pub(super) fn after<W: Written>(
         &self,
         m: &Machine,
         (s, n): (&[u64], &[u64]),
         (a, info): (usize, &StepInfo),
+        completed: Option<Completed>,
         mut w: W,
     ) -> Result<W, Instance> {
         if self.width == 0 {
             return Ok(w);
         }
-        let stepped = m.stepping_invocations(s, a);
-        let first = stepped[0];
-        let code = &m.program.codes[m.code_index(first)].instrs;
-        let pc = info.pc as usize;
-        if code[pc] == Instr::Barrier && !m.waiting(n, first) {
-            // A completed barrier: its members were at one dynamic
-            // instance of it only with equal fields for its loops.
-            let size = m.program.workgroup_size as usize;
-            let wg = m.coords(first).0;
-            let members = wg * size..(wg + 1) * size;
-            let loops = &self.per_code[m.code_index(first)];
-            for (k, &(head, last)) in loops.iter().enumerate() {
-                if head <= pc && pc <= last {
-                    let f = |i: usize| w.get(self.field(i, k), FIELD);
-                    if let Some(b) = members.clone().find(|&b| f(b) != f(first)) {
-                        return Err(Instance::Split {
-                            pc,
-                            head,
-                            a: first,
-                            b,
-                        });
-                    }
-                }
-            }
-            for i in members {
-                for k in 0..self.width {
-                    w.put(self.field(i, k), FIELD, 0);
-                }
-            }
+        if let Some(done) = completed {
+            self.complete(m, done, &mut w)?;
         }
+        let stepped = m.stepping_invocations(s, a);
         for i in 0..m.num_invocations() {
             let (p0, p1) = (m.pc(s, i), m.pc(n, i));
             let jumped = info.branch.jumped() && stepped.contains(&i);
-            for (k, &(head, last)) in self.per_code[m.code_index(i)].iter().enumerate() {
+            let loops = &self.per_code[m.code_index(i)];
+            let iterated = loops.iterated(p0, p1, jumped);
+            for (k, &x) in loops.counted.iter().enumerate() {
+                let (head, last) = loops.all[x];
                 let inside = |p: usize| head <= p && p <= last;
                 let f = self.field(i, k);
                 if inside(p1) && !inside(p0) {
                     w.put(f, FIELD, FRESH);
-                } else if inside(p0) && p1 == head && (p0 != head || jumped) {
+                } else if iterated == Some(x) {
                     let v = w.get(f, FIELD);
                     if v & MAX_COUNT == MAX_COUNT {
-                        return Err(Instance::Overflow { head, i });
+                        return Err(Instance::Overflow { edge: last, i });
                     }
                     w.put(f, FIELD, v + 1);
                 }
@@ -157,27 +162,104 @@ impl Loops {
     }
 }
 
-/// The loops of a code block around a barrier a jump crosses: for each
-/// loop head (the target of a jump from it or a later pc), the head and
-/// the last pc that jumps back to it.
-fn loops_around_barriers(instrs: &[Instr]) -> Vec<(usize, usize)> {
-    let len = instrs.len();
-    let mut last = vec![None; len];
-    for (pc, i) in instrs.iter().enumerate() {
-        if let Some(t) = i.target() {
-            let t = t.pc(len);
-            if t <= pc {
-                last[t] = Some(pc);
+impl Loops {
+    /// The barrier `done` completed: its members were at one dynamic
+    /// instance of it only with equal fields for its loops; then their
+    /// fields are cleared.
+    fn complete<W: Written>(
+        &self,
+        m: &Machine,
+        done: Completed,
+        w: &mut W,
+    ) -> Result<(), Instance> {
+        let size = m.program.workgroup_size as usize;
+        let members = done.wg * size..(done.wg + 1) * size;
+        let (pc, first) = (done.pc, done.first);
+        let loops = &self.per_code[m.code_index(first)];
+        for (k, &x) in loops.counted.iter().enumerate() {
+            let (head, last) = loops.all[x];
+            if head <= pc && pc <= last {
+                let f = |i: usize| w.get(self.field(i, k), FIELD);
+                if let Some(b) = members.clone().find(|&b| f(b) != f(first)) {
+                    return Err(Instance::Split {
+                        pc,
+                        edge: last,
+                        a: first,
+                        b,
+                    });
+                }
             }
         }
+        for i in members {
+            for k in 0..self.width {
+                w.put(self.field(i, k), FIELD, 0);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A barrier completed by a step: its workgroup, its pc and the
+/// invocation whose arrival completed it.
+#[derive(Clone, Copy)]
+pub(super) struct Completed {
+    pub wg: usize,
+    pub pc: usize,
+    pub first: usize,
+}
+
+/// The barrier actor `a`'s step `info` from `s` to `n` completed, if it
+/// did: an arrival at a barrier after which the arriving invocation no
+/// longer waits.
+pub(super) fn completed(
+    m: &Machine,
+    (s, n): (&[u64], &[u64]),
+    (a, info): (usize, &StepInfo),
+) -> Option<Completed> {
+    let pc = info.pc as usize;
+    let first = *m.stepping_invocations(s, a).first()?;
+    let code = &m.program.codes[m.code_index(first)].instrs;
+    (code[pc] == Instr::Barrier && !m.waiting(n, first)).then(|| Completed {
+        wg: m.coords(first).0,
+        pc,
+        first,
+    })
+}
+
+/// The loops of a code block (see [`Loops::of`]), those around a barrier
+/// a jump crosses counted.
+fn loops_around_barriers(instrs: &[Instr], back_edges: &[Option<u16>]) -> CodeLoops {
+    let len = instrs.len();
+    let mut ids: Vec<usize> = Vec::new();
+    let mut all: Vec<(usize, usize)> = Vec::new();
+    let mut edge = vec![None; len];
+    for (pc, i) in instrs.iter().enumerate() {
+        let Some(h) = i.target().map(|t| t.pc(len)).filter(|&h| h <= pc) else {
+            continue;
+        };
+        let id = match back_edges.get(pc) {
+            _ if back_edges.is_empty() => pc,
+            Some(Some(id)) => usize::from(*id),
+            _ => continue,
+        };
+        let x = match ids.iter().position(|&k| k == id) {
+            Some(x) => x,
+            None => {
+                ids.push(id);
+                all.push((h, pc));
+                all.len() - 1
+            }
+        };
+        all[x] = (all[x].0.min(h), pc);
+        edge[pc] = Some(x);
     }
     let barriers: Vec<usize> = (0..len)
         .filter(|&pc| instrs[pc] == Instr::Barrier && !cfg::top_level(instrs, pc))
         .collect();
-    (0..len)
-        .filter_map(|h| last[h].map(|l| (h, l)))
-        .filter(|&(h, l)| barriers.iter().any(|&b| h <= b && b <= l))
-        .collect()
+    let counted = (0..all.len())
+        .filter(|&x| barriers.iter().any(|&b| all[x].0 <= b && b <= all[x].1))
+        .collect();
+    CodeLoops { all, edge, counted }
 }
 
 /// The pc of the barrier invocation `i` waits at in `s`, if it does.
@@ -202,15 +284,11 @@ enum Apart {
     Finished,
     /// It waits at the barrier at this other pc.
     Elsewhere(usize),
-    /// In lockstep, a lane of the waiting subgroup that is not at the
-    /// barrier (the subgroup diverged; §2.6 releases a barrier only with
-    /// every lane of every subgroup at it).
-    Diverged,
 }
 
 /// An invocation of state `s` waiting at a barrier that not every
-/// invocation of its workgroup will reach: another has finished, waits
-/// at another barrier, or (lockstep) is a lane of its subgroup not at it.
+/// invocation of its workgroup will reach: another has finished, or
+/// waits at another barrier.
 /// None of them can step again (a barrier completes only with every
 /// member at it), so every continuation keeps the state's mismatch.
 pub(super) fn unmatched(m: &Machine, s: &[u64]) -> Option<Unmatched> {
@@ -219,14 +297,12 @@ pub(super) fn unmatched(m: &Machine, s: &[u64]) -> Option<Unmatched> {
         let Some(pc) = barrier_at(m, s, i) else {
             continue;
         };
-        let (wg, _, sg, _) = m.coords(i);
+        let wg = m.coords(i).0;
         for other in wg * size..(wg + 1) * size {
             let apart = if m.finished(s, other) {
                 Apart::Finished
             } else if let Some(b) = barrier_at(m, s, other).filter(|&b| b != pc) {
                 Apart::Elsewhere(b)
-            } else if m.lockstep() && m.coords(other).2 == sg && !m.waiting(s, other) {
-                Apart::Diverged
             } else {
                 continue;
             };
@@ -275,9 +351,6 @@ impl Ctx<'_> {
             Apart::Elsewhere(pc) => {
                 format!("{other} waits at another barrier{}", self.line_of(pc))
             }
-            Apart::Diverged => {
-                format!("{other}, a lane of its subgroup, is not at it (in lockstep the subgroup diverged)")
-            }
         };
         format!("invocation {waits} waits {here} while {apart}")
     }
@@ -286,18 +359,18 @@ impl Ctx<'_> {
     /// iterations of a loop around it, or of one the check cannot follow.
     pub(super) fn instance(&self, m: &Machine, lang: &str, x: Instance) -> Refused {
         match x {
-            Instance::Split { pc, head, a, b } => self.non_uniform(
+            Instance::Split { pc, edge, a, b } => self.non_uniform(
                 pc,
                 lang,
                 format!(
                     "invocations {} and {} reach it in different iterations of its loop{}",
                     inv(m, a.min(b)),
                     inv(m, a.max(b)),
-                    self.line_of(head)
+                    self.line_of(edge)
                 ),
             ),
-            Instance::Overflow { head, i } => Refused::from(ShaderError::new(
-                self.at(head),
+            Instance::Overflow { edge, i } => Refused::from(ShaderError::new(
+                self.at(edge),
                 format!(
                     "the check cannot follow this loop: invocation {} may go around it more than {MAX_COUNT} times between two barriers, so it cannot tell whether every invocation reaches the barrier inside it in the same iteration (or it is undefined behaviour); move the barrier out of the loop's conditional code",
                     inv(m, i)
@@ -327,7 +400,7 @@ fn inv(m: &Machine, i: usize) -> String {
 /// invocation of the workgroup executes as one dynamic instance.
 fn rule(lang: &str) -> &'static str {
     match lang {
-        "WGSL" => "WGSL requires workgroupBarrier() in uniform control flow (a shader-creation error naga does not check)",
+        "WGSL" => "WGSL requires its barriers (workgroupBarrier, storageBarrier, workgroupUniformLoad) in uniform control flow (a shader-creation error naga does not check)",
         "GLSL" => "GLSL requires barrier() in uniform control flow and leaves any other call undefined",
         "SPIR-V" => "SPIR-V leaves a barrier undefined unless every invocation of the workgroup executes the same dynamic instance of it",
         _ => "the barrier is not one every invocation of the workgroup executes together",
