@@ -516,6 +516,37 @@ fn check_sarif_warns_of_the_races_a_passing_verdict_rests_on() {
     assert_eq!(uri, "suites/shaders/peterson_glsl.comp");
 }
 
+/// A shader whose barrier some invocation passes by fails every
+/// requirement (the program deadlocks there), and its finding, in text and
+/// in SARIF, also says that the shader's behaviour is undefined there, as
+/// its launch line does (docs/KERNEL.md §10.3), so that a code review
+/// shows the cause, not only the deadlock.
+#[test]
+fn check_says_a_barrier_in_non_uniform_control_flow_is_undefined() {
+    let file = "tests/data/shaders/barriers/skipped.comp";
+    let ub = " The shader's behaviour is undefined there: a workgroup barrier in non-uniform control flow at line 16, column 5 (on some schedule invocation 0.0 waits there while 0.1 has finished without reaching it; GLSL requires barrier() in uniform control flow and leaves any other call undefined).";
+    let out = oracle(&["check", "--require", "OBE", file]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let first = text(&out.stdout).lines().next().unwrap().to_string();
+    assert!(
+        first.starts_with(&format!(
+            "{file}:16:5: OBE: Invocation 0 of workgroup 0 waits at the barrier at line 16"
+        )),
+        "{first}"
+    );
+    assert!(first.ends_with(ub), "{first}");
+    let out = oracle(&["check", "--require", "OBE", "--format", "sarif", file]);
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    github_accepts(&log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{results:?}");
+    let m = results[0]["message"]["text"].as_str().unwrap();
+    assert!(m.ends_with(ub), "{m}");
+    // A shader without one says nothing of it.
+    let out = oracle(&["check", "--require", "OBE", SPINLOCK]);
+    assert!(!text(&out.stdout).contains("undefined there"));
+}
+
 /// `-o FILE` as every command: the file holds the output, replaced whole.
 #[test]
 fn check_writes_its_output_with_dash_o() {

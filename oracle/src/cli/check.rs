@@ -250,6 +250,31 @@ fn check_one(
 impl Checked {
     /// The finding's sentence, or why there is none.
     fn sentence(&self, v: &Verdict, f: &Finding) -> String {
+        let mut text = self.witness_sentence(v, f);
+        if let Some(ub) = self.undefined_barrier(v.item) {
+            text.push_str(&format!(
+                " The shader's behaviour is undefined there: {ub}."
+            ));
+        }
+        text
+    }
+
+    /// The clause of item `item`'s launch line on a barrier in
+    /// non-uniform control flow (`launch::UNDEFINED_BARRIER`), from
+    /// "a workgroup barrier" on: why no model guarantees termination,
+    /// whatever the witness shows.
+    fn undefined_barrier(&self, item: usize) -> Option<String> {
+        let Item::Kernel(p) = &self.items[item] else {
+            return None;
+        };
+        let (_, rest) = p.launch.as_deref()?.split_once(launch::UNDEFINED_BARRIER)?;
+        let clause = rest.split(launch::RACES).next()?;
+        Some(format!(
+            "a workgroup barrier in non-uniform control flow{clause}"
+        ))
+    }
+
+    fn witness_sentence(&self, v: &Verdict, f: &Finding) -> String {
         match &f.summary {
             Some(s) => s.text.clone(),
             None => format!(
