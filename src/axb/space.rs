@@ -13,6 +13,7 @@
 
 use crate::axb::machine::{Machine, PState};
 use crate::axb::test::Test;
+use crate::graph::{attractor, Kept, NodeSet};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use rustc_hash::FxHashMap;
@@ -377,23 +378,23 @@ pub fn scc_ids_of<N, E>(g: &DiGraph<N, E>, keep: impl Fn(&E) -> bool) -> (Vec<u3
     crate::graph::scc(&crate::graph::Kept { graph: g, keep })
 }
 
-/// The nodes from which some node satisfying `target` is reachable
-/// (backward breadth-first search), as a membership vector.
-pub fn can_reach<N, E>(g: &DiGraph<N, E>, target: impl Fn(NodeIndex) -> bool) -> Vec<bool> {
-    let mut seen = vec![false; g.node_count()];
-    let mut stack: Vec<NodeIndex> = g.node_indices().filter(|&n| target(n)).collect();
-    for &n in &stack {
-        seen[n.index()] = true;
+/// The nodes from which some node satisfying `target` is reachable: the
+/// toolkit's [`crate::graph::attractor`] of "some successor is in the
+/// set", by its work list over the incoming edges.
+pub fn can_reach<N, E>(g: &DiGraph<N, E>, target: impl Fn(NodeIndex) -> bool) -> NodeSet {
+    let mut seen = NodeSet::new(g.node_count());
+    for n in g.node_indices().filter(|&n| target(n)) {
+        seen.insert(n.index());
     }
-    while let Some(n) = stack.pop() {
-        for e in g.edges_directed(n, petgraph::Direction::Incoming) {
-            let p = e.source();
-            if !seen[p.index()] {
-                seen[p.index()] = true;
-                stack.push(p);
-            }
-        }
-    }
+    let all = || Kept {
+        graph: g,
+        keep: |_: &E| true,
+    };
+    let joins = |seen: &NodeSet, n: usize| {
+        g.neighbors(NodeIndex::new(n))
+            .any(|t| seen.contains(t.index()))
+    };
+    attractor(&mut seen, joins, 0, all);
     seen
 }
 
@@ -518,7 +519,7 @@ mod tests {
         assert!(has_cycle(&lts.graph));
         let m = Machine::new(&t);
         let reach = can_reach(&lts.graph, |n| m.all_finished(lts.graph[n]));
-        assert!(reach.iter().all(|&r| r));
+        assert!(reach.is_full());
     }
 
     /// Random graphs: the iterative algorithms agree with petgraph's

@@ -14,7 +14,7 @@ use crate::axb::product::{Event, Product};
 use bit_set::BitSet;
 use petgraph::graph::{EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
-use petgraph::Direction;
+use progress_litmus::graph::{attractor, Kept, NodeSet};
 
 /// Strongly connected components as a component id per node, and for each
 /// component whether it has an internal transition and which threads step
@@ -96,34 +96,35 @@ fn fair_move(e: &Event) -> bool {
 }
 
 /// The states from which the fair threads can force termination under
-/// strong fairness (the backward fixpoint from the good transitions).
-pub fn strong_good(p: &Product) -> BitSet {
+/// strong fairness: the toolkit's [`attractor`] of the good transitions
+/// (a Step taken with F empty, or the all-finished states), by fair moves,
+/// found by its work list over the fair moves' incoming edges.
+pub fn strong_good(p: &Product) -> NodeSet {
     let g = &p.lts.graph;
-    let mut good = BitSet::with_capacity(g.node_count());
-    let mut work = Vec::new();
+    let mut good = NodeSet::new(g.node_count());
     for n in g.node_indices() {
         let done = p.all_done(n)
             || g.edges(n)
                 .any(|e| matches!(e.weight(), Event::Step { f: 0, .. }));
         if done {
             good.insert(n.index());
-            work.push(n);
         }
     }
-    while let Some(n) = work.pop() {
-        for e in g.edges_directed(n, Direction::Incoming) {
-            let s = e.source();
-            if fair_move(e.weight()) && good.insert(s.index()) {
-                work.push(s);
-            }
-        }
-    }
+    let joins = |good: &NodeSet, n: usize| {
+        g.edges(NodeIndex::new(n))
+            .any(|e| fair_move(e.weight()) && good.contains(e.target().index()))
+    };
+    let fair = || Kept {
+        graph: g,
+        keep: fair_move,
+    };
+    attractor(&mut good, joins, 0, fair);
     good
 }
 
 /// Whether the test is guaranteed to terminate under the strong variant.
 pub fn strong_passes(p: &Product) -> bool {
-    strong_good(p).len() == p.lts.num_states()
+    strong_good(p).is_full()
 }
 
 /// A schedule: a path from the start state, then a cycle repeated forever.
@@ -319,33 +320,20 @@ pub fn strong_witness(p: &Product) -> Option<Witness> {
 }
 
 /// The nodes that can both reach and be reached from `n` by fair moves
-/// inside `within`.
+/// inside `within` (`n` among them): its strongly connected component of
+/// those moves ([`progress_litmus::graph::scc`]).
 fn fair_component(p: &Product, n: NodeIndex, within: &BitSet) -> BitSet {
-    let g = &p.lts.graph;
-    let mut fwd = BitSet::new();
-    fwd.insert(n.index());
-    let mut work = vec![n];
-    while let Some(m) = work.pop() {
-        for e in g.edges(m) {
-            let t = e.target().index();
-            if fair_move(e.weight()) && within.contains(t) && fwd.insert(t) {
-                work.push(e.target());
-            }
-        }
-    }
-    let mut bwd = BitSet::new();
-    bwd.insert(n.index());
-    let mut work = vec![n];
-    while let Some(m) = work.pop() {
-        for e in g.edges_directed(m, Direction::Incoming) {
-            let s = e.source().index();
-            if fair_move(e.weight()) && within.contains(s) && bwd.insert(s) {
-                work.push(e.source());
-            }
-        }
-    }
-    fwd.intersect_with(&bwd);
-    fwd
+    let fair = FairInside {
+        g: &p.lts.graph,
+        within,
+    };
+    let (ids, _) = progress_litmus::graph::scc(&fair);
+    let mut comp: BitSet = within
+        .iter()
+        .filter(|&v| ids[v] == ids[n.index()])
+        .collect();
+    comp.insert(n.index());
+    comp
 }
 
 /// The nodes of `within` whose [`fair_component`] has more than one node:

@@ -723,36 +723,6 @@ impl progress_litmus::graph::Successors for Rows {
     }
 }
 
-/// The reverse of a graph in compressed rows: for each node, the sources
-/// of its incoming edges (`rfirst[n]..rfirst[n + 1]` in `sources`).
-pub fn reverse(rows: &Rows) -> (Vec<u32>, Vec<u32>) {
-    let n = rows.num_rows();
-    let mut rfirst = vec![0u32; n + 1];
-    for v in 0..n {
-        for e in rows.out(v) {
-            rfirst[target(e) + 1] += 1;
-        }
-    }
-    for i in 0..n {
-        rfirst[i + 1] += rfirst[i];
-    }
-    // Fill with rfirst[t] as t's cursor; afterwards rfirst[t] is where
-    // t + 1 starts, so shift back by one.
-    let mut sources = vec![0u32; rows.num_edges()];
-    for v in 0..n {
-        for e in rows.out(v) {
-            let t = target(e);
-            sources[rfirst[t] as usize] = v as u32;
-            rfirst[t] += 1;
-        }
-    }
-    for i in (1..=n).rev() {
-        rfirst[i] = rfirst[i - 1];
-    }
-    rfirst[0] = 0;
-    (rfirst, sources)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -967,15 +937,14 @@ mod tests {
         assert!(comp[3] != comp[0] && comp[4] != comp[0] && comp[3] != comp[4]);
         // Reverse topological order: the sink component completes first.
         assert!(comp[3] < comp[0] && comp[0] < comp[4]);
-        let (rfirst, sources) = reverse(&r);
+        let reversed = progress_litmus::graph::Reversed::of(&r);
         let preds = |n: usize| {
-            let mut v = sources[rfirst[n] as usize..rfirst[n + 1] as usize].to_vec();
-            v.sort();
-            v
+            use progress_litmus::graph::Predecessors;
+            reversed.predecessors(n).collect::<Vec<_>>()
         };
         assert_eq!(preds(0), vec![2, 4]);
         assert_eq!(preds(3), vec![2, 3]);
-        assert_eq!(preds(4), Vec::<u32>::new());
+        assert_eq!(preds(4), Vec::<usize>::new());
         let e = r.out(0).next().unwrap();
         assert!(!is_step(e) && kind(e) == 16 && target(e) == 1);
     }

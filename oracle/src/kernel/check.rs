@@ -21,11 +21,11 @@
 //! makes "unfair" the acyclicity check, and a guaranteed workgroup is its
 //! one invocation.
 
-use super::product::{Kernel, Product};
+use super::product::{Kernel, Move, Product};
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
-use petgraph::Direction;
 use progress_litmus::axb::space::scc_ids_of;
+use progress_litmus::graph::{attractor, Kept, NodeSet};
 use progress_litmus::kernel::machine::Packed;
 
 /// The entities that have a move in each state (in the unreduced
@@ -107,23 +107,25 @@ pub fn weak_passes<S: Packed>(k: &Kernel, p: &Product<S>) -> bool {
     deadlock(k, p).is_none() && weak_witness_component(k, p).is_none()
 }
 
-/// The attractor of termination under strong fairness.
-pub fn strong_good<S: Packed>(k: &Kernel, p: &Product<S>) -> Vec<bool> {
+/// The attractor of termination under strong fairness (the toolkit's
+/// [`attractor`], by its work list over the product's incoming edges).
+pub fn strong_good<S: Packed>(k: &Kernel, p: &Product<S>) -> NodeSet {
     let g = &p.lts.graph;
-    let mut good = vec![false; g.node_count()];
-    let mut work = Vec::new();
+    let mut good = NodeSet::new(g.node_count());
     for n in g.node_indices() {
         if k.all_done(g[n].as_ref()) {
-            good[n.index()] = true;
-            work.push(n);
+            good.insert(n.index());
         }
     }
-    let recheck = |good: &[bool], n: NodeIndex| -> bool {
+    let joins = |good: &NodeSet, n: usize| -> bool {
         let (mut has, mut bad) = (0u64, 0u64);
-        for e in g.edges(n).filter(|e| !e.weight().is_finite()) {
+        for e in g
+            .edges(NodeIndex::new(n))
+            .filter(|e| !e.weight().is_finite())
+        {
             let mask = k.move_mask(*e.weight());
             has |= mask;
-            if good[e.target().index()] {
+            if good.contains(e.target().index()) {
                 if !e.weight().is_step() {
                     return true;
                 }
@@ -131,24 +133,17 @@ pub fn strong_good<S: Packed>(k: &Kernel, p: &Product<S>) -> Vec<bool> {
                 bad |= mask;
             }
         }
-        p.guaranteed[n.index()] & has & !bad != 0
+        p.guaranteed[n] & has & !bad != 0
     };
-    while let Some(n) = work.pop() {
-        for e in g.edges_directed(n, Direction::Incoming) {
-            let src = e.source();
-            if e.weight().is_finite() {
-                continue;
-            }
-            if !good[src.index()] && recheck(&good, src) {
-                good[src.index()] = true;
-                work.push(src);
-            }
-        }
-    }
+    let infinite = || Kept {
+        graph: g,
+        keep: |m: &Move| !m.is_finite(),
+    };
+    attractor(&mut good, joins, 0, infinite);
     good
 }
 
 /// Whether the program is guaranteed to terminate under strong fairness.
 pub fn strong_passes<S: Packed>(k: &Kernel, p: &Product<S>) -> bool {
-    strong_good(k, p).iter().all(|&g| g)
+    strong_good(k, p).is_full()
 }

@@ -19,6 +19,7 @@ use super::arena::{self, ExploreError, Graph};
 use super::product::{exceeded, Kernel, Move};
 use super::KernelError;
 use progress_litmus::axb::space::Meter;
+use progress_litmus::graph::{attractor, NodeSet, Reversed};
 use progress_litmus::kernel::machine::{Fault, Packed};
 
 /// Bytes a state of capacity is charged for the rules' tables: the
@@ -321,32 +322,25 @@ pub fn strong_passes<S: Packed>(k: &Kernel, p: &Lean<S>) -> bool {
 
 /// [`strong_passes`] with at most `sweeps` sweeps (0: the work list
 /// alone), and the sweeps that reached the fixpoint (`None`: the work
-/// list completed it). The attractor is a least fixpoint of a monotone rule, so the
-/// order in which states join it does not change it: a sweep that adds
-/// nothing has reached it, and the work list, seeded with every state in
-/// it so far, completes it.
+/// list completed it): the toolkit's [`attractor`], whose least fixpoint
+/// does not depend on the order states join it in.
 fn attractor_covers<S: Packed>(k: &Kernel, p: &Lean<S>, sweeps: usize) -> (bool, Option<usize>) {
     let g = &p.graph;
-    let n = g.num_states();
     let masks = k.kind_masks();
-    // One bit a state: the attractor's random reads stay in cache.
-    let mut good = vec![0u64; n.div_ceil(64)];
-    let is_good = |good: &[u64], x: usize| good[x / 64] >> (x % 64) & 1 != 0;
     // An all-terminated state has no move: only states without edges
     // are read back.
-    let mut left = n;
-    for x in 0..n {
+    let mut good = NodeSet::new(g.num_states());
+    for x in 0..g.num_states() {
         if g.rows.is_empty(x) && k.all_done(g.state(x).as_ref()) {
-            good[x / 64] |= 1 << (x % 64);
-            left -= 1;
+            good.insert(x);
         }
     }
-    let recheck = |good: &[u64], x: usize| -> bool {
+    let joins = |good: &NodeSet, x: usize| -> bool {
         let (mut has, mut bad) = (0u64, 0u64);
         for e in g.out(x) {
             let mask = masks[arena::kind(e)];
             has |= mask;
-            if is_good(good, arena::target(e)) {
+            if good.contains(arena::target(e)) {
                 if !arena::is_step(e) {
                     return true;
                 }
@@ -359,34 +353,8 @@ fn attractor_covers<S: Packed>(k: &Kernel, p: &Lean<S>, sweeps: usize) -> (bool,
         let open = has & !bad;
         open != 0 && k.guarantees_any(g.state(x).as_ref(), open)
     };
-    for sweep in 1..=sweeps {
-        let before = left;
-        for x in (0..n).rev() {
-            if !is_good(&good, x) && recheck(&good, x) {
-                good[x / 64] |= 1 << (x % 64);
-                left -= 1;
-            }
-        }
-        if left == before || left == 0 {
-            return (left == 0, Some(sweep));
-        }
-    }
-    let mut work: Vec<u32> = (0..n as u32)
-        .filter(|&x| is_good(&good, x as usize))
-        .collect();
-    let (rfirst, sources) = arena::reverse(&g.rows);
-    while let Some(x) = work.pop() {
-        let x = x as usize;
-        for &src in &sources[rfirst[x] as usize..rfirst[x + 1] as usize] {
-            let src = src as usize;
-            if !is_good(&good, src) && recheck(&good, src) {
-                good[src / 64] |= 1 << (src % 64);
-                left -= 1;
-                work.push(src as u32);
-            }
-        }
-    }
-    (left == 0, None)
+    let swept = attractor(&mut good, joins, sweeps, || Reversed::of(&g.rows));
+    (good.is_full(), swept)
 }
 
 #[cfg(test)]

@@ -13,14 +13,14 @@
 use super::explain::{move_text, who};
 use super::product::{build, Kernel, Reductions};
 use super::{with_words, KernelError};
-use petgraph::graph::{EdgeIndex, NodeIndex};
-use petgraph::visit::EdgeRef;
+use petgraph::graph::NodeIndex;
+use progress_litmus::graph::{breadth_first, tree_path};
 use progress_litmus::kernel::assert::{Assertion, Probe, Quantifier};
 use progress_litmus::kernel::machine::{Machine, Packed};
 use progress_litmus::kernel::observe;
 use progress_litmus::kernel::program::Program;
 use progress_litmus::kernel::ScopedModel;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// What an outcome records, in order: every memory cell (`x`, `a[1]`,
 /// shared ones per workgroup as `w0:s`), then every register of every
@@ -171,34 +171,19 @@ fn outcomes_w<S: Packed>(k: &Kernel, max_states: usize) -> Result<Outcomes, Kern
     // One breadth-first search from the start: each outcome's first final
     // node found is one of those nearest the start, and its tree path a
     // shortest schedule (the search and the product are deterministic).
-    let mut parent: Vec<Option<EdgeIndex>> = vec![None; g.node_count()];
-    let mut seen = vec![false; g.node_count()];
-    let start = prod.lts.initial();
-    seen[start.index()] = true;
-    let mut queue = VecDeque::from([start]);
     let mut first: BTreeMap<Vec<u16>, NodeIndex> = BTreeMap::new();
-    while let Some(n) = queue.pop_front() {
+    let record = |n: NodeIndex| {
         let s = g[n].as_ref();
         if k.all_done(s) {
             first.entry(obs.read(&k.machine, s)).or_insert(n);
         }
-        for e in g.edges(n) {
-            if !seen[e.target().index()] {
-                seen[e.target().index()] = true;
-                parent[e.target().index()] = Some(e.id());
-                queue.push_back(e.target());
-            }
-        }
-    }
+        false
+    };
+    let (parent, _) = breadth_first(g, prod.lts.initial(), |_, _| true, record);
     let finals = first
         .into_iter()
-        .map(|(values, mut n)| {
-            let mut path = Vec::new();
-            while let Some(e) = parent[n.index()] {
-                path.push(e);
-                n = g.edge_endpoints(e).expect("an edge").0;
-            }
-            path.reverse();
+        .map(|(values, n)| {
+            let path = tree_path(g, &parent, n);
             let schedule = path
                 .iter()
                 .map(|&e| format!("{}: {}", who(k, g[e]), move_text(k, g[e])))

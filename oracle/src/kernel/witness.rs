@@ -189,11 +189,11 @@ pub fn find<S: Packed>(k: &Kernel, p: &Product<S>, fairness: Fairness) -> Option
 fn strong_witness<S: Packed>(k: &Kernel, p: &Product<S>) -> Option<Witness> {
     let good = check::strong_good(k, p);
     let g = &p.lts.graph;
-    let trap = g.node_indices().find(|n| !good[n.index()])?;
+    let trap = g.node_indices().find(|n| !good.contains(n.index()))?;
     let reach = shortest_path(g, p.lts.initial(), |n| n == trap, |_| true).expect("reachable");
     // The states reachable from the trap without entering the attractor.
     let bad_edge =
-        |e: EdgeIndex| !good[g.edge_endpoints(e).unwrap().1.index()] && !g[e].is_finite();
+        |e: EdgeIndex| !good.contains(g.edge_endpoints(e).unwrap().1.index()) && !g[e].is_finite();
     let mut region = vec![false; g.node_count()];
     region[trap.index()] = true;
     let mut work = vec![trap];

@@ -138,7 +138,7 @@ pub fn check_space(test: &Test, lts: &Lts<PState, Step>, cfg: &Config) -> Result
             return Err(Violation::StoreNeverChanges);
         }
     }
-    if !can_reach(g, |n| m.all_finished(g[n])).iter().all(|&r| r) {
+    if !can_reach(g, |n| m.all_finished(g[n])).is_full() {
         return Err(Violation::CannotTerminate);
     }
     if !has_cycle(g) {

@@ -11,8 +11,9 @@
 //! answer; [`Query::check`] refuses it with the chain of implications.
 
 use crate::enumerate::sat::Failures;
+use petgraph::graph::{DiGraph, NodeIndex};
+use progress_litmus::graph::shortest_path;
 use progress_litmus::{Base, Fairness, Model, Verdicts};
-use std::collections::VecDeque;
 
 /// Models that must pass and models that must fail.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,33 +43,22 @@ pub fn implications() -> Vec<(Model, Model)> {
 }
 
 /// The shortest chain of direct implications from `a` to `b` (`[a, .., b]`),
-/// if passing `a` implies passing `b`.
+/// if passing `a` implies passing `b` (breadth first, implications in
+/// the order [`implications`] lists them).
 pub fn chain(a: Model, b: Model) -> Option<Vec<Model>> {
-    let imp = implications();
-    let mut parent: Vec<Option<Model>> = vec![None; 11];
-    let mut seen = [false; 11];
-    seen[a.index()] = true;
-    let mut queue = VecDeque::from([a]);
-    while let Some(x) = queue.pop_front() {
-        if x == b {
-            let mut path = vec![b];
-            let mut cur = b;
-            while let Some(p) = parent[cur.index()] {
-                path.push(p);
-                cur = p;
-            }
-            path.reverse();
-            return Some(path);
-        }
-        for &(_, y) in imp.iter().filter(|(f, _)| *f == x) {
-            if !seen[y.index()] {
-                seen[y.index()] = true;
-                parent[y.index()] = Some(x);
-                queue.push_back(y);
-            }
-        }
+    let mut g: DiGraph<Model, ()> = DiGraph::new();
+    let nodes: Vec<NodeIndex> = Model::ALL.iter().map(|&m| g.add_node(m)).collect();
+    // petgraph walks a node's edges latest first.
+    for (x, y) in implications().into_iter().rev() {
+        g.add_edge(nodes[x.index()], nodes[y.index()], ());
     }
-    None
+    let path = shortest_path(&g, nodes[a.index()], |n| n == nodes[b.index()], |_, _| true)?;
+    let mut chain = vec![a];
+    chain.extend(
+        path.iter()
+            .map(|&e| g[g.edge_endpoints(e).expect("an edge").1]),
+    );
+    Some(chain)
 }
 
 /// Parses a comma-separated list of model names ([`Model::parse`]); an
