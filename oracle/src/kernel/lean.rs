@@ -19,7 +19,7 @@ use super::arena::{self, ExploreError, Graph};
 use super::product::{exceeded, Kernel, Move};
 use super::KernelError;
 use progress_litmus::axb::space::Meter;
-use progress_litmus::graph::{attractor, NodeSet, Reversed};
+use progress_litmus::graph::{attractor, NodeSet, Reversed, Rule};
 use progress_litmus::kernel::machine::{Fault, Packed};
 
 /// Bytes a state of capacity is charged for the rules' tables: the
@@ -326,7 +326,6 @@ pub fn strong_passes<S: Packed>(k: &Kernel, p: &Lean<S>) -> bool {
 /// does not depend on the order states join it in.
 fn attractor_covers<S: Packed>(k: &Kernel, p: &Lean<S>, sweeps: usize) -> (bool, Option<usize>) {
     let g = &p.graph;
-    let masks = k.kind_masks();
     // An all-terminated state has no move: only states without edges
     // are read back.
     let mut good = NodeSet::new(g.num_states());
@@ -335,10 +334,30 @@ fn attractor_covers<S: Packed>(k: &Kernel, p: &Lean<S>, sweeps: usize) -> (bool,
             good.insert(x);
         }
     }
-    let joins = |good: &NodeSet, x: usize| -> bool {
+    let rule = Strong {
+        k,
+        g,
+        masks: k.kind_masks(),
+    };
+    let swept = attractor(&mut good, &rule, sweeps, || Reversed::of(&g.rows));
+    (good.is_full(), swept)
+}
+
+/// The strong rule (§4.3): a state joins the attractor where a
+/// Terminate leads into it, or some guaranteed entity has a move and all
+/// its moves lead into it.
+struct Strong<'a, S> {
+    k: &'a Kernel,
+    g: &'a Graph<S>,
+    masks: [u64; 32],
+}
+
+impl<S: Packed> Rule for &Strong<'_, S> {
+    #[inline(always)]
+    fn joins(&self, good: &NodeSet, x: usize) -> bool {
         let (mut has, mut bad) = (0u64, 0u64);
-        for e in g.out(x) {
-            let mask = masks[arena::kind(e)];
+        for e in self.g.out(x) {
+            let mask = self.masks[arena::kind(e)];
             has |= mask;
             if good.contains(arena::target(e)) {
                 if !arena::is_step(e) {
@@ -351,10 +370,8 @@ fn attractor_covers<S: Packed>(k: &Kernel, p: &Lean<S>, sweeps: usize) -> (bool,
         // Reading the guaranteed entities off the state costs more than
         // the edges: only when some entity has every move good.
         let open = has & !bad;
-        open != 0 && k.guarantees_any(g.state(x).as_ref(), open)
-    };
-    let swept = attractor(&mut good, joins, sweeps, || Reversed::of(&g.rows));
-    (good.is_full(), swept)
+        open != 0 && self.k.guarantees_any(self.g.state(x).as_ref(), open)
+    }
 }
 
 #[cfg(test)]
