@@ -800,19 +800,62 @@ fn by_default_a_workgroup_is_one_subgroup() {
     );
     let wide = out(&["classify", "--subgroup-size", "32", path]);
     assert!(wide.contains("subgroups of 2 invocations (--subgroup-size: subgroups of 32, which one workgroup of 2 fills, the lanes past it inactive)"), "{wide}");
-    // Past 4 lanes, the widest width that divides the workgroup.
+    // Past 4 lanes, no width the lockstep machine takes stands for the
+    // GPUs' one subgroup: a shader whose verdicts no width changes (no
+    // loop, no subgroup operation) is decided with subgroups of 1.
     let d = Scratch::new("oracle-sg-default", "d");
-    for (n, s, why) in [
-        (8, 4, "the widest subgroup the lockstep machine takes (4 lanes) that divides the workgroup"),
-        (5, 1, "no subgroup of 2 to 4 lanes (the lockstep machine's widest) divides the workgroup, so lanes are decided one by one"),
-    ] {
+    for n in [8, 5] {
         let f = d.join(format!("wg{n}.wgsl"));
         let src = format!("@group(0) @binding(0) var<storage, read_write> x: atomic<u32>;\n@compute @workgroup_size({n})\nfn main() {{\n  atomicAdd(&x, 1u);\n}}\n");
         std::fs::write(&f, src).unwrap();
         let o = out(&["classify", "--workgroups", "1", f.to_str().unwrap()]);
-        let want = format!("subgroups of {s} invocation");
-        assert!(o.contains(&want) && o.contains(why), "{o}");
+        let why = "subgroups of 1 invocation (default: no subgroup width changes this shader's verdicts (no subgroup operation, and no loop or --subgroup-scheduling fair), so lanes are decided one by one;";
+        assert!(o.contains(why), "{o}");
     }
+}
+
+/// A workgroup wider than the lockstep machine's 4 lanes is one subgroup
+/// on most GPUs; the default used to decide a narrower width, another
+/// device (found by an audit of issue 42): the SIMT deadlock of 5
+/// invocations was P under all 11 models with subgroups of 1, and two
+/// leaders of a workgroup of 8 (lanes 0 and 4) spinning on one lock were
+/// P with subgroups of 4. Such a shader with a loop or a subgroup
+/// operation is refused at its entry point until a width is named, or
+/// fair scheduling for a loop; with one, it is decided for it.
+#[test]
+fn a_workgroup_wider_than_the_lockstep_machine_needs_a_named_width() {
+    let dir = "tests/data/shaders/wide";
+    let lockstep = "the lockstep machine takes at most 4 lanes: give --subgroup-size S";
+    for (file, at, n, fair) in [
+        ("wide_simt_deadlock.wgsl", ":14:3:", 5, true),
+        ("wide_two_lanes.wgsl", ":13:6:", 8, true),
+        ("wide_vote.wgsl", ":11:18:", 8, false),
+    ] {
+        let path = format!("{dir}/{file}");
+        let o = oracle(&["classify", "--workgroups", "1", &path]);
+        assert_eq!(o.status.code(), Some(2), "{file}: {o:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        let head = format!("{path}{at} a workgroup of {n} invocations is one subgroup on GPUs whose subgroups hold {n} or more (most: 32 or 64), ");
+        assert!(err.starts_with(&format!("error: {head}")), "{err}");
+        assert!(err.contains(lockstep), "{err}");
+        assert_eq!(
+            err.contains("or --subgroup-scheduling fair for independent fair scheduling"),
+            fair,
+            "{err}"
+        );
+    }
+    let csv = |args: &[&str]| {
+        let mut all = vec!["classify", "--format", "csv", "--workgroups", "1"];
+        all.extend(args);
+        stdout_of(&all).lines().nth(1).unwrap().to_string()
+    };
+    let path = format!("{dir}/wide_two_lanes.wgsl");
+    // Subgroups of 4 (a device of that width): lanes 0 and 4 apart.
+    let row = csv(&["--subgroup-size", "4", &path]);
+    assert_eq!(row, "wide_two_lanes,P,P,P,P,P,P,P,P,P,P,P");
+    let path = format!("{dir}/wide_simt_deadlock.wgsl");
+    let row = csv(&["--subgroup-scheduling", "fair", &path]);
+    assert_eq!(row, "wide_simt_deadlock,P,P,P,P,P,P,P,P,P,P,P");
 }
 
 /// Subgroup operations act on the lanes that execute them together
@@ -825,7 +868,7 @@ fn by_default_a_workgroup_is_one_subgroup() {
 #[test]
 fn subgroup_operations_act_on_the_lanes_that_execute_them_together() {
     let dir = root().join("tests/data/shaders/tangles");
-    stated_verdicts_hold(&[dir], 4);
+    stated_verdicts_hold(&[dir], 6);
     let path = "tests/data/shaders/tangles/divergent_vote.wgsl";
     let fair = stdout_of(&["classify", "--subgroup-scheduling", "fair", path]);
     let row = "divergent_vote          P    P    P        P     P             P    P    P        P     P     P";
@@ -865,7 +908,7 @@ fn subgroup_operations_act_on_the_lanes_that_execute_them_together() {
         let model = format!("OBE, subgroup={m}");
         let o = oracle(&["check", "--require", &model, tangles]);
         let out = String::from_utf8_lossy(&o.stdout);
-        let tally = format!("checked 4 programs under 1 model: {failing} not guaranteed");
+        let tally = format!("checked 6 programs under 1 model: {failing} not guaranteed");
         assert!(out.contains(&tally), "{m}: {out}");
         let named = out.contains("divergent_vote.wgsl:28:24: ");
         assert_eq!(named, failing == 1, "{m}: {out}");

@@ -219,6 +219,17 @@ impl Machine {
         get(s, self.invs[i].cur_off, self.s as u32) as u32 | 1 << self.invs[i].lane
     }
 
+    /// [`Self::cur`] where the state keeps dynamic blocks (CM, SM, SCF);
+    /// 0 under SSO, which keeps none: it has no such field to read (the
+    /// last invocation's would lie past the state's end).
+    fn block(&self, s: &[u64], i: usize) -> u32 {
+        if self.masks() {
+            self.cur(s, i)
+        } else {
+            0
+        }
+    }
+
     fn set_cur(&self, s: &mut [u64], i: usize, m: u32) {
         set(s, self.invs[i].cur_off, self.s as u32, m as u64)
     }
@@ -348,7 +359,7 @@ impl Machine {
             if get(t, self.invs[i].wait_off, 1) == 0 {
                 let w = self.invs[i].wg;
                 for j in w * self.n..(w + 1) * self.n {
-                    let cur = self.cur(t, j);
+                    let cur = self.block(t, j);
                     self.arrive(t, j, 1 << self.invs[j].lane, pc, pc + 1, cur);
                 }
             }
@@ -361,7 +372,7 @@ impl Machine {
     /// Invocation `i`'s arrival alone at its pc, from `pc`.
     fn arrive_alone(&self, t: &mut [u64], i: usize, pc: usize) -> Result<(), Fault> {
         let q = self.pc(t, i);
-        let cur = self.cur(t, i);
+        let cur = self.block(t, i);
         if let Some(h) = self.arrive(t, i, 1 << self.invs[i].lane, pc, q, cur) {
             let v = &self.invs[i];
             return Err(Fault {

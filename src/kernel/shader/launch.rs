@@ -15,7 +15,7 @@
 
 use super::{Launch, ShaderError, Span};
 use crate::kernel::model::Sched;
-use crate::kernel::program::MAX_LOCKSTEP_SUBGROUP;
+use crate::kernel::program::{Program, MAX_LOCKSTEP_SUBGROUP};
 
 /// Where a number of the launch came from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -226,13 +226,15 @@ pub fn under(launch: &str, sub: Sched) -> String {
 /// neither a flag nor a line names one (docs/KERNEL.md §10.1): the whole
 /// workgroup in one subgroup, as on every GPU whose subgroups hold `n`
 /// invocations or more (a subgroup's invocations are promised no
-/// progress, so its lanes are decided in lockstep too, §10.6); past the
-/// lockstep machine's width, the widest that divides `n`.
+/// progress, so its lanes are decided in lockstep too, §10.6). Past the
+/// lockstep machine's width, 1: taken only for a shader whose verdicts no
+/// width changes ([`width_matters`] refuses the others).
 pub fn default_subgroup(n: u8) -> u8 {
-    (1..=n.min(MAX_LOCKSTEP_SUBGROUP as u8))
-        .rev()
-        .find(|s| n.is_multiple_of(*s))
-        .unwrap_or(1)
+    if n as usize <= MAX_LOCKSTEP_SUBGROUP {
+        n
+    } else {
+        1
+    }
 }
 
 /// Why a default subgroup size `s` was taken for workgroups of `n`.
@@ -242,11 +244,43 @@ fn default_subgroup_reason(s: u8, n: u8) -> String {
         "default".to_string()
     } else if s == n {
         format!("default: the workgroup is one subgroup, as on every GPU whose subgroups hold {n} or more; {other}")
-    } else if s > 1 {
-        format!("default: the widest subgroup the lockstep machine takes ({MAX_LOCKSTEP_SUBGROUP} lanes) that divides the workgroup; {other}")
     } else {
-        format!("default: no subgroup of 2 to {MAX_LOCKSTEP_SUBGROUP} lanes (the lockstep machine's widest) divides the workgroup, so lanes are decided one by one; {other}")
+        format!("default: no subgroup width changes this shader's verdicts (no subgroup operation, and no loop or --subgroup-scheduling fair), so lanes are decided one by one; {other}")
     }
+}
+
+/// Why the default subgroup size cannot decide `p`, a shader whose
+/// workgroups are wider than the lockstep machine's subgroups
+/// (docs/KERNEL.md §10.1): on every GPU whose subgroups hold the whole
+/// workgroup (most hold 32 or 64), its invocations are one subgroup,
+/// which no narrower width stands for where the shader has a subgroup
+/// operation (it acts on the lanes of one subgroup) or a loop that may
+/// spin in lockstep (a subgroup's invocations are promised no progress:
+/// the classic SIMT deadlock), unless `fair_subgroups` names independent
+/// fair scheduling. `None` where no width changes the verdicts: no
+/// loop, or fair scheduling named, and no subgroup operation.
+pub fn width_matters(p: &Program, fair_subgroups: bool) -> Option<String> {
+    let n = p.workgroup_size as usize;
+    if n <= MAX_LOCKSTEP_SUBGROUP {
+        return None;
+    }
+    let looped = (p.codes.iter()).any(|c| {
+        let len = c.instrs.len();
+        (c.instrs.iter().enumerate()).any(|(pc, i)| i.target().is_some_and(|t| t.pc(len) <= pc))
+    });
+    let (why, fair) = if p.has_collectives() {
+        ("whose subgroup operations act on its lanes together", "")
+    } else if looped && !fair_subgroups {
+        (
+            "where a loop may spin in lockstep, no progress promised (the SIMT deadlock)",
+            ", or --subgroup-scheduling fair for independent fair scheduling",
+        )
+    } else {
+        return None;
+    };
+    Some(format!(
+        "a workgroup of {n} invocations is one subgroup on GPUs whose subgroups hold {n} or more (most: 32 or 64), {why}; the lockstep machine takes at most {MAX_LOCKSTEP_SUBGROUP} lanes: give --subgroup-size S (dividing {n}, at most {MAX_LOCKSTEP_SUBGROUP}) to decide that width{fair}"
+    ))
 }
 
 /// Where the number of workgroups or the subgroup size came from: the

@@ -370,8 +370,9 @@ fn body_span(ep: &naga::EntryPoint) -> Span {
     ep.function
         .body
         .span_iter()
-        .next()
-        .map_or(Span::UNDEFINED, |(_, s)| *s)
+        .map(|(_, s)| *s)
+        .find(|s| s.is_defined())
+        .unwrap_or(Span::UNDEFINED)
 }
 
 /// The workgroup size: `--workgroup-size` or the shader's (one-dimensional).
@@ -395,15 +396,16 @@ fn workgroup_size(ep: &naga::EntryPoint, launch: &Launch) -> Res<u8> {
             ),
         );
     }
-    u8::try_from(x).map_err(|_| {
-        ShaderError::new(
+    // Past the bound here, not in the program's validation: the error
+    // then has the entry point's place.
+    let max = crate::kernel::program::MAX_WG_SIZE;
+    match u8::try_from(x) {
+        Ok(n) if (n as usize) <= max => Ok(n),
+        _ => refuse(
             span,
-            format!(
-                "workgroup size {x}: at most {} invocations per workgroup",
-                crate::kernel::program::MAX_WG_SIZE
-            ),
-        )
-    })
+            format!("workgroup size {x}: at most {max} invocations per workgroup"),
+        ),
+    }
 }
 
 impl<'a> Lower<'a> {

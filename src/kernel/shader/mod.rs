@@ -470,6 +470,7 @@ fn translate_unguarded(
         locals::check(&module, entry, lang, lang == "GLSL").map_err(fail)?;
     }
     let size_from = size_from(path, bytes, &module, &launch).map_err(fail)?;
+    let width_named = launch.subgroup_size.is_some();
     let launch = with_subgroups(&module, launch).map_err(fail)?;
     // WGSL's compare-exchange is weak; SPIR-V's OpAtomicCompareExchangeWeak
     // "has the same semantics as OpAtomicCompareExchange", GLSL's is strong.
@@ -493,14 +494,12 @@ fn translate_unguarded(
             }
             t => t.map_err(fail)?,
         };
+        if !width_named {
+            width_known(&module, &t, &launch).map_err(fail)?;
+        }
         launched(&mut t, (&launch, flags, &notes), size_from);
         user_positions(&mut t, prepared.as_ref());
-        if lang != "SPIR-V" {
-            positions(&mut t);
-        } else {
-            spirv_races(&mut t, bytes)
-                .map_err(|msg| FileError::whole(path, format!("SPIR-V: {msg}")))?;
-        }
+        source_positions(&mut t, lang, path, bytes)?;
         if !notes.init_fits(&t) && launch.values.is_none() && t.program.values < MAX_VALUES {
             // A wider domain holds the `init` lines' values too.
             domain.values = Some(2 * t.program.values);
@@ -520,6 +519,34 @@ fn translate_unguarded(
             Err(e) => return Err(file_error(path, &src, &e.error)),
         }
     }
+}
+
+/// Refuses `t`, translated with the default subgroup size, where that
+/// default cannot stand for the width GPUs give its workgroup
+/// ([`launch::width_matters`], docs/KERNEL.md §10.1), at its entry point.
+fn width_known(module: &naga::Module, t: &Translation, launch: &Launch) -> Result<(), ShaderError> {
+    match launch::width_matters(&t.program, launch.fair_subgroups) {
+        None => Ok(()),
+        Some(msg) => Err(ShaderError::new(
+            lower::declared_size(module, launch)?.1,
+            msg,
+        )),
+    }
+}
+
+/// Each instruction's place in the source (GLSL and WGSL), or for SPIR-V,
+/// its races' instructions.
+fn source_positions(
+    t: &mut Translation,
+    lang: &str,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(), FileError> {
+    if lang != "SPIR-V" {
+        positions(t);
+        return Ok(());
+    }
+    spirv_races(t, bytes).map_err(|msg| FileError::whole(path, format!("SPIR-V: {msg}")))
 }
 
 /// `t` with what the value check found: the barrier in non-uniform
