@@ -547,6 +547,36 @@ fn check_says_a_barrier_in_non_uniform_control_flow_is_undefined() {
     assert!(!text(&out.stdout).contains("undefined there"));
 }
 
+/// A repository's shader named as the name rule does not allow (a space,
+/// a leading `-`, more than 64 characters) is checked, not refused with
+/// "rename the file" (found by an audit of issue 42: one such file made
+/// a CI step exit 2): its program takes the stem with `_` for what the
+/// rule refuses, and findings name the file by its path.
+#[test]
+fn check_takes_shaders_whatever_their_file_names() {
+    let d = scratch("names");
+    let src = std::fs::read(root().join(SPINLOCK)).unwrap();
+    let ext = Path::new(SPINLOCK).extension().unwrap().to_str().unwrap();
+    let long = format!("{}.{ext}", "x".repeat(70));
+    for name in [format!("my shader.{ext}"), format!("-x.{ext}"), long] {
+        std::fs::write(d.join(&name), &src).unwrap();
+    }
+    let out = oracle(&["check", "--require", "HSA", d.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("checked 3 programs under 1 model: 3 not guaranteed"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&format!("/my shader.{ext}:")), "{stdout}");
+    let out = oracle(&["classify", "--format", "csv", d.to_str().unwrap()]);
+    let names: Vec<String> = (text(&out.stdout).lines().skip(1))
+        .map(|l| l.split(',').next().unwrap().to_string())
+        .collect();
+    let want = ["_-x", "my_shader", &"x".repeat(64)];
+    assert_eq!(names, want, "{}", text(&out.stderr));
+}
+
 /// `-o FILE` as every command: the file holds the output, replaced whole.
 #[test]
 fn check_writes_its_output_with_dash_o() {

@@ -97,6 +97,28 @@ fn stem_name(path: &Path) -> Result<String, FileError> {
     Ok(stem.into_owned())
 }
 
+/// The name of the shader `path`: its file's stem, made to follow the
+/// name rule ([`crate::axb::test::check_name`]) rather than refused: a
+/// shader is the user's own file, whose name this tool does not choose
+/// (a repository's `my shader.wgsl` or `-x.comp` must still be checked).
+/// Every character the rule does not allow becomes `_`, a name that may
+/// not start as it does gets `_` before it, and it is cut to the rule's
+/// 64 characters. Messages name the file by its path, not by this name.
+fn shader_name(path: &Path) -> String {
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let mut name: String = (stem.chars())
+        .map(|c| match c {
+            c if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '+' | '-') => c,
+            _ => '_',
+        })
+        .collect();
+    if !name.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+        name.insert(0, '_');
+    }
+    name.truncate(crate::axb::test::MAX_NAME_LEN);
+    name
+}
+
 /// The name of one of several entry points of the shader `path`:
 /// `STEM.ENTRY`, a valid test name.
 fn entry_name(path: &Path, stem: &str, entry: &str) -> Result<String, FileError> {
@@ -179,7 +201,7 @@ pub fn load_file_with(
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Item>, FileError> {
     if crate::kernel::shader::is_shader_ext(ext(path)) {
-        let stem = stem_name(path)?;
+        let stem = shader_name(path);
         let entries = crate::kernel::shader::load_entries(path, launch, warnings)?;
         return entries
             .into_iter()
