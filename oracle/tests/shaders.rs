@@ -413,6 +413,7 @@ fn undefined_initial_values_are_never_read_as_zero() {
     let refused = [
         ("shared_read_first.comp", ":8:10: `flag` may be read before it is written (invocation 0.0, on some schedule): GLSL leaves workgroup memory's initial value undefined"),
         ("shared_read_first.spv", ": `flag` may be read before it is written (invocation 0.0, on some schedule): SPIR-V leaves workgroup memory's initial value undefined"),
+        ("shared_plain_read.comp", ":10:12: `s` may be read before it is written (invocation 0.0, on some schedule): GLSL leaves workgroup memory's initial value undefined"),
         ("local_read_first.comp", ":9:33: `x` may be read before it is written: GLSL leaves a local variable without an initializer undefined"),
         ("local_read_first.spv", ": `x` may be read before it is written: SPIR-V leaves a local variable without an initializer undefined"),
     ];

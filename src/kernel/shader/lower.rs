@@ -494,7 +494,7 @@ impl<'a> Lower<'a> {
         if v >= MAX_VALUES as i128 {
             return refuse(
                 self.span,
-                format!("constant {v}: value bound exceeded: raise --values (the kernel language's values are below {MAX_VALUES})"),
+                format!("constant {v}: value bound exceeded (the kernel language's values are below {MAX_VALUES}, so no --values holds it)"),
             );
         }
         self.max_const = self.max_const.max(v as u32);

@@ -171,6 +171,11 @@ impl<'a> Lower<'a> {
         if sp.is_defined() {
             self.span = sp;
         }
+        if self.glsl && matches!(fun.expressions[h], E::GlobalVariable(_)) {
+            // naga's GLSL frontend gives a global's expression the span of
+            // its declaration: a read of it is at its statement.
+            self.span = self.stmt_span;
+        }
         if self.spills.exprs.contains(&h) {
             // A load of the GLSL frontend's spill copy: dropped.
             let E::Load { pointer } = fun.expressions[h] else {
