@@ -22,27 +22,55 @@
 //! one invocation.
 
 use super::product::{Kernel, Move, Product};
+use petgraph::graph::DiGraph;
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
-use progress_litmus::axb::space::scc_ids_of;
-use progress_litmus::graph::{attractor, Kept, NodeSet};
+use progress_litmus::graph::{attractor, Kept, NodeSet, Successors};
 use progress_litmus::kernel::machine::Packed;
-
-/// The entities that have a move in each state (in the unreduced
-/// product: a reduced one may explore only some of them).
-pub fn enabled<S: Packed>(k: &Kernel, p: &Product<S>) -> Vec<u64> {
-    p.lts
-        .graph
-        .node_weights()
-        .map(|s| k.enabled(s.as_ref()))
-        .collect()
-}
 
 /// The first reachable deadlock (in node order), if any.
 pub fn deadlock<S: Packed>(k: &Kernel, p: &Product<S>) -> Option<NodeIndex> {
     let g = &p.lts.graph;
     g.node_indices()
         .find(|&n| g.edges(n).next().is_none() && !k.all_done(g[n].as_ref()))
+}
+
+/// A product graph as the weak rule reads it, written once for the three
+/// tables it runs on (the full product here, the lean tables in
+/// [`super::lean`], the lifted components in [`super::lifted`]): its
+/// states `0..node_count()` and the edges a run may repeat (not a
+/// `choose finitely` jump, §2.11) as [`Successors`], and those edges
+/// with what moves on them.
+pub trait Moves: Successors {
+    /// The edges out of `v` a run may repeat: target, the entities that
+    /// move ([`Kernel::move_mask`]) and whether the edge is a step.
+    fn moves(&self, v: usize) -> impl Iterator<Item = (usize, u64, bool)> + '_;
+}
+
+/// The full product's edges, as the rules read them.
+pub struct Runs<'a, S> {
+    pub k: &'a Kernel,
+    pub g: &'a DiGraph<S, Move>,
+}
+
+impl<S> Successors for Runs<'_, S> {
+    fn node_count(&self) -> usize {
+        self.g.node_count()
+    }
+    fn successors(&self, v: usize) -> impl Iterator<Item = usize> + '_ {
+        self.moves(v).map(|(t, _, _)| t)
+    }
+}
+
+impl<S> Moves for Runs<'_, S> {
+    fn moves(&self, v: usize) -> impl Iterator<Item = (usize, u64, bool)> + '_ {
+        (self.g.edges(NodeIndex::new(v)))
+            .filter(|e| !e.weight().is_finite())
+            .map(|e| {
+                let m = *e.weight();
+                (e.target().index(), self.k.move_mask(m), m.is_step())
+            })
+    }
 }
 
 /// Strongly connected components with what the weak rule needs.
@@ -52,36 +80,61 @@ pub struct Components {
     pub internal: Vec<bool>,
     /// Entities with an internal step.
     pub steppers: Vec<u64>,
-    /// Entities with a move in every state of the component.
+    /// Entities with a move in every state of the component (of the
+    /// components with an internal transition; the others keep all bits).
     pub always: Vec<u64>,
+}
+
+impl Components {
+    /// The components of `g` and their facts; `enabled(v)`: the entities
+    /// with a move in state `v`, asked of the states of cyclic components
+    /// only (most components are one state without a loop).
+    pub fn of<G: Moves>(g: &G, enabled: impl Fn(usize) -> u64) -> Components {
+        let (id, count) = progress_litmus::graph::scc(g);
+        let mut internal = vec![false; count];
+        let mut steppers = vec![0u64; count];
+        for v in 0..g.node_count() {
+            let c = id[v] as usize;
+            for (t, mask, step) in g.moves(v) {
+                if id[t] as usize == c {
+                    internal[c] = true;
+                    if step {
+                        steppers[c] |= mask;
+                    }
+                }
+            }
+        }
+        let mut always = vec![u64::MAX; count];
+        for (v, &c) in id.iter().enumerate() {
+            if internal[c as usize] {
+                always[c as usize] &= enabled(v);
+            }
+        }
+        Components {
+            id,
+            internal,
+            steppers,
+            always,
+        }
+    }
+
+    /// The first state (in id order) of a component that witnesses
+    /// non-termination under weak fairness: it has an internal
+    /// transition, and no entity guaranteed in it (`guarantees_any(v,
+    /// open)`: whether some entity of `open` is guaranteed in state `v`;
+    /// the set is the same in every state of a component) has a move in
+    /// every state of it and no internal step.
+    pub fn witness(&self, guarantees_any: impl Fn(usize, u64) -> bool) -> Option<usize> {
+        (0..self.id.len()).find(|&v| {
+            let c = self.id[v] as usize;
+            self.internal[c] && !guarantees_any(v, self.always[c] & !self.steppers[c])
+        })
+    }
 }
 
 pub fn components<S: Packed>(k: &Kernel, p: &Product<S>) -> Components {
     let g = &p.lts.graph;
-    // A `choose finitely` jump is on no cycle of a run (§2.11).
-    let (ids, count) = scc_ids_of(g, |m| !m.is_finite());
-    let mut internal = vec![false; count];
-    let mut steppers = vec![0u64; count];
-    let mut always = vec![u64::MAX; count];
-    for (n, en) in g.node_indices().zip(enabled(k, p)) {
-        let c = ids[n.index()] as usize;
-        always[c] &= en;
-    }
-    for e in g.edge_references().filter(|e| !e.weight().is_finite()) {
-        let c = ids[e.source().index()] as usize;
-        if c == ids[e.target().index()] as usize {
-            internal[c] = true;
-            if e.weight().is_step() {
-                steppers[c] |= k.move_mask(*e.weight());
-            }
-        }
-    }
-    Components {
-        id: ids,
-        internal,
-        steppers,
-        always,
-    }
+    Components::of(&Runs { k, g }, |v| k.enabled(g[NodeIndex::new(v)].as_ref()))
 }
 
 /// The nodes of the first component (by its first node) that witnesses
@@ -93,10 +146,7 @@ pub fn weak_witness_component<S: Packed>(
 ) -> Option<(Vec<NodeIndex>, u64)> {
     let c = components(k, p);
     let g = &p.lts.graph;
-    let bad = g.node_indices().find(|&n| {
-        let id = c.id[n.index()] as usize;
-        c.internal[id] && p.guaranteed[n.index()] & c.always[id] & !c.steppers[id] == 0
-    })?;
+    let bad: NodeIndex = NodeIndex::new(c.witness(|v, open| p.guaranteed[v] & open != 0)?);
     let id = c.id[bad.index()];
     let nodes = g.node_indices().filter(|n| c.id[n.index()] == id).collect();
     Some((nodes, p.guaranteed[bad.index()] & c.always[id as usize]))

@@ -5,7 +5,10 @@
 //! state when needed rather than stored), which is what `decide`,
 //! `classify` and `table` use.
 //!
-//! The rules are the same, rule for rule (docs/KERNEL.md §4): a deadlock
+//! The rules are the same, written once (docs/KERNEL.md §4; the weak
+//! rule's component facts are [`super::check::Components`], the strong
+//! rule's attractor the graph toolkit's, each over these tables through a
+//! trait): a deadlock
 //! is a state with no edge that is not all-terminated; weak fairness
 //! fails iff some component with an internal edge has every guaranteed
 //! entity stepping inside it or disabled somewhere in it (on the lifted
@@ -13,9 +16,13 @@
 //! passes iff every state is in the attractor of termination. The full
 //! product ([`super::product::build`]) stays the reference: the tests
 //! compare the two on random programs and models, and witnesses are
-//! found there.
+//! found there. With the rules shared, that comparison holds these
+//! tables and their exploration to the full product's; the rules
+//! themselves are held to SPEC §3 by the AXB engines, an independent
+//! implementation, on one-invocation programs (`oracle/tests/kernel_axb.rs`).
 
 use super::arena::{self, ExploreError, Graph};
+use super::check::{Components, Moves};
 use super::product::{exceeded, Kernel, Move};
 use super::KernelError;
 use progress_litmus::axb::space::Meter;
@@ -80,75 +87,98 @@ pub fn deadlock<S: Packed>(k: &Kernel, p: &Lean<S>) -> bool {
     (0..g.num_states()).any(|n| g.rows.is_empty(n) && !k.all_done(g.state(n).as_ref()))
 }
 
-/// Whether some component of `g` (ids `comp`) witnesses non-termination
-/// under weak fairness: it has an internal edge, and every entity
-/// guaranteed in it steps on an internal edge or is disabled somewhere in
-/// it. With chains (§8.8) an internal edge also stands for the chain
-/// states it passed, which lie in the component: their steppers and
-/// enabled entities are found again by following the edges of the
-/// component's states (`canon`: as the graph was built).
-fn weak_witness<S: Packed>(
+/// Whether some component of `g` witnesses non-termination under weak
+/// fairness ([`Components`]: the rule written once): it has an internal
+/// edge, and every entity guaranteed in it steps on an internal edge or
+/// is disabled somewhere in it. With chains (§8.8) an internal edge also
+/// stands for the chain states it passed, which lie in the component:
+/// their steppers and enabled entities are found again by following the
+/// edges of the component's states (`canon`: as the graph was built).
+fn weak_witness<S: Packed>(k: &Kernel, g: &Graph<S>, canon: bool) -> Result<bool, KernelError> {
+    let moves = LeanMoves {
+        g,
+        masks: k.kind_masks(),
+    };
+    let mut c = Components::of(&moves, |v| k.enabled(g.state(v).as_ref()));
+    if k.chains {
+        chain_facts(k, g, &mut c, canon)?;
+    }
+    Ok(
+        c.witness(|v, open| k.guarantees_any(g.state(v).as_ref(), open))
+            .is_some(),
+    )
+}
+
+/// What the chain states an internal edge of a cyclic component passed
+/// add to its facts: their steppers, and the entities enabled in all of
+/// them.
+fn chain_facts<S: Packed>(
     k: &Kernel,
     g: &Graph<S>,
-    comp: &[u32],
-    count: usize,
+    c: &mut Components,
     canon: bool,
-) -> Result<bool, KernelError> {
-    let masks = k.kind_masks();
-    let mut internal = vec![false; count];
-    let mut steppers = vec![0u64; count];
-    for n in 0..g.num_states() {
-        let c = comp[n];
-        for e in g.out(n) {
-            if comp[arena::target(e)] == c {
-                internal[c as usize] = true;
-                if arena::is_step(e) {
-                    steppers[c as usize] |= masks[arena::kind(e)];
-                }
-            }
-        }
-    }
-    // The entities with a move everywhere in the component, read off the
-    // states of cyclic components only (most components are one state
-    // without a loop).
-    let mut always = vec![u64::MAX; count];
+) -> Result<(), KernelError> {
     let (mut out, mut chains) = (Vec::new(), Vec::new());
-    for (n, &c) in comp.iter().enumerate() {
-        if !internal[c as usize] {
+    for (n, &id) in c.id.iter().enumerate() {
+        let id = id as usize;
+        if !c.internal[id] {
             continue;
         }
-        let s = g.state(n);
-        always[c as usize] &= k.enabled(s.as_ref());
-        if k.chains {
-            out.clear();
-            k.successors_chained(&s, &mut out, canon, &mut chains, true)
-                .map_err(KernelError::Fault)?;
-            for (&(mv, t), ch) in out.iter().zip(&chains) {
-                // A `choose finitely` jump's edge is not stored (§2.11).
-                if ch.len > 0
-                    && !mv.is_finite()
-                    && g.table.get(&t).is_some_and(|x| comp[x as usize] == c)
-                {
-                    steppers[c as usize] |= ch.steppers;
-                    always[c as usize] &= ch.always;
-                }
+        out.clear();
+        k.successors_chained(&g.state(n), &mut out, canon, &mut chains, true)
+            .map_err(KernelError::Fault)?;
+        for (&(mv, t), ch) in out.iter().zip(&chains) {
+            // A `choose finitely` jump's edge is not stored (§2.11).
+            if ch.len > 0
+                && !mv.is_finite()
+                && g.table
+                    .get(&t)
+                    .is_some_and(|x| c.id[x as usize] as usize == id)
+            {
+                c.steppers[id] |= ch.steppers;
+                c.always[id] &= ch.always;
             }
         }
     }
-    Ok((0..g.num_states()).any(|n| {
-        let c = comp[n] as usize;
-        internal[c] && !k.guarantees_any(g.state(n).as_ref(), always[c] & !steppers[c])
-    }))
+    Ok(())
+}
+
+/// The lean tables' edges as the rules read them: every stored edge is
+/// one a run may repeat (a `choose finitely` jump's is not stored).
+struct LeanMoves<'a, S> {
+    g: &'a Graph<S>,
+    masks: [u64; 32],
+}
+
+impl<S: Packed> progress_litmus::graph::Successors for LeanMoves<'_, S> {
+    fn node_count(&self) -> usize {
+        self.g.num_states()
+    }
+    fn successors(&self, v: usize) -> impl Iterator<Item = usize> + '_ {
+        self.g.out(v).map(arena::target)
+    }
+}
+
+impl<S: Packed> Moves for LeanMoves<'_, S> {
+    fn moves(&self, v: usize) -> impl Iterator<Item = (usize, u64, bool)> + '_ {
+        (self.g.out(v)).map(|e| {
+            (
+                arena::target(e),
+                self.masks[arena::kind(e)],
+                arena::is_step(e),
+            )
+        })
+    }
 }
 
 /// Whether the program is guaranteed to terminate under weak fairness
 /// (deadlocks not checked here), on a product reduced by symmetry or not.
 pub fn weak_passes<S: Packed>(k: &Kernel, p: &Lean<S>) -> Result<bool, KernelError> {
     let g = &p.graph;
-    let (comp, count) = progress_litmus::graph::scc(&g.rows);
     if k.symmetry.is_none() {
-        return Ok(!weak_witness(k, g, &comp, count, true)?);
+        return Ok(!weak_witness(k, g, true)?);
     }
+    let (comp, count) = progress_litmus::graph::scc(&g.rows);
     lifted_passes(k, p, &comp, count)
 }
 
@@ -299,8 +329,7 @@ fn lifted_witness<S: Packed>(
         Ok(())
     })
     .map_err(|e| explore_error(p.max_states, e))?;
-    let (lcomp, lcount) = progress_litmus::graph::scc(&lift.rows);
-    weak_witness(k, lift, &lcomp, lcount, false)
+    weak_witness(k, lift, false)
 }
 
 /// Sweeps over every state [`strong_passes`] makes before it falls back

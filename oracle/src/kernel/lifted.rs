@@ -12,8 +12,7 @@ use super::check;
 use super::product::{Kernel, Move, Product};
 use super::KernelError;
 use petgraph::graph::{DiGraph, NodeIndex};
-use petgraph::visit::EdgeRef;
-use progress_litmus::axb::space::{reserve_edge, reserve_index, reserve_node, scc_ids, Meter};
+use progress_litmus::axb::space::{reserve_edge, reserve_index, reserve_node, Meter};
 use progress_litmus::kernel::machine::Packed;
 use rustc_hash::FxHashMap;
 
@@ -163,25 +162,9 @@ fn lift_component<S: Packed>(
 /// The weak rule on the lifted states, exactly: is there a cyclic
 /// component in which some guaranteed entity is enabled in every state yet
 /// never steps along the cycle (the rule's witness of non-termination)?
+/// ([`check::Components`]: the rule written once.)
 fn weak_witness<S: Packed>(k: &Kernel, lifted: &DiGraph<S, Move>, enabled: &[u64]) -> bool {
-    let (ids, count) = scc_ids(lifted);
-    let mut internal = vec![false; count];
-    let mut steppers = vec![0u64; count];
-    let mut always = vec![u64::MAX; count];
-    let mut guaranteed = vec![0u64; count];
-    for n in lifted.node_indices() {
-        let id = ids[n.index()] as usize;
-        always[id] &= enabled[n.index()];
-        guaranteed[id] = k.guaranteed(lifted[n].as_ref());
-    }
-    for e in lifted.edge_references() {
-        let id = ids[e.source().index()] as usize;
-        if id == ids[e.target().index()] as usize {
-            internal[id] = true;
-            if e.weight().is_step() {
-                steppers[id] |= k.move_mask(*e.weight());
-            }
-        }
-    }
-    (0..count).any(|id| internal[id] && guaranteed[id] & always[id] & !steppers[id] == 0)
+    let c = check::Components::of(&check::Runs { k, g: lifted }, |v| enabled[v]);
+    c.witness(|v, open| k.guarantees_any(lifted[NodeIndex::new(v)].as_ref(), open))
+        .is_some()
 }
