@@ -22,6 +22,7 @@ pub mod lower;
 pub mod print;
 pub mod shape;
 pub mod spirv;
+pub mod uniformity;
 pub mod values;
 pub mod wgsl;
 
@@ -466,7 +467,9 @@ fn translate_unguarded(
     check_bindings(&module, entry).map_err(fail)?;
     let info = validate(&module).map_err(fail)?;
     let lang = language(path);
-    if lang != "WGSL" {
+    if lang == "WGSL" {
+        uniformity::check(&module, entry, &src).map_err(fail)?;
+    } else {
         locals::check(&module, entry, lang, lang == "GLSL").map_err(fail)?;
     }
     let size_from = size_from(path, bytes, &module, &launch).map_err(fail)?;
