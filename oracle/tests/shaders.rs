@@ -301,6 +301,9 @@ fn barriers_in_non_uniform_control_flow_are_undefined() {
     refused_at(dir, &[
         ("skipped.wgsl", ":9:5: a workgroup barrier in non-uniform control flow: it stands under the condition at line 8, which reads the built-in local_invocation_index, non-uniform to WGSL's uniformity analysis; WGSL rejects such a shader at creation (naga does not check it), so no GPU runs it"),
             ("atomic_condition.wgsl", ":12:5: a workgroup barrier in non-uniform control flow: it stands under the condition at line 11, which reads `c` (memory other invocations may write), non-uniform to WGSL's uniformity analysis"),
+            ("after_return.wgsl", ":13:3: a workgroup barrier in non-uniform control flow: it follows a return, break or continue taken by some invocations only (it stands under the condition at line 10, which reads the built-in local_invocation_index)"),
+            ("short_circuit.wgsl", ":13:5: a workgroup barrier in non-uniform control flow: it stands under the condition at line 12, which reads a variable set from the built-in local_invocation_index"),
+            ("loop_break.wgsl", ":11:5: a workgroup barrier in non-uniform control flow: it follows a return, break or continue taken by some invocations only (it stands under the condition at line 10"),
             ("iterations.comp", ":15:7: a workgroup barrier in non-uniform control flow: on some schedule invocations 0.0 and 0.1 reach it in different iterations of its loop (line 13, column 3); GLSL requires barrier() in uniform control flow"),
             ("inner_loop_split.comp", ":17:7: a workgroup barrier in non-uniform control flow: on some schedule invocations 0.0 and 0.1 reach it in different iterations of its loop (line 20, column 12)"),
             ("continued.comp", ":10:5: a workgroup barrier in non-uniform control flow: on some schedule invocations 0.0 and 0.1 reach it in different iterations of its loop (line 8, column 3)"),
@@ -812,7 +815,7 @@ fn by_default_a_workgroup_is_one_subgroup() {
         let src = format!("@group(0) @binding(0) var<storage, read_write> x: atomic<u32>;\n@compute @workgroup_size({n})\nfn main() {{\n  atomicAdd(&x, 1u);\n}}\n");
         std::fs::write(&f, src).unwrap();
         let o = out(&["classify", "--workgroups", "1", f.to_str().unwrap()]);
-        let why = "subgroups of 1 invocation (default: no subgroup width changes this shader's verdicts (no subgroup operation, and no loop or --subgroup-scheduling fair), so lanes are decided one by one;";
+        let why = "subgroups of 1 invocation (default: no subgroup width changes this shader's verdicts (no subgroup operation, and --subgroup-scheduling fair or neither a loop nor a branch with a barrier), so lanes are decided one by one;";
         assert!(o.contains(why), "{o}");
     }
 }
@@ -822,17 +825,21 @@ fn by_default_a_workgroup_is_one_subgroup() {
 /// device (found by an audit of issue 42): the SIMT deadlock of 5
 /// invocations was P under all 11 models with subgroups of 1, and two
 /// leaders of a workgroup of 8 (lanes 0 and 4) spinning on one lock were
-/// P with subgroups of 4. Such a shader with a loop or a subgroup
-/// operation is refused at its entry point until a width is named, or
-/// fair scheduling for a loop; with one, it is decided for it.
+/// P with subgroups of 4; an early return never taken before a barrier
+/// was P with subgroups of 1 and is F in lockstep. Such a shader with a
+/// loop, a subgroup operation or a branch and a barrier is refused at
+/// its entry point until a width is named (or fair scheduling, but for
+/// a subgroup operation); with one, it is decided for it.
 #[test]
 fn a_workgroup_wider_than_the_lockstep_machine_needs_a_named_width() {
     let dir = "tests/data/shaders/wide";
     let lockstep = "the lockstep machine takes at most 4 lanes: give --subgroup-size S";
     for (file, at, n, fair) in [
         ("wide_simt_deadlock.wgsl", ":14:3:", 5, true),
-        ("wide_two_lanes.wgsl", ":13:6:", 8, true),
-        ("wide_vote.wgsl", ":11:18:", 8, false),
+        ("wide_two_lanes.wgsl", ":13:3:", 8, true),
+        ("wide_vote.wgsl", ":11:6:", 8, false),
+        // GLSL statements carry no place in naga: the file is named.
+        ("wide_early_return.comp", ":", 8, true),
     ] {
         let path = format!("{dir}/{file}");
         let o = oracle(&["classify", "--workgroups", "1", &path]);
@@ -859,6 +866,14 @@ fn a_workgroup_wider_than_the_lockstep_machine_needs_a_named_width() {
     let path = format!("{dir}/wide_simt_deadlock.wgsl");
     let row = csv(&["--subgroup-scheduling", "fair", &path]);
     assert_eq!(row, "wide_simt_deadlock,P,P,P,P,P,P,P,P,P,P,P");
+    // No loop, no subgroup operation, yet the width matters: in lockstep
+    // an early return never taken holds lane 0 at the end while lane 1
+    // waits at the barrier.
+    let path = format!("{dir}/wide_early_return.comp");
+    let row = csv(&["--subgroup-size", "1", &path]);
+    assert_eq!(row, "wide_early_return,P,P,P,P,P,P,P,P,P,P,P");
+    let row = csv(&["--subgroup-size", "2", &path]);
+    assert_eq!(row, "wide_early_return,F,F,F,F,F,F,F,F,F,F,F");
 }
 
 /// Subgroup operations act on the lanes that execute them together

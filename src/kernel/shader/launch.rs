@@ -15,7 +15,7 @@
 
 use super::{Launch, ShaderError, Span};
 use crate::kernel::model::Sched;
-use crate::kernel::program::{Program, MAX_LOCKSTEP_SUBGROUP};
+use crate::kernel::program::{Instr, Program, MAX_LOCKSTEP_SUBGROUP};
 
 /// Where a number of the launch came from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -245,7 +245,7 @@ fn default_subgroup_reason(s: u8, n: u8) -> String {
     } else if s == n {
         format!("default: the workgroup is one subgroup, as on every GPU whose subgroups hold {n} or more; {other}")
     } else {
-        format!("default: no subgroup width changes this shader's verdicts (no subgroup operation, and no loop or --subgroup-scheduling fair), so lanes are decided one by one; {other}")
+        format!("default: no subgroup width changes this shader's verdicts (no subgroup operation, and --subgroup-scheduling fair or neither a loop nor a branch with a barrier), so lanes are decided one by one; {other}")
     }
 }
 
@@ -254,11 +254,13 @@ fn default_subgroup_reason(s: u8, n: u8) -> String {
 /// (docs/KERNEL.md §10.1): on every GPU whose subgroups hold the whole
 /// workgroup (most hold 32 or 64), its invocations are one subgroup,
 /// which no narrower width stands for where the shader has a subgroup
-/// operation (it acts on the lanes of one subgroup) or a loop that may
+/// operation (it acts on the lanes of one subgroup), a loop that may
 /// spin in lockstep (a subgroup's invocations are promised no progress:
-/// the classic SIMT deadlock), unless `fair_subgroups` names independent
-/// fair scheduling. `None` where no width changes the verdicts: no
-/// loop, or fair scheduling named, and no subgroup operation.
+/// the classic SIMT deadlock) or a barrier after a branch (lockstep may
+/// hold lanes apart across it), unless `fair_subgroups` names
+/// independent fair scheduling. `None` where no width changes the
+/// verdicts: no subgroup operation, and fair scheduling named or neither
+/// a loop nor a branch with a barrier.
 pub fn width_matters(p: &Program, fair_subgroups: bool) -> Option<String> {
     let n = p.workgroup_size as usize;
     if n <= MAX_LOCKSTEP_SUBGROUP {
@@ -268,16 +270,25 @@ pub fn width_matters(p: &Program, fair_subgroups: bool) -> Option<String> {
         let len = c.instrs.len();
         (c.instrs.iter().enumerate()).any(|(pc, i)| i.target().is_some_and(|t| t.pc(len) <= pc))
     });
-    let (why, fair) = if p.has_collectives() {
-        ("whose subgroup operations act on its lanes together", "")
-    } else if looped && !fair_subgroups {
-        (
-            "where a loop may spin in lockstep, no progress promised (the SIMT deadlock)",
-            ", or --subgroup-scheduling fair for independent fair scheduling",
-        )
+    // A barrier where lanes may diverge: lockstep can hold one lane at a
+    // reconvergence point past the barrier while another waits at it (an
+    // early `return` makes the end the branch's reconvergence point).
+    let instrs = || p.codes.iter().flat_map(|c| &c.instrs);
+    let diverging_barrier = instrs().any(|i| matches!(i, Instr::Barrier))
+        && instrs().any(|i| i.target().is_some() && !matches!(i, Instr::Goto { .. }));
+    let fair = ", or --subgroup-scheduling fair for independent fair scheduling";
+    let why = if p.has_collectives() {
+        "whose subgroup operations act on its lanes together"
+    } else if fair_subgroups {
+        return None;
+    } else if looped {
+        "where a loop may spin in lockstep, no progress promised (the SIMT deadlock)"
+    } else if diverging_barrier {
+        "where lanes that part before a barrier may wait for each other in lockstep, one at the barrier, one where they reconverge"
     } else {
         return None;
     };
+    let fair = if p.has_collectives() { "" } else { fair };
     Some(format!(
         "a workgroup of {n} invocations is one subgroup on GPUs whose subgroups hold {n} or more (most: 32 or 64), {why}; the lockstep machine takes at most {MAX_LOCKSTEP_SUBGROUP} lanes: give --subgroup-size S (dividing {n}, at most {MAX_LOCKSTEP_SUBGROUP}) to decide that width{fair}"
     ))

@@ -367,9 +367,12 @@ fn pick_entry<'m>(module: &'m naga::Module, launch: &Launch) -> Res<(usize, &'m 
 /// Where to point an error about an entry point's attributes: its body's
 /// first statement.
 fn body_span(ep: &naga::EntryPoint) -> Span {
+    // An `Emit`'s span is its expressions', which naga's GLSL reader
+    // places at a global's declaration: the first other statement's.
     ep.function
         .body
         .span_iter()
+        .filter(|(st, _)| !matches!(st, naga::Statement::Emit(_)))
         .map(|(_, s)| *s)
         .find(|s| s.is_defined())
         .unwrap_or(Span::UNDEFINED)
@@ -542,6 +545,7 @@ impl<'a> Lower<'a> {
 
 mod arrays;
 mod emit;
+pub(in crate::kernel::shader) use emit::children;
 mod finish;
 pub mod glsl_atomics;
 mod stmt;

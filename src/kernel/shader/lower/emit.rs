@@ -810,8 +810,9 @@ fn reads(v: &Val, r: u8) -> bool {
     }
 }
 
-/// The expressions an expression reads.
-pub(super) fn children(e: &naga::Expression, add: &mut impl FnMut(Handle<E>)) {
+/// The expressions an expression reads (also WGSL's uniformity pass,
+/// [`crate::kernel::shader::uniformity`]).
+pub(in crate::kernel::shader) fn children(e: &naga::Expression, add: &mut impl FnMut(Handle<E>)) {
     match e {
         E::Access { base, index } => {
             add(*base);
