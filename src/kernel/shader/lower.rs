@@ -111,7 +111,11 @@ struct Frame<'a> {
 #[derive(Clone, Debug)]
 enum Global {
     Loc(u8),
-    Struct(Vec<u8>),
+    /// A struct's members (a member of an aliased buffer may be one cell
+    /// of another view's array: `alias.rs`).
+    Struct(Vec<Ptr>),
+    /// A variable that is not a struct, seen through an aliased binding.
+    Alias(Ptr),
     Reg(u8),
     Vec(Option<Vec<Operand>>),
 }
@@ -543,6 +547,7 @@ impl<'a> Lower<'a> {
     }
 }
 
+mod alias;
 mod arrays;
 mod emit;
 pub(in crate::kernel::shader) use emit::children;

@@ -464,9 +464,9 @@ fn translate_unguarded(
     let launch = launch.or_annotated(&notes);
     shape::check_ir_depth(&module).map_err(|(span, msg)| fail(ShaderError::new(span, msg)))?;
     let entry = lower::entry_function(&module, &launch).map_err(fail)?;
-    check_bindings(&module, entry).map_err(fail)?;
-    let info = validate(&module).map_err(fail)?;
     let lang = language(path);
+    let aliased = check_bindings(&module, entry, lang == "WGSL").map_err(fail)?;
+    let info = validate(&module, aliased).map_err(fail)?;
     if lang == "WGSL" {
         uniformity::check(&module, entry, &src).map_err(fail)?;
     } else {
@@ -687,15 +687,25 @@ fn taken(
     }
 }
 
-/// Refuses two variables on one binding (issue 42): one buffer seen
-/// through two declarations, aliased, which the kernel language (one
-/// location per variable) cannot express; naga's validator says only
-/// "Bindings for [1] conflict". Named both, at the second. Only the
-/// variables the entry point `entry` uses count: other entry points may
-/// use the same binding for their own.
-fn check_bindings(module: &naga::Module, entry: &naga::Function) -> Result<(), ShaderError> {
+/// Two variables on one binding (issue 42): one buffer seen through two
+/// declarations, aliased. WGSL forbids it ("two different resource
+/// variables in a shader must not have the same group and binding
+/// values"), so a WGSL shader is refused, naming both, at the second
+/// (naga's validator says only "Bindings for [1] conflict"); so is a pair
+/// of which one is not a storage buffer (Vulkan asks every variable on a
+/// binding to be compatible with its one descriptor type). GLSL and
+/// SPIR-V storage blocks on one binding are translated as one buffer
+/// (`lower/alias.rs`). Only the variables the entry point `entry` uses
+/// count: other entry points may use the same binding for their own.
+/// Returns whether two views share a binding.
+fn check_bindings(
+    module: &naga::Module,
+    entry: &naga::Function,
+    wgsl: bool,
+) -> Result<bool, ShaderError> {
     let used = used_globals(module, entry);
-    let mut seen: Vec<(&naga::ResourceBinding, String)> = Vec::new();
+    let mut seen: Vec<(&naga::ResourceBinding, String, bool)> = Vec::new();
+    let mut aliased = false;
     for (h, gv) in module.global_variables.iter() {
         let Some(binding) = gv.binding.as_ref().filter(|_| used.contains(&h)) else {
             continue;
@@ -705,18 +715,27 @@ fn check_bindings(module: &naga::Module, entry: &naga::Function) -> Result<(), S
             (_, Some(t)) => t.to_string(),
             _ => format!("variable {}", h.index()),
         };
-        if let Some((_, first)) = seen.iter().find(|(b, _)| *b == binding) {
+        let storage = matches!(gv.space, naga::AddressSpace::Storage { .. });
+        if let Some((_, first, other)) = seen.iter().find(|(b, ..)| *b == binding) {
+            let why = if wgsl {
+                "WGSL forbids two resource variables with the same group and binding; give each its own binding, or declare the buffer once"
+            } else if !(storage && *other) {
+                "one binding holds one kind of descriptor, and only storage buffers are translated as one buffer seen twice"
+            } else {
+                aliased = true;
+                continue;
+            };
             return Err(ShaderError::new(
                 module.global_variables.get_span(h),
                 format!(
-                    "`{first}` and `{name}` are both at binding {} of group {}: one buffer seen through two declarations (aliased), which is not translated; give each its own binding, or declare the buffer once",
+                    "`{first}` and `{name}` are both at binding {} of group {} (aliased): {why}",
                     binding.binding, binding.group
                 ),
             ));
         }
-        seen.push((binding, name));
+        seen.push((binding, name, storage));
     }
-    Ok(())
+    Ok(aliased)
 }
 
 /// The global variables `entry` and the functions it calls name.
@@ -1009,34 +1028,37 @@ impl Translation {
 /// chain of causes ("function `f` is invalid: expression [3] is invalid:
 /// ..."), not only its outermost line, and names a function without a
 /// name (SPIR-V's usually have none) by the entry point whose body it is.
-fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, ShaderError> {
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::all(),
-    )
-    .validate(module)
-    .map_err(|e| {
-        let span = e.spans().next().map_or(Span::UNDEFINED, |(s, _)| *s);
-        let inner = e.as_inner();
-        let head = match inner {
-            naga::valid::ValidationError::Function { handle, name, .. } => {
-                format!("{} is invalid", function_name(module, *handle, name))
+/// `aliased`: two storage blocks share a binding, which
+/// [`check_bindings`] allowed and naga's binding check would refuse.
+fn validate(module: &naga::Module, aliased: bool) -> Result<naga::valid::ModuleInfo, ShaderError> {
+    let mut flags = naga::valid::ValidationFlags::all();
+    if aliased {
+        flags.remove(naga::valid::ValidationFlags::BINDINGS);
+    }
+    naga::valid::Validator::new(flags, naga::valid::Capabilities::all())
+        .validate(module)
+        .map_err(|e| {
+            let span = e.spans().next().map_or(Span::UNDEFINED, |(s, _)| *s);
+            let inner = e.as_inner();
+            let head = match inner {
+                naga::valid::ValidationError::Function { handle, name, .. } => {
+                    format!("{} is invalid", function_name(module, *handle, name))
+                }
+                other => other.to_string(),
+            };
+            let mut msg = format!("invalid shader: {head}");
+            let mut cause = std::error::Error::source(inner);
+            while let Some(c) = cause {
+                let text = c.to_string();
+                // thiserror's `transparent` repeats its source's line.
+                if !msg.ends_with(&text) {
+                    msg.push_str(": ");
+                    msg.push_str(&text);
+                }
+                cause = c.source();
             }
-            other => other.to_string(),
-        };
-        let mut msg = format!("invalid shader: {head}");
-        let mut cause = std::error::Error::source(inner);
-        while let Some(c) = cause {
-            let text = c.to_string();
-            // thiserror's `transparent` repeats its source's line.
-            if !msg.ends_with(&text) {
-                msg.push_str(": ");
-                msg.push_str(&text);
-            }
-            cause = c.source();
-        }
-        ShaderError::new(span, crate::error::printable(&msg))
-    })
+            ShaderError::new(span, crate::error::printable(&msg))
+        })
 }
 
 /// A function of `module` for a message: `function `f``, or for one

@@ -364,8 +364,7 @@ impl<'a> Lower<'a> {
                 let Some(Global::Struct(locs)) = self.globals.get(&g) else {
                     return Err(bad());
                 };
-                let loc = *locs.get(i).ok_or_else(bad)?;
-                Val::Ptr(self.loc_ptr(loc))
+                Val::Ptr(*locs.get(i).ok_or_else(bad)?)
             }
             Val::Ptr(Ptr::VecGlobal(g)) => Val::Ptr(Ptr::VecComp(g, index)),
             Val::Vec(ops) => Val::Op(*ops.get(i).ok_or_else(bad)?),
@@ -384,7 +383,7 @@ impl<'a> Lower<'a> {
         })
     }
 
-    fn loc_ptr(&self, loc: u8) -> Ptr {
+    pub(super) fn loc_ptr(&self, loc: u8) -> Ptr {
         if self.locations[loc as usize].array {
             Ptr::Array(loc)
         } else {

@@ -20,6 +20,7 @@ impl<'a> Lower<'a> {
                 }
             }
             Global::Struct(_) => Ptr::Struct(g),
+            Global::Alias(p) => *p,
             Global::Reg(r) => Ptr::Reg(*r),
             Global::Vec(_) => Ptr::VecGlobal(g),
         })
@@ -43,6 +44,13 @@ impl<'a> Lower<'a> {
             }
             s => return refuse(self.span, format!("`{name}` in address space {s:?}: outside the kernel language")),
         };
+        if !shared {
+            let views = self.views_of(g);
+            if views.len() > 1 {
+                self.declare_aliased(&views)?;
+                return Ok(self.globals[&g].clone());
+            }
+        }
         let declared = self.locations.len();
         let kind = self.declare_global_locations(g, &name, shared)?;
         // Workgroup memory without an initializer: zero in WGSL, undefined
@@ -82,7 +90,7 @@ impl<'a> Lower<'a> {
                     let l = self.declare_location(&name, members[0].ty, shared, (g, Some(0)))?;
                     self.names
                         .push((stmt::name_of(&members[0].name).to_string(), l));
-                    return Ok(Global::Struct(vec![l]));
+                    return Ok(Global::Struct(vec![self.loc_ptr(l)]));
                 }
                 for (k, m) in members.iter().enumerate() {
                     let member = stmt::name_of(&m.name);
@@ -95,7 +103,7 @@ impl<'a> Lower<'a> {
                     if !anonymous {
                         self.names.push((member.to_string(), l));
                     }
-                    locs.push(l);
+                    locs.push(self.loc_ptr(l));
                 }
                 Ok(Global::Struct(locs))
             }
@@ -110,7 +118,7 @@ impl<'a> Lower<'a> {
 
     /// One location: a scalar, an atomic, or a fixed-size array of them (a
     /// runtime-sized one indexed by constants only: `arrays.rs`).
-    fn declare_location(
+    pub(super) fn declare_location(
         &mut self,
         name: &str,
         ty: Handle<naga::Type>,
