@@ -575,6 +575,38 @@ fn check_takes_shaders_whatever_their_file_names() {
         .collect();
     let want = ["_-x", "my_shader", &"x".repeat(64)];
     assert_eq!(names, want, "{}", text(&out.stderr));
+    // Names that two files give alike are told apart, the later one
+    // named with its extension, then numbered, each with a warning: a
+    // suite `label` writes names each program once.
+    std::fs::write(d.join(format!("my_shader.{ext}")), &src).unwrap();
+    std::fs::write(
+        d.join("my shader.comp"),
+        b"#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n",
+    )
+    .unwrap();
+    let sub = d.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(sub.join(format!("my shader.{ext}")), &src).unwrap();
+    let out = oracle(&["classify", "--format", "csv", d.to_str().unwrap()]);
+    let names: Vec<String> = (text(&out.stdout).lines().skip(1))
+        .map(|l| l.split(',').next().unwrap().to_string())
+        .collect();
+    // In the walk's order: `my shader.comp`, `my shader.wgsl`,
+    // `my_shader.wgsl`, `sub/my shader.wgsl`.
+    let dotted = format!("my_shader.{ext}");
+    let want = [
+        "_-x",
+        "my_shader",
+        &dotted,
+        "my_shader_2",
+        "my_shader_3",
+        &"x".repeat(64),
+    ];
+    assert_eq!(names, want, "{}", text(&out.stderr));
+    let warned = text(&out.stderr)
+        .matches("the name its file gives, is taken by an earlier input")
+        .count();
+    assert_eq!(warned, 3, "{}", text(&out.stderr));
 }
 
 /// `-o FILE` as every command: the file holds the output, replaced whole.

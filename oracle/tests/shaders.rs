@@ -880,8 +880,8 @@ fn a_workgroup_wider_than_the_lockstep_machine_needs_a_named_width() {
         ("wide_simt_deadlock.wgsl", ":14:3:", 5, true),
         ("wide_two_lanes.wgsl", ":13:3:", 8, true),
         ("wide_vote.wgsl", ":11:6:", 8, false),
-        // GLSL statements carry no place in naga: the file is named.
-        ("wide_early_return.comp", ":", 8, true),
+        // GLSL statements carry no place in naga: the size's declaration.
+        ("wide_early_return.comp", ":12:8:", 8, true),
     ] {
         let path = format!("{dir}/{file}");
         let o = oracle(&["classify", "--workgroups", "1", &path]);
@@ -896,6 +896,16 @@ fn a_workgroup_wider_than_the_lockstep_machine_needs_a_named_width() {
             "{err}"
         );
     }
+    // A size past the kernel's 8, at its `local_size_x` (not one in a
+    // comment above it).
+    let o = oracle(&["classify", "tests/data/shaders/bad/workgroup_of_16.comp"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with(
+            "error: tests/data/shaders/bad/workgroup_of_16.comp:5:26: workgroup size 16"
+        ),
+        "{err}"
+    );
     let csv = |args: &[&str]| {
         let mut all = vec!["classify", "--format", "csv", "--workgroups", "1"];
         all.extend(args);

@@ -258,13 +258,53 @@ pub fn load_all_with(
 ) -> (Vec<Item>, Vec<FileError>) {
     let mut items = Vec::new();
     let mut errors = Vec::new();
+    let mut taken = std::collections::HashSet::new();
     for p in expand_paths(paths) {
-        match p.and_then(|p| load_file_with(&p, launch, warnings)) {
-            Ok(mut v) => items.append(&mut v),
+        match p.and_then(|p| load_file_with(&p, launch, warnings).map(|v| (p, v))) {
+            Ok((path, v)) => {
+                for mut item in v {
+                    if let Item::Kernel(k) = &mut item {
+                        if let Some(new) = unique_shader_name(&path, &k.name, &taken) {
+                            warnings.push(format!(
+                                "{}: named `{new}`: `{}`, the name its file gives, is taken by an earlier input",
+                                path.display(),
+                                k.name
+                            ));
+                            k.name = new;
+                        }
+                    }
+                    taken.insert(item.name().to_string());
+                    items.push(item);
+                }
+            }
             Err(e) => errors.push(e),
         }
     }
     (items, errors)
+}
+
+/// A name for a shader's program (from `path`) whose file-given `name`
+/// an earlier input of the batch took (`skipped.comp`, `skipped.spv`;
+/// `a b.wgsl`, `a_b.wgsl`; one file name in two folders): `NAME.EXT`, else
+/// `NAME_2`, `NAME_3`, ... (`None`: the name is free, or the input is not
+/// a shader, whose names are its own). Rows and suites then tell them apart.
+fn unique_shader_name(
+    path: &Path,
+    name: &str,
+    taken: &std::collections::HashSet<String>,
+) -> Option<String> {
+    let ext = path.extension().and_then(|e| e.to_str())?;
+    if !crate::kernel::shader::is_shader_ext(ext) || !taken.contains(name) {
+        return None;
+    }
+    let cut = |s: String| -> String { s.chars().take(crate::axb::test::MAX_NAME_LEN).collect() };
+    std::iter::once(cut(format!("{name}.{ext}")))
+        .chain((2..).map(|k| {
+            let suffix = format!("_{k}");
+            let keep = crate::axb::test::MAX_NAME_LEN - suffix.len();
+            format!("{}{suffix}", name.chars().take(keep).collect::<String>())
+        }))
+        .find(|n| !taken.contains(n))
 }
 
 #[cfg(test)]

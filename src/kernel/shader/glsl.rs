@@ -216,6 +216,38 @@ pub fn launch_line(line: &str) -> Option<(&'static str, &str)> {
     Some((kw, value.trim()))
 }
 
+/// Where `text` (the prepared text naga reads) declares its workgroup
+/// size: the first `local_size_x` outside comments. naga's GLSL reader
+/// gives statements no place, so an error about the size points here.
+pub fn size_span(text: &str) -> Option<naga::Span> {
+    let b = text.as_bytes();
+    let word = b"local_size_x";
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            i += b[i..]
+                .iter()
+                .position(|&c| c == b'\n' || c == b'\r')
+                .unwrap_or(b.len() - i);
+            continue;
+        }
+        if b[i..].starts_with(b"/*") {
+            i += 2 + b[i + 2..]
+                .windows(2)
+                .position(|w| w == b"*/")
+                .map_or(b.len() - i - 2, |k| k + 2);
+            continue;
+        }
+        let alone =
+            (i == 0 || !is_ident(b[i - 1])) && b.get(i + word.len()).is_none_or(|&c| !is_ident(c));
+        if b[i..].starts_with(word) && alone {
+            return Some(naga::Span::new(i as u32, (i + word.len()) as u32));
+        }
+        i += 1;
+    }
+    None
+}
+
 /// GLSL as compute shaders are published, rewritten for naga's frontend
 /// without moving a byte (every later position stays the user's), each
 /// rewrite one that changes no behaviour under sequentially consistent

@@ -453,6 +453,7 @@ fn translate_unguarded(
         e.span = user_span(prepared.as_ref(), e.span);
         file_error(path, &src, &e)
     };
+    let at_size = |e| fail(at_size_line(prepared.as_ref(), e));
     let at_line = |(line, msg)| FileError {
         path: path.to_path_buf(),
         line,
@@ -465,16 +466,10 @@ fn translate_unguarded(
     shape::check_ir_depth(&module).map_err(|(span, msg)| fail(ShaderError::new(span, msg)))?;
     let entry = lower::entry_function(&module, &launch).map_err(fail)?;
     let lang = language(path);
-    let aliased = check_bindings(&module, entry, lang == "WGSL").map_err(fail)?;
-    let info = validate(&module, aliased).map_err(fail)?;
-    if lang == "WGSL" {
-        uniformity::check(&module, entry, &src).map_err(fail)?;
-    } else {
-        locals::check(&module, entry, lang, lang == "GLSL").map_err(fail)?;
-    }
-    let size_from = size_from(path, bytes, &module, &launch).map_err(fail)?;
+    let info = checked(&module, entry, lang, &src).map_err(fail)?;
+    let size_from = size_from(path, bytes, &module, &launch).map_err(at_size)?;
     let width_named = launch.subgroup_size.is_some();
-    let launch = with_subgroups(&module, launch).map_err(fail)?;
+    let launch = with_subgroups(&module, launch).map_err(at_size)?;
     // WGSL's compare-exchange is weak; SPIR-V's OpAtomicCompareExchangeWeak
     // "has the same semantics as OpAtomicCompareExchange", GLSL's is strong.
     let weak_cas = (lang == "WGSL").then_some(launch.spurious_finite);
@@ -498,7 +493,7 @@ fn translate_unguarded(
             t => t.map_err(fail)?,
         };
         if !width_named {
-            width_known(&module, &t, &launch).map_err(fail)?;
+            width_known(&module, &t, &launch).map_err(at_size)?;
         }
         launched(&mut t, (&launch, flags, &notes), size_from);
         user_positions(&mut t, prepared.as_ref());
@@ -522,6 +517,37 @@ fn translate_unguarded(
             Err(e) => return Err(file_error(path, &src, &e.error)),
         }
     }
+}
+
+/// naga's validation of `module`, after the checks naga does not make:
+/// two variables on one binding, WGSL's uniformity of barriers, GLSL's
+/// and SPIR-V's locals read before they are written.
+fn checked(
+    module: &naga::Module,
+    entry: &naga::Function,
+    lang: &str,
+    src: &str,
+) -> Result<naga::valid::ModuleInfo, ShaderError> {
+    let aliased = check_bindings(module, entry, lang == "WGSL")?;
+    let info = validate(module, aliased)?;
+    if lang == "WGSL" {
+        uniformity::check(module, entry, src)?;
+    } else {
+        locals::check(module, entry, lang, lang == "GLSL")?;
+    }
+    Ok(info)
+}
+
+/// `e`, an error about the workgroup size, where the entry point's body
+/// has no place (GLSL's statements have none in naga): at the
+/// `local_size_x` that declares the size.
+fn at_size_line(prepared: Option<&glsl::Prepared>, mut e: ShaderError) -> ShaderError {
+    if !e.span.is_defined() {
+        if let Some(s) = prepared.and_then(|p| glsl::size_span(&p.text)) {
+            e.span = s;
+        }
+    }
+    e
 }
 
 /// Refuses `t`, translated with the default subgroup size, where that
