@@ -129,6 +129,8 @@ pub struct Lower<'a> {
     locations: Vec<Location>,
     /// The shader's names of each location (see [`Translation::names`]).
     names: Vec<(String, u8)>,
+    /// The shader's names of single cells ([`Translation::cells`]).
+    cells: Vec<(String, u8, u16)>,
     atomic_loc: Vec<bool>,
     globals: HashMap<Handle<naga::GlobalVariable>, Global>,
     instrs: Vec<Instr>,
@@ -254,6 +256,7 @@ fn lower_as(
         wg_size,
         locations: Vec::new(),
         names: Vec::new(),
+        cells: Vec::new(),
         atomic_loc: Vec::new(),
         globals: HashMap::new(),
         instrs: Vec::new(),
@@ -317,9 +320,13 @@ pub fn launched_size(module: &naga::Module, launch: &Launch) -> Res<u8> {
     workgroup_size(pick_entry(module, launch)?.1, launch)
 }
 
-/// The function of the entry point `launch` selects.
-pub fn entry_function<'m>(module: &'m naga::Module, launch: &Launch) -> Res<&'m naga::Function> {
-    Ok(&pick_entry(module, launch)?.1.function)
+/// The index and function of the entry point `launch` selects.
+pub fn entry_point<'m>(
+    module: &'m naga::Module,
+    launch: &Launch,
+) -> Res<(usize, &'m naga::Function)> {
+    let (index, ep) = pick_entry(module, launch)?;
+    Ok((index, &ep.function))
 }
 
 /// Whether the module came through the GLSL frontend with the atomics

@@ -182,6 +182,10 @@ pub struct Translation {
     /// The shader's names of each location: its variable's, and for a
     /// struct member also the member's (`init` lines name either).
     pub names: Vec<(String, u8)>,
+    /// The shader's names of single cells of array locations: an integer
+    /// of one view of an aliased buffer inside another view's array
+    /// (`second` is `flags[1]`, `lower/alias.rs`), with its cell.
+    pub cells: Vec<(String, u8, u16)>,
     /// The names of the storage and workgroup variables (and members) the
     /// entry point does not use, which became no location.
     pub unused: Vec<String>,
@@ -358,6 +362,13 @@ fn guarded<T: Send>(
         QUIET.with(|q| q.set(false));
         r.unwrap_or_else(|_| {
             let what = PANIC.with(|p| p.take()).unwrap_or_default();
+            // A panic of this crate's translation is ours to own, not naga's.
+            if what.contains(", at src/kernel/") {
+                return Err(FileError::whole(
+                    path,
+                    format!("internal error: the translation panicked on this input ({what}); please report it"),
+                ));
+            }
             let hint = if bytes.starts_with(&MAGIC_BYTES) || bytes.starts_with(&MAGIC_BYTES_BE) {
                 "; naga's SPIR-V reader assumes a valid module: `spirv-val` names what is wrong in it"
             } else {
@@ -464,9 +475,8 @@ fn translate_unguarded(
     let flags = launch;
     let launch = launch.or_annotated(&notes);
     shape::check_ir_depth(&module).map_err(|(span, msg)| fail(ShaderError::new(span, msg)))?;
-    let entry = lower::entry_function(&module, &launch).map_err(fail)?;
     let lang = language(path);
-    let info = checked(&module, entry, lang, &src).map_err(fail)?;
+    let info = checked(&module, &launch, lang, &src).map_err(fail)?;
     let size_from = size_from(path, bytes, &module, &launch).map_err(at_size)?;
     let width_named = launch.subgroup_size.is_some();
     let launch = with_subgroups(&module, launch).map_err(at_size)?;
@@ -524,12 +534,21 @@ fn translate_unguarded(
 /// and SPIR-V's locals read before they are written.
 fn checked(
     module: &naga::Module,
-    entry: &naga::Function,
+    launch: &Launch,
     lang: &str,
     src: &str,
 ) -> Result<naga::valid::ModuleInfo, ShaderError> {
-    let aliased = check_bindings(module, entry, lang == "WGSL")?;
-    let info = validate(module, aliased)?;
+    let (index, entry) = lower::entry_point(module, launch)?;
+    // naga's binding check would refuse two variables on one binding, and
+    // [`check_bindings`] reads which variables the entry point uses from
+    // the validation; the checks with it are a superset.
+    let relaxed = validate(module, false)?;
+    let aliased = check_bindings(module, relaxed.get_entry_point(index), lang == "WGSL")?;
+    let info = if aliased {
+        relaxed
+    } else {
+        validate(module, true)?
+    };
     if lang == "WGSL" {
         uniformity::check(module, entry, src)?;
     } else {
@@ -721,19 +740,20 @@ fn taken(
 /// of which one is not a storage buffer (Vulkan asks every variable on a
 /// binding to be compatible with its one descriptor type). GLSL and
 /// SPIR-V storage blocks on one binding are translated as one buffer
-/// (`lower/alias.rs`). Only the variables the entry point `entry` uses
-/// count: other entry points may use the same binding for their own.
+/// (`lower/alias.rs`). Only the variables the entry point uses (`uses`,
+/// naga's analysis: a read, a write or a query, not a mere mention, which
+/// naga's GLSL reader makes of every global in every function) count:
+/// other entry points may use the same binding for their own.
 /// Returns whether two views share a binding.
 fn check_bindings(
     module: &naga::Module,
-    entry: &naga::Function,
+    uses: &naga::valid::FunctionInfo,
     wgsl: bool,
 ) -> Result<bool, ShaderError> {
-    let used = used_globals(module, entry);
     let mut seen: Vec<(&naga::ResourceBinding, String, bool)> = Vec::new();
     let mut aliased = false;
     for (h, gv) in module.global_variables.iter() {
-        let Some(binding) = gv.binding.as_ref().filter(|_| used.contains(&h)) else {
+        let Some(binding) = gv.binding.as_ref().filter(|_| !uses[h].is_empty()) else {
             continue;
         };
         let name = match (&gv.name, module.types[gv.ty].name.as_deref()) {
@@ -743,10 +763,12 @@ fn check_bindings(
         };
         let storage = matches!(gv.space, naga::AddressSpace::Storage { .. });
         if let Some((_, first, other)) = seen.iter().find(|(b, ..)| *b == binding) {
+            // Two of one kind go on: storage buffers are one buffer
+            // (`lower/alias.rs`), a uniform one is refused where it is used.
             let why = if wgsl {
                 "WGSL forbids two resource variables with the same group and binding; give each its own binding, or declare the buffer once"
-            } else if !(storage && *other) {
-                "one binding holds one kind of descriptor, and only storage buffers are translated as one buffer seen twice"
+            } else if storage != *other {
+                "a storage buffer and another kind of resource: one binding holds one kind of descriptor"
             } else {
                 aliased = true;
                 continue;
@@ -762,35 +784,6 @@ fn check_bindings(
         seen.push((binding, name, storage));
     }
     Ok(aliased)
-}
-
-/// The global variables `entry` and the functions it calls name.
-fn used_globals(
-    module: &naga::Module,
-    entry: &naga::Function,
-) -> std::collections::HashSet<naga::Handle<naga::GlobalVariable>> {
-    let mut used = std::collections::HashSet::new();
-    let mut done = std::collections::HashSet::new();
-    let mut todo = vec![entry];
-    while let Some(f) = todo.pop() {
-        for (_, e) in f.expressions.iter() {
-            if let naga::Expression::GlobalVariable(g) = e {
-                used.insert(*g);
-            }
-        }
-        let mut blocks = vec![&f.body];
-        while let Some(b) = blocks.pop() {
-            for st in b.iter() {
-                if let naga::Statement::Call { function, .. } = st {
-                    if done.insert(*function) {
-                        todo.push(&module.functions[*function]);
-                    }
-                }
-                blocks.extend(shape::children(st));
-            }
-        }
-    }
-    used
 }
 
 /// The races of a SPIR-V module's atomics whose scope does not hold the
@@ -1054,11 +1047,11 @@ impl Translation {
 /// chain of causes ("function `f` is invalid: expression [3] is invalid:
 /// ..."), not only its outermost line, and names a function without a
 /// name (SPIR-V's usually have none) by the entry point whose body it is.
-/// `aliased`: two storage blocks share a binding, which
-/// [`check_bindings`] allowed and naga's binding check would refuse.
-fn validate(module: &naga::Module, aliased: bool) -> Result<naga::valid::ModuleInfo, ShaderError> {
+/// `bindings`: with naga's binding checks, which refuse two variables on
+/// one binding.
+fn validate(module: &naga::Module, bindings: bool) -> Result<naga::valid::ModuleInfo, ShaderError> {
     let mut flags = naga::valid::ValidationFlags::all();
-    if aliased {
+    if !bindings {
         flags.remove(naga::valid::ValidationFlags::BINDINGS);
     }
     naga::valid::Validator::new(flags, naga::valid::Capabilities::all())
@@ -1279,7 +1272,13 @@ impl Annotations {
     /// unused one has no location, and its line is ignored) and gives one
     /// value per cell, each below the domain.
     fn initialise(&self, t: &mut Translation) -> Result<(), (usize, String)> {
+        // What each line set: (location, its one cell or all, line).
+        let mut set: Vec<(u8, Option<u16>, usize)> = Vec::new();
         for (line, name, vs) in &self.init {
+            if let Some(&(_, k, cell)) = t.cells.iter().find(|(n, ..)| n == name) {
+                init_cell(t, &mut set, (*line, name, vs), (k, cell))?;
+                continue;
+            }
             // A name two variables answer to (a member `x` of two blocks,
             // or `b_x` for both a block member and a shared variable) is
             // ambiguous: refused, never applied to one of them.
@@ -1335,7 +1334,57 @@ impl Annotations {
             }
             let v = i32::from(t.program.values);
             loc.init = vs.iter().map(|&x| x.rem_euclid(v) as u8).collect();
+            set_once(&mut set, (k, None, *line), name)?;
         }
         Ok(())
     }
+}
+
+/// An `init` line (`line`, `name`, one value) that sets one cell `cell`
+/// of the location `k`: an integer of an aliased buffer's view that is
+/// another view's array cell.
+fn init_cell(
+    t: &mut Translation,
+    set: &mut Vec<(u8, Option<u16>, usize)>,
+    (line, name, vs): (usize, &str, &[i32]),
+    (k, cell): (u8, u16),
+) -> Result<(), (usize, String)> {
+    let [x] = vs else {
+        return Err((
+            line,
+            format!("init `{name}`: {} values for 1 cell", vs.len()),
+        ));
+    };
+    if !fits(t, *x) {
+        let msg = format!(
+            "init `{name}`: value {x}: value bound exceeded: {}",
+            init_bound(t)
+        );
+        return Err((line, msg));
+    }
+    let v = i32::from(t.program.values);
+    t.program.locations[k as usize].init[cell as usize] = x.rem_euclid(v) as u8;
+    set_once(set, (k, Some(cell), line), name)
+}
+
+/// Records that `line` set the cell (or, with `None`, every cell) of a
+/// location; refuses a second line that sets a cell an earlier one set
+/// (two names of one aliased word, or one name twice), never letting the
+/// last line win.
+fn set_once(
+    set: &mut Vec<(u8, Option<u16>, usize)>,
+    (k, cell, line): (u8, Option<u16>, usize),
+    name: &str,
+) -> Result<(), (usize, String)> {
+    let clash = set
+        .iter()
+        .find(|&&(k2, c2, _)| k2 == k && (cell.is_none() || c2.is_none() || cell == c2));
+    if let Some(&(_, _, first)) = clash {
+        return Err((
+            line,
+            format!("init `{name}`: memory the init line at line {first} sets already (one variable, or two views of one buffer): give each word one value"),
+        ));
+    }
+    set.push((k, cell, line));
+    Ok(())
 }

@@ -41,16 +41,16 @@ impl<'a> Lower<'a> {
         let Some(binding) = gv.binding.as_ref() else {
             return vec![g];
         };
-        let Ok(entry) = entry_function(self.module, self.launch) else {
+        let Ok((index, _)) = pick_entry(self.module, self.launch) else {
             return vec![g];
         };
-        let used = super::super::used_globals(self.module, entry);
+        let uses = self.minfo.get_entry_point(index);
         self.module
             .global_variables
             .iter()
             .filter(|(h, v)| {
                 *h == g
-                    || (used.contains(h)
+                    || (!uses[*h].is_empty()
                         && v.binding.as_ref() == Some(binding)
                         && matches!(v.space, naga::AddressSpace::Storage { .. }))
             })
@@ -83,10 +83,25 @@ impl<'a> Lower<'a> {
                     name.push(&p.name);
                 }
             }
-            let l = self.declare_location(&name.join("_"), c.ty, false, (c.g, c.member))?;
+            let joined = name.join("_");
+            let l = self.declare_location(&joined, c.ty, false, (c.g, c.member))?;
             for p in &pieces[i..j] {
                 let ptr = self.overlay(c, p, l)?;
+                if let Ptr::Mem(_, Operand::Imm(cell)) = ptr {
+                    if self.locations[l as usize].array {
+                        for n in [&p.shown, &p.name] {
+                            self.cells.push((n.clone(), l, cell));
+                        }
+                        ptrs.push((p.g, p.member, ptr));
+                        continue;
+                    }
+                }
+                // The shader's names: the member (`x`) and, for a
+                // struct with an instance name, `b_x`, as unaliased.
                 self.names.push((p.shown.clone(), l));
+                if p.name != p.shown && p.name != joined {
+                    self.names.push((p.name.clone(), l));
+                }
                 ptrs.push((p.g, p.member, ptr));
             }
             // A location of plain accesses unless every view is atomic.
@@ -214,6 +229,12 @@ impl<'a> Lower<'a> {
                         return refuse(at, format!("`{shown}`: an array sized by a pipeline-overridable constant; declare a fixed size"))
                     }
                 }
+            }
+            T::Array { base, stride, .. } if word(&self.module.types[*base].inner).is_some() => {
+                return refuse(
+                    at,
+                    format!("`{shown}`: an array whose elements are {stride} bytes apart (std140 pads them to 16), in a buffer bound with another (aliased): aliased views are translated in 32-bit words; declare the block std430"),
+                )
             }
             _ => {
                 return refuse(

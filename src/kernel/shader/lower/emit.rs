@@ -176,7 +176,7 @@ impl<'a> Lower<'a> {
             // its declaration: a read of it is at its statement.
             self.span = self.stmt_span;
         }
-        if self.spills.exprs.contains(&h) {
+        if self.spills.exprs.contains(&(fun as *const _, h)) {
             // A load of the GLSL frontend's spill copy: dropped.
             let E::Load { pointer } = fun.expressions[h] else {
                 unreachable!("spill loads are loads")

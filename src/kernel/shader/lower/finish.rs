@@ -28,7 +28,12 @@ impl<'a> Lower<'a> {
 
     fn declare_global(&mut self, g: Handle<naga::GlobalVariable>) -> Res<Global> {
         let gv = &self.module.global_variables[g];
-        let name = stmt::name_of(&gv.name).to_string();
+        // An anonymous block (GLSL's `uniform U { ... };`) by its type's name.
+        let name = match (&gv.name, &self.module.types[gv.ty].name) {
+            (Some(n), _) if !n.is_empty() => n.clone(),
+            (_, Some(t)) => t.clone(),
+            _ => stmt::name_of(&gv.name).to_string(),
+        };
         let shared = match gv.space {
             naga::AddressSpace::Storage { .. } => false,
             naga::AddressSpace::WorkGroup => true,
@@ -400,6 +405,7 @@ impl<'a> Lower<'a> {
             warnings,
             source: self.src.to_string(),
             names: self.names,
+            cells: self.cells,
             unused,
             launch: Default::default(),
             undefined: self.undefined,

@@ -33,8 +33,10 @@ pub const FUNCTIONS: [(&str, Option<RmwOp>); 10] = [
 pub(super) struct Spills {
     /// Statements to drop (the copy in and the copy back), by address.
     pub stmts: Vec<*const naga::Statement>,
-    /// Expressions to drop (the loads of the copies).
-    pub exprs: Vec<Handle<E>>,
+    /// Expressions to drop (the loads of the copies), with the function
+    /// whose arena holds them: a handle names an expression of one
+    /// function only (a helper's own handle 2 is not the entry point's).
+    pub exprs: Vec<(*const naga::Function, Handle<E>)>,
     /// The original pointer of each call (by the call's address).
     pub orig: Vec<(*const naga::Statement, Handle<E>)>,
 }
@@ -92,8 +94,8 @@ impl<'a> Lower<'a> {
             let sp = &mut self.spills;
             sp.stmts.push(*before.unwrap() as *const _);
             sp.stmts.push(*after.unwrap() as *const _);
-            sp.exprs.push(*v1);
-            sp.exprs.push(*v2);
+            sp.exprs.push((fun as *const _, *v1));
+            sp.exprs.push((fun as *const _, *v2));
             sp.orig.push((*st as *const _, *orig));
         }
     }
