@@ -539,15 +539,21 @@ fn checked(
     src: &str,
 ) -> Result<naga::valid::ModuleInfo, ShaderError> {
     let (index, entry) = lower::entry_point(module, launch)?;
-    // naga's binding check would refuse two variables on one binding, and
-    // [`check_bindings`] reads which variables the entry point uses from
-    // the validation; the checks with it are a superset.
-    let relaxed = validate(module, false)?;
-    let aliased = check_bindings(module, relaxed.get_entry_point(index), lang == "WGSL")?;
-    let info = if aliased {
-        relaxed
-    } else {
-        validate(module, true)?
+    // naga's binding check refuses two variables on one binding; only
+    // where it fails is the module validated again without it, for
+    // [`check_bindings`] to say what such a pair is (naga's own error
+    // where the relaxed validation finds no such pair): once, as a rule.
+    let info = match validate(module, true) {
+        Ok(info) => info,
+        Err(strict) => {
+            let Ok(relaxed) = validate(module, false) else {
+                return Err(strict);
+            };
+            if !check_bindings(module, relaxed.get_entry_point(index), lang == "WGSL")? {
+                return Err(strict);
+            }
+            relaxed
+        }
     };
     if lang == "WGSL" {
         uniformity::check(module, entry, src)?;
