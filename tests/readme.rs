@@ -22,7 +22,8 @@
 //!
 //! This builds the tools in release mode on a fresh clone, which takes
 //! minutes, so it is `#[ignore]`d in a plain `cargo test` and run by
-//! `.ci/run` (`cargo test --test readme -- --ignored`).
+//! `.ci/run` (its release test binary, run directly; by hand, `cargo test
+//! --test readme -- --ignored`, a debug build).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -246,8 +247,9 @@ fn every_documented_command_runs_as_written_on_a_fresh_clone() {
         .arg(&clone));
     // The clone builds into this repository's target/ (a link), so the
     // dependencies that `cargo test --release` built are reused and only
-    // the clone's own four crates are compiled. This test runs in a debug
-    // build: cargo locks target/debug for it, the clone locks target/release.
+    // the clone's own four crates are compiled. Run through cargo, this test
+    // is a debug build (cargo locks target/debug for it, the clone locks
+    // target/release); `.ci/run` runs its release binary without cargo.
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo.join("target"));
