@@ -16,12 +16,13 @@
 //!
 //! An exchange is an atomic exchange; a load-and-branch (no `exch`) is an
 //! atomic add of 0, so every access reaches the point of coherence (paper
-//! §6.2). The targets differ only in spelling, captured by a [`Dialect`]: the
-//! generated code expects variables `pc` (the thread's pc, unsigned) and
-//! `base` (the first memory word of the instance) in scope, and the memory
-//! array under the name the dialect's functions use.
+//! §6.2). The targets differ only in spelling, captured by a [`Dialect`]
+//! (their [`Language`] and stop test): the generated code expects variables
+//! `pc` (the thread's pc, unsigned) and `base` (the first memory word of
+//! the instance) in scope, and the memory array `mem`.
 
 use crate::mapping::Layout;
+use crate::target::language::{Language, Syntax};
 use progress_litmus::axb::pseudo;
 use progress_litmus::axb::test::{Instr, Test};
 use std::fmt::Write;
@@ -46,32 +47,15 @@ impl Shape {
     }
 }
 
-/// The statement syntax a target's code is written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Syntax {
-    /// C, C++, CUDA, GLSL, Metal: `x ? a : b`, `case 0u:` arms ending in
-    /// `break;`, `if (c) break;`.
-    C,
-    /// WGSL: `select(b, a, x)`, `case 0u: { ... }` arms (no fall-through)
-    /// and a `default` arm, braces around every `if` body.
-    Wgsl,
-}
-
-/// The spelling of one target's atomics and stop test.
+/// One target's spelling of the AXB tests: its language (atomics,
+/// statement syntax) and its stop test.
 pub struct Dialect {
-    /// The statement syntax.
-    pub syntax: Syntax,
-    /// Atomic exchange of word `index` with `value`, returning the old value.
-    pub exch: fn(index: &str, value: &str) -> String,
-    /// Atomic add of 0 to word `index`, returning the old value.
-    pub add0: fn(index: &str) -> String,
+    /// The language: [`crate::target::cuda::Cuda`], ... (see
+    /// [`crate::target::language`]).
+    pub lang: &'static dyn Language,
     /// A boolean expression: leave the loop now (the stop flag is set);
     /// empty in the bare (verification) form, which has no stop.
     pub leave: String,
-    /// Prefix that discards a value in an expression statement: `(void)` in
-    /// the C family (silences unused-result warnings), empty in GLSL, `_ = `
-    /// in WGSL.
-    pub discard: &'static str,
 }
 
 /// An unsigned literal, the same in every target.
@@ -152,14 +136,15 @@ fn comment_suffix(comment: &str) -> String {
 /// The statement(s) for instruction `i` at `pc` of a thread of `len`.
 pub fn instr(i: &Instr, pc: usize, len: usize, d: &Dialect) -> String {
     let index = format!("base + {}", uint(i.loc as usize));
+    let cell = format!("mem[{index}]");
     let access = match i.exch {
-        Some(x) => (d.exch)(&index, &uint(x as usize)),
-        None => (d.add0)(&index),
+        Some(x) => d.lang.exchange(&cell, &uint(x as usize)),
+        None => d.lang.fetch_add(&cell, "0u"),
     };
     let next = uint(pc + 1);
     if i.is_store_like(pc, len) {
         // Both outcomes go to pc + 1: the comparison is irrelevant.
-        format!("{}{access};\npc = {next};\n", d.discard)
+        format!("{}{access};\npc = {next};\n", d.lang.discard())
     } else {
         let (check, jump) = (uint(i.check as usize), uint(i.jump.pc(len)));
         if d.leave.is_empty() {
@@ -169,7 +154,7 @@ pub fn instr(i: &Instr, pc: usize, len: usize, d: &Dialect) -> String {
                 "if ({access} == {check}) {{\n    pc = {jump};\n}} else {{\n    pc = {next};\n}}\n"
             );
         }
-        match d.syntax {
+        match d.lang.syntax() {
             Syntax::C => format!("pc = ({access} == {check}) ? {jump} : {next};\n"),
             Syntax::Wgsl => format!("pc = select({next}, {jump}, {access} == {check});\n"),
         }
@@ -187,14 +172,14 @@ pub fn thread_loop(test: &Test, t: usize, d: &Dialect, shape: Shape) -> String {
         .map(|(pc, i)| (pc, pseudo::instr(i, pc, len), instr(i, pc, len, d)))
         .collect();
     let mut out = format!("while (pc != {}) {{\n", uint(len));
-    match d.syntax {
+    match d.lang.syntax() {
         // The bare (verification) form: nothing but the test.
         _ if d.leave.is_empty() => Ok(()),
         Syntax::C => writeln!(out, "    if ({}) break;", d.leave),
         Syntax::Wgsl => writeln!(out, "    if ({}) {{ break; }}", d.leave),
     }
     .expect("writing to a String");
-    out.push_str(&indent(&branch("pc", &arms, shape, d.syntax), 1));
+    out.push_str(&indent(&branch("pc", &arms, shape, d.lang.syntax()), 1));
     out.push_str("}\n");
     out
 }
@@ -204,7 +189,7 @@ pub fn dispatch(test: &Test, thread: &str, d: &Dialect, shape: Shape) -> String 
     let arms: Vec<(usize, String, String)> = (0..test.num_threads())
         .map(|t| (t, format!("thread {t}"), thread_loop(test, t, d, shape)))
         .collect();
-    branch(thread, &arms, shape, d.syntax)
+    branch(thread, &arms, shape, d.lang.syntax())
 }
 
 /// The test as a comment block in the paper's pseudo-code, each line
@@ -318,13 +303,31 @@ mod tests {
         assert_eq!(comment_safe("a\nb\\"), "a?b");
     }
 
+    /// A language whose atomics stand out.
+    struct Plain;
+
+    impl Language for Plain {
+        fn name(&self) -> &'static str {
+            "plain"
+        }
+        fn syntax(&self) -> Syntax {
+            Syntax::C
+        }
+        fn discard(&self) -> &'static str {
+            "(void)"
+        }
+        fn exchange(&self, cell: &str, v: &str) -> String {
+            format!("XCHG({cell}, {v})")
+        }
+        fn fetch_add(&self, cell: &str, v: &str) -> String {
+            format!("ADD{v}({cell})")
+        }
+    }
+
     fn dialect() -> Dialect {
         Dialect {
-            syntax: Syntax::C,
-            exch: |i, v| format!("XCHG(m[{i}], {v})"),
-            add0: |i| format!("ADD0(m[{i}])"),
+            lang: &Plain,
             leave: "STOP".to_string(),
-            discard: "(void)",
         }
     }
 
@@ -341,20 +344,20 @@ mod tests {
         let th = &t.threads[0];
         assert_eq!(
             instr(&th[0], 0, 4, &d),
-            "pc = (XCHG(m[base + 0u], 1u) == 0u) ? 0u : 1u;\n"
+            "pc = (XCHG(mem[base + 0u], 1u) == 0u) ? 0u : 1u;\n"
         );
         assert_eq!(
             instr(&th[1], 1, 4, &d),
-            "(void)XCHG(m[base + 1u], 0u);\npc = 2u;\n"
+            "(void)XCHG(mem[base + 1u], 0u);\npc = 2u;\n"
         );
         assert_eq!(
             instr(&th[2], 2, 4, &d),
-            "pc = (ADD0(m[base + 0u]) == 1u) ? 4u : 3u;\n"
+            "pc = (ADD0u(mem[base + 0u]) == 1u) ? 4u : 3u;\n"
         );
         // A load-and-branch whose target is the next instruction is a plain load.
         assert_eq!(
             instr(&th[3], 3, 4, &d),
-            "(void)ADD0(m[base + 0u]);\npc = 4u;\n"
+            "(void)ADD0u(mem[base + 0u]);\npc = 4u;\n"
         );
     }
 

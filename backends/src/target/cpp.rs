@@ -17,8 +17,9 @@
 //! budget)`: the SPEC §6 loop from `pc` until END, the stop flag, or the end
 //! of a slice of `budget` iterations, returning the pc it stopped at.
 
-use crate::target::codegen::{self, Dialect, Shape, Syntax};
+use crate::target::codegen::{self, Dialect, Shape};
 use crate::target::host::{self, Harness, Options, ProgramError};
+use crate::target::language::{Language, Syntax};
 use crate::target::templates;
 use progress_litmus::axb::load::NamedTest;
 
@@ -26,11 +27,33 @@ use progress_litmus::axb::load::NamedTest;
 /// loop is left when the stop flag is set or the slice is used up.
 fn dialect() -> Dialect {
     Dialect {
-        syntax: Syntax::C,
-        exch: |i, v| format!("mem[{i}].exchange({v})"),
-        add0: |i| format!("mem[{i}].fetch_add(0u)"),
+        lang: &Cpp,
         leave: "stop.load(std::memory_order_relaxed) || budget-- == 0u".to_string(),
-        discard: "(void)",
+    }
+}
+
+/// The C++17: `std::atomic<uint32_t>` words ([`Language`]; AXB tests only).
+pub struct Cpp;
+
+impl Language for Cpp {
+    fn name(&self) -> &'static str {
+        "cpp"
+    }
+
+    fn syntax(&self) -> Syntax {
+        Syntax::C
+    }
+
+    fn discard(&self) -> &'static str {
+        "(void)"
+    }
+
+    fn exchange(&self, cell: &str, v: &str) -> String {
+        format!("{cell}.exchange({v})")
+    }
+
+    fn fetch_add(&self, cell: &str, v: &str) -> String {
+        format!("{cell}.fetch_add({v})")
     }
 }
 

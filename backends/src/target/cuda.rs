@@ -41,20 +41,172 @@
 //! code is plain C++: the tests compile it with g++ against a small CPU
 //! emulation of the runtime (`cuda-shim/cuda_runtime.h`) and run it.
 
-use crate::target::codegen::{self, Dialect, Shape, Syntax};
+use crate::target::codegen::{self, Dialect, Shape};
 use crate::target::host::{self, Harness, Options, ProgramError};
+use crate::target::language::{rmw_suffix, Atomic, KernelFile, KernelLanguage, Language, Syntax};
 use crate::target::templates;
 use progress_litmus::axb::load::NamedTest;
+use progress_litmus::kernel::program::CollectiveOp;
 
-/// The CUDA spelling: device-scope atomics; the stop flag is mapped pinned
-/// host memory read through a volatile pointer in every iteration.
+/// The CUDA spelling of the AXB tests: device-scope atomics; the stop flag
+/// is mapped pinned host memory read through a volatile pointer in every
+/// iteration.
 fn dialect() -> Dialect {
     Dialect {
-        syntax: Syntax::C,
-        exch: |i, v| format!("atomicExch(&mem[{i}], {v})"),
-        add0: |i| format!("atomicAdd(&mem[{i}], 0u)"),
+        lang: &Cuda,
         leave: "*stop != 0u".to_string(),
-        discard: "(void)",
+    }
+}
+
+/// The CUDA language ([`Language`], [`KernelLanguage`]): device-scope
+/// atomics on pointers, warp-level collectives.
+pub struct Cuda;
+
+/// The threads of a CUDA warp: a block's threads `32k..32k+31` (by
+/// `threadIdx.x` in a one-dimensional block) are warp k.
+pub const WARP: usize = 32;
+
+/// Whether each of the program's subgroups (`s` consecutive invocations
+/// of a workgroup of `n`) lies in one CUDA warp, so that a warp-level
+/// collective with a mask of its lanes can take it: true when `s` divides
+/// 32 or the whole workgroup is one warp.
+fn subgroups_within_warps(n: usize, s: usize) -> bool {
+    let s = s.max(1);
+    (0..n / s).all(|k| (k * s) / WARP == ((k + 1) * s - 1) / WARP)
+}
+
+impl Language for Cuda {
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+
+    fn syntax(&self) -> Syntax {
+        Syntax::C
+    }
+
+    fn discard(&self) -> &'static str {
+        "(void)"
+    }
+
+    fn exchange(&self, cell: &str, v: &str) -> String {
+        format!("atomicExch(&{cell}, {v})")
+    }
+
+    fn fetch_add(&self, cell: &str, v: &str) -> String {
+        format!("atomicAdd(&{cell}, {v})")
+    }
+}
+
+impl KernelLanguage for Cuda {
+    fn extension(&self) -> &'static str {
+        "cu"
+    }
+
+    fn title(&self) -> &'static str {
+        "CUDA"
+    }
+
+    /// CUDA has no atomic load or store: a load is an add of 0, a store
+    /// an exchange.
+    fn atomic(&self, op: Atomic, cell: &str, args: &[&str]) -> String {
+        let name = match op {
+            Atomic::Load => return self.fetch_add(cell, "0u"),
+            Atomic::Store | Atomic::Exchange => "Exch",
+            Atomic::CompareExchange => "CAS",
+            Atomic::Fetch(rmw) => rmw_suffix(rmw),
+        };
+        format!("atomic{name}(&{cell}, {})", args.join(", "))
+    }
+
+    fn max_subgroup(&self) -> usize {
+        WARP
+    }
+
+    fn max_workgroup(&self) -> usize {
+        1024
+    }
+
+    fn barrier(&self) -> &'static str {
+        "__syncthreads();"
+    }
+
+    fn collective_refusal(&self, n: usize, s: usize) -> Option<String> {
+        (!subgroups_within_warps(n, s)).then(|| format!(
+            "subgroup_size {s} in workgroups of {n}: a subgroup would span two CUDA warps of {WARP}, which no warp-level collective can take; use a subgroup size that divides {WARP}"
+        ))
+    }
+
+    fn stop(&self) -> &'static str {
+        "if (*stop != 0u) { left = true; break; }\n"
+    }
+
+    fn ids(&self, s: usize) -> String {
+        format!(
+            "const uint wg_id = blockIdx.x;\nconst uint local_id = threadIdx.x;\nconst uint subgroup_id = local_id / {s}u;\nconst uint lane_id = local_id % {s}u;\n(void)wg_id;\n(void)subgroup_id;\n(void)lane_id;\n"
+        )
+    }
+
+    /// The mask of the lanes of the invocation's subgroup in its warp, and
+    /// its first lane.
+    fn subgroup_setup(&self, s: usize) -> String {
+        format!(
+            "const uint sg_first = (subgroup_id * {s}u) % {WARP}u;\nconst uint sg_mask = (0xffffffffu >> ({WARP}u - {s}u)) << sg_first;\n"
+        )
+    }
+
+    fn collectives_note(&self) -> &'static str {
+        "every lane of the program's subgroup takes part\n\
+         {comment} (__all_sync and the others with a mask of its lanes, sg_mask)"
+    }
+
+    fn collective(&self, op: CollectiveOp, v: &str, _s: usize, _out: &mut String) -> String {
+        match op {
+            CollectiveOp::All => format!("__all_sync(sg_mask, {v} != 0u) ? 1u : 0u"),
+            CollectiveOp::Any => format!("__any_sync(sg_mask, {v} != 0u) ? 1u : 0u"),
+            CollectiveOp::BroadcastFirst => format!("__shfl_sync(sg_mask, {v}, (int)sg_first)"),
+        }
+    }
+
+    fn run_state(&self) -> &'static str {
+        "uint pc = 0u;\nbool left = false;\n"
+    }
+
+    fn count_end(&self) -> &'static str {
+        "if (left) { atomicAdd(&ends[1], 1u); } else { atomicAdd(&ends[0], 1u); }\n"
+    }
+
+    fn shared_store(&self, cell: usize, v: u16) -> String {
+        format!("sh[{cell}] = {v}u;")
+    }
+
+    /// The kernel around the body, the program's constants and the host
+    /// that runs it ([`templates::KERNEL_CUDA_HOST`]).
+    fn kernel_file(&self, f: &KernelFile) -> String {
+        let n = f.workgroup_size;
+        let body = f
+            .body
+            .replace("uint ", "unsigned int ")
+            .replace("const uint ", "const unsigned int ");
+        format!(
+            "{}{}\
+             #include <cuda_runtime.h>\n#include <chrono>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <thread>\n#include <vector>\n\n\
+             typedef unsigned int uint;\n\n\
+             // Blocks of {n} threads; mem: the global locations; stop: mapped host memory\n\
+             // the host sets at its deadline; ends[0]: finished, ends[1]: stopped.\n\
+             __global__ void axb_kernel(unsigned int* mem, volatile unsigned int* stop, unsigned int* ends) {{\n    \
+             __shared__ unsigned int sh[{sh}];\n    (void)sh;\n{}}}\n\n\
+             static const unsigned int WORKGROUPS = {};\nstatic const unsigned int WORKGROUP_SIZE = {n};\n\
+             static const unsigned int WORDS = {};\nstatic const unsigned int INIT[] = {{{}}};\nstatic const char* NAME = \"{}\";\n\n{}",
+            f.run_line,
+            f.header,
+            codegen::indent(&body, 1),
+            f.workgroups,
+            f.global_words,
+            f.init_words.join(", "),
+            f.name,
+            templates::KERNEL_CUDA_HOST,
+            sh = f.shared_words,
+        )
     }
 }
 
@@ -124,4 +276,18 @@ pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramErr
         tests,
         opts,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subgroups_must_lie_in_one_warp() {
+        // Any size while the workgroup is one warp (the language's bound
+        // is 8 invocations), sizes dividing 32 beyond.
+        assert!(subgroups_within_warps(6, 3) && subgroups_within_warps(8, 7));
+        assert!(subgroups_within_warps(64, 8) && subgroups_within_warps(64, 32));
+        assert!(!subgroups_within_warps(66, 3) && !subgroups_within_warps(128, 64));
+    }
 }

@@ -11,16 +11,175 @@
 //! atomic traffic of the test.
 
 use crate::mapping::Layout;
-use crate::target::codegen::{self, Dialect, Shape, Syntax};
+use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::language::{rmw_suffix, Atomic, KernelFile, KernelLanguage, Language, Syntax};
 use progress_litmus::axb::load::NamedTest;
+use progress_litmus::kernel::program::{CollectiveOp, RmwOp};
 
 fn dialect(bare: bool) -> Dialect {
     Dialect {
-        syntax: Syntax::C,
-        exch: |i, v| format!("atomicExchange(mem[{i}], {v})"),
-        add0: |i| format!("atomicAdd(mem[{i}], 0u)"),
+        lang: &Glsl,
         leave: if bare { "" } else { "stop_flag != 0u" }.to_string(),
-        discard: "",
+    }
+}
+
+/// The GLSL 450 language ([`Language`], [`KernelLanguage`]): atomics on
+/// buffer and shared variables, clustered subgroup operations.
+pub struct Glsl;
+
+impl Language for Glsl {
+    fn name(&self) -> &'static str {
+        "glsl"
+    }
+
+    fn syntax(&self) -> Syntax {
+        Syntax::C
+    }
+
+    fn discard(&self) -> &'static str {
+        ""
+    }
+
+    fn exchange(&self, cell: &str, v: &str) -> String {
+        format!("atomicExchange({cell}, {v})")
+    }
+
+    fn fetch_add(&self, cell: &str, v: &str) -> String {
+        format!("atomicAdd({cell}, {v})")
+    }
+}
+
+impl KernelLanguage for Glsl {
+    fn extension(&self) -> &'static str {
+        "comp"
+    }
+
+    fn title(&self) -> &'static str {
+        "GLSL/Vulkan"
+    }
+
+    /// GLSL 450 has no atomic load, store or subtract: a load is an or of
+    /// 0, a store an exchange, a subtract an add of the two's complement.
+    fn atomic(&self, op: Atomic, cell: &str, args: &[&str]) -> String {
+        let name = match op {
+            Atomic::Load => return format!("atomicOr({cell}, 0u)"),
+            Atomic::Store | Atomic::Exchange => "Exchange",
+            Atomic::CompareExchange => "CompSwap",
+            Atomic::Fetch(RmwOp::Sub) => {
+                return format!("atomicAdd({cell}, (0u - {}))", args[0]);
+            }
+            Atomic::Fetch(rmw) => rmw_suffix(rmw),
+        };
+        format!("atomic{name}({cell}, {})", args.join(", "))
+    }
+
+    fn max_subgroup(&self) -> usize {
+        128
+    }
+
+    fn max_workgroup(&self) -> usize {
+        1024
+    }
+
+    fn barrier(&self) -> &'static str {
+        "barrier();"
+    }
+
+    fn collective_refusal(&self, _n: usize, s: usize) -> Option<String> {
+        (!s.is_power_of_two()).then(|| format!(
+            "subgroup_size {s}: a collective over the program's subgroup is a clustered subgroup operation in GLSL (GL_KHR_shader_subgroup_clustered), whose cluster size must be a power of two; emit it for cuda"
+        ))
+    }
+
+    fn stop(&self) -> &'static str {
+        "if (stop_flag != 0u) { left = true; break; }\n"
+    }
+
+    fn ids(&self, s: usize) -> String {
+        format!(
+            "uint wg_id = gl_WorkGroupID.x;\nuint local_id = gl_LocalInvocationID.x;\nuint subgroup_id = local_id / {s}u;\nuint lane_id = local_id % {s}u;\n"
+        )
+    }
+
+    /// Clusters of `s` invocations of the device's subgroup are the
+    /// program's subgroups only where the device's subgroup size is a
+    /// multiple of `s` and local ids map to subgroup invocation ids in
+    /// order (as implementations do, and Vulkan does not promise); a
+    /// workgroup where that does not hold does not run the program, so
+    /// that no collective is taken over other invocations than the
+    /// program's: its invocations count as neither finished nor stopped.
+    fn subgroup_setup(&self, s: usize) -> String {
+        format!(
+            "// The device's subgroups must hold the program's as clusters of {s}:\n\
+             // else the workgroup leaves, counted neither finished nor stopped.\n\
+             uint sg_n = subgroupClusteredAdd(1u, {s}u);\n\
+             uint sg_lo = subgroupClusteredMin(subgroup_id, {s}u);\n\
+             uint sg_hi = subgroupClusteredMax(subgroup_id, {s}u);\n\
+             if (local_id == 0u) {{ sg_bad = 0u; }}\n\
+             barrier();\n\
+             if (gl_SubgroupSize % {s}u != 0u || gl_SubgroupInvocationID % {s}u != lane_id || sg_n != {s}u || sg_lo != subgroup_id || sg_hi != subgroup_id) {{\n    atomicOr(sg_bad, 1u);\n}}\n\
+             barrier();\n\
+             if (sg_bad != 0u) {{\n    return;\n}}\n"
+        )
+    }
+
+    fn collectives_note(&self) -> &'static str {
+        "clustered subgroup operations over the program's\n\
+         {comment} subgroups (GL_KHR_shader_subgroup_clustered: the host must enable them)"
+    }
+
+    fn collective(&self, op: CollectiveOp, v: &str, s: usize, out: &mut String) -> String {
+        match op {
+            CollectiveOp::All => format!("subgroupClusteredAnd(({v} != 0u) ? 1u : 0u, {s}u)"),
+            CollectiveOp::Any => format!("subgroupClusteredOr(({v} != 0u) ? 1u : 0u, {s}u)"),
+            CollectiveOp::BroadcastFirst => {
+                // The value of the lowest lane taking part.
+                out.push_str(&format!(
+                    "uint first = subgroupClusteredMin(lane_id, {s}u);\n"
+                ));
+                format!("subgroupClusteredOr((lane_id == first) ? {v} : 0u, {s}u)")
+            }
+        }
+    }
+
+    fn run_state(&self) -> &'static str {
+        "uint pc = 0u;\nbool left = false;\n"
+    }
+
+    fn count_end(&self) -> &'static str {
+        "if (left) { atomicAdd(ends.stopped, 1u); } else { atomicAdd(ends.finished, 1u); }\n"
+    }
+
+    fn shared_store(&self, cell: usize, v: u16) -> String {
+        format!("sh[{cell}] = {v}u;")
+    }
+
+    /// The compute shader around the body: the extensions collectives
+    /// need and the bindings the Vulkan hosts set up.
+    fn kernel_file(&self, f: &KernelFile) -> String {
+        let n = f.workgroup_size;
+        let (ext, sg_bad) = if f.collectives {
+            (
+                "#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_clustered : require\n",
+                "shared uint sg_bad;\n",
+            )
+        } else {
+            ("", "")
+        };
+        format!(
+            "#version 450\n{ext}{}{}\
+             layout(local_size_x = {n}, local_size_y = 1, local_size_z = 1) in;\n\n\
+             // Binding 0: the global locations (see the first line); 1: the stop flag; 2: ends.\n\
+             layout(std430, set = 0, binding = 0) buffer Memory {{\n    uint mem[];\n}};\n\
+             layout(std430, set = 0, binding = 1) coherent volatile buffer Stop {{\n    uint stop_flag;\n}};\n\
+             layout(std430, set = 0, binding = 2) buffer Ends {{\n    uint finished;\n    uint stopped;\n}} ends;\n\
+             shared uint sh[{sh}];\n{sg_bad}\n\
+             void main() {{\n{}}}\n",
+            f.run_line,
+            f.header,
+            codegen::indent(&f.body, 1),
+            sh = f.shared_words,
+        )
     }
 }
 

@@ -45,6 +45,12 @@ use progress_litmus::kernel::program::{
 };
 use std::fmt::Write;
 
+use crate::target::cuda::Cuda;
+use crate::target::glsl::Glsl;
+use crate::target::language::Syntax;
+use crate::target::language::{Atomic, KernelFile, KernelLanguage};
+use crate::target::wgsl::Wgsl;
+
 /// The languages a kernel program is emitted in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lang {
@@ -54,21 +60,28 @@ pub enum Lang {
 }
 
 impl Lang {
-    fn name(self) -> &'static str {
+    /// The language object that spells it (`crate::target::language`):
+    /// the one place a kernel language is chosen.
+    pub fn language(self) -> &'static dyn KernelLanguage {
         match self {
-            Lang::Cuda => "cuda",
-            Lang::Glsl => "glsl",
-            Lang::Wgsl => "wgsl",
+            Lang::Cuda => &Cuda,
+            Lang::Glsl => &Glsl,
+            Lang::Wgsl => &Wgsl,
         }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        self.language().name()
     }
 
     /// The file extension of the emitted file.
     pub fn extension(self) -> &'static str {
-        match self {
-            Lang::Cuda => "cu",
-            Lang::Glsl => "comp",
-            Lang::Wgsl => "wgsl",
-        }
+        self.language().extension()
+    }
+
+    /// Whether its statements are WGSL's (`let`, `select`, `loop`).
+    pub(crate) fn wgsl(self) -> bool {
+        self.language().syntax() == Syntax::Wgsl
     }
 }
 
@@ -118,41 +131,19 @@ pub(crate) fn refusal_in(p: &NamedProgram, lang: Lang, bare: bool) -> Option<Str
                 )
             };
             match i {
-                Instr::Barrier if lang == Lang::Wgsl && !cfg::top_level(&code.instrs, pc) => {
-                    return Some(format!(
-                        "{}: a barrier in non-uniform control flow (a jump crosses it): WGSL requires workgroupBarrier() in uniform control flow (WGSL's uniformity rules; naga does not check barriers, so this does); emit it for cuda or glsl",
-                        at()
-                    ));
+                Instr::Barrier if !cfg::top_level(&code.instrs, pc) => {
+                    if let Some(why) = lang.language().crossed_barrier_refusal() {
+                        return Some(format!(
+                            "{}: a barrier in non-uniform control flow (a jump crosses it): {why}",
+                            at()
+                        ));
+                    }
                 }
-                Instr::Collective { .. } if bare => {}
-                Instr::Collective { .. } if lang == Lang::Wgsl => {
-                    return Some(format!(
-                        "{}: subgroup collectives need WGSL's `subgroups` extension, which WebGPU's core lacks; emit it for cuda or glsl",
-                        at()
-                    ));
-                }
-                Instr::Collective { .. }
-                    if lang == Lang::Glsl && !prog.subgroup_size.is_power_of_two() =>
-                {
-                    return Some(format!(
-                        "{}: subgroup_size {}: a collective over the program's subgroup is a clustered subgroup operation in GLSL (GL_KHR_shader_subgroup_clustered), whose cluster size must be a power of two; emit it for cuda",
-                        at(),
-                        prog.subgroup_size
-                    ));
-                }
-                Instr::Collective { .. }
-                    if lang == Lang::Cuda
-                        && !subgroups_within_warps(
-                            prog.workgroup_size.into(),
-                            prog.subgroup_size.into(),
-                        ) =>
-                {
-                    return Some(format!(
-                        "{}: subgroup_size {} in workgroups of {}: a subgroup would span two CUDA warps of {WARP}, which no warp-level collective can take; use a subgroup size that divides {WARP}",
-                        at(),
-                        prog.subgroup_size,
-                        prog.workgroup_size
-                    ));
+                Instr::Collective { .. } if !bare => {
+                    let (n, s) = (prog.workgroup_size.into(), prog.subgroup_size.into());
+                    if let Some(why) = lang.language().collective_refusal(n, s) {
+                        return Some(format!("{}: {why}", at()));
+                    }
                 }
                 _ => {}
             }
@@ -229,19 +220,6 @@ pub(crate) fn index_refusal(p: &NamedProgram) -> Option<String> {
         )),
         Err(e) => Some(format!("{at}: {e}")),
     }
-}
-
-/// The threads of a CUDA warp: a block's threads `32k..32k+31` (by
-/// `threadIdx.x` in a one-dimensional block) are warp k.
-pub(crate) const WARP: usize = 32;
-
-/// Whether each of the program's subgroups (`s` consecutive invocations
-/// of a workgroup of `n`) lies in one CUDA warp, so that a warp-level
-/// collective with a mask of its lanes can take it: true when `s` divides
-/// 32 or the whole workgroup is one warp.
-fn subgroups_within_warps(n: usize, s: usize) -> bool {
-    let s = s.max(1);
-    (0..n / s).all(|k| (k * s) / WARP == ((k + 1) * s - 1) / WARP)
 }
 
 /// Whether the program has a subgroup collective.
@@ -326,11 +304,22 @@ impl Spell {
         }
     }
 
+    /// The language object.
+    pub(crate) fn l(&self) -> &'static dyn KernelLanguage {
+        self.lang.language()
+    }
+
+    /// Whether the statements are WGSL's.
+    pub(crate) fn wgsl(&self) -> bool {
+        self.lang.wgsl()
+    }
+
     /// A boolean as 0 or 1.
     fn b2u(&self, b: &str) -> String {
-        match self.lang {
-            Lang::Wgsl => format!("select(0u, 1u, {b})"),
-            _ => format!("(({b}) ? 1u : 0u)"),
+        if self.wgsl() {
+            format!("select(0u, 1u, {b})")
+        } else {
+            format!("(({b}) ? 1u : 0u)")
         }
     }
 
@@ -344,18 +333,18 @@ impl Spell {
             BinOp::Cmp(c) => self.b2u(&self.cmp(a, c, b)),
             BinOp::Shl | BinOp::Shr => {
                 let sym = op.symbol();
-                match self.lang {
+                match self.wgsl() {
                     // The bare form has no `min` (outside the oracle's
                     // language); its registers hold values below 2^bits.
-                    Lang::Wgsl if self.bare => format!(
+                    true if self.bare => format!(
                         "select(({a} {sym} {b}) & {m}, 0u, {b} >= {})",
                         self.u(self.bits)
                     ),
-                    Lang::Wgsl => format!(
+                    true => format!(
                         "select(({a} {sym} min({b}, 31u)) & {m}, 0u, {b} >= {})",
                         self.u(self.bits)
                     ),
-                    _ => format!(
+                    false => format!(
                         "(({b} >= {}) ? 0u : (({a} {sym} {b}) & {m}))",
                         self.u(self.bits)
                     ),
@@ -365,48 +354,9 @@ impl Spell {
         }
     }
 
-    /// A pointer or lvalue of an atomic cell.
-    fn cell(&self, shared: bool, index: &str) -> String {
-        let arr = if shared { "sh" } else { "mem" };
-        match self.lang {
-            Lang::Cuda => format!("&{arr}[{index}]"),
-            Lang::Glsl => format!("{arr}[{index}]"),
-            Lang::Wgsl => format!("&{arr}[{index}]"),
-        }
-    }
-
-    fn atomic(&self, f: &str, cell: &str, args: &[&str]) -> String {
-        let name = match (self.lang, f) {
-            (Lang::Cuda, "exch") => "atomicExch",
-            (Lang::Cuda, "add") => "atomicAdd",
-            (Lang::Cuda, "sub") => "atomicSub",
-            (Lang::Cuda, "and") => "atomicAnd",
-            (Lang::Cuda, "or") => "atomicOr",
-            (Lang::Cuda, "xor") => "atomicXor",
-            (Lang::Cuda, "min") => "atomicMin",
-            (Lang::Cuda, "max") => "atomicMax",
-            (Lang::Cuda, "cas") => "atomicCAS",
-            (Lang::Glsl, "exch") | (Lang::Wgsl, "exch") => "atomicExchange",
-            (Lang::Glsl, "add") | (Lang::Wgsl, "add") => "atomicAdd",
-            (Lang::Glsl, "sub") => "atomicAdd",
-            (Lang::Wgsl, "sub") => "atomicSub",
-            (Lang::Glsl, "and") | (Lang::Wgsl, "and") => "atomicAnd",
-            (Lang::Glsl, "or") | (Lang::Wgsl, "or") => "atomicOr",
-            (Lang::Glsl, "xor") | (Lang::Wgsl, "xor") => "atomicXor",
-            (Lang::Glsl, "min") | (Lang::Wgsl, "min") => "atomicMin",
-            (Lang::Glsl, "max") | (Lang::Wgsl, "max") => "atomicMax",
-            (Lang::Glsl, "cas") => "atomicCompSwap",
-            (Lang::Wgsl, "cas") => "atomicCompareExchangeWeak",
-            _ => unreachable!("every atomic is spelt"),
-        };
-        let mut a = vec![cell.to_string()];
-        if self.lang == Lang::Glsl && f == "sub" {
-            // GLSL has no atomicSub: add the two's complement.
-            a.push(format!("(0u - {})", args[0]));
-        } else {
-            a.extend(args.iter().map(|s| s.to_string()));
-        }
-        format!("{name}({})", a.join(", "))
+    /// The atomic `op` on the word `cell` (an lvalue), in the language.
+    pub(crate) fn atomic(&self, op: Atomic, cell: &str, args: &[&str]) -> String {
+        self.l().atomic(op, cell, args)
     }
 }
 
@@ -446,11 +396,8 @@ pub(crate) fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) 
             );
         }
         Instr::Barrier => {
-            let b = match sp.lang {
-                Lang::Cuda => "__syncthreads();",
-                Lang::Glsl => "barrier();",
-                Lang::Wgsl => unreachable!("WGSL refuses barriers in control flow"),
-            };
+            // (WGSL refuses it: `crossed_barrier_refusal`.)
+            let b = sp.l().barrier();
             let _ = writeln!(
                 out,
                 "// A barrier a jump crosses: not every invocation may reach it (the oracle's deadlock).\n{b}\npc = {next};"
@@ -470,9 +417,6 @@ pub(crate) fn lower(p: &Program, c: usize, pc: usize, lay: &Layout, sp: &Spell) 
             let parts = (op, addr, dst, branch);
             atomic_statements(p, parts, lay, sp, &next, &jump, &mut out);
         }
-    }
-    if sp.lang == Lang::Glsl {
-        out = out.replace("(void)v;\n", "");
     }
     out
 }
@@ -494,7 +438,7 @@ fn atomic_statements(
     out: &mut String,
 ) {
     let m = sp.u(sp.mask);
-    let wgsl = sp.lang == Lang::Wgsl;
+    let wgsl = sp.wgsl();
     let cell = atomic_cell(p, addr, lay, sp);
     let exact = lay.exact[addr.loc as usize];
     let old = atomic_old(op, &cell, exact, sp, out);
@@ -514,8 +458,10 @@ fn atomic_statements(
             let _ = writeln!(out, "{}", branch_pc(sp, &cond, &jump(b.target), next));
         }
         None => {
-            if v_unused {
-                let _ = writeln!(out, "{}", if wgsl { "_ = v;" } else { "(void)v;" });
+            // (GLSL needs no discard of a value it does not use.)
+            let discard = sp.l().discard();
+            if v_unused && !discard.is_empty() {
+                let _ = writeln!(out, "{discard}v;");
             }
             let _ = writeln!(out, "pc = {next};");
         }
@@ -529,7 +475,7 @@ fn branch_pc(sp: &Spell, cond: &str, target: &str, next: &str) -> String {
         // A branch, as a verifier reads it best (no selection through a
         // temporary), the same in both languages.
         format!("if ({cond}) {{\n    pc = {target};\n}} else {{\n    pc = {next};\n}}")
-    } else if sp.lang == Lang::Wgsl {
+    } else if sp.wgsl() {
         format!("pc = select({next}, {target}, {cond});")
     } else {
         format!("pc = ({cond}) ? {target} : {next};")
@@ -540,48 +486,28 @@ fn branch_pc(sp: &Spell, cond: &str, target: &str, next: &str) -> String {
 /// broadcast first writes a statement to `out` before it.
 fn collective(p: &Program, op: CollectiveOp, src: Operand, sp: &Spell, out: &mut String) -> String {
     let v = sp.operand(src);
-    // Over the program's subgroup, never the device's (whose
-    // size is another): CUDA names its lanes in a mask (`sg_mask`,
-    // every lane takes part, as in the oracle's rendezvous, §2.5);
-    // GLSL takes clusters of `subgroup_size` invocations.
-    let s = sp.u(p.subgroup_size.max(1));
-    match (sp.lang, op) {
-        // The bare form: the language's own collectives, over the subgroups
-        // of its `subgroup_size` line.
-        (Lang::Wgsl, CollectiveOp::All) if sp.bare => {
-            format!("select(0u, 1u, subgroupAll({v} != 0u))")
+    if !sp.bare {
+        // Over the program's subgroup, never the device's (whose size is
+        // another): CUDA names its lanes in a mask (`sg_mask`, every lane
+        // takes part, as in the oracle's rendezvous, §2.5); GLSL takes
+        // clusters of `subgroup_size` invocations.
+        return sp
+            .l()
+            .collective(op, &v, p.subgroup_size.max(1).into(), out);
+    }
+    // The bare form (GLSL and WGSL): the language's own collectives, over
+    // the subgroups of its `subgroup_size` line.
+    let vote = |f: &str| {
+        if sp.wgsl() {
+            format!("select(0u, 1u, {f}({v} != 0u))")
+        } else {
+            format!("({f}({v} != 0u) ? 1u : 0u)")
         }
-        (Lang::Wgsl, CollectiveOp::Any) if sp.bare => {
-            format!("select(0u, 1u, subgroupAny({v} != 0u))")
-        }
-        (Lang::Glsl, CollectiveOp::All) if sp.bare => {
-            format!("(subgroupAll({v} != 0u) ? 1u : 0u)")
-        }
-        (Lang::Glsl, CollectiveOp::Any) if sp.bare => {
-            format!("(subgroupAny({v} != 0u) ? 1u : 0u)")
-        }
-        (_, CollectiveOp::BroadcastFirst) if sp.bare => format!("subgroupBroadcastFirst({v})"),
-        (Lang::Cuda, CollectiveOp::All) => {
-            format!("__all_sync(sg_mask, {v} != 0u) ? 1u : 0u")
-        }
-        (Lang::Cuda, CollectiveOp::Any) => {
-            format!("__any_sync(sg_mask, {v} != 0u) ? 1u : 0u")
-        }
-        (Lang::Cuda, CollectiveOp::BroadcastFirst) => {
-            format!("__shfl_sync(sg_mask, {v}, (int)sg_first)")
-        }
-        (Lang::Glsl, CollectiveOp::All) => {
-            format!("subgroupClusteredAnd(({v} != 0u) ? 1u : 0u, {s})")
-        }
-        (Lang::Glsl, CollectiveOp::Any) => {
-            format!("subgroupClusteredOr(({v} != 0u) ? 1u : 0u, {s})")
-        }
-        (Lang::Glsl, CollectiveOp::BroadcastFirst) => {
-            // The value of the lowest lane taking part.
-            let _ = writeln!(out, "uint first = subgroupClusteredMin(lane_id, {s});");
-            format!("subgroupClusteredOr((lane_id == first) ? {v} : 0u, {s})")
-        }
-        (Lang::Wgsl, _) => unreachable!("WGSL refuses collectives"),
+    };
+    match op {
+        CollectiveOp::All => vote("subgroupAll"),
+        CollectiveOp::Any => vote("subgroupAny"),
+        CollectiveOp::BroadcastFirst => format!("subgroupBroadcastFirst({v})"),
     }
 }
 
@@ -593,15 +519,10 @@ pub(crate) fn atomic_cell(p: &Program, addr: Addr, lay: &Layout, sp: &Spell) -> 
         // The location's own variable; `emit_bare` refuses a program whose
         // index may leave it, as `emit` does.
         let name = bare_var_name(loc);
-        let cell = if loc.array {
+        return if loc.array {
             format!("{name}[{}]", sp.operand(addr.index))
         } else {
             name
-        };
-        return if sp.lang == Lang::Wgsl {
-            format!("&{cell}")
-        } else {
-            cell
         };
     }
     let (off, shared) = if loc.shared {
@@ -622,7 +543,8 @@ pub(crate) fn atomic_cell(p: &Program, addr: Addr, lay: &Layout, sp: &Spell) -> 
             sp.u(loc.len().saturating_sub(1))
         ),
     };
-    sp.cell(shared, &idx)
+    let arr = if shared { "sh" } else { "mem" };
+    format!("{arr}[{idx}]")
 }
 
 /// The value an atomic reads (before the mask), as an expression; an exact
@@ -635,16 +557,19 @@ pub(crate) fn atomic_old(
     out: &mut String,
 ) -> String {
     let m = sp.u(sp.mask);
-    let wgsl = sp.lang == Lang::Wgsl;
+    let wgsl = sp.wgsl();
+    let cas = Atomic::CompareExchange;
     match op {
-        AtomicOp::Load => sp.atomic("add", cell, &["0u"]),
-        AtomicOp::Store(v) | AtomicOp::Exchange(v) => sp.atomic("exch", cell, &[&sp.operand(v)]),
+        AtomicOp::Load => sp.atomic(Atomic::Fetch(RmwOp::Add), cell, &["0u"]),
+        AtomicOp::Store(v) | AtomicOp::Exchange(v) => {
+            sp.atomic(Atomic::Exchange, cell, &[&sp.operand(v)])
+        }
         AtomicOp::CompareExchange(e, n) => {
             let (e, n) = (sp.operand(e), sp.operand(n));
             if wgsl {
-                format!("{}.old_value", sp.atomic("cas", cell, &[&e, &n]))
+                format!("{}.old_value", sp.atomic(cas, cell, &[&e, &n]))
             } else {
-                sp.atomic("cas", cell, &[&e, &n])
+                sp.atomic(cas, cell, &[&e, &n])
             }
         }
         AtomicOp::Fetch(rmw @ (RmwOp::Add | RmwOp::Sub), v) if exact && !sp.bare => {
@@ -652,33 +577,22 @@ pub(crate) fn atomic_old(
             // location also takes compare-exchange, min or max.
             let v = sp.operand(v);
             let sym = if rmw == RmwOp::Add { "+" } else { "-" };
-            let load = sp.atomic("add", cell, &["0u"]);
-            let _ = match sp.lang {
-                Lang::Wgsl => writeln!(
+            let load = sp.atomic(Atomic::Fetch(RmwOp::Add), cell, &["0u"]);
+            let swap = sp.atomic(cas, cell, &["old", &format!("(old {sym} {v}) & {m}")]);
+            let _ = if wgsl {
+                writeln!(
                     out,
-                    "var old = {load};\nloop {{\n    let r = {};\n    if (r.exchanged) {{ break; }}\n    old = r.old_value;\n}}",
-                    sp.atomic("cas", cell, &["old", &format!("(old {sym} {v}) & {m}")])
-                ),
-                _ => writeln!(
+                    "var old = {load};\nloop {{\n    let r = {swap};\n    if (r.exchanged) {{ break; }}\n    old = r.old_value;\n}}"
+                )
+            } else {
+                writeln!(
                     out,
-                    "uint old = {load};\nfor (;;) {{\n    uint seen = {};\n    if (seen == old) break;\n    old = seen;\n}}",
-                    sp.atomic("cas", cell, &["old", &format!("(old {sym} {v}) & {m}")])
-                ),
+                    "uint old = {load};\nfor (;;) {{\n    uint seen = {swap};\n    if (seen == old) break;\n    old = seen;\n}}"
+                )
             };
             "old".to_string()
         }
-        AtomicOp::Fetch(rmw, v) => {
-            let f = match rmw {
-                RmwOp::Add => "add",
-                RmwOp::Sub => "sub",
-                RmwOp::And => "and",
-                RmwOp::Or => "or",
-                RmwOp::Xor => "xor",
-                RmwOp::Min => "min",
-                RmwOp::Max => "max",
-            };
-            sp.atomic(f, cell, &[&sp.operand(v)])
-        }
+        AtomicOp::Fetch(rmw, v) => sp.atomic(Atomic::Fetch(rmw), cell, &[&sp.operand(v)]),
     }
 }
 
@@ -702,11 +616,7 @@ fn cases(p: &Program, c: usize, range: std::ops::Range<usize>, lay: &Layout, sp:
     for pc in range {
         let body = lower(p, c, pc, lay, sp);
         let text = litmus::print::at(p, c, pc).replace('\n', " ");
-        let brk = if sp.lang == Lang::Wgsl {
-            ""
-        } else {
-            "    break;\n"
-        };
+        let brk = if sp.wgsl() { "" } else { "    break;\n" };
         let _ = write!(
             cases,
             "case {}: {{ // {text}\n{}{brk}}}\n",
@@ -723,12 +633,7 @@ fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
     let code = &p.codes[c];
     let segs = segments(&code.instrs);
     let mut out = String::new();
-    let stop = match sp.lang {
-        _ if sp.bare => "",
-        Lang::Cuda => "if (*stop != 0u) { left = true; break; }\n",
-        Lang::Glsl => "if (stop_flag != 0u) { left = true; break; }\n",
-        Lang::Wgsl => "if (axb_leave(&budget)) { left = true; break; }\n",
-    };
+    let stop = if sp.bare { "" } else { sp.l().stop() };
     let left = if sp.bare { "" } else { "!left && " };
     for (k, &(start, end)) in segs.ranges.iter().enumerate() {
         let _ = writeln!(out, "// pcs {start}..{end}");
@@ -744,9 +649,10 @@ fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
             format!("{left}pc >= {} && pc < {}", sp.u(start), sp.u(end))
         };
         let cases = cases(p, c, start..end, lay, sp);
-        let default = match sp.lang {
-            Lang::Wgsl => "default: { }\n",
-            _ => "default: break;\n",
+        let default = if sp.wgsl() {
+            "default: { }\n"
+        } else {
+            "default: break;\n"
         };
         let body = format!(
             "{stop}switch (pc) {{\n{}{}}}\n",
@@ -758,24 +664,17 @@ fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
         } else {
             body
         };
-        match sp.lang {
-            Lang::Wgsl => {
-                let _ = write!(
-                    out,
-                    "loop {{\n    if (!({cond})) {{ break; }}\n{}}}\n",
-                    indent(&body, 1)
-                );
-            }
-            _ => {
-                let _ = write!(out, "while ({cond}) {{\n{}}}\n", indent(&body, 1));
-            }
+        if sp.wgsl() {
+            let _ = write!(
+                out,
+                "loop {{\n    if (!({cond})) {{ break; }}\n{}}}\n",
+                indent(&body, 1)
+            );
+        } else {
+            let _ = write!(out, "while ({cond}) {{\n{}}}\n", indent(&body, 1));
         }
         if k + 1 < segs.ranges.len() {
-            let b = match sp.lang {
-                Lang::Cuda => "__syncthreads();",
-                Lang::Glsl => "barrier();",
-                Lang::Wgsl => "workgroupBarrier();",
-            };
+            let b = sp.l().barrier();
             let next = if sp.bare {
                 format!("pc = {};", sp.u(end + 1))
             } else {
@@ -817,7 +716,18 @@ fn run_line(p: &NamedProgram, lay: &Layout, comment: &str) -> String {
 
 /// The comment block after the first line: the program as written, its
 /// stated verdicts and how to run it.
-pub(crate) fn header(p: &NamedProgram, lang: Lang, comment: &str) -> String {
+///
+/// `collectives` is how the form's collectives take the program's
+/// subgroups, said where the program has one: the run form's, the
+/// language's [`KernelLanguage::collectives_note`]; the bare and SIMT
+/// forms say theirs elsewhere (their collectives are the language's own,
+/// over other lanes than the run form's clusters).
+pub(crate) fn header(
+    p: &NamedProgram,
+    lang: Lang,
+    comment: &str,
+    collectives: Option<&str>,
+) -> String {
     let prog = &p.program;
     let mut s = format!(
         "{comment} Kernel program `{}` for {} (backends emit; docs/KERNEL.md).\n\
@@ -827,17 +737,7 @@ pub(crate) fn header(p: &NamedProgram, lang: Lang, comment: &str) -> String {
         lang.name(),
         prog.subgroup_size
     );
-    if has_collectives(prog) {
-        let how = match lang {
-            Lang::Cuda => {
-                "every lane of the program's subgroup takes part\n\
-                 {comment} (__all_sync and the others with a mask of its lanes, sg_mask)"
-            }
-            _ => {
-                "clustered subgroup operations over the program's\n\
-                 {comment} subgroups (GL_KHR_shader_subgroup_clustered: the host must enable them)"
-            }
-        };
+    if let Some(how) = collectives.filter(|_| has_collectives(prog)) {
         let _ = writeln!(
             s,
             "{comment} Collectives: {}.",
@@ -885,9 +785,12 @@ pub(crate) fn dispatch(p: &Program, lay: &Layout, sp: &Spell) -> String {
 pub(crate) fn registers(p: &Program, lang: Lang) -> String {
     let n = p.codes.iter().map(|c| c.regs.len()).max().unwrap_or(0);
     (0..n)
-        .map(|r| match lang {
-            Lang::Wgsl => format!("var r{r} = 0u;\n"),
-            _ => format!("uint r{r} = 0u;\n"),
+        .map(|r| {
+            if lang.wgsl() {
+                format!("var r{r} = 0u;\n")
+            } else {
+                format!("uint r{r} = 0u;\n")
+            }
         })
         .collect()
 }
@@ -905,53 +808,14 @@ fn shared_init(p: &Program, lay: &Layout, lang: Lang) -> String {
         }
         for (i, v) in l.init.iter().enumerate() {
             let cell = lay.shared_off[k] + i;
-            let _ = match lang {
-                Lang::Wgsl => writeln!(s, "    atomicStore(&sh[{cell}], {v}u);"),
-                Lang::Cuda => writeln!(s, "    sh[{cell}] = {v}u;"),
-                Lang::Glsl => writeln!(s, "    sh[{cell}] = {v}u;"),
-            };
+            let _ = writeln!(s, "    {}", lang.language().shared_store(cell, *v as u16));
         }
     }
     s.push_str("}\n");
-    s.push_str(match lang {
-        Lang::Cuda => "__syncthreads();\n",
-        Lang::Glsl => "barrier();\n",
-        Lang::Wgsl => "workgroupBarrier();\n",
-    });
+    s.push_str(lang.language().barrier());
+    s.push('\n');
     s
 }
-
-/// What the collectives of a program with subgroups of `s` need, after
-/// the ids. CUDA: the mask of the lanes of the invocation's subgroup in its
-/// warp, and its first lane. GLSL: clusters of `s` invocations of the
-/// device's subgroup are the program's subgroups only where the device's
-/// subgroup size is a multiple of `s` and local ids map to subgroup
-/// invocation ids in order (as implementations do, and Vulkan does not
-/// promise); a workgroup where that does not hold does not run the
-/// program, so that no collective is taken over other invocations than
-/// the program's: its invocations count as neither finished nor stopped.
-fn subgroup_setup(lang: Lang, s: usize) -> String {
-    match lang {
-        Lang::Cuda => format!(
-            "const uint sg_first = (subgroup_id * {s}u) % {WARP}u;\nconst uint sg_mask = (0xffffffffu >> ({WARP}u - {s}u)) << sg_first;\n"
-        ),
-        Lang::Glsl => format!(
-            "// The device's subgroups must hold the program's as clusters of {s}:\n\
-             // else the workgroup leaves, counted neither finished nor stopped.\n\
-             uint sg_n = subgroupClusteredAdd(1u, {s}u);\n\
-             uint sg_lo = subgroupClusteredMin(subgroup_id, {s}u);\n\
-             uint sg_hi = subgroupClusteredMax(subgroup_id, {s}u);\n\
-             if (local_id == 0u) {{ sg_bad = 0u; }}\n\
-             barrier();\n\
-             if (gl_SubgroupSize % {s}u != 0u || gl_SubgroupInvocationID % {s}u != lane_id || sg_n != {s}u || sg_lo != subgroup_id || sg_hi != subgroup_id) {{\n    atomicOr(sg_bad, 1u);\n}}\n\
-             barrier();\n\
-             if (sg_bad != 0u) {{\n    return;\n}}\n"
-        ),
-        Lang::Wgsl => unreachable!("WGSL refuses collectives"),
-    }
-}
-
-use crate::target::templates::KERNEL_CUDA_HOST as CUDA_HOST;
 
 /// The program as one file for `lang`, or why it cannot be.
 pub fn emit(p: &NamedProgram, lang: Lang) -> Result<String, String> {
@@ -966,141 +830,39 @@ pub fn emit(p: &NamedProgram, lang: Lang) -> Result<String, String> {
         bits: prog.values.trailing_zeros(),
         bare: false,
     };
-    let body = kernel_body(prog, &lay, &sp);
-    Ok(match lang {
-        Lang::Glsl => glsl_file(p, &lay, &body),
-        Lang::Wgsl => wgsl_file(p, &lay, &body),
-        Lang::Cuda => cuda_file(p, &lay, &body),
-    })
+    // (WGSL, which has no note, refused the program if it has collectives.)
+    let note = has_collectives(prog).then(|| lang.language().collectives_note());
+    Ok(lang.language().kernel_file(&KernelFile {
+        name: &p.name,
+        run_line: run_line(p, &lay, "//"),
+        header: header(p, lang, "//", note),
+        body: kernel_body(prog, &lay, &sp),
+        workgroups: prog.workgroups.into(),
+        workgroup_size: prog.workgroup_size.into(),
+        global_words: lay.global_words,
+        init_words: init_words(prog, &lay),
+        shared_words: lay.shared_words.max(1),
+        collectives: has_collectives(prog),
+    }))
 }
 
 /// The kernel's body, the same in every language but for spelling: the
 /// ids, the dispatch state, the registers, the shared locations'
 /// initial values, the dispatch loops, and how the invocation ended.
 fn kernel_body(prog: &Program, lay: &Layout, sp: &Spell) -> String {
-    let lang = sp.lang;
-    let s = prog.subgroup_size.max(1);
-    let ids = match lang {
-        Lang::Wgsl => format!(
-            "let wg_id = wid.x;\nlet local_id = lid.x;\nlet subgroup_id = local_id / {s}u;\nlet lane_id = local_id % {s}u;\n_ = subgroup_id;\n_ = lane_id;\n"
-        ),
-        Lang::Glsl => format!(
-            "uint wg_id = gl_WorkGroupID.x;\nuint local_id = gl_LocalInvocationID.x;\nuint subgroup_id = local_id / {s}u;\nuint lane_id = local_id % {s}u;\n"
-        ),
-        Lang::Cuda => format!(
-            "const uint wg_id = blockIdx.x;\nconst uint local_id = threadIdx.x;\nconst uint subgroup_id = local_id / {s}u;\nconst uint lane_id = local_id % {s}u;\n(void)wg_id;\n(void)subgroup_id;\n(void)lane_id;\n"
-        ),
-    };
-    let ids = if has_collectives(prog) {
-        ids + &subgroup_setup(lang, s.into())
-    } else {
-        ids
-    };
-    let state = match lang {
-        Lang::Wgsl => "var pc = 0u;\nvar left = false;\nvar budget = params.budget;\n",
-        _ => "uint pc = 0u;\nbool left = false;\n",
-    };
-    let finish = match lang {
-        Lang::Cuda => "if (left) { atomicAdd(&ends[1], 1u); } else { atomicAdd(&ends[0], 1u); }\n",
-        Lang::Glsl => {
-            "if (left) { atomicAdd(ends.stopped, 1u); } else { atomicAdd(ends.finished, 1u); }\n"
-        }
-        Lang::Wgsl => {
-            "if (left) { atomicAdd(&ends.stopped, 1u); } else { atomicAdd(&ends.finished, 1u); }\n"
-        }
-    };
+    let l = sp.l();
+    let s = usize::from(prog.subgroup_size.max(1));
+    let mut ids = l.ids(s);
+    if has_collectives(prog) {
+        ids += &l.subgroup_setup(s);
+    }
     format!(
-        "{ids}{state}{}{}{}{finish}",
-        registers(prog, lang),
-        shared_init(prog, lay, lang),
-        dispatch(prog, lay, sp)
-    )
-}
-
-/// The GLSL compute shader around `body`: the extensions collectives
-/// need and the bindings the Vulkan hosts set up.
-fn glsl_file(p: &NamedProgram, lay: &Layout, body: &str) -> String {
-    let prog = &p.program;
-    let n = prog.workgroup_size;
-    let sh = lay.shared_words.max(1);
-    let (ext, sg_bad) = if has_collectives(prog) {
-        (
-            "#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_clustered : require\n",
-            "shared uint sg_bad;\n",
-        )
-    } else {
-        ("", "")
-    };
-    format!(
-        "#version 450\n{ext}{}{}\
-         layout(local_size_x = {n}, local_size_y = 1, local_size_z = 1) in;\n\n\
-         // Binding 0: the global locations (see the first line); 1: the stop flag; 2: ends.\n\
-         layout(std430, set = 0, binding = 0) buffer Memory {{\n    uint mem[];\n}};\n\
-         layout(std430, set = 0, binding = 1) coherent volatile buffer Stop {{\n    uint stop_flag;\n}};\n\
-         layout(std430, set = 0, binding = 2) buffer Ends {{\n    uint finished;\n    uint stopped;\n}} ends;\n\
-         shared uint sh[{sh}];\n{sg_bad}\n\
-         void main() {{\n{}}}\n",
-        run_line(p, lay, "//"),
-        header(p, Lang::Glsl, "//"),
-        indent(body, 1)
-    )
-}
-
-/// The WGSL shader around `body`: the bindings the page and
-/// `backends-wgpu` set up, and the budget that ends a run (WGSL has no
-/// flag a host can set while it runs).
-fn wgsl_file(p: &NamedProgram, lay: &Layout, body: &str) -> String {
-    let prog = &p.program;
-    let n = prog.workgroup_size;
-    let sh = lay.shared_words.max(1);
-    format!(
-        "{}{}\
-         // Binding 0: the global locations (see the first line); 1: ends; 2: the budget.\n\
-         @group(0) @binding(0) var<storage, read_write> mem: array<atomic<u32>>;\n\
-         struct Ends {{\n    finished: atomic<u32>,\n    stopped: atomic<u32>,\n    exhausted: atomic<u32>,\n}}\n\
-         @group(0) @binding(1) var<storage, read_write> ends: Ends;\n\
-         struct Params {{\n    budget: u32,\n}}\n\
-         @group(0) @binding(2) var<uniform> params: Params;\n\
-         var<workgroup> sh: array<atomic<u32>, {sh}>;\n\n\
-         // Spends one unit of the budget; true when this invocation must leave:\n\
-         // its budget is spent, or another invocation's was.\n\
-         fn axb_leave(budget: ptr<function, u32>) -> bool {{\n    \
-         if (*budget == 0u) {{\n        atomicAdd(&ends.exhausted, 1u);\n        return true;\n    }}\n    \
-         *budget = *budget - 1u;\n    return atomicLoad(&ends.exhausted) != 0u;\n}}\n\n\
-         @compute @workgroup_size({n})\n\
-         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n{}}}\n",
-        run_line(p, lay, "//"),
-        header(p, Lang::Wgsl, "//"),
-        indent(body, 1)
-    )
-}
-
-/// The CUDA program: the kernel around `body`, the program's constants
-/// and the host that runs it ([`CUDA_HOST`]).
-fn cuda_file(p: &NamedProgram, lay: &Layout, body: &str) -> String {
-    let prog = &p.program;
-    let n = prog.workgroup_size;
-    let sh = lay.shared_words.max(1);
-    let body = body
-        .replace("uint ", "unsigned int ")
-        .replace("const uint ", "const unsigned int ");
-    format!(
-        "{}{}\
-         #include <cuda_runtime.h>\n#include <chrono>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <thread>\n#include <vector>\n\n\
-         typedef unsigned int uint;\n\n\
-         // Blocks of {n} threads; mem: the global locations; stop: mapped host memory\n\
-         // the host sets at its deadline; ends[0]: finished, ends[1]: stopped.\n\
-         __global__ void axb_kernel(unsigned int* mem, volatile unsigned int* stop, unsigned int* ends) {{\n    \
-         __shared__ unsigned int sh[{sh}];\n    (void)sh;\n{}}}\n\n\
-         static const unsigned int WORKGROUPS = {};\nstatic const unsigned int WORKGROUP_SIZE = {n};\n\
-         static const unsigned int WORDS = {};\nstatic const unsigned int INIT[] = {{{}}};\nstatic const char* NAME = \"{}\";\n\n{CUDA_HOST}",
-        run_line(p, lay, "//"),
-        header(p, Lang::Cuda, "//"),
-        indent(&body, 1),
-        prog.workgroups,
-        lay.global_words,
-        init_words(prog, lay).join(", "),
-        p.name
+        "{ids}{}{}{}{}{}",
+        l.run_state(),
+        registers(prog, sp.lang),
+        shared_init(prog, lay, sp.lang),
+        dispatch(prog, lay, sp),
+        l.count_end()
     )
 }
 
@@ -1256,19 +1018,14 @@ fn bare_atomic(p: &Program, c: usize, pc: usize, sp: &Spell) -> String {
         unreachable!("an atomic instruction")
     };
     let len = p.codes[c].instrs.len();
-    let wgsl = sp.lang == Lang::Wgsl;
+    let wgsl = sp.wgsl();
     let cell = atomic_cell(p, addr, &layout(p), sp);
     let next = sp.u(pc + 1);
     let mut out = String::new();
     if dst.is_none() && branch.is_none() {
         let call = match op {
-            AtomicOp::Store(v) if wgsl => format!("atomicStore({cell}, {})", sp.operand(v)),
-            AtomicOp::Load if wgsl => format!("_ = atomicLoad({cell})"),
-            _ => format!(
-                "{}{}",
-                if wgsl { "_ = " } else { "" },
-                bare_old(op, &cell, sp)
-            ),
+            AtomicOp::Store(v) if wgsl => sp.atomic(Atomic::Store, &cell, &[&sp.operand(v)]),
+            _ => format!("{}{}", sp.l().discard(), bare_old(op, &cell, sp)),
         };
         let _ = writeln!(out, "{call};\npc = {next};");
         return out;
@@ -1303,31 +1060,22 @@ fn bare_atomic(p: &Program, c: usize, pc: usize, sp: &Spell) -> String {
 
 /// The value an atomic reads, as one call.
 fn bare_old(op: AtomicOp, cell: &str, sp: &Spell) -> String {
-    let wgsl = sp.lang == Lang::Wgsl;
     match op {
-        AtomicOp::Load if wgsl => format!("atomicLoad({cell})"),
-        AtomicOp::Load => format!("atomicOr({cell}, 0u)"),
-        AtomicOp::Store(v) | AtomicOp::Exchange(v) => sp.atomic("exch", cell, &[&sp.operand(v)]),
+        // WGSL's atomicLoad; GLSL's atomicOr of 0, which changes nothing.
+        AtomicOp::Load => sp.atomic(Atomic::Load, cell, &[]),
+        AtomicOp::Store(v) | AtomicOp::Exchange(v) => {
+            sp.atomic(Atomic::Exchange, cell, &[&sp.operand(v)])
+        }
         AtomicOp::CompareExchange(e, n) => {
-            let cas = sp.atomic("cas", cell, &[&sp.operand(e), &sp.operand(n)]);
-            if wgsl {
+            let args = [sp.operand(e), sp.operand(n)];
+            let cas = sp.atomic(Atomic::CompareExchange, cell, &[&args[0], &args[1]]);
+            if sp.wgsl() {
                 format!("{cas}.old_value")
             } else {
                 cas
             }
         }
-        AtomicOp::Fetch(rmw, v) => {
-            let f = match rmw {
-                RmwOp::Add => "add",
-                RmwOp::Sub => "sub",
-                RmwOp::And => "and",
-                RmwOp::Or => "or",
-                RmwOp::Xor => "xor",
-                RmwOp::Min => "min",
-                RmwOp::Max => "max",
-            };
-            sp.atomic(f, cell, &[&sp.operand(v)])
-        }
+        AtomicOp::Fetch(rmw, v) => sp.atomic(Atomic::Fetch(rmw), cell, &[&sp.operand(v)]),
     }
 }
 
@@ -1364,13 +1112,38 @@ mod tests {
         assert!(refusal(&q, Lang::Cuda).is_none());
     }
 
+    /// Only the run form says its collectives are clustered operations
+    /// (and enables their extension): the bare form's are the language's
+    /// own, over its `subgroup_size` line, and a bare file that told its
+    /// host to enable GL_KHR_shader_subgroup_clustered misled it.
     #[test]
-    fn subgroups_must_lie_in_one_warp() {
-        // Any size while the workgroup is one warp (the language's bound
-        // is 8 invocations), sizes dividing 32 beyond.
-        assert!(subgroups_within_warps(6, 3) && subgroups_within_warps(8, 7));
-        assert!(subgroups_within_warps(64, 8) && subgroups_within_warps(64, 32));
-        assert!(!subgroups_within_warps(66, 3) && !subgroups_within_warps(128, 64));
+    fn only_the_run_form_says_its_collectives_are_clustered() {
+        let p = prog("values 2;\nworkgroups 1;\nworkgroup_size 4;\nsubgroup_size 2;\nglobal x;\nkernel {\n  0: c = subgroupAll(1);\n  1: x = c;\n}\n");
+        let clustered = "GL_KHR_shader_subgroup_clustered";
+        let run = emit(&p, Lang::Glsl).unwrap();
+        assert!(run.contains("// Collectives: clustered subgroup operations"));
+        assert!(run.contains(&format!("#extension {clustered} : require")));
+        let bare = bare::emit_bare(&p, Lang::Glsl).unwrap();
+        assert!(bare.contains("subgroupAll(1u != 0u)"), "{bare}");
+        assert!(!bare.contains(clustered), "{bare}");
+        let cuda = emit(&p, Lang::Cuda).unwrap();
+        assert!(cuda.contains("// Collectives: every lane of the program's subgroup takes part"));
+    }
+
+    /// The AXB tests and kernel programs spell a language's exchange and
+    /// add the same way: one object answers both.
+    #[test]
+    fn the_axb_and_kernel_spellings_of_a_language_agree() {
+        for lang in [Lang::Cuda, Lang::Glsl, Lang::Wgsl] {
+            let l = lang.language();
+            let (c, v) = ("mem[base + 1u]", "2u");
+            assert_eq!(l.exchange(c, v), l.atomic(Atomic::Exchange, c, &[v]));
+            assert_eq!(
+                l.fetch_add(c, v),
+                l.atomic(Atomic::Fetch(RmwOp::Add), c, &[v])
+            );
+            assert_eq!(lang.name(), l.name());
+        }
     }
 
     #[test]

@@ -13,16 +13,39 @@
 //! `./axb-metal --deadline-ms 5000 --iterations 20 *.metal`.
 
 use crate::mapping::Layout;
-use crate::target::codegen::{self, Dialect, Shape, Syntax};
+use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::language::{Language, Syntax};
 use progress_litmus::axb::load::NamedTest;
 
 fn dialect() -> Dialect {
     Dialect {
-        syntax: Syntax::C,
-        exch: |i, v| format!("atomic_exchange_explicit(&mem[{i}], {v}, memory_order_relaxed)"),
-        add0: |i| format!("atomic_fetch_add_explicit(&mem[{i}], 0u, memory_order_relaxed)"),
+        lang: &Metal,
         leave: "atomic_load_explicit(stop, memory_order_relaxed) != 0u".to_string(),
-        discard: "(void)",
+    }
+}
+
+/// The Metal Shading Language: relaxed atomics on `device atomic_uint` ([`Language`]; AXB tests only).
+pub struct Metal;
+
+impl Language for Metal {
+    fn name(&self) -> &'static str {
+        "metal"
+    }
+
+    fn syntax(&self) -> Syntax {
+        Syntax::C
+    }
+
+    fn discard(&self) -> &'static str {
+        "(void)"
+    }
+
+    fn exchange(&self, cell: &str, v: &str) -> String {
+        format!("atomic_exchange_explicit(&{cell}, {v}, memory_order_relaxed)")
+    }
+
+    fn fetch_add(&self, cell: &str, v: &str) -> String {
+        format!("atomic_fetch_add_explicit(&{cell}, {v}, memory_order_relaxed)")
     }
 }
 

@@ -1,8 +1,14 @@
 //! The targets: progress litmus tests as GPU and CPU programs (SPEC §6,
 //! paper §6), one file per target, and the lowering they share.
 //!
-//! - [`codegen`]: the per-instruction lowering every target spells in its
-//!   own [`codegen::Dialect`], and the comment blocks a file starts with.
+//! - [`language`]: the languages as objects ([`language::Language`],
+//!   [`language::KernelLanguage`]), one in each language's file
+//!   (`cuda::Cuda`, `glsl::Glsl`, `wgsl::Wgsl`, `metal::Metal`,
+//!   `cpp::Cpp`): how each spells atomics, barriers, ids and the file
+//!   around a kernel, for the AXB and the kernel emitters alike.
+//! - [`codegen`]: the per-instruction lowering of the AXB tests, spelt by
+//!   a [`codegen::Dialect`] (a language and a stop test), and the comment
+//!   blocks a file starts with.
 //! - [`glsl`], [`amber`], [`metal`]: one file per test and mapping, the
 //!   mapping and instance count baked in; [`vulkan`]: the GLSL shaders with
 //!   a generic Vulkan host that runs them with a deadline.
@@ -36,6 +42,7 @@ pub mod emit;
 pub mod glsl;
 pub mod host;
 pub mod kernel;
+pub mod language;
 pub mod metal;
 pub mod names;
 pub mod templates;

@@ -35,8 +35,10 @@
 //! some shader compilers make about infinite loops.
 
 use crate::mapping::Layout;
-use crate::target::codegen::{self, Dialect, Shape, Syntax};
+use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::language::{rmw_suffix, Atomic, KernelFile, KernelLanguage, Language, Syntax};
 use progress_litmus::axb::load::NamedTest;
+use progress_litmus::kernel::program::CollectiveOp;
 use std::fmt::Write;
 
 /// The bindings of every shader, as the hosts bind them (group 0).
@@ -48,11 +50,141 @@ pub const BINDING_PARAMS: u32 = 2;
 
 fn dialect(bare: bool) -> Dialect {
     Dialect {
-        syntax: Syntax::Wgsl,
-        exch: |i, v| format!("atomicExchange(&mem[{i}], {v})"),
-        add0: |i| format!("atomicAdd(&mem[{i}], 0u)"),
+        lang: &Wgsl,
         leave: if bare { "" } else { "axb_leave(&left, &why)" }.to_string(),
-        discard: "_ = ",
+    }
+}
+
+/// The WGSL language ([`Language`], [`KernelLanguage`]): atomics through
+/// pointers to `atomic<u32>`; WebGPU's core has no subgroups, and its
+/// uniformity rules keep barriers out of non-uniform control flow.
+pub struct Wgsl;
+
+impl Language for Wgsl {
+    fn name(&self) -> &'static str {
+        "wgsl"
+    }
+
+    fn syntax(&self) -> Syntax {
+        Syntax::Wgsl
+    }
+
+    fn discard(&self) -> &'static str {
+        "_ = "
+    }
+
+    fn exchange(&self, cell: &str, v: &str) -> String {
+        format!("atomicExchange(&{cell}, {v})")
+    }
+
+    fn fetch_add(&self, cell: &str, v: &str) -> String {
+        format!("atomicAdd(&{cell}, {v})")
+    }
+}
+
+impl KernelLanguage for Wgsl {
+    fn extension(&self) -> &'static str {
+        "wgsl"
+    }
+
+    fn title(&self) -> &'static str {
+        "WGSL/WebGPU"
+    }
+
+    fn atomic(&self, op: Atomic, cell: &str, args: &[&str]) -> String {
+        let name = match op {
+            Atomic::Load => "Load",
+            Atomic::Store => "Store",
+            Atomic::Exchange => "Exchange",
+            Atomic::CompareExchange => "CompareExchangeWeak",
+            Atomic::Fetch(rmw) => rmw_suffix(rmw),
+        };
+        let mut a = vec![format!("&{cell}")];
+        a.extend(args.iter().map(|s| s.to_string()));
+        format!("atomic{name}({})", a.join(", "))
+    }
+
+    fn max_subgroup(&self) -> usize {
+        128
+    }
+
+    fn max_workgroup(&self) -> usize {
+        256
+    }
+
+    fn barrier(&self) -> &'static str {
+        "workgroupBarrier();"
+    }
+
+    fn crossed_barrier_refusal(&self) -> Option<&'static str> {
+        Some("WGSL requires workgroupBarrier() in uniform control flow (WGSL's uniformity rules; naga does not check barriers, so this does); emit it for cuda or glsl")
+    }
+
+    fn collective_refusal(&self, _n: usize, _s: usize) -> Option<String> {
+        Some("subgroup collectives need WGSL's `subgroups` extension, which WebGPU's core lacks; emit it for cuda or glsl".to_string())
+    }
+
+    /// Spends one unit of the budget (`axb_leave` of [`KernelLanguage::kernel_file`]).
+    fn stop(&self) -> &'static str {
+        "if (axb_leave(&budget)) { left = true; break; }\n"
+    }
+
+    fn ids(&self, s: usize) -> String {
+        format!(
+            "let wg_id = wid.x;\nlet local_id = lid.x;\nlet subgroup_id = local_id / {s}u;\nlet lane_id = local_id % {s}u;\n_ = subgroup_id;\n_ = lane_id;\n"
+        )
+    }
+
+    fn subgroup_setup(&self, _s: usize) -> String {
+        unreachable!("WGSL refuses collectives (collective_refusal)")
+    }
+
+    fn collectives_note(&self) -> &'static str {
+        unreachable!("WGSL refuses collectives (collective_refusal)")
+    }
+
+    fn collective(&self, _: CollectiveOp, _: &str, _: usize, _: &mut String) -> String {
+        unreachable!("WGSL refuses collectives (collective_refusal)")
+    }
+
+    fn run_state(&self) -> &'static str {
+        "var pc = 0u;\nvar left = false;\nvar budget = params.budget;\n"
+    }
+
+    fn count_end(&self) -> &'static str {
+        "if (left) { atomicAdd(&ends.stopped, 1u); } else { atomicAdd(&ends.finished, 1u); }\n"
+    }
+
+    fn shared_store(&self, cell: usize, v: u16) -> String {
+        format!("atomicStore(&sh[{cell}], {v}u);")
+    }
+
+    /// The shader around the body: the bindings the page and
+    /// `backends-wgpu` set up, and the budget that ends a run (WGSL has no
+    /// flag a host can set while it runs).
+    fn kernel_file(&self, f: &KernelFile) -> String {
+        let n = f.workgroup_size;
+        format!(
+            "{}{}\
+             // Binding 0: the global locations (see the first line); 1: ends; 2: the budget.\n\
+             @group(0) @binding(0) var<storage, read_write> mem: array<atomic<u32>>;\n\
+             struct Ends {{\n    finished: atomic<u32>,\n    stopped: atomic<u32>,\n    exhausted: atomic<u32>,\n}}\n\
+             @group(0) @binding(1) var<storage, read_write> ends: Ends;\n\
+             struct Params {{\n    budget: u32,\n}}\n\
+             @group(0) @binding(2) var<uniform> params: Params;\n\
+             var<workgroup> sh: array<atomic<u32>, {sh}>;\n\n\
+             // Spends one unit of the budget; true when this invocation must leave:\n\
+             // its budget is spent, or another invocation's was.\n\
+             fn axb_leave(budget: ptr<function, u32>) -> bool {{\n    \
+             if (*budget == 0u) {{\n        atomicAdd(&ends.exhausted, 1u);\n        return true;\n    }}\n    \
+             *budget = *budget - 1u;\n    return atomicLoad(&ends.exhausted) != 0u;\n}}\n\n\
+             @compute @workgroup_size({n})\n\
+             fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n{}}}\n",
+            f.run_line,
+            f.header,
+            codegen::indent(&f.body, 1),
+            sh = f.shared_words,
+        )
     }
 }
 

@@ -53,7 +53,7 @@ pub fn emit_bare(p: &NamedProgram, lang: Lang) -> Result<String, String> {
     };
     out.push_str(&annotations(p, lang));
     // The program as written, in lines no annotation starts with.
-    out.push_str(&header(p, lang, "// |"));
+    out.push_str(&header(p, lang, "// |", None));
     if has_collectives(prog) {
         out.push_str(match lang {
             // WGSL requires the directive; the oracle's reader blanks it

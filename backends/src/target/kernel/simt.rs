@@ -29,9 +29,10 @@
 //! spend a budget: an invocation that spends it leaves its loops and is
 //! counted `stopped` (the run has no outcome then).
 
+use crate::target::cuda::WARP;
 use crate::target::kernel::{
     atomic_cell, atomic_old, header, indent, index_refusal, init_words, layout, lower, registers,
-    Lang, Layout, Spell, WARP,
+    Lang, Layout, Spell,
 };
 use progress_litmus::axb::test::Target as Jump;
 use progress_litmus::kernel::assert::Probe;
@@ -54,10 +55,7 @@ pub const BUDGET: u32 = 1 << 20;
 /// The invocations a program subgroup is padded to: a CUDA warp; in GLSL
 /// and WGSL the largest subgroup Vulkan and WebGPU allow (128).
 pub fn pad(lang: Lang) -> usize {
-    match lang {
-        Lang::Cuda => WARP,
-        _ => 128,
-    }
+    lang.language().max_subgroup()
 }
 
 /// The largest workgroup the SIMT form launches: WebGPU's default limit
@@ -65,10 +63,7 @@ pub fn pad(lang: Lang) -> usize {
 /// on every desktop device; 128 is the minimum, and lavapipe has 1024),
 /// CUDA's 1024.
 fn max_launch(lang: Lang) -> usize {
-    match lang {
-        Lang::Wgsl => 256,
-        _ => 1024,
-    }
+    lang.language().max_workgroup()
 }
 
 /// Where an observed term is read: a word of global memory or of
@@ -135,7 +130,7 @@ fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {
         return Some(format!(
             "{at}: subgroup_size {s} exceeds the {}-lane subgroups of {}",
             pad(lang),
-            lang_name(lang)
+            lang.language().title()
         ));
     }
     let launch = n / s * pad(lang);
@@ -145,18 +140,10 @@ fn refusal(p: &NamedProgram, lang: Lang) -> Option<String> {
             n / s,
             pad(lang),
             max_launch(lang),
-            lang_name(lang)
+            lang.language().title()
         ));
     }
     index_refusal(p)
-}
-
-fn lang_name(lang: Lang) -> &'static str {
-    match lang {
-        Lang::Cuda => "CUDA",
-        Lang::Glsl => "GLSL/Vulkan",
-        Lang::Wgsl => "WGSL/WebGPU",
-    }
 }
 
 /// The SIMT form of `p` in `lang`, or why it has none.
@@ -302,9 +289,10 @@ impl Walk<'_> {
         self.loops.pop();
         r?;
         let guard = "if (budget == 0u) { left = true; break; }\nbudget = budget - 1u;\n";
-        let open = match self.sp.lang {
-            Lang::Wgsl => "loop {",
-            _ => "for (;;) {",
+        let open = if self.sp.wgsl() {
+            "loop {"
+        } else {
+            "for (;;) {"
         };
         let _ = write!(
             out,
@@ -332,11 +320,7 @@ impl Walk<'_> {
                 let cell = atomic_cell(self.p, addr, self.lay, self.sp);
                 let exact = self.lay.exact[addr.loc as usize];
                 let old = atomic_old(op, &cell, exact, self.sp, &mut pre);
-                let decl = if self.sp.lang == Lang::Wgsl {
-                    "let"
-                } else {
-                    "uint"
-                };
+                let decl = if self.sp.wgsl() { "let" } else { "uint" };
                 let _ = writeln!(pre, "{decl} v = {old} & {};", self.sp.u(self.sp.mask));
                 if let Some(d) = dst {
                     let _ = writeln!(pre, "r{d} = v;");
@@ -460,15 +444,7 @@ fn finish(p: &Program, lang: Lang) -> String {
             "regs_out[(wg_id * {n}u + local_id) * {regs}u + {r}u] = r{r};"
         );
     }
-    s.push_str(match lang {
-        Lang::Cuda => "if (left) { atomicAdd(&ends[1], 1u); } else { atomicAdd(&ends[0], 1u); }\n",
-        Lang::Glsl => {
-            "if (left) { atomicAdd(ends.stopped, 1u); } else { atomicAdd(ends.finished, 1u); }\n"
-        }
-        Lang::Wgsl => {
-            "if (left) { atomicAdd(&ends.stopped, 1u); } else { atomicAdd(&ends.finished, 1u); }\n"
-        }
-    });
+    s.push_str(lang.language().count_end());
     s
 }
 
@@ -567,7 +543,7 @@ fn comment(p: &NamedProgram, lang: Lang) -> String {
          // structured control flow as written, program subgroup k = the first {s} lanes of the\n\
          // device's subgroup k (padded to {} lanes), collectives over the lanes executing together.\n{}",
         pad(lang),
-        header(p, lang, "//")
+        header(p, lang, "//", None)
     )
 }
 
