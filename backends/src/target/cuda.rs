@@ -43,7 +43,9 @@
 
 use crate::target::codegen::{self, Dialect, Shape};
 use crate::target::host::{self, Harness, Options, ProgramError};
-use crate::target::language::{rmw_suffix, Atomic, KernelFile, KernelLanguage, Language, Syntax};
+use crate::target::language::{
+    rmw_suffix, Atomic, KernelFile, KernelLanguage, Language, SimtFile, Syntax,
+};
 use crate::target::templates;
 use progress_litmus::axb::load::NamedTest;
 use progress_litmus::kernel::program::CollectiveOp;
@@ -206,6 +208,82 @@ impl KernelLanguage for Cuda {
             f.name,
             templates::KERNEL_CUDA_HOST,
             sh = f.shared_words,
+        )
+    }
+
+    fn active_collective(&self, op: CollectiveOp, dst: u8, v: &str) -> String {
+        match op {
+            CollectiveOp::All => {
+                format!("r{dst} = __all_sync(__activemask(), {v} != 0u) ? 1u : 0u;")
+            }
+            CollectiveOp::Any => {
+                format!("r{dst} = __any_sync(__activemask(), {v} != 0u) ? 1u : 0u;")
+            }
+            CollectiveOp::BroadcastFirst => format!(
+                "{{ const unsigned int am = __activemask(); r{dst} = __shfl_sync(am, {v}, __ffs(am) - 1); }}"
+            ),
+        }
+    }
+
+    /// A warp holds every program subgroup CUDA takes: no check.
+    fn simt_lanes(&self, _s: usize) -> (String, String) {
+        (
+            format!("const uint dev_lane = threadIdx.x % {WARP}u;\nconst uint dev_sg = threadIdx.x / {WARP}u;\nconst uint wg_id = blockIdx.x;\n"),
+            String::new(),
+        )
+    }
+
+    /// nvcc warns of a budget no loop spends (#177-D, seen on the H200).
+    fn simt_state(&self) -> &'static str {
+        "bool left = false;\nuint budget = BUDGET;\n(void)budget;\n"
+    }
+
+    /// The kernel, the program's constants and the host that runs it and
+    /// reads the observed terms ([`templates::KERNEL_SIMT_CUDA_HOST`]).
+    fn simt_file(&self, f: &SimtFile) -> String {
+        let launch = f.launch;
+        let body = f.body.replace("uint ", "unsigned int ");
+        let names: Vec<String> = f
+            .observed
+            .iter()
+            .map(|(t, _, _)| format!("\"{t}\""))
+            .collect();
+        let kinds: Vec<&str> = f
+            .observed
+            .iter()
+            .map(|&(_, regs, _)| if regs { "1" } else { "0" })
+            .collect();
+        let index: Vec<String> = f.observed.iter().map(|(_, _, k)| k.to_string()).collect();
+        format!(
+            "{}{}\
+             #include <cuda_runtime.h>\n#include <cstdio>\n#include <cstdlib>\n#include <string>\n#include <vector>\n\n\
+             typedef unsigned int uint;\nstatic const unsigned int BUDGET = {}u;\n\n\
+             // Blocks of {launch} threads (warp k's first lanes are program subgroup k);\n\
+             // mem: the global locations; regs_out: registers; ends[0] finished, ends[1] stopped.\n\
+             __global__ void axb_simt(unsigned int* mem, unsigned int* regs_out, unsigned int* ends) {{\n{}}}\n\n\
+             static const unsigned int WORKGROUPS = {};\nstatic const unsigned int LAUNCH = {launch};\n\
+             static const unsigned int INVOCATIONS = {};\n\
+             static const unsigned int WORDS = {};\nstatic const unsigned int INIT[] = {{{}}};\n\
+             static const unsigned int REG_WORDS = {};\nstatic const unsigned int VALUES = {};\n\
+             static const unsigned int OBSERVED = {};\nstatic const char* OBS_NAME[] = {{{}}};\n\
+             static const int OBS_IN_REGS[] = {{{}}};\nstatic const unsigned int OBS_INDEX[] = {{{}}};\n\
+             static const char* NAME = \"{}\";\n\n{}",
+            f.first_line,
+            f.comment,
+            f.budget,
+            codegen::indent(&body, 1),
+            f.workgroups,
+            f.invocations,
+            f.global_words,
+            f.init_words.join(", "),
+            f.reg_words,
+            f.values,
+            f.observed.len(),
+            names.join(", "),
+            kinds.join(", "),
+            index.join(", "),
+            f.name,
+            templates::KERNEL_SIMT_CUDA_HOST
         )
     }
 }

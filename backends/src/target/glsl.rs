@@ -12,7 +12,9 @@
 
 use crate::mapping::Layout;
 use crate::target::codegen::{self, Dialect, Shape};
-use crate::target::language::{rmw_suffix, Atomic, KernelFile, KernelLanguage, Language, Syntax};
+use crate::target::language::{
+    rmw_suffix, Atomic, BareLanguage, KernelFile, KernelLanguage, Language, SimtFile, Syntax,
+};
 use progress_litmus::axb::load::NamedTest;
 use progress_litmus::kernel::program::{CollectiveOp, RmwOp};
 
@@ -181,6 +183,51 @@ impl KernelLanguage for Glsl {
             sh = f.shared_words,
         )
     }
+
+    fn active_collective(&self, op: CollectiveOp, dst: u8, v: &str) -> String {
+        match op {
+            CollectiveOp::All => format!("r{dst} = subgroupAll({v} != 0u) ? 1u : 0u;"),
+            CollectiveOp::Any => format!("r{dst} = subgroupAny({v} != 0u) ? 1u : 0u;"),
+            CollectiveOp::BroadcastFirst => format!("r{dst} = subgroupBroadcastFirst({v});"),
+        }
+    }
+
+    fn simt_lanes(&self, s: usize) -> (String, String) {
+        (
+            "uint dev_lane = gl_SubgroupInvocationID;\nuint dev_sg = gl_SubgroupID;\nuint wg_id = gl_WorkGroupID.x;\n".to_string(),
+            format!("if (gl_SubgroupSize < {s}u) {{\n    atomicOr(ends.unsupported, 1u);\n    return;\n}}\n"),
+        )
+    }
+
+    fn simt_state(&self) -> &'static str {
+        "bool left = false;\nuint budget = BUDGET;\n"
+    }
+
+    fn simt_file(&self, f: &SimtFile) -> String {
+        format!(
+            "#version 450\n\
+             #extension GL_KHR_shader_subgroup_basic : require\n\
+             #extension GL_KHR_shader_subgroup_vote : require\n\
+             #extension GL_KHR_shader_subgroup_ballot : require\n\
+             {}{}\
+             layout(local_size_x = {}, local_size_y = 1, local_size_z = 1) in;\n\n\
+             // Binding 0: the global locations; 1: every invocation's registers; 2: ends.\n\
+             layout(std430, set = 0, binding = 0) buffer Memory {{\n    uint mem[];\n}};\n\
+             layout(std430, set = 0, binding = 1) buffer Regs {{\n    uint regs_out[];\n}};\n\
+             layout(std430, set = 0, binding = 2) buffer Ends {{\n    uint finished;\n    uint stopped;\n    uint unsupported;\n}} ends;\n\
+             const uint BUDGET = {}u;\n\n\
+             void main() {{\n{}}}\n",
+            f.first_line,
+            f.comment,
+            f.launch,
+            f.budget,
+            codegen::indent(&f.body, 1)
+        )
+    }
+
+    fn bare(&self) -> Option<&'static dyn BareLanguage> {
+        Some(&Glsl)
+    }
 }
 
 /// Vulkan guarantees only 65535 workgroups in one dimension, and the
@@ -235,4 +282,56 @@ pub fn bare_shader(t: &NamedTest, layout: &Layout, shape: Shape) -> Result<Strin
         codegen::indent(&body, 1),
         stride = codegen::stride(test),
     ))
+}
+
+impl BareLanguage for Glsl {
+    fn prologue(&self) -> &'static str {
+        "#version 450\n"
+    }
+
+    fn subgroup_enable(&self) -> &'static str {
+        "#extension GL_KHR_shader_subgroup_vote : require\n#extension GL_KHR_shader_subgroup_ballot : require\n"
+    }
+
+    /// GLSL leaves `shared` memory undefined (docs/KERNEL.md §10.3).
+    fn shared_starts_undefined(&self) -> bool {
+        true
+    }
+
+    fn declaration(
+        &self,
+        name: &str,
+        len: usize,
+        array: bool,
+        shared: bool,
+        binding: usize,
+    ) -> String {
+        let dim = if array {
+            format!("[{len}]")
+        } else {
+            String::new()
+        };
+        if shared {
+            format!("shared uint {name}{dim};\n")
+        } else {
+            format!("layout(std430, set = 0, binding = {binding}) buffer B_{name} {{\n    uint {name}{dim};\n}};\n")
+        }
+    }
+
+    fn builtin_ids(&self) -> (&'static str, &'static str) {
+        ("gl_WorkGroupID.x", "gl_LocalInvocationID.x")
+    }
+
+    /// `v` is declared once at the top (naga gives every declaration a
+    /// variable of its own, the oracle a register each).
+    fn state(&self) -> &'static str {
+        "uint pc = 0u;\nuint v;\n"
+    }
+
+    fn entry_point(&self, n: usize, body: &str) -> String {
+        format!(
+            "layout(local_size_x = {n}, local_size_y = 1, local_size_z = 1) in;\n\n\
+             void main() {{\n{body}}}\n"
+        )
+    }
 }

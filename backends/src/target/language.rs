@@ -6,7 +6,9 @@
 //! [`Language`] is what every target's language answers (the AXB tests'
 //! exchange and load, the statement syntax); [`KernelLanguage`] adds what
 //! a kernel program needs on a GPU (every read-modify-write, barriers,
-//! ids, collectives, the file around a kernel). Each object lives in its
+//! ids, collectives, the files of the run and SIMT forms), and
+//! [`BareLanguage`] the bare (verification) form's spelling where the
+//! oracle reads the language back. Each object lives in its
 //! language's file, beside that language's AXB emitter: `cuda::Cuda`,
 //! `glsl::Glsl`, `wgsl::Wgsl` (both traits), `metal::Metal` and
 //! `cpp::Cpp` (AXB tests only). The traits know no emitter (they take
@@ -107,6 +109,57 @@ pub trait KernelLanguage: Language {
     fn shared_store(&self, cell: usize, v: u16) -> String;
     /// The run form's file around the kernel's body.
     fn kernel_file(&self, f: &KernelFile) -> String;
+
+    /// The SIMT form's statement setting register `dst` to collective `op`
+    /// of `v` over the lanes that execute it together (the SIMT-Step
+    /// paper's Property 1).
+    fn active_collective(&self, op: CollectiveOp, dst: u8, v: &str) -> String;
+    /// The SIMT form's device lane, device subgroup and workgroup id, and
+    /// the check that leaves (counted `unsupported`) where the device's
+    /// subgroups are narrower than the program's `s` lanes.
+    fn simt_lanes(&self, s: usize) -> (String, String);
+    /// The SIMT form's state: `left` and the loop budget.
+    fn simt_state(&self) -> &'static str;
+    /// The SIMT form's file around its body.
+    fn simt_file(&self, f: &SimtFile) -> String;
+
+    /// The bare (verification) form's spelling, where the language has
+    /// one: a shader the oracle's frontend reads back (GLSL and WGSL).
+    fn bare(&self) -> Option<&'static dyn BareLanguage> {
+        None
+    }
+}
+
+/// The bare (verification) form of a kernel program in a shading
+/// language (`kernel/bare.rs`): one variable a location, the launch in
+/// comment lines.
+pub trait BareLanguage: Sync {
+    /// What the file starts with (`#version 450`).
+    fn prologue(&self) -> &'static str;
+    /// What a program with collectives adds after its comment lines.
+    fn subgroup_enable(&self) -> &'static str;
+    /// Whether workgroup memory starts undefined and takes no
+    /// initializer (GLSL's `shared`), so that its `init` line is written
+    /// even where it is all zeros.
+    fn shared_starts_undefined(&self) -> bool;
+    /// The declaration of location `name` (`len` words, an array when
+    /// `array`), in workgroup memory when `shared`, else storage buffer
+    /// `binding`: one or more lines, each ending in a newline.
+    fn declaration(
+        &self,
+        name: &str,
+        len: usize,
+        array: bool,
+        shared: bool,
+        binding: usize,
+    ) -> String;
+    /// The built-in workgroup id and local invocation id (their x).
+    fn builtin_ids(&self) -> (&'static str, &'static str);
+    /// The declarations of `pc` (and where needed of `v`) before the
+    /// registers.
+    fn state(&self) -> &'static str;
+    /// The entry point of a workgroup of `n` around `body` (indented).
+    fn entry_point(&self, n: usize, body: &str) -> String;
 }
 
 /// What a kernel file is made of: computed once by the kernel emitter,
@@ -142,4 +195,31 @@ pub fn rmw_suffix(op: RmwOp) -> &'static str {
         RmwOp::Min => "Min",
         RmwOp::Max => "Max",
     }
+}
+
+/// What a SIMT-form file is made of (`kernel/simt.rs`), assembled by the
+/// language.
+pub struct SimtFile<'a> {
+    pub name: &'a str,
+    /// The `// axb-simt:` first line and the comment block after it.
+    pub first_line: String,
+    pub comment: String,
+    /// The kernel's body, not indented.
+    pub body: String,
+    /// Invocations a workgroup is launched with (program subgroups padded
+    /// to [`KernelLanguage::max_subgroup`] lanes).
+    pub launch: usize,
+    pub workgroups: usize,
+    /// The program's invocations, all workgroups together.
+    pub invocations: usize,
+    pub global_words: usize,
+    pub init_words: Vec<String>,
+    /// Words of the registers' output (every invocation's registers).
+    pub reg_words: usize,
+    pub values: u16,
+    /// Loop iterations an invocation may spend in a run.
+    pub budget: u32,
+    /// The observed terms: name, read from the registers (else memory),
+    /// index.
+    pub observed: Vec<(String, bool, usize)>,
 }

@@ -36,7 +36,9 @@
 
 use crate::mapping::Layout;
 use crate::target::codegen::{self, Dialect, Shape};
-use crate::target::language::{rmw_suffix, Atomic, KernelFile, KernelLanguage, Language, Syntax};
+use crate::target::language::{
+    rmw_suffix, Atomic, BareLanguage, KernelFile, KernelLanguage, Language, SimtFile, Syntax,
+};
 use progress_litmus::axb::load::NamedTest;
 use progress_litmus::kernel::program::CollectiveOp;
 use std::fmt::Write;
@@ -185,6 +187,58 @@ impl KernelLanguage for Wgsl {
             codegen::indent(&f.body, 1),
             sh = f.shared_words,
         )
+    }
+
+    fn active_collective(&self, op: CollectiveOp, dst: u8, v: &str) -> String {
+        match op {
+            CollectiveOp::All => format!("r{dst} = select(0u, 1u, subgroupAll({v} != 0u));"),
+            CollectiveOp::Any => format!("r{dst} = select(0u, 1u, subgroupAny({v} != 0u));"),
+            CollectiveOp::BroadcastFirst => format!("r{dst} = subgroupBroadcastFirst({v});"),
+        }
+    }
+
+    fn simt_lanes(&self, s: usize) -> (String, String) {
+        (
+            "let dev_lane = sg_lane;\nlet dev_sg = lidx / sg_size;\nlet wg_id = wid.x;\n"
+                .to_string(),
+            format!(
+                "if (sg_size < {s}u) {{\n    atomicOr(&ends.unsupported, 1u);\n    return;\n}}\n"
+            ),
+        )
+    }
+
+    fn simt_state(&self) -> &'static str {
+        "var left = false;\nvar budget = BUDGET;\n"
+    }
+
+    /// With WebGPU's `subgroups` extension, and the uniformity diagnostic
+    /// off: the program's subgroup operations sit in divergent control
+    /// flow on purpose.
+    fn simt_file(&self, f: &SimtFile) -> String {
+        format!(
+            "{}{}enable subgroups;\n\
+             // The program's subgroup operations sit in divergent control flow on purpose:\n\
+             // that is what the SIMT-Step tests ask about (Tint would refuse them otherwise).\n\
+             diagnostic(off, subgroup_uniformity);\n\n\
+             // Binding 0: the global locations; 1: every invocation's registers; 2: ends.\n\
+             @group(0) @binding(0) var<storage, read_write> mem: array<atomic<u32>>;\n\
+             @group(0) @binding(1) var<storage, read_write> regs_out: array<u32>;\n\
+             struct Ends {{\n    finished: atomic<u32>,\n    stopped: atomic<u32>,\n    unsupported: atomic<u32>,\n}}\n\
+             @group(0) @binding(2) var<storage, read_write> ends: Ends;\n\
+             const BUDGET: u32 = {}u;\n\n\
+             @compute @workgroup_size({})\n\
+             fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lidx: u32, \
+             @builtin(subgroup_invocation_id) sg_lane: u32, @builtin(subgroup_size) sg_size: u32) {{\n{}}}\n",
+            f.first_line,
+            f.comment,
+            f.budget,
+            f.launch,
+            codegen::indent(&f.body, 1)
+        )
+    }
+
+    fn bare(&self) -> Option<&'static dyn BareLanguage> {
+        Some(&Wgsl)
     }
 }
 
@@ -377,6 +431,57 @@ fn needs_uniformity(block: &naga::Block) -> Option<&'static str> {
         } => needs_uniformity(body).or_else(|| needs_uniformity(continuing)),
         _ => None,
     })
+}
+
+impl BareLanguage for Wgsl {
+    fn prologue(&self) -> &'static str {
+        ""
+    }
+
+    /// WGSL requires the directive; the oracle's reader blanks it for
+    /// naga, which refuses it (docs/KERNEL.md §10.2).
+    fn subgroup_enable(&self) -> &'static str {
+        "enable subgroups;\n"
+    }
+
+    fn shared_starts_undefined(&self) -> bool {
+        false
+    }
+
+    fn declaration(
+        &self,
+        name: &str,
+        len: usize,
+        array: bool,
+        shared: bool,
+        binding: usize,
+    ) -> String {
+        let ty = if array {
+            format!("array<atomic<u32>, {len}>")
+        } else {
+            "atomic<u32>".to_string()
+        };
+        if shared {
+            format!("var<workgroup> {name}: {ty};\n")
+        } else {
+            format!("@group(0) @binding({binding}) var<storage, read_write> {name}: {ty};\n")
+        }
+    }
+
+    fn builtin_ids(&self) -> (&'static str, &'static str) {
+        ("wid.x", "lid.x")
+    }
+
+    fn state(&self) -> &'static str {
+        "var pc = 0u;\n"
+    }
+
+    fn entry_point(&self, n: usize, body: &str) -> String {
+        format!(
+            "\n@compute @workgroup_size({n})\n\
+             fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n{body}}}\n"
+        )
+    }
 }
 
 #[cfg(test)]

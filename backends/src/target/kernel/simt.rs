@@ -29,17 +29,17 @@
 //! spend a budget: an invocation that spends it leaves its loops and is
 //! counted `stopped` (the run has no outcome then).
 
-use crate::target::cuda::WARP;
 use crate::target::kernel::{
     atomic_cell, atomic_old, header, indent, index_refusal, init_words, layout, lower, registers,
     Lang, Layout, Spell,
 };
+use crate::target::language::SimtFile;
 use progress_litmus::axb::test::Target as Jump;
 use progress_litmus::kernel::assert::Probe;
 use progress_litmus::kernel::litmus;
 use progress_litmus::kernel::load::NamedProgram;
 use progress_litmus::kernel::observe;
-use progress_litmus::kernel::program::{CollectiveOp, Instr, Program};
+use progress_litmus::kernel::program::{Instr, Program};
 use progress_litmus::kernel::structure::{self, Construct};
 use std::fmt::Write;
 
@@ -191,11 +191,29 @@ pub fn emit_simt(p: &NamedProgram, lang: Lang) -> Result<String, String> {
         blocks.push(out);
     }
     let body = simt_body(prog, &blocks, lang);
-    Ok(match lang {
-        Lang::Cuda => cuda_file(p, &lay, &obs, &body),
-        Lang::Glsl => glsl_file(p, &lay, &obs, &body),
-        Lang::Wgsl => wgsl_file(p, &lay, &obs, &body),
-    })
+    let observed = obs
+        .iter()
+        .map(|(t, src)| match *src {
+            Source::Mem(k) => (t.clone(), false, k),
+            Source::Reg(k) => (t.clone(), true, k),
+        })
+        .collect();
+    Ok(lang.language().simt_file(&SimtFile {
+        name: &p.name,
+        first_line: simt_line(p, &lay, &obs, lang),
+        comment: comment(p, lang),
+        body,
+        launch: usize::from(prog.workgroup_size) / usize::from(prog.subgroup_size.max(1))
+            * pad(lang),
+        workgroups: prog.workgroups.into(),
+        invocations: usize::from(prog.workgroups) * usize::from(prog.workgroup_size),
+        global_words: lay.global_words,
+        init_words: init_words(prog, &lay),
+        reg_words: regs_words(prog),
+        values: prog.values,
+        budget: BUDGET,
+        observed,
+    }))
 }
 
 /// A code block's walk: the instructions of a range as structured code.
@@ -400,7 +418,9 @@ impl Walk<'_> {
                 let _ = writeln!(
                     out,
                     "{} // {text}",
-                    collective(self.sp.lang, op, dst, self.sp.operand(src))
+                    self.sp
+                        .l()
+                        .active_collective(op, dst, &self.sp.operand(src))
                 );
             }
             _ => {
@@ -413,22 +433,6 @@ impl Walk<'_> {
             }
         }
         Ok(())
-    }
-}
-
-/// A collective over the lanes that execute it together (Property 1).
-fn collective(lang: Lang, op: CollectiveOp, dst: u8, v: String) -> String {
-    match (lang, op) {
-        (Lang::Cuda, CollectiveOp::All) => format!("r{dst} = __all_sync(__activemask(), {v} != 0u) ? 1u : 0u;"),
-        (Lang::Cuda, CollectiveOp::Any) => format!("r{dst} = __any_sync(__activemask(), {v} != 0u) ? 1u : 0u;"),
-        (Lang::Cuda, CollectiveOp::BroadcastFirst) => format!(
-            "{{ const unsigned int am = __activemask(); r{dst} = __shfl_sync(am, {v}, __ffs(am) - 1); }}"
-        ),
-        (Lang::Glsl, CollectiveOp::All) => format!("r{dst} = subgroupAll({v} != 0u) ? 1u : 0u;"),
-        (Lang::Glsl, CollectiveOp::Any) => format!("r{dst} = subgroupAny({v} != 0u) ? 1u : 0u;"),
-        (Lang::Wgsl, CollectiveOp::All) => format!("r{dst} = select(0u, 1u, subgroupAll({v} != 0u));"),
-        (Lang::Wgsl, CollectiveOp::Any) => format!("r{dst} = select(0u, 1u, subgroupAny({v} != 0u));"),
-        (_, CollectiveOp::BroadcastFirst) => format!("r{dst} = subgroupBroadcastFirst({v});"),
     }
 }
 
@@ -453,37 +457,17 @@ fn finish(p: &Program, lang: Lang) -> String {
 fn simt_body(p: &Program, blocks: &[String], lang: Lang) -> String {
     let s = p.subgroup_size.max(1);
     let nsub = p.workgroup_size / s;
-    let (dev, unsupported, decl) = match lang {
-        Lang::Cuda => (
-            format!("const uint dev_lane = threadIdx.x % {WARP}u;\nconst uint dev_sg = threadIdx.x / {WARP}u;\nconst uint wg_id = blockIdx.x;\n"),
-            String::new(),
-            "uint",
-        ),
-        Lang::Glsl => (
-            "uint dev_lane = gl_SubgroupInvocationID;\nuint dev_sg = gl_SubgroupID;\nuint wg_id = gl_WorkGroupID.x;\n".to_string(),
-            format!("if (gl_SubgroupSize < {s}u) {{\n    atomicOr(ends.unsupported, 1u);\n    return;\n}}\n"),
-            "uint",
-        ),
-        Lang::Wgsl => (
-            "let dev_lane = sg_lane;\nlet dev_sg = lidx / sg_size;\nlet wg_id = wid.x;\n".to_string(),
-            format!("if (sg_size < {s}u) {{\n    atomicOr(&ends.unsupported, 1u);\n    return;\n}}\n"),
-            "let",
-        ),
-    };
-    let state = match lang {
-        Lang::Wgsl => "var left = false;\nvar budget = BUDGET;\n",
-        // nvcc warns of a budget no loop spends (#177-D, seen on the H200).
-        Lang::Cuda => "bool left = false;\nuint budget = BUDGET;\n(void)budget;\n",
-        Lang::Glsl => "bool left = false;\nuint budget = BUDGET;\n",
-    };
+    let l = lang.language();
+    let (dev, unsupported) = l.simt_lanes(s.into());
+    let decl = if lang.wgsl() { "let" } else { "uint" };
     let mut prog = format!(
-        "{decl} subgroup_id = dev_sg;\n{decl} lane_id = dev_lane;\n{decl} local_id = subgroup_id * {s}u + lane_id;\n{state}{}",
+        "{decl} subgroup_id = dev_sg;\n{decl} lane_id = dev_lane;\n{decl} local_id = subgroup_id * {s}u + lane_id;\n{}{}",
+        l.simt_state(),
         registers(p, lang)
     );
-    if lang == Lang::Cuda {
-        prog.push_str("(void)subgroup_id;\n(void)lane_id;\n");
-    } else if lang == Lang::Wgsl {
-        prog.push_str("_ = subgroup_id;\n_ = lane_id;\n");
+    let discard = l.discard();
+    if !discard.is_empty() {
+        let _ = write!(prog, "{discard}subgroup_id;\n{discard}lane_id;\n");
     }
     if blocks.len() == 1 {
         prog.push_str(&blocks[0]);
@@ -544,106 +528,6 @@ fn comment(p: &NamedProgram, lang: Lang) -> String {
          // device's subgroup k (padded to {} lanes), collectives over the lanes executing together.\n{}",
         pad(lang),
         header(p, lang, "//", None)
-    )
-}
-
-fn glsl_file(p: &NamedProgram, lay: &Layout, obs: &[(String, Source)], body: &str) -> String {
-    let launch = usize::from(p.program.workgroup_size)
-        / usize::from(p.program.subgroup_size.max(1))
-        * pad(Lang::Glsl);
-    format!(
-        "#version 450\n\
-         #extension GL_KHR_shader_subgroup_basic : require\n\
-         #extension GL_KHR_shader_subgroup_vote : require\n\
-         #extension GL_KHR_shader_subgroup_ballot : require\n\
-         {}{}\
-         layout(local_size_x = {launch}, local_size_y = 1, local_size_z = 1) in;\n\n\
-         // Binding 0: the global locations; 1: every invocation's registers; 2: ends.\n\
-         layout(std430, set = 0, binding = 0) buffer Memory {{\n    uint mem[];\n}};\n\
-         layout(std430, set = 0, binding = 1) buffer Regs {{\n    uint regs_out[];\n}};\n\
-         layout(std430, set = 0, binding = 2) buffer Ends {{\n    uint finished;\n    uint stopped;\n    uint unsupported;\n}} ends;\n\
-         const uint BUDGET = {BUDGET}u;\n\n\
-         void main() {{\n{}}}\n",
-        simt_line(p, lay, obs, Lang::Glsl),
-        comment(p, Lang::Glsl),
-        indent(body, 1)
-    )
-}
-
-fn wgsl_file(p: &NamedProgram, lay: &Layout, obs: &[(String, Source)], body: &str) -> String {
-    let launch = usize::from(p.program.workgroup_size)
-        / usize::from(p.program.subgroup_size.max(1))
-        * pad(Lang::Wgsl);
-    format!(
-        "{}{}enable subgroups;\n\
-         // The program's subgroup operations sit in divergent control flow on purpose:\n\
-         // that is what the SIMT-Step tests ask about (Tint would refuse them otherwise).\n\
-         diagnostic(off, subgroup_uniformity);\n\n\
-         // Binding 0: the global locations; 1: every invocation's registers; 2: ends.\n\
-         @group(0) @binding(0) var<storage, read_write> mem: array<atomic<u32>>;\n\
-         @group(0) @binding(1) var<storage, read_write> regs_out: array<u32>;\n\
-         struct Ends {{\n    finished: atomic<u32>,\n    stopped: atomic<u32>,\n    unsupported: atomic<u32>,\n}}\n\
-         @group(0) @binding(2) var<storage, read_write> ends: Ends;\n\
-         const BUDGET: u32 = {BUDGET}u;\n\n\
-         @compute @workgroup_size({launch})\n\
-         fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lidx: u32, \
-         @builtin(subgroup_invocation_id) sg_lane: u32, @builtin(subgroup_size) sg_size: u32) {{\n{}}}\n",
-        simt_line(p, lay, obs, Lang::Wgsl),
-        comment(p, Lang::Wgsl),
-        indent(body, 1)
-    )
-}
-
-fn cuda_file(p: &NamedProgram, lay: &Layout, obs: &[(String, Source)], body: &str) -> String {
-    let prog = &p.program;
-    let launch = usize::from(prog.workgroup_size) / usize::from(prog.subgroup_size.max(1)) * WARP;
-    let body = body.replace("uint ", "unsigned int ");
-    let names: Vec<String> = obs.iter().map(|(t, _)| format!("\"{t}\"")).collect();
-    let kinds: Vec<&str> = obs
-        .iter()
-        .map(|(_, s)| {
-            if matches!(s, Source::Mem(_)) {
-                "0"
-            } else {
-                "1"
-            }
-        })
-        .collect();
-    let index: Vec<String> = obs
-        .iter()
-        .map(|(_, s)| match s {
-            Source::Mem(k) | Source::Reg(k) => k.to_string(),
-        })
-        .collect();
-    format!(
-        "{}{}\
-         #include <cuda_runtime.h>\n#include <cstdio>\n#include <cstdlib>\n#include <string>\n#include <vector>\n\n\
-         typedef unsigned int uint;\nstatic const unsigned int BUDGET = {BUDGET}u;\n\n\
-         // Blocks of {launch} threads (warp k's first lanes are program subgroup k);\n\
-         // mem: the global locations; regs_out: registers; ends[0] finished, ends[1] stopped.\n\
-         __global__ void axb_simt(unsigned int* mem, unsigned int* regs_out, unsigned int* ends) {{\n{}}}\n\n\
-         static const unsigned int WORKGROUPS = {};\nstatic const unsigned int LAUNCH = {launch};\n\
-         static const unsigned int INVOCATIONS = {};\n\
-         static const unsigned int WORDS = {};\nstatic const unsigned int INIT[] = {{{}}};\n\
-         static const unsigned int REG_WORDS = {};\nstatic const unsigned int VALUES = {};\n\
-         static const unsigned int OBSERVED = {};\nstatic const char* OBS_NAME[] = {{{}}};\n\
-         static const int OBS_IN_REGS[] = {{{}}};\nstatic const unsigned int OBS_INDEX[] = {{{}}};\n\
-         static const char* NAME = \"{}\";\n\n{}",
-        simt_line(p, lay, obs, Lang::Cuda),
-        comment(p, Lang::Cuda),
-        indent(&body, 1),
-        prog.workgroups,
-        usize::from(prog.workgroups) * usize::from(prog.workgroup_size),
-        lay.global_words,
-        init_words(prog, lay).join(", "),
-        regs_words(prog),
-        prog.values,
-        obs.len(),
-        names.join(", "),
-        kinds.join(", "),
-        index.join(", "),
-        p.name,
-        crate::target::templates::KERNEL_SIMT_CUDA_HOST
     )
 }
 
