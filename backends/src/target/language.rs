@@ -10,8 +10,8 @@
 //! [`BareLanguage`] the bare (verification) form's spelling where the
 //! oracle reads the language back. Each object lives in its
 //! language's file, beside that language's AXB emitter: `cuda::Cuda`,
-//! `glsl::Glsl`, `wgsl::Wgsl` (both traits), `metal::Metal` and
-//! `cpp::Cpp` (AXB tests only). The traits know no emitter (they take
+//! `glsl::Glsl`, `wgsl::Wgsl` (the kernel traits too), `metal::Metal`
+//! and `cpp::Cpp` (AXB tests only). The traits know no emitter (they take
 //! strings and numbers), so the files of the languages depend on this one
 //! and on nothing that uses them.
 
@@ -58,7 +58,7 @@ pub enum Atomic {
 
 /// What a kernel program on a GPU needs of its language, beyond
 /// [`Language`]: its run form (the termination detection, how an
-/// invocation ended) and the kernel file around a body.
+/// invocation ended, the file around a kernel) and its SIMT form.
 pub trait KernelLanguage: Language {
     /// The emitted file's extension.
     fn extension(&self) -> &'static str;
