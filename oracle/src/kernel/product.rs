@@ -23,7 +23,10 @@ use progress_litmus::kernel::{Sched, ScopedModel};
 use std::cell::RefCell;
 use std::rc::Rc;
 
+mod plan;
 mod por;
+
+use plan::{Alone, Plan};
 
 /// A transition: a step of an actor (with what the step did) or the
 /// Terminate of an invocation. Packed in a word: edges are stored by the
@@ -157,16 +160,9 @@ pub struct Kernel {
     wg_actors: Vec<u32>,
     /// Per actor, the invocations it moves, one bit each.
     actor_invs: Vec<u32>,
-    local_first: bool,
-    /// The partial-order reduction's tables, when it is on (§8.7).
-    por: Option<Rc<Accesses>>,
-    /// Whether every actor with a reducible step is taken (lanes are
-    /// interchangeable, or the partial-order reduction is off).
-    take_all: bool,
-    /// Whether one actor with a reducible step is taken, the lowest: no
-    /// symmetry, or only renamings that keep the order of live
-    /// workgroups, with which that choice commutes.
-    take_one: bool,
+    /// Which moves are explored from a state: the reductions the model
+    /// and machine admit, decided once ([`Plan`]).
+    plan: Plan,
     pub symmetry: Option<Symmetry>,
     live: Option<Rc<Liveness>>,
     /// Whether the lean tables skip chain states (§8.8).
@@ -175,13 +171,6 @@ pub struct Kernel {
     /// heads, whose steps never go first, and the sync points, where a
     /// completing arrival never goes first (the cycle proviso, §8.2, §8.7).
     cut: Vec<(u64, u64)>,
-    /// Whether some scope runs the priority scheduler.
-    priority: bool,
-    /// Whether pending Terminates go first and alone, before any actor's
-    /// step is judged (§8.7): with the local-first reduction (so no
-    /// priority scope and no SIMT-Step model), interleaved lanes, and no
-    /// occupancy bound that admits a workgroup when one terminates.
-    terminate_first: bool,
     /// Interleaved lanes without a SIMT-Step model: per code block, the
     /// pcs of its barriers and collectives, one bit each (steps that may
     /// move other invocations); empty otherwise (any step may).
@@ -247,9 +236,6 @@ impl Kernel {
         shared.for_machine(model.subgroup);
         let machine = machine_of(p, model.subgroup)?;
         let scopes = Scopes::new(&machine, model);
-        // Under a SIMT-Step model a step may move or release other lanes
-        // (merges, collective branches): no step is local (§8.2).
-        let machine_direct = machine.direct();
         let bits = scopes.end as usize;
         if bits > progress_litmus::kernel::machine::MAX_PRODUCT_BITS {
             return Err(KernelError::Unsupported(format!(
@@ -275,7 +261,6 @@ impl Kernel {
             })
             .collect();
         let (wg_invs, wg_actors, actor_invs) = bit_tables(&machine, scopes.w);
-        let priority = [model.device, model.workgroup, model.subgroup].contains(&Sched::Priority);
         let syncs = sync_pcs(&machine);
         let symmetry = if red.symmetry {
             Symmetry::new(&machine, &scopes)
@@ -287,14 +272,9 @@ impl Kernel {
         } else {
             None
         };
-        // Memory steps and arrivals: interleaved lanes only, and neither a
-        // priority scope nor a SIMT-Step model (§8.7).
-        let por =
-            (red.partial_order && !priority && machine_direct.is_none() && !machine.lockstep())
-                .then(|| shared.accesses(&machine));
-        let take_all = por.is_none() || symmetry.as_ref().is_some_and(|s| s.permutes_lanes());
-        let local_first = red.local_first && !priority && machine_direct.is_none();
-        let terminate_first = local_first && terminates_first(&machine, model, scopes.w);
+        let plan = Plan::new(&machine, model, red, symmetry.as_ref(), || {
+            shared.accesses(&machine)
+        });
         Ok(Kernel {
             machine,
             scopes,
@@ -304,16 +284,11 @@ impl Kernel {
             wg_invs,
             wg_actors,
             actor_invs,
-            local_first,
-            por,
-            take_all,
-            take_one: symmetry.as_ref().is_none_or(|s| s.keeps_order()),
+            plan,
             symmetry,
             live,
             chains: red.chains == Chains::Always,
             cut: p.codes.iter().map(proviso::cut).collect(),
-            priority,
-            terminate_first,
             syncs,
         })
     }
@@ -402,7 +377,7 @@ impl Kernel {
     /// scheduler.
     fn runnable(&self, v: &View, resident: u16) -> u32 {
         let mut actors = v.steppable & of_resident(&self.wg_actors, resident);
-        if !self.priority {
+        if !self.plan.priority {
             return actors;
         }
         let m = &self.machine;
@@ -488,11 +463,11 @@ impl Kernel {
         let resident = self.scopes.resident_of(v.terminated);
         let mut actors = self.runnable(&v, resident);
         let mut invs = v.can_terminate() & of_resident(&self.wg_invs, resident);
-        let firsts = if self.terminate_first && invs != 0 {
+        let firsts = if self.plan.terminate_first && invs != 0 {
             // Pending Terminates alone (§8.7): all of them, or without
             // symmetry (or keeping the order of live workgroups) the
             // lowest; no actor's step is judged.
-            if self.take_one {
+            if self.plan.alone == Alone::Lowest {
                 invs &= invs.wrapping_neg();
             }
             actors = 0;
@@ -738,7 +713,9 @@ impl Kernel {
     /// successors would end the chain.
     fn sole_step<S: Packed>(&self, s: &S, v: &View) -> Option<usize> {
         let resident = self.scopes.resident_of(v.terminated);
-        if self.terminate_first && v.can_terminate() & of_resident(&self.wg_invs, resident) != 0 {
+        if self.plan.terminate_first
+            && v.can_terminate() & of_resident(&self.wg_invs, resident) != 0
+        {
             return None;
         }
         let firsts = self.first_actors(s, v, self.runnable(v, resident));
@@ -821,13 +798,6 @@ impl Kernel {
         self.canon(&mut s);
         s
     }
-}
-
-/// Whether pending Terminates may go first where local steps may (§8.7):
-/// with interleaved lanes, and no occupancy bound that admits a workgroup
-/// when another terminates (a Terminate then changes nobody else's moves).
-fn terminates_first(m: &Machine, model: &ScopedModel, workgroups: usize) -> bool {
-    !m.lockstep() && model.occupancy.is_none_or(|k| k as usize >= workgroups)
 }
 
 /// The machine of `p` under subgroup scheduler `sub` (lockstep lanes,
@@ -1087,7 +1057,7 @@ mod tests {
                 continue;
             }
             let mut buf = [(0, 0); MAX_INVOCATIONS];
-            let mut fut = Lazy::new(k.por.as_deref(), &k.machine, s.as_ref(), &v, &mut buf);
+            let mut fut = Lazy::new(k.plan.por.as_deref(), &k.machine, s.as_ref(), &v, &mut buf);
             let seeded = k.some_seed(&s, &v, runnable, &mut fut);
             let found = k.closures(&s, &v, runnable, &mut fut);
             assert!(seeded || found == 0, "{}", k.machine.describe(s.as_ref()));
@@ -1127,7 +1097,7 @@ mod tests {
         for p in &programs {
             for m in progress_litmus::Model::ALL {
                 let k = Kernel::new(p, &ScopedModel::flat(m), Reductions::ALL).unwrap();
-                if k.por.is_some() {
+                if k.plan.por.is_some() {
                     crate::kernel::with_words!(k.words, seeds_against_closures(&k, &mut counts));
                 }
             }
@@ -1145,7 +1115,10 @@ mod tests {
         let mut shared = Shared::default();
         let obe = Kernel::new_sharing(&p, &model("OBE"), Reductions::ALL, &mut shared).unwrap();
         let hsa = Kernel::new_sharing(&p, &model("HSA"), Reductions::ALL, &mut shared).unwrap();
-        let (a, b) = (obe.por.as_ref().unwrap(), hsa.por.as_ref().unwrap());
+        let (a, b) = (
+            obe.plan.por.as_ref().unwrap(),
+            hsa.plan.por.as_ref().unwrap(),
+        );
         assert!(Rc::ptr_eq(a, b));
         assert!(Rc::ptr_eq(
             obe.live.as_ref().unwrap(),
@@ -1165,7 +1138,7 @@ mod tests {
         ));
         // Back to the flat machine: built again, not the lockstep one's.
         let again = Kernel::new_sharing(&p, &model("LOBE"), Reductions::ALL, &mut shared).unwrap();
-        assert!(!Rc::ptr_eq(again.por.as_ref().unwrap(), a));
+        assert!(!Rc::ptr_eq(again.plan.por.as_ref().unwrap(), a));
         assert!(!Rc::ptr_eq(
             again.live.as_ref().unwrap(),
             lockstep.live.as_ref().unwrap()

@@ -5,7 +5,7 @@
 //! needs), each under the cycle proviso's cut. `Kernel::moves_into`
 //! asks [`Kernel::first_actors`] once a state.
 
-use super::Kernel;
+use super::{Alone, Kernel};
 use crate::kernel::independence::{self, Futures, Lazy};
 use progress_litmus::kernel::machine::{Packed, View};
 use progress_litmus::kernel::program::{Instr, MAX_INVOCATIONS};
@@ -57,8 +57,8 @@ impl Kernel {
         let ins = self.instr(first, pc);
         let kind = if ins.is_local() {
             // A lockstep branch may diverge: two successors, not a local step.
-            self.local_first && !(m.lockstep() && matches!(ins, Instr::Branch { .. }))
-        } else if self.por.is_some() {
+            self.plan.local_first && !(m.lockstep() && matches!(ins, Instr::Branch { .. }))
+        } else if self.plan.por.is_some() {
             match ins {
                 Instr::Barrier | Instr::Collective { .. } => self.arrival_waits(v, first, pc, ins),
                 _ => independence::unconflicted_or(m, s.as_ref(), first, ins, fut, || {
@@ -159,7 +159,7 @@ impl Kernel {
     /// all of them: a choice that commutes with every permutation symmetry
     /// uses (without symmetry, the first of them alone).
     fn stubborn<S: Packed>(&self, s: &S, v: &View, runnable: u32, fut: &mut Lazy) -> u32 {
-        if self.por.is_none() || runnable.count_ones() < 2 {
+        if self.plan.por.is_none() || runnable.count_ones() < 2 {
             return 0;
         }
         let m = &self.machine;
@@ -277,7 +277,7 @@ impl Kernel {
             if t & !ok != 0 || t & key == 0 {
                 continue;
             }
-            let lane = if self.take_all {
+            let lane = if !self.plan.rank_lanes {
                 0
             } else {
                 (0..m.num_invocations())
@@ -289,44 +289,33 @@ impl Kernel {
             let rank = ((t & runnable).count_ones(), lane);
             if rank < best {
                 (best, chosen) = (rank, t & runnable);
-            } else if rank == best && !self.take_one {
+            } else if rank == best && self.plan.alone != Alone::Lowest {
                 chosen |= t & runnable;
             }
         }
         chosen
     }
 
-    /// The actors whose steps alone are explored from `s`, if any: those
-    /// with a reducible step; with the partial-order reduction only those
-    /// of them with the lowest index inside their workgroup (a choice that
-    /// commutes with permuting workgroups), unless lanes are
-    /// interchangeable; without symmetry the lowest of them alone (a
-    /// stubborn set of one actor: no choice need commute with a
-    /// permutation, and the others' steps are not judged).
+    /// The actors whose steps alone are explored from `s`, if any: of
+    /// those with a reducible step, the plan's choice ([`Alone`]: the
+    /// lowest alone, those of the lowest index inside their workgroup, or
+    /// all, whichever commutes with the permutations symmetry applies);
+    /// failing one, a stubborn set.
     pub(super) fn first_actors<S: Packed>(&self, s: &S, v: &View, actors: u32) -> u32 {
-        if !self.local_first && self.por.is_none() {
+        if !self.plan.local_first && self.plan.por.is_none() {
             return 0;
         }
         let m = &self.machine;
         let mut buf = [(0, 0); MAX_INVOCATIONS];
-        let mut fut = Lazy::new(self.por.as_deref(), m, s.as_ref(), v, &mut buf);
-        let alone = if self.take_one {
-            let mut rest = actors;
-            let mut one = 0;
-            while rest != 0 && one == 0 {
-                let a = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                if self.reducible(s, v, a, &mut fut) {
-                    one = 1 << a;
-                }
-            }
-            one
-        } else if self.take_all {
-            (0..m.num_actors())
+        let mut fut = Lazy::new(self.plan.por.as_deref(), m, s.as_ref(), v, &mut buf);
+        let alone = match self.plan.alone {
+            Alone::Lowest => (0..m.num_actors())
+                .find(|&a| actors & (1 << a) != 0 && self.reducible(s, v, a, &mut fut))
+                .map_or(0, |a| 1 << a),
+            Alone::Every => (0..m.num_actors())
                 .filter(|&a| actors & (1 << a) != 0 && self.reducible(s, v, a, &mut fut))
-                .fold(0, |acc, a| acc | 1 << a)
-        } else {
-            self.lowest_reducible(s, v, actors, &mut fut)
+                .fold(0, |acc, a| acc | 1 << a),
+            Alone::LowestLane => self.lowest_reducible(s, v, actors, &mut fut),
         };
         if alone != 0 {
             return alone;
