@@ -6,7 +6,8 @@
 
 mod common;
 
-use backends::target::kernel::{emit, validate_wgsl, Lang};
+use backends::target::kernel::{emit, Lang};
+use backends::target::wgsl::validate_kernel;
 use backends::toolchain::{self, Tool};
 use common::{cuda_syntax_check, kernel_programs, repo, scratch};
 use progress_litmus::kernel::load::{load_all, Item, NamedProgram};
@@ -25,7 +26,7 @@ fn wgsl_validates_every_idiom_it_can_express_and_refuses_the_rest() {
     for p in idioms() {
         match emit(&p, Lang::Wgsl) {
             Ok(src) => {
-                validate_wgsl(&src).unwrap_or_else(|e| panic!("{}: {e}\n{src}", p.name));
+                validate_kernel(&src).unwrap_or_else(|e| panic!("{}: {e}\n{src}", p.name));
                 assert!(src.contains("axb_leave(&budget)"), "{}", p.name);
             }
             Err(e) => {

@@ -7,8 +7,9 @@
 
 mod common;
 
-use backends::target::kernel::simt::{emit_simt, validate_wgsl, FIRST_LINE};
+use backends::target::kernel::simt::{emit_simt, FIRST_LINE};
 use backends::target::kernel::Lang;
+use backends::target::wgsl::validate_simt;
 use backends::toolchain::{self, Tool};
 use common::{cuda_syntax_check, kernel_programs as programs, repo, scratch};
 use progress_litmus::kernel::load::NamedProgram;
@@ -73,9 +74,9 @@ fn the_wgsl_validates_with_the_subgroups_capability_and_needs_the_enable() {
     for p in suite() {
         let src = emit_simt(&p, Lang::Wgsl).unwrap();
         assert!(src.contains("\nenable subgroups;\n"));
-        validate_wgsl(&src).unwrap_or_else(|e| panic!("{}: {e}\n{src}", p.name));
+        validate_simt(&src).unwrap_or_else(|e| panic!("{}: {e}\n{src}", p.name));
         let without = src.replace("enable subgroups;\n", "");
-        assert!(validate_wgsl(&without)
+        assert!(validate_simt(&without)
             .unwrap_err()
             .contains("enable subgroups"));
     }
@@ -85,7 +86,7 @@ fn the_wgsl_validates_with_the_subgroups_capability_and_needs_the_enable() {
         .unwrap()
         .replace("subgroupAll", "subgroupAlll");
     if bad.contains("subgroupAlll") {
-        assert!(validate_wgsl(&bad).is_err());
+        assert!(validate_simt(&bad).is_err());
     }
 }
 
@@ -155,7 +156,7 @@ fn loops_break_and_continue_are_the_languages_own() {
             "{src}"
         );
         if lang == Lang::Wgsl {
-            validate_wgsl(&src).unwrap();
+            validate_simt(&src).unwrap();
         }
     }
 }

@@ -147,16 +147,17 @@ fn emit_all(args: &EmitArgs) -> Result<ExitCode, ExitCode> {
 /// input is read: stdout takes one file, and a check needs the files on
 /// disk.
 fn check_usage(args: &EmitArgs, to_stdout: bool) -> Result<(), ExitCode> {
-    if to_stdout && !matches!(args.target, Target::Cpp | Target::Cuda) {
+    if to_stdout && !args.target.is_program() {
         eprintln!(
             "error: --out -: the {} target writes several files; give a directory",
             args.target.name()
         );
         return Err(ExitCode::from(2));
     }
-    if args.bare && !matches!(args.target, Target::Glsl | Target::Wgsl) {
+    if args.bare && !args.target.emitter().has_bare() {
         eprintln!(
-            "error: --bare: the bare (verification) form is written for glsl and wgsl, not {}",
+            "error: --bare: the bare (verification) form is written for {}, not {}",
+            Target::names_where(|e| e.has_bare()),
             args.target.name()
         );
         return Err(ExitCode::from(2));

@@ -9,8 +9,12 @@
 
 use crate::mapping::Layout;
 use crate::target::codegen::{self, Shape};
+use crate::target::emitter::Emitter;
 use crate::target::glsl;
+use crate::target::File;
+use crate::toolchain::{self, ToolError};
 use progress_litmus::axb::load::NamedTest;
+use std::path::{Path, PathBuf};
 
 /// The Amber script for `t` under `layout`.
 pub fn script(t: &NamedTest, layout: &Layout, shape: Shape) -> Result<String, String> {
@@ -28,4 +32,50 @@ pub fn script(t: &NamedTest, layout: &Layout, shape: Shape) -> Result<String, St
         codegen::shader_preamble(t, layout, shape, "amber", "#"),
         layout.workgroups(),
     ))
+}
+
+/// The Amber target: one script per test and mapping, its GLSL shader
+/// and buffers inside.
+pub struct Scripts;
+
+impl Emitter for Scripts {
+    fn name(&self) -> &'static str {
+        "amber"
+    }
+
+    fn extension(&self) -> &'static str {
+        "amber"
+    }
+
+    fn shader(
+        &self,
+        t: &NamedTest,
+        layout: &Layout,
+        shape: Shape,
+        _: bool,
+    ) -> Result<String, String> {
+        script(t, layout, shape)
+    }
+
+    /// glslangValidator on the shaders the scripts embed, cut out into
+    /// `scratch`.
+    fn check(
+        &self,
+        _: &Path,
+        files: &[File],
+        _: &[PathBuf],
+        scratch: &Path,
+    ) -> Result<(), ToolError> {
+        std::fs::create_dir_all(scratch).map_err(|e| ToolError::Io(e.to_string()))?;
+        let mut shaders = Vec::new();
+        for f in files {
+            let src = &f.contents;
+            let start = src.find("#version").unwrap_or(0);
+            let end = src.rfind("\nEND\n\nBUFFER").map_or(src.len(), |i| i + 1);
+            let p = scratch.join(f.path.with_extension("comp"));
+            std::fs::write(&p, &src[start..end]).map_err(|e| ToolError::Io(e.to_string()))?;
+            shaders.push(p);
+        }
+        toolchain::check_glsl(&shaders)
+    }
 }

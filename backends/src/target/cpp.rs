@@ -18,10 +18,14 @@
 //! of a slice of `budget` iterations, returning the pc it stopped at.
 
 use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::emitter::Emitter;
 use crate::target::host::{self, Harness, Options, ProgramError};
 use crate::target::language::{Language, Syntax};
 use crate::target::templates;
+use crate::target::File;
+use crate::toolchain::{self, ToolError};
 use progress_litmus::axb::load::NamedTest;
+use std::path::{Path, PathBuf};
 
 /// The C++ spelling: sequentially consistent std::atomic operations; the
 /// loop is left when the stop flag is set or the slice is used up.
@@ -110,4 +114,30 @@ pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramErr
         tests,
         opts,
     )
+}
+
+/// The C++ target: one program for the whole suite, run on the CPU.
+pub struct Program;
+
+impl Emitter for Program {
+    fn name(&self) -> &'static str {
+        "cpp"
+    }
+
+    fn extension(&self) -> &'static str {
+        "cpp"
+    }
+
+    fn is_program(&self) -> bool {
+        true
+    }
+
+    fn program(&self, tests: &[NamedTest], opts: &Options) -> Result<String, ProgramError> {
+        program(tests, opts)
+    }
+
+    /// g++, leaving the executable beside the source.
+    fn check(&self, _: &Path, _: &[File], paths: &[PathBuf], _: &Path) -> Result<(), ToolError> {
+        toolchain::compile_cpp(&paths[0], &paths[0].with_extension(""))
+    }
 }

@@ -42,13 +42,17 @@
 //! emulation of the runtime (`cuda-shim/cuda_runtime.h`) and run it.
 
 use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::emitter::Emitter;
 use crate::target::host::{self, Harness, Options, ProgramError};
 use crate::target::language::{
-    rmw_suffix, Atomic, KernelFile, KernelLanguage, Language, SimtFile, Syntax,
+    rmw_suffix, Atomic, KernelFile, KernelLanguage, Lang, Language, SimtFile, Syntax,
 };
 use crate::target::templates;
+use crate::target::File;
+use crate::toolchain::{self, ToolError};
 use progress_litmus::axb::load::NamedTest;
 use progress_litmus::kernel::program::CollectiveOp;
+use std::path::{Path, PathBuf};
 
 /// The CUDA spelling of the AXB tests: device-scope atomics; the stop flag
 /// is mapped pinned host memory read through a volatile pointer in every
@@ -354,6 +358,39 @@ pub fn program(tests: &[NamedTest], opts: &Options) -> Result<String, ProgramErr
         tests,
         opts,
     )
+}
+
+/// The CUDA target: one program for the whole suite, and kernel programs.
+pub struct Program;
+
+impl Emitter for Program {
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+
+    fn extension(&self) -> &'static str {
+        "cu"
+    }
+
+    fn is_program(&self) -> bool {
+        true
+    }
+
+    fn program(&self, tests: &[NamedTest], opts: &Options) -> Result<String, ProgramError> {
+        program(tests, opts)
+    }
+
+    /// nvcc, each file to an executable beside it.
+    fn check(&self, _: &Path, _: &[File], paths: &[PathBuf], _: &Path) -> Result<(), ToolError> {
+        for p in paths {
+            toolchain::compile_cuda(p, &p.with_extension(""), &[])?;
+        }
+        Ok(())
+    }
+
+    fn kernel(&self) -> Option<Lang> {
+        Some(Lang::Cuda)
+    }
 }
 
 #[cfg(test)]

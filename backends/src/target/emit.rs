@@ -14,16 +14,19 @@
 
 use crate::mapping::{Layout, Mapping};
 use crate::target::codegen::{self, Shape};
+use crate::target::emitter::{Clash, Emitter, Suite};
 use crate::target::host::{self, ProgramError};
-use crate::target::{amber, cpp, cuda, glsl, kernel, metal, templates, vulkan, webgpu, wgsl, File};
-use crate::toolchain::{self, ToolError};
+use crate::target::{amber, cpp, cuda, glsl, kernel, metal, vulkan, webgpu, wgsl, File};
+use crate::toolchain::ToolError;
 use progress_litmus::axb::load::NamedTest;
 use progress_litmus::kernel::load::NamedProgram;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// What to emit.
+/// What to emit: the `--target` values. Each names a target object
+/// ([`Target::emitter`], [`Emitter`]), in that target's file; a new
+/// target is a file with its object, a value here and its arm there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Target {
     Amber,
@@ -41,33 +44,45 @@ pub enum Target {
 }
 
 impl Target {
-    pub fn name(self) -> &'static str {
+    /// The target's object: the one place a target is chosen.
+    pub fn emitter(self) -> &'static dyn Emitter {
         match self {
-            Target::Amber => "amber",
-            Target::Glsl => "glsl",
-            Target::Metal => "metal",
-            Target::Cuda => "cuda",
-            Target::Cpp => "cpp",
-            Target::Vulkan => "vulkan",
-            Target::Wgsl => "wgsl",
-            Target::Webgpu => "webgpu",
+            Target::Amber => &amber::Scripts,
+            Target::Glsl => &glsl::Shaders,
+            Target::Metal => &metal::Kernels,
+            Target::Cuda => &cuda::Program,
+            Target::Cpp => &cpp::Program,
+            Target::Vulkan => &vulkan::Host,
+            Target::Wgsl => &wgsl::Shaders,
+            Target::Webgpu => &webgpu::Page,
         }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.emitter().name()
     }
 
     /// Whether the target holds all tests in one program.
     pub fn is_program(self) -> bool {
-        matches!(self, Target::Cuda | Target::Cpp)
+        self.emitter().is_program()
     }
 
     fn extension(self) -> &'static str {
-        match self {
-            Target::Amber => "amber",
-            Target::Glsl | Target::Vulkan => "comp",
-            Target::Metal => "metal",
-            Target::Cuda => "cu",
-            Target::Cpp => "cpp",
-            Target::Wgsl => "wgsl",
-            Target::Webgpu => "html",
+        self.emitter().extension()
+    }
+
+    /// The names of the targets whose object `has`, for a message:
+    /// "glsl, cuda and wgsl".
+    pub fn names_where(has: impl Fn(&dyn Emitter) -> bool) -> String {
+        use clap::ValueEnum;
+        let names: Vec<&str> = (Target::value_variants().iter())
+            .filter(|t| has(t.emitter()))
+            .map(|t| t.name())
+            .collect();
+        match names.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
         }
     }
 }
@@ -145,19 +160,23 @@ impl fmt::Display for EmitError {
 
 impl std::error::Error for EmitError {}
 
+impl From<Clash> for EmitError {
+    fn from(c: Clash) -> Self {
+        EmitError::FileClash {
+            path: c.path,
+            first: c.first,
+            second: c.second,
+        }
+    }
+}
+
 impl From<ProgramError> for EmitError {
     fn from(e: ProgramError) -> EmitError {
         EmitError::Program(e)
     }
 }
 
-/// `path` as a case-insensitive file system sees it (macOS and Windows by
-/// default): two tests whose files differ only in case would be one file
-/// there, the second overwriting the first, so file clashes are found on
-/// these keys. (Generated names are ASCII: [`file_stem`].)
-pub fn case_folded(path: &Path) -> PathBuf {
-    PathBuf::from(path.to_string_lossy().to_ascii_lowercase())
-}
+pub use crate::target::emitter::case_folded;
 
 /// A file stem for a test name: letters, digits, `-`, `_` and `.` kept,
 /// anything else `_` (names come from file stems and suite entries, which
@@ -188,56 +207,31 @@ pub fn files(tests: &[NamedTest], opts: &EmitOptions) -> Result<Vec<File>, EmitE
         instances: opts.instances,
         deadline_ms: opts.deadline_ms,
     };
+    let target = opts.target.emitter();
     let program_path = PathBuf::from(format!(
         "{}.{}",
         file_stem(&opts.program_name),
-        opts.target.extension()
+        target.extension()
     ));
-    match opts.target {
-        Target::Cpp => {
-            return Ok(vec![File {
-                path: program_path,
-                contents: cpp::program(tests, &host_opts)?,
-            }])
-        }
-        Target::Cuda => {
-            return Ok(vec![File {
-                path: program_path,
-                contents: cuda::program(tests, &host_opts)?,
-            }])
-        }
-        // A page runs tests by name, as a program does.
-        Target::Webgpu => host::check_names(tests)?,
-        _ => {}
-    }
-    host::check_names(tests)?;
-    let (mut out, owners) = shader_files(tests, opts)?;
-    if opts.target == Target::Webgpu {
-        // The shaders, in test order and each test's mappings in order, go
-        // into the page.
-        let shaders: Vec<String> = out.into_iter().map(|f| f.contents).collect();
-        let page = webgpu::page(
-            &opts.program_name,
-            tests,
-            &opts.mappings,
-            &shaders,
-            opts.shape,
-        );
+    if target.is_program() {
         return Ok(vec![File {
             path: program_path,
-            contents: page,
+            contents: target.program(tests, &host_opts)?,
         }]);
     }
-    if opts.target == Target::Metal {
-        out.push(File {
-            path: PathBuf::from("harness.swift"),
-            contents: templates::METAL_HARNESS.to_string(),
-        });
-    }
-    if opts.target == Target::Vulkan {
-        vulkan_files(&owners, opts, &mut out)?;
-    }
-    Ok(out)
+    // A page runs tests by name, as a program does; shader files are
+    // named after them.
+    host::check_names(tests)?;
+    let (out, owners) = shader_files(tests, opts)?;
+    let suite = Suite {
+        tests,
+        mappings: &opts.mappings,
+        name: &opts.program_name,
+        shape: opts.shape,
+        owners: &owners,
+        program_path,
+    };
+    Ok(target.finish(out, &suite)?)
 }
 
 /// One shader (or script) per test and mapping, for the targets that
@@ -276,56 +270,13 @@ fn shader_files<'a>(
 /// the target cannot launch is the test's error.
 fn shader(t: &NamedTest, mapping: Mapping, opts: &EmitOptions) -> Result<String, EmitError> {
     let layout = Layout::new(mapping, t.entry.test.num_threads(), opts.instances);
-    let layout_err = |msg| EmitError::Layout {
-        test: t.name.clone(),
-        mapping,
-        msg,
-    };
-    Ok(match opts.target {
-        Target::Glsl if opts.bare => {
-            glsl::bare_shader(t, &layout, opts.shape).map_err(layout_err)?
-        }
-        Target::Wgsl if opts.bare => {
-            wgsl::bare_shader(t, &layout, opts.shape).map_err(layout_err)?
-        }
-        Target::Glsl => glsl::shader(t, &layout, opts.shape, "glsl").map_err(layout_err)?,
-        Target::Vulkan => glsl::shader(t, &layout, opts.shape, "vulkan").map_err(layout_err)?,
-        Target::Amber => amber::script(t, &layout, opts.shape).map_err(layout_err)?,
-        Target::Metal => metal::kernel(t, &layout, opts.shape),
-        Target::Wgsl => wgsl::shader(t, &layout, opts.shape, "wgsl").map_err(layout_err)?,
-        Target::Webgpu => wgsl::shader(t, &layout, opts.shape, "webgpu").map_err(layout_err)?,
-        Target::Cpp | Target::Cuda => unreachable!("programs are handled above"),
-    })
-}
-
-/// What the Vulkan host needs beside the tests' shaders: the canary
-/// shader (refused if a test's file would take its name), the host's
-/// source and its build script.
-fn vulkan_files(
-    owners: &BTreeMap<PathBuf, &str>,
-    opts: &EmitOptions,
-    out: &mut Vec<File>,
-) -> Result<(), EmitError> {
-    if owners.contains_key(&case_folded(Path::new(&format!(
-        "{}.plain.comp",
-        vulkan::CANARY
-    )))) {
-        return Err(EmitError::FileClash {
-            path: PathBuf::from(format!("{}.comp", vulkan::CANARY)),
-            first: vulkan::CANARY.to_string(),
-            second: "the built-in canary".to_string(),
-        });
-    }
-    out.push(vulkan::canary(opts.shape));
-    out.push(File {
-        path: PathBuf::from(vulkan::HOST_FILE),
-        contents: vulkan::host(),
-    });
-    out.push(File {
-        path: PathBuf::from("build.sh"),
-        contents: vulkan::BUILD_SCRIPT.to_string(),
-    });
-    Ok(())
+    (opts.target.emitter())
+        .shader(t, &layout, opts.shape, opts.bare)
+        .map_err(|msg| EmitError::Layout {
+            test: t.name.clone(),
+            mapping,
+            msg,
+        })
 }
 
 /// The files of kernel programs (docs/KERNEL.md) for the targets that
@@ -337,18 +288,14 @@ pub fn kernel_files(
     target: Target,
     bare: bool,
 ) -> Result<(Vec<File>, Vec<EmitError>), EmitError> {
-    let lang = match target {
-        Target::Cuda => kernel::Lang::Cuda,
-        Target::Glsl => kernel::Lang::Glsl,
-        Target::Wgsl => kernel::Lang::Wgsl,
-        other => {
-            return Err(EmitError::Kernel(format!(
-                "{}: program `{}`: the {} target takes AXB tests only; kernel programs are emitted for cuda, glsl and wgsl",
-                programs[0].source.display(),
-                programs[0].name,
-                other.name()
-            )))
-        }
+    let Some(lang) = target.emitter().kernel() else {
+        return Err(EmitError::Kernel(format!(
+            "{}: program `{}`: the {} target takes AXB tests only; kernel programs are emitted for {}",
+            programs[0].source.display(),
+            programs[0].name,
+            target.name(),
+            Target::names_where(|e| e.kernel().is_some())
+        )));
     };
     let mut out = Vec::new();
     let mut refused = Vec::new();
@@ -421,68 +368,7 @@ pub fn check(
     scratch: &Path,
 ) -> Result<(), ToolError> {
     let paths: Vec<PathBuf> = files.iter().map(|f| dir.join(&f.path)).collect();
-    match opts.target {
-        Target::Cpp => toolchain::compile_cpp(&paths[0], &paths[0].with_extension("")),
-        Target::Cuda => {
-            for p in &paths {
-                toolchain::compile_cuda(p, &p.with_extension(""), &[])?;
-            }
-            Ok(())
-        }
-        Target::Glsl => toolchain::check_glsl(&paths),
-        Target::Vulkan => {
-            let comps: Vec<PathBuf> = paths
-                .iter()
-                .filter(|p| p.extension().is_some_and(|e| e == "comp"))
-                .cloned()
-                .collect();
-            vulkan::build(&comps, &dir.join(vulkan::HOST_FILE), &dir.join("vkrun"))
-        }
-        Target::Amber => {
-            std::fs::create_dir_all(scratch).map_err(|e| ToolError::Io(e.to_string()))?;
-            let mut shaders = Vec::new();
-            for f in files {
-                let src = &f.contents;
-                let start = src.find("#version").unwrap_or(0);
-                let end = src.rfind("\nEND\n\nBUFFER").map_or(src.len(), |i| i + 1);
-                let p = scratch.join(f.path.with_extension("comp"));
-                std::fs::write(&p, &src[start..end]).map_err(|e| ToolError::Io(e.to_string()))?;
-                shaders.push(p);
-            }
-            toolchain::check_glsl(&shaders)
-        }
-        Target::Metal => {
-            let kernels: Vec<PathBuf> = paths
-                .into_iter()
-                .filter(|p| p.extension().is_some_and(|e| e == "metal"))
-                .collect();
-            toolchain::check_metal(&kernels, scratch)
-        }
-        Target::Wgsl => {
-            for (f, p) in files.iter().zip(&paths) {
-                if f.path.extension().is_some_and(|e| e == "html") {
-                    continue;
-                }
-                let validate = if f.contents.starts_with(kernel::FIRST_LINE) {
-                    kernel::validate_wgsl
-                } else if f.contents.starts_with(kernel::simt::FIRST_LINE) {
-                    kernel::simt::validate_wgsl
-                } else {
-                    wgsl::validate
-                };
-                validate(&f.contents).map_err(|output| ToolError::Failed {
-                    command: format!("naga (in-process WGSL validation) {}", p.display()),
-                    output,
-                })?;
-            }
-            Ok(())
-        }
-        Target::Webgpu => {
-            let page = &files[0];
-            webgpu::check_page(&page.contents)
-                .map_err(|e| ToolError::Io(format!("{}: {e}", paths[0].display())))
-        }
-    }
+    opts.target.emitter().check(dir, files, &paths, scratch)
 }
 
 /// One test's own code for one target (and mapping, for the shader
@@ -506,17 +392,13 @@ pub fn test_sources(t: &NamedTest, shape: Shape) -> Result<Vec<Source>, EmitErro
     for target in [Target::Glsl, Target::Amber, Target::Metal, Target::Wgsl] {
         for mapping in Mapping::ALL {
             let layout = Layout::new(mapping, t.entry.test.num_threads(), None);
-            let layout_err = |msg| EmitError::Layout {
-                test: t.name.clone(),
-                mapping,
-                msg,
-            };
-            let text = match target {
-                Target::Glsl => glsl::shader(t, &layout, shape, "glsl").map_err(layout_err)?,
-                Target::Amber => amber::script(t, &layout, shape).map_err(layout_err)?,
-                Target::Wgsl => wgsl::shader(t, &layout, shape, "wgsl").map_err(layout_err)?,
-                _ => metal::kernel(t, &layout, shape),
-            };
+            let text = (target.emitter())
+                .shader(t, &layout, shape, false)
+                .map_err(|msg| EmitError::Layout {
+                    test: t.name.clone(),
+                    mapping,
+                    msg,
+                })?;
             out.push(Source {
                 target,
                 mapping: Some(mapping),
@@ -542,4 +424,32 @@ pub fn test_sources(t: &NamedTest, shape: Shape) -> Result<Vec<Source>, EmitErro
         text: note("cpp") + &cpp::test_function(0, t, shape),
     });
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    /// The command line's value for a target (clap's, from the enum) is
+    /// its object's name, and the objects' facts agree with the forms
+    /// `files` makes: a program target writes no shaders, and the
+    /// targets that take kernel programs or the bare form are named in
+    /// the messages that list them.
+    #[test]
+    fn each_target_value_names_its_object() {
+        for t in Target::value_variants() {
+            let value = t.to_possible_value().unwrap();
+            assert_eq!(value.get_name(), t.name(), "{t:?}");
+            let e = t.emitter();
+            assert!(!(e.is_program() && e.has_bare()), "{t:?}");
+        }
+        assert_eq!(
+            Target::names_where(|e| e.kernel().is_some()),
+            "glsl, cuda and wgsl"
+        );
+        assert_eq!(Target::names_where(|e| e.has_bare()), "glsl and wgsl");
+        assert_eq!(Target::names_where(|e| e.is_program()), "cuda and cpp");
+        assert_eq!(Target::names_where(|_| false), "");
+    }
 }

@@ -12,11 +12,15 @@
 
 use crate::mapping::Layout;
 use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::emitter::Emitter;
 use crate::target::language::{
-    rmw_suffix, Atomic, BareLanguage, KernelFile, KernelLanguage, Language, SimtFile, Syntax,
+    rmw_suffix, Atomic, BareLanguage, KernelFile, KernelLanguage, Lang, Language, SimtFile, Syntax,
 };
+use crate::target::File;
+use crate::toolchain::{self, ToolError};
 use progress_litmus::axb::load::NamedTest;
 use progress_litmus::kernel::program::{CollectiveOp, RmwOp};
+use std::path::{Path, PathBuf};
 
 fn dialect(bare: bool) -> Dialect {
     Dialect {
@@ -333,5 +337,46 @@ impl BareLanguage for Glsl {
             "layout(local_size_x = {n}, local_size_y = 1, local_size_z = 1) in;\n\n\
              void main() {{\n{body}}}\n"
         )
+    }
+}
+
+/// The GLSL target: one compute shader per test and mapping (or its bare
+/// form), and kernel programs.
+pub struct Shaders;
+
+impl Emitter for Shaders {
+    fn name(&self) -> &'static str {
+        "glsl"
+    }
+
+    fn extension(&self) -> &'static str {
+        "comp"
+    }
+
+    fn shader(
+        &self,
+        t: &NamedTest,
+        layout: &Layout,
+        shape: Shape,
+        bare: bool,
+    ) -> Result<String, String> {
+        if bare {
+            bare_shader(t, layout, shape)
+        } else {
+            shader(t, layout, shape, "glsl")
+        }
+    }
+
+    fn has_bare(&self) -> bool {
+        true
+    }
+
+    /// glslangValidator.
+    fn check(&self, _: &Path, _: &[File], paths: &[PathBuf], _: &Path) -> Result<(), ToolError> {
+        toolchain::check_glsl(paths)
+    }
+
+    fn kernel(&self) -> Option<Lang> {
+        Some(Lang::Glsl)
     }
 }

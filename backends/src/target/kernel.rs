@@ -51,13 +51,7 @@ use crate::target::language::Syntax;
 use crate::target::language::{Atomic, KernelFile, KernelLanguage};
 use crate::target::wgsl::Wgsl;
 
-/// The languages a kernel program is emitted in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lang {
-    Cuda,
-    Glsl,
-    Wgsl,
-}
+pub use crate::target::language::Lang;
 
 impl Lang {
     /// The language object that spells it (`crate::target::language`):
@@ -690,8 +684,7 @@ fn block(p: &Program, c: usize, lay: &Layout, sp: &Spell) -> String {
     out
 }
 
-/// How a kernel program's CUDA and WGSL file begins (GLSL: the line after `#version`).
-pub const FIRST_LINE: &str = "// axb-kernel:";
+pub use crate::target::language::KERNEL_FIRST_LINE as FIRST_LINE;
 
 /// The `axb-kernel:` first line: what a host needs to run the file.
 fn run_line(p: &NamedProgram, lay: &Layout, comment: &str) -> String {
@@ -878,114 +871,6 @@ pub(crate) fn init_words(p: &Program, lay: &Layout) -> Vec<String> {
     w
 }
 
-/// Validates a kernel program's WGSL as a WebGPU implementation would:
-/// naga parses and validates it with WebGPU's core capabilities, and since
-/// naga does not report WGSL's uniformity analysis (naga issue 1744), this
-/// checks the one rule the emitted shaders meet it by: every barrier is
-/// outside every loop and switch, under `if`s whose conditions read only
-/// the workgroup id (uniform in a workgroup) and constants. (The emitted
-/// entry points never return early: naga's only `return`s are the implicit
-/// last ones, after every barrier.)
-pub fn validate_wgsl(source: &str) -> Result<(), String> {
-    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::empty(),
-    )
-    .validate(&module)
-    .map_err(|e| e.emit_to_string(source))?;
-    for (_, f) in module.functions.iter() {
-        if barrier_in(&f.body) {
-            return Err(format!(
-                "function `{}`: a barrier outside the entry point",
-                f.name.as_deref().unwrap_or("?")
-            ));
-        }
-    }
-    for ep in &module.entry_points {
-        let f = &ep.function;
-        // The argument that is the workgroup id.
-        let wid = f.arguments.iter().position(|a| {
-            matches!(
-                a.binding,
-                Some(naga::Binding::BuiltIn(naga::BuiltIn::WorkGroupId))
-            )
-        });
-        uniform_barriers(f, &f.body, wid, true)?;
-    }
-    Ok(())
-}
-
-/// Whether `block` holds a barrier anywhere.
-fn barrier_in(block: &naga::Block) -> bool {
-    use naga::Statement as S;
-    block.iter().any(|s| match s {
-        S::ControlBarrier(_) | S::MemoryBarrier(_) => true,
-        S::Block(b) => barrier_in(b),
-        S::If { accept, reject, .. } => barrier_in(accept) || barrier_in(reject),
-        S::Switch { cases, .. } => cases.iter().any(|c| barrier_in(&c.body)),
-        S::Loop {
-            body, continuing, ..
-        } => barrier_in(body) || barrier_in(continuing),
-        _ => false,
-    })
-}
-
-/// Whether expression `e` reads only the workgroup id argument, constants
-/// and pure operations on them.
-fn uniform_expr(f: &naga::Function, e: naga::Handle<naga::Expression>, wid: Option<usize>) -> bool {
-    use naga::Expression as E;
-    match &f.expressions[e] {
-        E::Literal(_) | E::Constant(_) | E::ZeroValue(_) => true,
-        E::FunctionArgument(i) => Some(*i as usize) == wid,
-        E::AccessIndex { base, .. } => uniform_expr(f, *base, wid),
-        E::Binary { left, right, .. } => {
-            uniform_expr(f, *left, wid) && uniform_expr(f, *right, wid)
-        }
-        E::Unary { expr, .. } => uniform_expr(f, *expr, wid),
-        _ => {
-            // A named `let` of a uniform value is the expression itself.
-            false
-        }
-    }
-}
-
-fn uniform_barriers(
-    f: &naga::Function,
-    block: &naga::Block,
-    wid: Option<usize>,
-    uniform: bool,
-) -> Result<(), String> {
-    use naga::Statement as S;
-    for s in block.iter() {
-        match s {
-            S::ControlBarrier(_) | S::MemoryBarrier(_) if !uniform => {
-                return Err("a barrier in non-uniform control flow".into())
-            }
-            S::Block(b) => uniform_barriers(f, b, wid, uniform)?,
-            S::If {
-                condition,
-                accept,
-                reject,
-            } => {
-                let u = uniform && uniform_expr(f, *condition, wid);
-                uniform_barriers(f, accept, wid, u)?;
-                uniform_barriers(f, reject, wid, u)?;
-            }
-            S::Switch { cases, .. } if cases.iter().any(|c| barrier_in(&c.body)) => {
-                return Err("a barrier in a switch".into());
-            }
-            S::Loop {
-                body, continuing, ..
-            } if barrier_in(body) || barrier_in(continuing) => {
-                return Err("a barrier in a loop".into());
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
 // ---- the bare (verification) form's own lowering ([`bare`]) ----
 
 /// The variable a location becomes.
@@ -1150,7 +1035,7 @@ mod tests {
     fn the_wgsl_barrier_check_refuses_what_the_emitter_refuses() {
         let p = prog("values 2;\nworkgroups 2;\nworkgroup_size 2;\nglobal x;\nkernel {\n  0: x = 1;\n  1: barrier();\n  2: if (x == 0) goto 2;\n}\n");
         let w = emit(&p, Lang::Wgsl).unwrap();
-        validate_wgsl(&w).unwrap();
+        crate::target::wgsl::validate_kernel(&w).unwrap();
         // The same shader with its barrier moved into the dispatch loop,
         // as a barrier some jump crosses would be lowered.
         let bad = w
@@ -1165,7 +1050,7 @@ mod tests {
                 1,
             );
         assert_ne!(bad, w);
-        let e = validate_wgsl(&bad).unwrap_err();
+        let e = crate::target::wgsl::validate_kernel(&bad).unwrap_err();
         assert!(e.contains("a barrier in a loop"), "{e}");
     }
 }

@@ -223,3 +223,18 @@ pub struct SimtFile<'a> {
     /// index.
     pub observed: Vec<(String, bool, usize)>,
 }
+
+/// The languages a kernel program is emitted in; `kernel::Lang::language`
+/// gives each one's object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    Cuda,
+    Glsl,
+    Wgsl,
+}
+
+/// How a kernel program's CUDA and WGSL file begins (GLSL: the line after `#version`).
+pub const KERNEL_FIRST_LINE: &str = "// axb-kernel:";
+
+/// How a SIMT form file begins (GLSL: the line after `#version`).
+pub const SIMT_FIRST_LINE: &str = "// axb-simt:";

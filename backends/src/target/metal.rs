@@ -14,8 +14,12 @@
 
 use crate::mapping::Layout;
 use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::emitter::{Clash, Emitter, Suite};
 use crate::target::language::{Language, Syntax};
+use crate::target::{templates, File};
+use crate::toolchain::{self, ToolError};
 use progress_litmus::axb::load::NamedTest;
+use std::path::{Path, PathBuf};
 
 fn dialect() -> Dialect {
     Dialect {
@@ -66,4 +70,51 @@ pub fn kernel(t: &NamedTest, layout: &Layout, shape: Shape) -> String {
         codegen::indent(&body, 1),
         stride = codegen::stride(test),
     )
+}
+
+/// The Metal target: one kernel per test and mapping, and the Swift
+/// harness that runs them.
+pub struct Kernels;
+
+impl Emitter for Kernels {
+    fn name(&self) -> &'static str {
+        "metal"
+    }
+
+    fn extension(&self) -> &'static str {
+        "metal"
+    }
+
+    fn shader(
+        &self,
+        t: &NamedTest,
+        layout: &Layout,
+        shape: Shape,
+        _: bool,
+    ) -> Result<String, String> {
+        Ok(kernel(t, layout, shape))
+    }
+
+    fn finish(&self, mut kernels: Vec<File>, _: &Suite) -> Result<Vec<File>, Clash> {
+        kernels.push(File {
+            path: PathBuf::from("harness.swift"),
+            contents: templates::METAL_HARNESS.to_string(),
+        });
+        Ok(kernels)
+    }
+
+    /// clang++ against the Metal shim, on the kernels.
+    fn check(
+        &self,
+        _: &Path,
+        _: &[File],
+        paths: &[PathBuf],
+        scratch: &Path,
+    ) -> Result<(), ToolError> {
+        let kernels: Vec<PathBuf> = (paths.iter())
+            .filter(|p| p.extension().is_some_and(|e| e == "metal"))
+            .cloned()
+            .collect();
+        toolchain::check_metal(&kernels, scratch)
+    }
 }

@@ -19,8 +19,11 @@
 //!   test table) is in [`host`], and which test names a program can carry
 //!   in [`names`].
 //! - [`templates`]: the hand-written host code the generated programs embed.
+//! - [`emitter`]: what `backends emit` asks of a target
+//!   ([`emitter::Emitter`]), one object in each target's file.
 //! - [`File`]: an emitted file, made by the targets and written by [`emit`].
-//! - [`emit`]: the `backends emit` command, writing any of the above.
+//! - [`emit`]: the `backends emit` command, writing any of the above
+//!   through the target objects.
 //!
 //! **For other crates**: [`test_sources`] gives the code of one test for
 //! each target (and mapping, for the shader targets), each a [`Source`],
@@ -39,6 +42,7 @@ pub mod codegen;
 pub mod cpp;
 pub mod cuda;
 pub mod emit;
+pub mod emitter;
 pub mod glsl;
 pub mod host;
 pub mod kernel;

@@ -33,8 +33,11 @@
 
 use crate::mapping::{Layout, Mapping};
 use crate::target::codegen::Shape;
+use crate::target::emitter::{Clash, Emitter, Suite};
+use crate::target::glsl;
 use crate::target::{templates, File};
 use crate::toolchain::{self, Tool, ToolError};
+use progress_litmus::axb::load::NamedTest;
 use std::path::{Path, PathBuf};
 
 pub use crate::target::host::CANARY;
@@ -84,4 +87,62 @@ pub fn build(comps: &[PathBuf], src: &Path, exe: &Path) -> Result<(), ToolError>
         .par_iter()
         .try_for_each(|c| toolchain::compile_glsl_spirv(c, &c.with_extension("spv")))?;
     toolchain::compile_vulkan_host(src, exe)
+}
+
+/// The Vulkan target: the GLSL shaders, and the generic host that runs
+/// them with a deadline, its canary and its build script.
+pub struct Host;
+
+impl Emitter for Host {
+    fn name(&self) -> &'static str {
+        "vulkan"
+    }
+
+    fn extension(&self) -> &'static str {
+        "comp"
+    }
+
+    fn shader(
+        &self,
+        t: &NamedTest,
+        layout: &Layout,
+        shape: Shape,
+        _: bool,
+    ) -> Result<String, String> {
+        glsl::shader(t, layout, shape, "vulkan")
+    }
+
+    /// The canary shader (refused if a test's file would take its name),
+    /// the host's source and its build script.
+    fn finish(&self, mut out: Vec<File>, suite: &Suite) -> Result<Vec<File>, Clash> {
+        if suite
+            .owner(Path::new(&format!("{CANARY}.plain.comp")))
+            .is_some()
+        {
+            return Err(Clash {
+                path: PathBuf::from(format!("{CANARY}.comp")),
+                first: CANARY.to_string(),
+                second: "the built-in canary".to_string(),
+            });
+        }
+        out.push(canary(suite.shape));
+        out.push(File {
+            path: PathBuf::from(HOST_FILE),
+            contents: host(),
+        });
+        out.push(File {
+            path: PathBuf::from("build.sh"),
+            contents: BUILD_SCRIPT.to_string(),
+        });
+        Ok(out)
+    }
+
+    /// SPIR-V beside each shader and the host `vkrun`, as `build.sh` does.
+    fn check(&self, dir: &Path, _: &[File], paths: &[PathBuf], _: &Path) -> Result<(), ToolError> {
+        let comps: Vec<PathBuf> = (paths.iter())
+            .filter(|p| p.extension().is_some_and(|e| e == "comp"))
+            .cloned()
+            .collect();
+        build(&comps, &dir.join(HOST_FILE), &dir.join("vkrun"))
+    }
 }

@@ -39,12 +39,16 @@
 
 use crate::mapping::{Layout, Mapping};
 use crate::target::codegen::Shape;
+use crate::target::emitter::{Clash, Emitter, Suite};
+use crate::target::File;
 use crate::target::{host, templates, wgsl};
+use crate::toolchain::ToolError;
 use base64::Engine;
 use progress_litmus::axb::load::NamedTest;
 use progress_litmus::Model;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 
 /// The least budget the canary runs with, whatever the calibration says: a
 /// device that ends loops after a fixed count (llvmpipe: 65535 iterations)
@@ -374,6 +378,59 @@ pub fn check_header(header: &Value, target: &str, tests: &[NamedTest]) -> Result
         ));
     }
     Ok(header["device"].clone())
+}
+
+/// The WebGPU target: one self-contained page holding every test's WGSL
+/// shaders, run in a browser.
+pub struct Page;
+
+impl Emitter for Page {
+    fn name(&self) -> &'static str {
+        "webgpu"
+    }
+
+    fn extension(&self) -> &'static str {
+        "html"
+    }
+
+    fn shader(
+        &self,
+        t: &NamedTest,
+        layout: &Layout,
+        shape: Shape,
+        _: bool,
+    ) -> Result<String, String> {
+        wgsl::shader(t, layout, shape, "webgpu")
+    }
+
+    /// The page, with the shaders in test order and each test's mappings
+    /// in order.
+    fn finish(&self, shaders: Vec<File>, suite: &Suite) -> Result<Vec<File>, Clash> {
+        let shaders: Vec<String> = shaders.into_iter().map(|f| f.contents).collect();
+        let contents = page(
+            suite.name,
+            suite.tests,
+            suite.mappings,
+            &shaders,
+            suite.shape,
+        );
+        Ok(vec![File {
+            path: suite.program_path.clone(),
+            contents,
+        }])
+    }
+
+    /// The page's embedded shaders, through naga.
+    fn check(
+        &self,
+        _: &Path,
+        files: &[File],
+        paths: &[PathBuf],
+        _: &Path,
+    ) -> Result<(), ToolError> {
+        check_page(&files[0].contents)
+            .map_err(|e| ToolError::Io(format!("{}: {e}", paths[0].display())))
+    }
 }
 
 #[cfg(test)]

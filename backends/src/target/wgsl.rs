@@ -36,12 +36,17 @@
 
 use crate::mapping::Layout;
 use crate::target::codegen::{self, Dialect, Shape};
+use crate::target::emitter::Emitter;
 use crate::target::language::{
-    rmw_suffix, Atomic, BareLanguage, KernelFile, KernelLanguage, Language, SimtFile, Syntax,
+    rmw_suffix, Atomic, BareLanguage, KernelFile, KernelLanguage, Lang, Language, SimtFile, Syntax,
+    KERNEL_FIRST_LINE, SIMT_FIRST_LINE,
 };
+use crate::target::File;
+use crate::toolchain::ToolError;
 use progress_litmus::axb::load::NamedTest;
 use progress_litmus::kernel::program::CollectiveOp;
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
 /// The bindings of every shader, as the hosts bind them (group 0).
 pub const BINDING_MEMORY: u32 = 0;
@@ -482,6 +487,208 @@ impl BareLanguage for Wgsl {
              fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n{body}}}\n"
         )
     }
+}
+
+/// The WGSL target: one compute shader per test and mapping with an
+/// iteration budget (or its bare form), and kernel programs.
+pub struct Shaders;
+
+impl Emitter for Shaders {
+    fn name(&self) -> &'static str {
+        "wgsl"
+    }
+
+    fn extension(&self) -> &'static str {
+        "wgsl"
+    }
+
+    fn shader(
+        &self,
+        t: &NamedTest,
+        layout: &Layout,
+        shape: Shape,
+        bare: bool,
+    ) -> Result<String, String> {
+        if bare {
+            bare_shader(t, layout, shape)
+        } else {
+            shader(t, layout, shape, "wgsl")
+        }
+    }
+
+    fn has_bare(&self) -> bool {
+        true
+    }
+
+    /// naga in-process, each file by its kind (a test's shader, a kernel
+    /// program's run form or SIMT form); the SIMT page is skipped.
+    fn check(
+        &self,
+        _: &Path,
+        files: &[File],
+        paths: &[PathBuf],
+        _: &Path,
+    ) -> Result<(), ToolError> {
+        for (f, p) in files.iter().zip(paths) {
+            if f.path.extension().is_some_and(|e| e == "html") {
+                continue;
+            }
+            let validate = if f.contents.starts_with(KERNEL_FIRST_LINE) {
+                validate_kernel
+            } else if f.contents.starts_with(SIMT_FIRST_LINE) {
+                validate_simt
+            } else {
+                validate
+            };
+            validate(&f.contents).map_err(|output| ToolError::Failed {
+                command: format!("naga (in-process WGSL validation) {}", p.display()),
+                output,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn kernel(&self) -> Option<Lang> {
+        Some(Lang::Wgsl)
+    }
+}
+
+/// The WGSL directive the SIMT form needs (WebGPU's `subgroups` feature).
+pub const SUBGROUPS_ENABLE: &str = "enable subgroups;";
+
+/// Validates a kernel program's WGSL as a WebGPU implementation would:
+/// naga parses and validates it with WebGPU's core capabilities, and since
+/// naga does not report WGSL's uniformity analysis (naga issue 1744), this
+/// checks the one rule the emitted shaders meet it by: every barrier is
+/// outside every loop and switch, under `if`s whose conditions read only
+/// the workgroup id (uniform in a workgroup) and constants. (The emitted
+/// entry points never return early: naga's only `return`s are the implicit
+/// last ones, after every barrier.)
+pub fn validate_kernel(source: &str) -> Result<(), String> {
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .map_err(|e| e.emit_to_string(source))?;
+    for (_, f) in module.functions.iter() {
+        if barrier_in(&f.body) {
+            return Err(format!(
+                "function `{}`: a barrier outside the entry point",
+                f.name.as_deref().unwrap_or("?")
+            ));
+        }
+    }
+    for ep in &module.entry_points {
+        let f = &ep.function;
+        // The argument that is the workgroup id.
+        let wid = f.arguments.iter().position(|a| {
+            matches!(
+                a.binding,
+                Some(naga::Binding::BuiltIn(naga::BuiltIn::WorkGroupId))
+            )
+        });
+        uniform_barriers(f, &f.body, wid, true)?;
+    }
+    Ok(())
+}
+
+/// Whether `block` holds a barrier anywhere.
+fn barrier_in(block: &naga::Block) -> bool {
+    use naga::Statement as S;
+    block.iter().any(|s| match s {
+        S::ControlBarrier(_) | S::MemoryBarrier(_) => true,
+        S::Block(b) => barrier_in(b),
+        S::If { accept, reject, .. } => barrier_in(accept) || barrier_in(reject),
+        S::Switch { cases, .. } => cases.iter().any(|c| barrier_in(&c.body)),
+        S::Loop {
+            body, continuing, ..
+        } => barrier_in(body) || barrier_in(continuing),
+        _ => false,
+    })
+}
+
+/// Whether expression `e` reads only the workgroup id argument, constants
+/// and pure operations on them.
+fn uniform_expr(f: &naga::Function, e: naga::Handle<naga::Expression>, wid: Option<usize>) -> bool {
+    use naga::Expression as E;
+    match &f.expressions[e] {
+        E::Literal(_) | E::Constant(_) | E::ZeroValue(_) => true,
+        E::FunctionArgument(i) => Some(*i as usize) == wid,
+        E::AccessIndex { base, .. } => uniform_expr(f, *base, wid),
+        E::Binary { left, right, .. } => {
+            uniform_expr(f, *left, wid) && uniform_expr(f, *right, wid)
+        }
+        E::Unary { expr, .. } => uniform_expr(f, *expr, wid),
+        _ => {
+            // A named `let` of a uniform value is the expression itself.
+            false
+        }
+    }
+}
+
+fn uniform_barriers(
+    f: &naga::Function,
+    block: &naga::Block,
+    wid: Option<usize>,
+    uniform: bool,
+) -> Result<(), String> {
+    use naga::Statement as S;
+    for s in block.iter() {
+        match s {
+            S::ControlBarrier(_) | S::MemoryBarrier(_) if !uniform => {
+                return Err("a barrier in non-uniform control flow".into())
+            }
+            S::Block(b) => uniform_barriers(f, b, wid, uniform)?,
+            S::If {
+                condition,
+                accept,
+                reject,
+            } => {
+                let u = uniform && uniform_expr(f, *condition, wid);
+                uniform_barriers(f, accept, wid, u)?;
+                uniform_barriers(f, reject, wid, u)?;
+            }
+            S::Switch { cases, .. } if cases.iter().any(|c| barrier_in(&c.body)) => {
+                return Err("a barrier in a switch".into());
+            }
+            S::Loop {
+                body, continuing, ..
+            } if barrier_in(body) || barrier_in(continuing) => {
+                return Err("a barrier in a loop".into());
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Validates a SIMT form's WGSL as a WebGPU implementation offering the
+/// `subgroups` feature would: naga with the subgroup capabilities (the
+/// form has no barriers, so the uniformity rule of
+/// [`validate_kernel`] has nothing to check). naga 30 takes the
+/// subgroup builtins but refuses the `enable subgroups;` directive itself
+/// ("not yet supported", wgpu issue 5555), so that directive is blanked
+/// (positions stay) before naga reads the rest, as the oracle's WGSL
+/// reader does.
+pub fn validate_simt(source: &str) -> Result<(), String> {
+    if !source.lines().any(|l| l == SUBGROUPS_ENABLE) {
+        return Err(format!(
+            "no `{SUBGROUPS_ENABLE}` line: a browser would refuse the subgroup builtins"
+        ));
+    }
+    let source = &*progress_litmus::kernel::shader::wgsl::without_subgroups_enable(source);
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::SUBGROUP,
+    )
+    .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
+    .subgroup_operations(naga::valid::SubgroupOperationSet::all())
+    .validate(&module)
+    .map_err(|e| e.emit_to_string(source))?;
+    Ok(())
 }
 
 #[cfg(test)]

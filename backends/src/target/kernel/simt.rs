@@ -43,11 +43,9 @@ use progress_litmus::kernel::program::{Instr, Program};
 use progress_litmus::kernel::structure::{self, Construct};
 use std::fmt::Write;
 
-/// How a SIMT form file begins (GLSL: the line after `#version`).
-pub const FIRST_LINE: &str = "// axb-simt:";
+pub use crate::target::language::SIMT_FIRST_LINE as FIRST_LINE;
 
-/// The WGSL directive the SIMT form needs (WebGPU's `subgroups` feature).
-pub const ENABLE: &str = "enable subgroups;";
+pub use crate::target::wgsl::SUBGROUPS_ENABLE as ENABLE;
 
 /// Loop iterations an invocation may spend in a run, all loops together.
 pub const BUDGET: u32 = 1 << 20;
@@ -529,31 +527,4 @@ fn comment(p: &NamedProgram, lang: Lang) -> String {
         pad(lang),
         header(p, lang, "//", None)
     )
-}
-
-/// Validates a SIMT form's WGSL as a WebGPU implementation offering the
-/// `subgroups` feature would: naga with the subgroup capabilities (the
-/// form has no barriers, so the uniformity rule of
-/// [`crate::target::kernel::validate_wgsl`] has nothing to check). naga 30 takes the
-/// subgroup builtins but refuses the `enable subgroups;` directive itself
-/// ("not yet supported", wgpu issue 5555), so that directive is blanked
-/// (positions stay) before naga reads the rest, as the oracle's WGSL
-/// reader does.
-pub fn validate_wgsl(source: &str) -> Result<(), String> {
-    if !source.lines().any(|l| l == ENABLE) {
-        return Err(format!(
-            "no `{ENABLE}` line: a browser would refuse the subgroup builtins"
-        ));
-    }
-    let source = &*progress_litmus::kernel::shader::wgsl::without_subgroups_enable(source);
-    let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::SUBGROUP,
-    )
-    .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
-    .subgroup_operations(naga::valid::SubgroupOperationSet::all())
-    .validate(&module)
-    .map_err(|e| e.emit_to_string(source))?;
-    Ok(())
 }
