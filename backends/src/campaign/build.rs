@@ -10,9 +10,9 @@ use crate::campaign::options::{hardware_threads, RunArgs, RunTarget, WEBGPU_IS_I
 use crate::campaign::suite::show_paths;
 use crate::campaign::{env, input, Failure};
 use crate::mapping::Mapping;
-use crate::target::emit::{self, EmitOptions, Target};
+use crate::target::emit::{self, EmitOptions};
 use crate::target::host::{self, Options};
-use crate::target::{cpp, cuda, vulkan, File};
+use crate::target::{vulkan, File};
 use crate::toolchain::{self, Tool};
 use progress_litmus::axb::load::NamedTest;
 use serde_json::{json, Value};
@@ -71,28 +71,27 @@ pub(crate) fn source(
 ) -> Result<Source, Failure> {
     let opts = Options::default();
     let suite_err = |e: &dyn std::fmt::Display| input(format!("{}: {e}", show_paths(&args.suite)));
-    Ok(match args.target {
-        RunTarget::Cpp => Source::Program(cpp::program(tests, &opts).map_err(|e| suite_err(&e))?),
-        RunTarget::Cuda => Source::Program(cuda::program(tests, &opts).map_err(|e| suite_err(&e))?),
-        RunTarget::Webgpu => return Err(input(WEBGPU_IS_IMPORTED)),
-        RunTarget::Vulkan | RunTarget::Wgpu => {
-            host::check_names(tests).map_err(|e| suite_err(&e))?;
-            let emit_opts = EmitOptions {
-                target: if args.target == RunTarget::Vulkan {
-                    Target::Vulkan
-                } else {
-                    Target::Wgsl
-                },
-                mappings: mappings.to_vec(),
-                instances: args.instances,
-                shape: opts.shape,
-                deadline_ms: args.deadline_ms,
-                program_name: "tests".to_string(),
-                bare: false,
-            };
-            Source::Shaders(emit::files(tests, &emit_opts).map_err(|e| suite_err(&e))?)
-        }
-    })
+    if args.target == RunTarget::Webgpu {
+        return Err(input(WEBGPU_IS_IMPORTED));
+    }
+    let target = args.target.emits();
+    if target.is_program() {
+        let text = (target.emitter().program(tests, &opts)).map_err(|e| suite_err(&e))?;
+        return Ok(Source::Program(text));
+    }
+    host::check_names(tests).map_err(|e| suite_err(&e))?;
+    let emit_opts = EmitOptions {
+        target,
+        mappings: mappings.to_vec(),
+        instances: args.instances,
+        shape: opts.shape,
+        deadline_ms: args.deadline_ms,
+        program_name: "tests".to_string(),
+        bare: false,
+    };
+    Ok(Source::Shaders(
+        emit::files(tests, &emit_opts).map_err(|e| suite_err(&e))?,
+    ))
 }
 
 impl Source {

@@ -6,6 +6,7 @@
 use crate::campaign::suite::suite_json;
 use crate::mapping::{Mapping, MappingList};
 use crate::report::format::Format;
+use crate::target::emit::Target;
 use clap::{Args, ValueEnum};
 use progress_litmus::axb::load::NamedTest;
 use serde_json::{json, Value};
@@ -32,6 +33,18 @@ impl RunTarget {
             RunTarget::Vulkan => "vulkan",
             RunTarget::Webgpu => "webgpu",
             RunTarget::Wgpu => "wgpu",
+        }
+    }
+
+    /// The `backends emit` target whose files it runs: its program, or
+    /// its shaders with their host (wgpu runs the WGSL shaders).
+    pub fn emits(self) -> Target {
+        match self {
+            RunTarget::Cpp => Target::Cpp,
+            RunTarget::Cuda => Target::Cuda,
+            RunTarget::Vulkan => Target::Vulkan,
+            RunTarget::Webgpu => Target::Webgpu,
+            RunTarget::Wgpu => Target::Wgsl,
         }
     }
 
