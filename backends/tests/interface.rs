@@ -169,7 +169,9 @@ fn no_canary_is_a_flag_of_run_and_reaches_the_program() {
         ],
     );
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--no-canary is for the cuda and vulkan targets"));
+    assert!(stderr(&o).contains(
+        "--no-canary is for the targets whose program runs a canary (cuda, vulkan and wgpu); the cpp program has none"
+    ));
     let o = backends_in(
         &dir,
         &[

@@ -71,7 +71,7 @@ pub(crate) fn source(
 ) -> Result<Source, Failure> {
     let opts = Options::default();
     let suite_err = |e: &dyn std::fmt::Display| input(format!("{}: {e}", show_paths(&args.suite)));
-    if args.target == RunTarget::Webgpu {
+    if !args.target.facts().runs_here {
         return Err(input(WEBGPU_IS_IMPORTED));
     }
     let target = args.target.emits();
@@ -258,7 +258,8 @@ pub(crate) fn device_info(args: &RunArgs, exe: &Path) -> Result<Value, Failure> 
         "os": std::env::consts::OS,
         "arch": std::env::consts::ARCH,
     });
-    if args.target == RunTarget::Cpp {
+    if args.target.facts().os_threads {
+        // The program's device is this host.
         return Ok(json!({ "host": host }));
     }
     let mut command = Command::new(exe);

@@ -10,7 +10,7 @@
 
 use crate::campaign::build::shader_dir;
 use crate::campaign::journal::{self, Entry, RunRecord};
-use crate::campaign::options::{hardware_threads, RunArgs, RunTarget};
+use crate::campaign::options::{hardware_threads, RunArgs};
 use crate::campaign::{env, input, Failure};
 use crate::excerpt::excerpt;
 use crate::mapping::{Layout, Mapping};
@@ -54,7 +54,7 @@ pub fn program_command(
     if let Some(m) = args.instances {
         v.push(format!("--instances={m}"));
     }
-    if args.target == RunTarget::Cpp {
+    if args.target.facts().os_threads {
         v.push(format!(
             "--threads={}",
             args.os_threads.unwrap_or_else(hardware_threads)
@@ -445,7 +445,7 @@ fn run_group(
 ) -> Result<(), Failure> {
     let (tests, mappings, count) = (g.tests, g.mappings, g.count);
     let mut argv = program_command(args, tests, mappings, count);
-    if matches!(args.target, RunTarget::Vulkan | RunTarget::Wgpu) {
+    if args.target.facts().shaders {
         argv.insert(0, format!("--shaders={}", shader_dir(exe).display()));
     }
     let Running {

@@ -539,13 +539,7 @@ fn write_import(
     let entries: Vec<Entry> = read.runs.into_iter().map(Entry::Result).collect();
     writer.append_all(&entries).map_err(env)?;
     let contents = journal::read(journal_path).map_err(input)?;
-    let key = match args.target {
-        RunTarget::Cpp => "host",
-        RunTarget::Cuda => "gpu",
-        RunTarget::Vulkan => "vulkan",
-        RunTarget::Webgpu => "webgpu",
-        RunTarget::Wgpu => "wgpu",
-    };
+    let key = args.target.facts().imported_device;
     let mut description = json!({ "imported": true, key: read.device });
     if args.target == RunTarget::Webgpu {
         description["sessions"] = Value::Array(read.sessions);

@@ -25,46 +25,130 @@ pub enum RunTarget {
     Wgpu,
 }
 
+/// What `run` and `import` ask of a run target besides how its program
+/// is built (`campaign/build.rs`): one row each ([`RunTarget::facts`]),
+/// so that the campaign reads facts rather than matching targets.
+#[derive(Debug)]
+pub struct RunFacts {
+    /// Its name on the command line (`--target NAME`).
+    pub name: &'static str,
+    /// The framework directory of the results, as in the artifact.
+    pub framework: &'static str,
+    /// The `backends emit` target whose files it runs: its program, or
+    /// its shaders with their host (wgpu runs the WGSL shaders).
+    pub emits: Target,
+    /// Whether `run` runs it from here: the webgpu page runs in a
+    /// browser, and its results come in with `import`.
+    pub runs_here: bool,
+    /// Whether its program runs the tests on this machine's OS threads
+    /// (`--os-threads`, passed as `--threads=`): the C++ program, whose
+    /// device is the host.
+    pub os_threads: bool,
+    /// Whether its program first runs a canary, a test that must not end
+    /// by itself, to refuse a device that ends loops on its own
+    /// (`--no-canary` skips it).
+    pub canary: bool,
+    /// Whether it takes CUDA's flags (`--nvcc-flag`, `--cuda-on-cpu`).
+    pub cuda: bool,
+    /// Whether its program reads its shaders from the folder beside it
+    /// (`--shaders=DIR`).
+    pub shaders: bool,
+    /// The key of the device's own description in the device file of
+    /// imported results (beside `"imported": true`).
+    pub imported_device: &'static str,
+}
+
 impl RunTarget {
-    pub fn name(self) -> &'static str {
+    /// Its row of facts: the one place a run target is described.
+    pub fn facts(self) -> &'static RunFacts {
+        const fn row(
+            name: &'static str,
+            framework: &'static str,
+            emits: Target,
+            imported_device: &'static str,
+        ) -> RunFacts {
+            RunFacts {
+                name,
+                framework,
+                emits,
+                runs_here: true,
+                os_threads: false,
+                canary: true,
+                cuda: false,
+                shaders: false,
+                imported_device,
+            }
+        }
+        const CPP: RunFacts = RunFacts {
+            os_threads: true,
+            canary: false,
+            ..row("cpp", "cpp", Target::Cpp, "host")
+        };
+        const CUDA: RunFacts = RunFacts {
+            cuda: true,
+            ..row("cuda", "CUDA", Target::Cuda, "gpu")
+        };
+        const VULKAN: RunFacts = RunFacts {
+            shaders: true,
+            ..row("vulkan", "Vulkan", Target::Vulkan, "vulkan")
+        };
+        const WEBGPU: RunFacts = RunFacts {
+            runs_here: false,
+            ..row("webgpu", "WebGPU", Target::Webgpu, "webgpu")
+        };
+        const WGPU: RunFacts = RunFacts {
+            shaders: true,
+            ..row("wgpu", "wgpu", Target::Wgsl, "wgpu")
+        };
         match self {
-            RunTarget::Cpp => "cpp",
-            RunTarget::Cuda => "cuda",
-            RunTarget::Vulkan => "vulkan",
-            RunTarget::Webgpu => "webgpu",
-            RunTarget::Wgpu => "wgpu",
+            RunTarget::Cpp => &CPP,
+            RunTarget::Cuda => &CUDA,
+            RunTarget::Vulkan => &VULKAN,
+            RunTarget::Webgpu => &WEBGPU,
+            RunTarget::Wgpu => &WGPU,
         }
     }
 
-    /// The `backends emit` target whose files it runs: its program, or
-    /// its shaders with their host (wgpu runs the WGSL shaders).
+    pub fn name(self) -> &'static str {
+        self.facts().name
+    }
+
+    /// The `backends emit` target whose files it runs ([`RunFacts::emits`]).
     pub fn emits(self) -> Target {
-        match self {
-            RunTarget::Cpp => Target::Cpp,
-            RunTarget::Cuda => Target::Cuda,
-            RunTarget::Vulkan => Target::Vulkan,
-            RunTarget::Webgpu => Target::Webgpu,
-            RunTarget::Wgpu => Target::Wgsl,
-        }
+        self.facts().emits
     }
 
     /// The framework directory of the results, as in the artifact.
     pub fn framework(self) -> &'static str {
-        match self {
-            RunTarget::Cpp => "cpp",
-            RunTarget::Cuda => "CUDA",
-            RunTarget::Vulkan => "Vulkan",
-            RunTarget::Webgpu => "WebGPU",
-            RunTarget::Wgpu => "wgpu",
-        }
+        self.facts().framework
     }
 }
 
 /// Why `run` does not run webgpu, and what to do instead.
 pub(crate) const WEBGPU_IS_IMPORTED: &str = "webgpu runs in a browser, not from here: write its page with `backends emit --target webgpu SUITE --out DIR`, open it, and bring its result file back with `backends import --target webgpu SUITE --lines FILE`";
 
-/// The targets `backends run` runs: every [`RunTarget`] but webgpu.
-const RUN_TARGETS: [&str; 4] = ["cpp", "cuda", "vulkan", "wgpu"];
+/// The targets `backends run` runs: every [`RunTarget`] that runs here
+/// (all but webgpu).
+fn run_targets() -> Vec<&'static str> {
+    (RunTarget::value_variants().iter())
+        .filter(|t| t.facts().runs_here)
+        .map(|t| t.name())
+        .collect()
+}
+
+/// The targets `backends run` runs whose row `has`, for a message:
+/// "cuda, vulkan and wgpu".
+pub(crate) fn run_targets_where(has: impl Fn(&RunFacts) -> bool) -> String {
+    let names: Vec<&str> = (RunTarget::value_variants().iter())
+        .filter(|t| t.facts().runs_here && has(t.facts()))
+        .map(|t| t.name())
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
 
 /// `run --target`: the targets that run from here, listed as the possible
 /// values; `webgpu` (a target of `import`) is refused with where its
@@ -89,7 +173,7 @@ impl clap::builder::TypedValueParser for RunTargetParser {
             return Err(clap::Error::raw(clap::error::ErrorKind::InvalidValue, msg).with_cmd(cmd));
         }
         let name =
-            clap::builder::PossibleValuesParser::new(RUN_TARGETS).parse_ref(cmd, arg, value)?;
+            clap::builder::PossibleValuesParser::new(run_targets()).parse_ref(cmd, arg, value)?;
         Ok(RunTarget::from_str(&name, false).expect("a run target is a RunTarget"))
     }
 
@@ -97,7 +181,7 @@ impl clap::builder::TypedValueParser for RunTargetParser {
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
         Some(Box::new(
-            RUN_TARGETS
+            run_targets()
                 .into_iter()
                 .map(clap::builder::PossibleValue::new),
         ))
@@ -223,10 +307,8 @@ pub(crate) fn campaign(
         "iterations": args.iterations,
         "deadline_ms": args.deadline_ms,
         "instances": args.instances,
-        "os_threads": match args.target {
-            RunTarget::Cpp => Some(args.os_threads.unwrap_or_else(hardware_threads)),
-            RunTarget::Cuda | RunTarget::Vulkan | RunTarget::Webgpu | RunTarget::Wgpu => None,
-        },
+        "os_threads": (args.target.facts().os_threads)
+            .then(|| args.os_threads.unwrap_or_else(hardware_threads)),
         "program_args": args.program_args,
         "nvcc_flags": args.nvcc_flags,
         "cuda_on_cpu": args.cuda_on_cpu,
@@ -235,14 +317,35 @@ pub(crate) fn campaign(
 
 /// The default device name.
 pub(crate) fn default_name(args: &RunArgs) -> String {
-    match args.target {
-        RunTarget::Cpp => format!(
-            "cpp-{}threads",
+    if args.target.facts().os_threads {
+        format!(
+            "{}-{}threads",
+            args.target.name(),
             args.os_threads.unwrap_or_else(hardware_threads)
-        ),
-        RunTarget::Cuda => "cuda".to_string(),
-        RunTarget::Vulkan => "vulkan".to_string(),
-        RunTarget::Webgpu => "webgpu".to_string(),
-        RunTarget::Wgpu => "wgpu".to_string(),
+        )
+    } else {
+        args.target.name().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rows agree with the command line and with the emit targets
+    /// they run: a run target's name is its clap value, it finds shaders
+    /// beside its program exactly when it runs from here the files of a
+    /// target that writes a file per test (Vulkan's, and wgpu's WGSL),
+    /// and `run --target` offers every target that runs from here.
+    #[test]
+    fn each_run_target_row_agrees_with_its_value_and_emit_target() {
+        for t in RunTarget::value_variants() {
+            let f = t.facts();
+            assert_eq!(t.to_possible_value().unwrap().get_name(), f.name);
+            assert_eq!(f.shaders, f.runs_here && !f.emits.is_program(), "{t:?}");
+            assert!(!(f.os_threads && f.canary), "{t:?}");
+        }
+        assert_eq!(run_targets(), ["cpp", "cuda", "vulkan", "wgpu"]);
+        assert_eq!(run_targets_where(|f| f.canary), "cuda, vulkan and wgpu");
     }
 }

@@ -38,22 +38,25 @@ pub struct Summary {
 /// The flags that only some targets take, checked; the mappings, sorted,
 /// each named once.
 fn check_args(args: &RunArgs) -> Result<Vec<Mapping>, Failure> {
-    if args.target == RunTarget::Webgpu {
+    let facts = args.target.facts();
+    if !facts.runs_here {
         return Err(input(crate::campaign::options::WEBGPU_IS_IMPORTED));
     }
-    if args.os_threads.is_some() && args.target != RunTarget::Cpp {
+    if args.os_threads.is_some() && !facts.os_threads {
         return Err(input("--os-threads is for the cpp target"));
     }
-    if !args.nvcc_flags.is_empty() && args.target != RunTarget::Cuda {
+    if !args.nvcc_flags.is_empty() && !facts.cuda {
         return Err(input("--nvcc-flag is for the cuda target"));
     }
-    if args.cuda_on_cpu && args.target != RunTarget::Cuda {
+    if args.cuda_on_cpu && !facts.cuda {
         return Err(input("--cuda-on-cpu is for the cuda target"));
     }
-    if args.no_canary && args.target == RunTarget::Cpp {
-        return Err(input(
-            "--no-canary is for the cuda and vulkan targets (the cpp program has no canary)",
-        ));
+    if args.no_canary && !facts.canary {
+        return Err(input(format!(
+            "--no-canary is for the targets whose program runs a canary ({}); the {} program has none",
+            crate::campaign::options::run_targets_where(|f| f.canary),
+            facts.name
+        )));
     }
     if progress_litmus::io::is_stdout(&args.out) {
         return Err(input(
