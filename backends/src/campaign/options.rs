@@ -143,11 +143,7 @@ pub(crate) fn run_targets_where(has: impl Fn(&RunFacts) -> bool) -> String {
         .filter(|t| t.facts().runs_here && has(t.facts()))
         .map(|t| t.name())
         .collect();
-    match names.split_last() {
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-        None => String::new(),
-    }
+    crate::target::emit::and_list(&names)
 }
 
 /// `run --target`: the targets that run from here, listed as the possible

@@ -79,11 +79,16 @@ impl Target {
             .filter(|t| has(t.emitter()))
             .map(|t| t.name())
             .collect();
-        match names.split_last() {
-            Some((last, [])) => last.to_string(),
-            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-            None => String::new(),
-        }
+        and_list(&names)
+    }
+}
+
+/// Names as a message lists them: "a", "a and b", "a, b and c".
+pub fn and_list(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 
