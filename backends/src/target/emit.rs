@@ -457,4 +457,45 @@ mod tests {
         assert_eq!(Target::names_where(|e| e.is_program()), "cuda and cpp");
         assert_eq!(Target::names_where(|_| false), "");
     }
+
+    fn named(name: &str) -> NamedTest {
+        let test = progress_litmus::axb::text::parse("THREAD0\natomic_store(0,1)\n").unwrap();
+        NamedTest {
+            name: name.into(),
+            entry: progress_litmus::axb::suite::Entry::new(name, test),
+            source: "t.txt".into(),
+        }
+    }
+
+    fn options(target: Target) -> EmitOptions {
+        EmitOptions {
+            target,
+            mappings: vec![Mapping::Plain],
+            instances: None,
+            shape: Shape::Switch,
+            deadline_ms: 1000,
+            program_name: "tests".into(),
+            bare: false,
+        }
+    }
+
+    /// Every target that writes a file per test refuses two tests whose
+    /// files would be one on a case-insensitive file system, and the
+    /// Vulkan target a test that would take its canary's file; the
+    /// program targets hold both in one file.
+    #[test]
+    fn files_that_would_overwrite_each_other_are_refused_on_every_target() {
+        let twins = [named("ab"), named("AB")];
+        for t in Target::value_variants() {
+            let got = files(&twins, &options(*t));
+            if t.is_program() {
+                assert!(got.is_ok(), "{t:?}: {got:?}");
+            } else {
+                let e = got.expect_err(t.name()).to_string();
+                assert!(e.contains("ab") && e.contains("AB"), "{t:?}: {e}");
+            }
+        }
+        let canary = [named(vulkan::CANARY)];
+        assert!(files(&canary, &options(Target::Vulkan)).is_err());
+    }
 }
