@@ -134,6 +134,18 @@ fn main() {
             ("decoupled-lookback 4wg x 3inv", read("lookback-4x3.litmus")),
             ("decoupled-lookback 4wg x 4inv", read("lookback-4x4.litmus")),
         ];
+        // Real launch sizes, decided by the counted product (§8.10).
+        let leader = std::fs::read_to_string(data.join("ticket-lock-leader.litmus")).unwrap();
+        let sized = |w: u32, n: u32| {
+            parse(
+                &leader
+                    .replace("workgroups 3;", &format!("workgroups {w};"))
+                    .replace("workgroup_size 2;", &format!("workgroup_size {n};")),
+            )
+        };
+        let mut progs = progs;
+        progs.push(("ticket lock, one leader, 4wg x 64inv", sized(4, 64)));
+        progs.push(("ticket lock, one leader, 4wg x 256inv", sized(4, 256)));
         launches("goal (11 models, one run)", progs);
     }
 }

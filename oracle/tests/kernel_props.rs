@@ -178,7 +178,7 @@ fn assemble(
     let mut p = Program {
         values,
         workgroups: w,
-        workgroup_size: n,
+        workgroup_size: u16::from(n),
         subgroup_size: s,
         locations,
         wg_code: (0..w).map(|k| if spmd { 0 } else { k }).collect(),
@@ -1472,5 +1472,86 @@ proptest! {
         }
         let reduced = check_program(&p, und, 40_000, true);
         prop_assert_eq!(full.is_ok(), reduced.is_ok(), "{:?} {:?}\n{}", full, reduced, litmus::print(&p));
+    }
+}
+
+/// The counted product's verdicts (docs/KERNEL.md §8.10), with or without
+/// its reductions, or `None` where it does not apply or the bound stops
+/// it; an index out of bounds is compared as an error alone (the counted
+/// product names the invocation only while its id is kept).
+fn counted(p: &Program, m: &ScopedModel, reduce: bool) -> Option<Result<(String, String), ()>> {
+    oracle::kernel::counted::supports(p, m).ok()?;
+    let opts = Options {
+        max_states: 60_000,
+        reductions: Reductions {
+            local_first: reduce,
+            ..Reductions::NONE
+        },
+    };
+    match oracle::kernel::counted::decide_both(p, m, opts) {
+        Err(e) if e.is_bound() => None,
+        Err(_) => Some(Err(())),
+        Ok((w, s)) => {
+            let show = |d: oracle::kernel::Decision| {
+                format!(
+                    "{:?}{}",
+                    d.verdict,
+                    if d.deadlock { " deadlock" } else { "" }
+                )
+            };
+            Some(Ok((show(w), show(s))))
+        }
+    }
+}
+
+/// The counted product agrees with the explicit one where both decide.
+fn counted_agrees(p: &Program, m: &ScopedModel) -> Result<(), TestCaseError> {
+    let explicit = match both(p, m, Reductions::ALL) {
+        Err(e)
+            if e.is_bound()
+                || matches!(e, KernelError::Unsupported(_) | KernelError::At { .. }) =>
+        {
+            return Ok(())
+        }
+        r => r.map_err(|_| ()),
+    };
+    for reduce in [false, true] {
+        if let Some(got) = counted(p, m, reduce) {
+            prop_assert_eq!(
+                &got,
+                &explicit,
+                "reduced: {} under {}\n{}",
+                reduce,
+                m,
+                litmus::print(p)
+            );
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(150), ..ProptestConfig::default() })]
+
+    /// Issue 43 item 2: counting the invocations of each record, instead
+    /// of naming them, keeps every verdict and deadlock.
+    #[test]
+    fn the_counted_product_agrees_with_the_explicit_one(p in program(), m in model()) {
+        counted_agrees(&p, &m)?;
+    }
+
+    #[test]
+    fn the_counted_product_agrees_on_synchronising_programs(p in sync_program(), m in model()) {
+        counted_agrees(&p, &m)?;
+    }
+
+    #[test]
+    fn the_counted_product_agrees_where_invocations_finish_early(p in early_exit_program(), m in terminate_first_model()) {
+        counted_agrees(&p, &m)?;
+    }
+
+    #[test]
+    fn the_counted_product_agrees_on_local_heavy_programs(p in local_heavy_program(), m in model()) {
+        counted_agrees(&p, &m)?;
     }
 }

@@ -22,6 +22,7 @@
 use crate::kernel::model::{Direct, Mode};
 use crate::kernel::program::{
     Addr, AtomicOp, CollectiveOp, Instr, Operand, Program, MAX_INVOCATIONS, MAX_LOCKSTEP_SUBGROUP,
+    MAX_WG_SIZE,
 };
 
 mod interleaved;
@@ -252,6 +253,22 @@ fn choices(p: &Program, direct: Option<Direct>) -> Result<bool, BuildError> {
     }
     Ok(any)
 }
+/// Why `program` is too large for the explicit product, which keeps
+/// every invocation's pc and registers in its packed states: at most
+/// [`MAX_WG_SIZE`] invocations per workgroup and [`MAX_INVOCATIONS`] in
+/// all (the counted product of the oracle decides larger workgroups).
+pub fn explicit_fits(program: &Program) -> Result<(), String> {
+    let (w, n) = (program.workgroups as usize, program.workgroup_size as usize);
+    if n > MAX_WG_SIZE || w * n > MAX_INVOCATIONS {
+        return Err(format!(
+            "{w} workgroup{} of {n} invocation{}: the explicit product holds at most {MAX_WG_SIZE} invocations per workgroup and {MAX_INVOCATIONS} in all",
+            if w == 1 { "" } else { "s" },
+            if n == 1 { "" } else { "s" },
+        ));
+    }
+    Ok(())
+}
+
 impl Machine {
     /// Compiles a valid program (see [`Program::validate`]) for stepping
     /// in `mode` (lockstep of one-lane subgroups is interleaving). Fails if
@@ -259,6 +276,7 @@ impl Machine {
     /// SIMT-Step model if the program's control flow is not structured as
     /// the model needs.
     pub fn new(program: &Program, mode: Mode) -> Result<Machine, BuildError> {
+        explicit_fits(program)?;
         let p = program.clone();
         let n = p.workgroup_size as usize;
         let s = p.subgroup_size as usize;

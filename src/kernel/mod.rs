@@ -59,8 +59,9 @@ mod tests {
             .nth(1)
             .and_then(|s| s.split("\n### ").next())
             .expect("docs/KERNEL.md has a section 1.4 Bounds");
-        let constants: [(&str, u64); 16] = [
+        let constants: [(&str, u64); 17] = [
             ("MAX_WORKGROUPS", MAX_WORKGROUPS as u64),
+            ("MAX_LAUNCH_WG_SIZE", MAX_LAUNCH_WG_SIZE as u64),
             ("MAX_WG_SIZE", MAX_WG_SIZE as u64),
             ("MAX_INVOCATIONS", MAX_INVOCATIONS as u64),
             ("MAX_LOCKSTEP_SUBGROUP", MAX_LOCKSTEP_SUBGROUP as u64),

@@ -18,7 +18,7 @@ pub fn resolve(this: &Term, p: &Program) -> Result<Probe, String> {
         }
     }
     if let Some(l) = this.local {
-        if l >= p.workgroup_size {
+        if u16::from(l) >= p.workgroup_size {
             return Err(format!(
                 "`{this}`: invocation {l} does not exist (workgroup_size {})",
                 p.workgroup_size

@@ -21,9 +21,16 @@ use std::fmt;
 
 /// At most this many workgroups (a device-scope fair set is one byte).
 pub const MAX_WORKGROUPS: usize = 8;
-/// At most this many invocations per workgroup.
+/// At most this many invocations per workgroup in a program: the limit
+/// of the APIs (Vulkan's guaranteed `maxComputeWorkGroupInvocations`,
+/// WebGPU's `maxComputeInvocationsPerWorkgroup` is 256, CUDA's 1024).
+pub const MAX_LAUNCH_WG_SIZE: usize = 1024;
+/// At most this many invocations per workgroup in the explicit product,
+/// which keeps every invocation's pc and registers in a packed state
+/// (docs/KERNEL.md §4.1); larger workgroups are decided by the counted
+/// product (§8.10).
 pub const MAX_WG_SIZE: usize = 8;
-/// At most this many invocations in all.
+/// At most this many invocations in all in the explicit product.
 pub const MAX_INVOCATIONS: usize = 16;
 /// Lockstep subgroups execute their lanes' atomics in every order; this
 /// bounds the orders (4! = 24).
@@ -53,8 +60,9 @@ pub struct Program {
     pub values: u16,
     /// Number of workgroups.
     pub workgroups: u8,
-    /// Invocations per workgroup.
-    pub workgroup_size: u8,
+    /// Invocations per workgroup (up to [`MAX_LAUNCH_WG_SIZE`]; the
+    /// explicit product takes up to [`MAX_WG_SIZE`]).
+    pub workgroup_size: u16,
     /// Invocations per subgroup (divides `workgroup_size`).
     pub subgroup_size: u8,
     /// Memory locations, global (one copy) or shared (one copy per workgroup).
@@ -757,7 +765,7 @@ impl Program {
 
     /// Subgroups per workgroup.
     pub fn subgroups_per_wg(&self) -> usize {
-        (self.workgroup_size / self.subgroup_size.max(1)) as usize
+        (self.workgroup_size / u16::from(self.subgroup_size.max(1))) as usize
     }
 
     /// Whether some code block has a subgroup operation.
@@ -879,18 +887,10 @@ impl Program {
             ));
         }
         let n = self.workgroup_size as usize;
-        if n == 0 || n > MAX_WG_SIZE {
+        if n == 0 || n > MAX_LAUNCH_WG_SIZE {
             return Err(err(
                 p,
-                format!("workgroup size {n}: from 1 to {MAX_WG_SIZE} are supported"),
-            ));
-        }
-        if w * n > MAX_INVOCATIONS {
-            return Err(err(
-                p,
-                format!(
-                    "{w} workgroups of {n} invocations: at most {MAX_INVOCATIONS} invocations in all are supported"
-                ),
+                format!("workgroup size {n}: from 1 to {MAX_LAUNCH_WG_SIZE} are supported"),
             ));
         }
         let s = self.subgroup_size as usize;

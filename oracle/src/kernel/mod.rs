@@ -16,6 +16,7 @@
 
 pub mod arena;
 pub mod check;
+pub mod counted;
 pub mod dot;
 pub mod explain;
 pub use progress_litmus::kernel::independence;
@@ -335,6 +336,9 @@ fn decide_wanted_one(
     want: Want,
     shared: &mut Shared,
 ) -> Result<(Option<Decision>, Option<Decision>), KernelError> {
+    if progress_litmus::kernel::machine::explicit_fits(program).is_err() {
+        return counted_wanted(program, model, opts, want);
+    }
     let red = opts.reductions;
     let first = match red.chains {
         Chains::WhenLarge => Reductions {
@@ -357,6 +361,28 @@ fn decide_wanted_one(
         }
         r => r,
     }
+}
+
+/// [`decide_wanted_one`] for a program too large for the explicit
+/// product: the counted product ([`counted`]), or why it does not apply.
+fn counted_wanted(
+    program: &Program,
+    model: &ScopedModel,
+    opts: Options,
+    want: Want,
+) -> Result<(Option<Decision>, Option<Decision>), KernelError> {
+    let (weak, strong) = counted::decide_both(program, model, opts).map_err(|e| match e {
+        KernelError::Unsupported(why) => KernelError::Unsupported(format!(
+            "{}; {why}",
+            progress_litmus::kernel::machine::explicit_fits(program).unwrap_err()
+        )),
+        e => e,
+    })?;
+    Ok(match want {
+        Want::Weak => (Some(weak), None),
+        Want::Strong => (None, Some(strong)),
+        Want::Both => (Some(weak), Some(strong)),
+    })
 }
 
 /// [`decide_both`] on the full product with the rules of [`check`] and

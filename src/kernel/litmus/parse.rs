@@ -173,7 +173,7 @@ struct Items {
     spans: Spans,
     values: Option<u16>,
     workgroups: Option<(u8, Token)>,
-    wg_size: Option<u8>,
+    wg_size: Option<u16>,
     sg_size: Option<u8>,
     model: Option<ScopedModel>,
     /// `subgroups hardware;` ([`Program::hardware_subgroups`]).
@@ -403,7 +403,7 @@ impl<'a> Parser<'a> {
         let (seen, what, max) = match word {
             "values" => (it.values.is_some(), "a value count", 65535),
             "workgroups" => (it.workgroups.is_some(), "a workgroup count", 255),
-            "workgroup_size" => (it.wg_size.is_some(), "a workgroup size", 255),
+            "workgroup_size" => (it.wg_size.is_some(), "a workgroup size", 65535),
             _ => (it.sg_size.is_some(), "a subgroup size", 255),
         };
         once(seen, t)?;
@@ -415,7 +415,7 @@ impl<'a> Parser<'a> {
                 it.spans.program = (t.line, t.col);
             }
             "workgroups" => it.workgroups = Some((n as u8, t.clone())),
-            "workgroup_size" => it.wg_size = Some(n as u8),
+            "workgroup_size" => it.wg_size = Some(n as u16),
             _ => it.sg_size = Some(n as u8),
         }
         self.punct(";")?;

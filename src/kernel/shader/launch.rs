@@ -76,7 +76,7 @@ pub enum Workgroup {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Taken {
     pub workgroups: (u8, From),
-    pub workgroup_size: (u8, SizeFrom),
+    pub workgroup_size: (u16, SizeFrom),
     pub subgroup_size: (u8, From),
     /// The subgroup size named, where it is wider than the workgroup
     /// (which then fills one subgroup, the size taken).
@@ -109,7 +109,8 @@ fn from_text(f: From, flag: &str, line: &str) -> String {
     }
 }
 
-fn plural(n: u8, one: &str) -> String {
+fn plural(n: impl Into<u16>, one: &str) -> String {
+    let n: u16 = n.into();
     if n == 1 {
         format!("{n} {one}")
     } else {
@@ -238,11 +239,11 @@ pub fn default_subgroup(n: u8) -> u8 {
 }
 
 /// Why a default subgroup size `s` was taken for workgroups of `n`.
-fn default_subgroup_reason(s: u8, n: u8) -> String {
+fn default_subgroup_reason(s: u8, n: u16) -> String {
     let other = "--subgroup-size S decides another";
     if n == 1 {
         "default".to_string()
-    } else if s == n {
+    } else if u16::from(s) == n {
         format!("default: the workgroup is one subgroup, as on every GPU whose subgroups hold {n} or more; {other}")
     } else {
         format!("default: no subgroup width changes this shader's verdicts (no subgroup operation, and --subgroup-scheduling fair or neither a loop nor a branch with a barrier), so lanes are decided one by one; {other}")
@@ -332,7 +333,7 @@ pub fn size_origin(
 }
 
 /// The warning of a size taken from a specialization constant's default.
-pub fn spec_default_warning(size: u8, id: Option<u32>) -> String {
+pub fn spec_default_warning(size: u16, id: Option<u32>) -> String {
     let which = id.map_or("a specialization constant".to_string(), |id| {
         format!("specialization constant SpecId {id}")
     });

@@ -454,7 +454,7 @@ fn finish(p: &Program, lang: Lang) -> String {
 /// of the lanes that run it, and its blocks per workgroup.
 fn simt_body(p: &Program, blocks: &[String], lang: Lang) -> String {
     let s = p.subgroup_size.max(1);
-    let nsub = p.workgroup_size / s;
+    let nsub = p.workgroup_size / u16::from(s);
     let l = lang.language();
     let (dev, unsupported) = l.simt_lanes(s.into());
     let decl = if lang.wgsl() { "let" } else { "uint" };

@@ -373,7 +373,7 @@ impl<'a> Lower<'a> {
         let mut program = Program {
             values,
             workgroups: self.launch.workgroups(),
-            workgroup_size: self.wg_size,
+            workgroup_size: u16::from(self.wg_size),
             subgroup_size: self.launch.subgroup_size(),
             locations: self.locations.clone(),
             codes: vec![Code {
