@@ -1479,14 +1479,15 @@ proptest! {
 /// its reductions, or `None` where it does not apply or the bound stops
 /// it; an index out of bounds is compared as an error alone (the counted
 /// product names the invocation only while its id is kept).
-fn counted(p: &Program, m: &ScopedModel, reduce: bool) -> Option<Result<(String, String), ()>> {
+fn counted(
+    p: &Program,
+    m: &ScopedModel,
+    reductions: Reductions,
+) -> Option<Result<(String, String), ()>> {
     oracle::kernel::counted::supports(p, m).ok()?;
     let opts = Options {
         max_states: 60_000,
-        reductions: Reductions {
-            local_first: reduce,
-            ..Reductions::NONE
-        },
+        reductions,
     };
     match oracle::kernel::counted::decide_both(p, m, opts) {
         Err(e) if e.is_bound() => None,
@@ -1515,13 +1516,23 @@ fn counted_agrees(p: &Program, m: &ScopedModel) -> Result<(), TestCaseError> {
         }
         r => r.map_err(|_| ()),
     };
-    for reduce in [false, true] {
-        if let Some(got) = counted(p, m, reduce) {
+    let only = |local_first, symmetry| Reductions {
+        local_first,
+        symmetry,
+        ..Reductions::NONE
+    };
+    for red in [
+        only(false, false),
+        only(true, false),
+        only(false, true),
+        only(true, true),
+    ] {
+        if let Some(got) = counted(p, m, red) {
             prop_assert_eq!(
                 &got,
                 &explicit,
-                "reduced: {} under {}\n{}",
-                reduce,
+                "{:?} under {}\n{}",
+                red,
                 m,
                 litmus::print(p)
             );

@@ -6,7 +6,7 @@
 //! and registers, at most 16 invocations in all. Real shaders declare
 //! `@workgroup_size(64)` to `(256)`, and most of their invocations do the
 //! same thing: wait at a barrier while one leader works. Here a workgroup
-//! is a multiset of invocation records ([`space`]); once its last read of
+//! is a multiset of invocation records (`counted/space.rs`); once its last read of
 //! an id is behind it, an invocation is one of a count, so a workgroup
 //! of 256 whose leader spins while 255 wait is a handful of states.
 //!
@@ -26,8 +26,10 @@
 //! subgroups of one lane ([`supports`]). The tests compare it with the
 //! explicit product on every program both decide.
 
+mod reduce;
 mod rules;
 mod space;
+mod symmetry;
 
 use super::stats::Stats;
 use super::{Decision, KernelError, Options};
@@ -96,12 +98,14 @@ pub fn decide_both(
     opts: Options,
 ) -> Result<(Decision, Decision), KernelError> {
     supports(program, model).map_err(KernelError::Unsupported)?;
-    let sp = Space::new(program, *model, opts.reductions.local_first);
+    let red = opts.reductions;
+    let sym = red.symmetry && symmetry::workgroups_interchangeable(program, model);
+    let sp = Space::new(program, *model, red.local_first, sym);
     let g = build(&sp, opts.max_states)?;
     let inv = invocations_guaranteed(program, model);
     let deadlock = rules::deadlock(&sp, &g);
     let strong = !deadlock && rules::strong_passes(&sp, &g, inv);
-    let weak = !deadlock && strong && rules::weak_passes(&sp, &g, inv);
+    let weak = !deadlock && strong && rules::weak_passes(&sp, &g, inv, opts.max_states)?;
     let stats = Stats {
         products: 1,
         states: g.states.len(),
@@ -143,6 +147,8 @@ pub struct Graph {
     pub edges: Vec<Edge>,
     /// The classes that moved: (workgroup, record).
     pub classes: Vec<(usize, Vec<u8>)>,
+    /// A state's id from its bytes.
+    pub index: HashMap<Box<[u8]>, u32>,
     pub bytes: usize,
     pub state_bytes: usize,
 }
@@ -154,31 +160,56 @@ impl Graph {
 }
 
 /// Explores the counted product breadth-first, up to `max_states` states
-/// and the byte budget of that bound.
+/// and the byte budget of that bound, its states canonical
+/// ([`Space::canonicalize`]).
 fn build(sp: &Space, max_states: usize) -> Result<Graph, KernelError> {
+    let mut start = sp.initial();
+    sp.canonicalize(&mut start);
+    explore(sp, vec![start], max_states, true, |_, _| true)
+}
+
+/// Explores from `roots` breadth-first the successors `keep` accepts
+/// (canonicalized first where `canon`).
+fn explore(
+    sp: &Space,
+    roots: Vec<St>,
+    max_states: usize,
+    canon: bool,
+    mut keep: impl FnMut(&space::Label, &St) -> bool,
+) -> Result<Graph, KernelError> {
     let limit = budget(max_states);
     let mut g = Graph {
         states: Vec::new(),
         off: vec![0],
         edges: Vec::new(),
         classes: Vec::new(),
+        index: HashMap::new(),
         bytes: 0,
         state_bytes: 0,
     };
-    let mut index: HashMap<Box<[u8]>, u32> = HashMap::new();
     let mut class_ix: HashMap<(usize, Vec<u8>), u32> = HashMap::new();
     let mut buf = Vec::new();
-    sp.encode(&sp.initial(), &mut buf);
-    add(&mut g, &mut index, &buf, max_states, limit)?;
+    for r in &roots {
+        sp.encode(r, &mut buf);
+        if !g.index.contains_key(&buf[..]) {
+            add(&mut g, &buf, max_states, limit)?;
+        }
+    }
     let mut i = 0;
     while i < g.states.len() {
         let st: St = sp.decode(&g.states[i]);
-        for (w, ci) in sp.explored(&st) {
-            for (label, t) in sp.step(&st, w, ci)? {
+        for (w, ci, times) in sp.explored(&st) {
+            for (label, mut t) in sp.steps(&st, w, ci, times)? {
+                if canon {
+                    sp.canonicalize(&mut t);
+                }
+                if !keep(&label, &t) {
+                    continue;
+                }
                 sp.encode(&t, &mut buf);
-                let to = match index.get(&buf[..]) {
+                let to = match g.index.get(&buf[..]) {
                     Some(&k) => k,
-                    None => add(&mut g, &mut index, &buf, max_states, limit)?,
+                    None => add(&mut g, &buf, max_states, limit)?,
                 };
                 let key = (label.wg, label.rec);
                 let class = match class_ix.get(&key) {
@@ -203,13 +234,7 @@ fn build(sp: &Space, max_states: usize) -> Result<Graph, KernelError> {
 }
 
 /// Stores a new state: its id, or the bound it passes.
-fn add(
-    g: &mut Graph,
-    index: &mut HashMap<Box<[u8]>, u32>,
-    bytes: &[u8],
-    max_states: usize,
-    limit: usize,
-) -> Result<u32, KernelError> {
+fn add(g: &mut Graph, bytes: &[u8], max_states: usize, limit: usize) -> Result<u32, KernelError> {
     if g.states.len() >= max_states {
         return Err(KernelError::TooLarge(max_states));
     }
@@ -229,7 +254,7 @@ fn add(
     g.state_bytes += cost;
     let id = g.states.len() as u32;
     let b: Box<[u8]> = bytes.into();
-    index.insert(b.clone(), id);
+    g.index.insert(b.clone(), id);
     g.states.push(b);
     Ok(id)
 }

@@ -2,7 +2,8 @@
 //! the classes of a workgroup as its entities (§8.10).
 
 use super::space::{Space, St};
-use super::{Graph, FINITE, TERMINATE};
+use super::{explore, Graph, FINITE, TERMINATE};
+use crate::kernel::KernelError;
 use progress_litmus::graph::{attractor, scc, NodeSet, Reversed, Successors};
 use std::collections::HashSet;
 
@@ -69,19 +70,78 @@ fn joins(sp: &Space, g: &Graph, good: &NodeSet, x: usize, inv: bool) -> bool {
 /// internal edge admits a weakly fair run: in each, some guaranteed
 /// workgroup or class of guaranteed invocations can move at every state
 /// (read off the state, not the explored edges) and never moves inside.
-pub fn weak_passes(sp: &Space, g: &Graph, inv: bool) -> bool {
+///
+/// Where workgroups are interchangeable, a component of sorted states
+/// stands for the components of the states it sorts to, which tell the
+/// workgroups apart along a cycle: each component with an internal edge
+/// is *lifted*, its states explored again unsorted, keeping the steps
+/// whose sorted successor is in the component, and the rule is checked
+/// on the lifted components (as §8.1 does).
+pub fn weak_passes(
+    sp: &Space,
+    g: &Graph,
+    inv: bool,
+    max_states: usize,
+) -> Result<bool, KernelError> {
     let comp = components(g);
+    for states in &members(&comp) {
+        let pass = if sp.sym && internal(g, &comp, states) {
+            lifted_passes(sp, g, &comp, states, inv, max_states)?
+        } else {
+            fair_cycle_blocked(sp, g, &comp, states, inv)
+        };
+        if !pass {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The states of each component.
+fn members(comp: &[u32]) -> Vec<Vec<usize>> {
     let ncomp = comp.iter().copied().max().map_or(0, |m| m as usize + 1);
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); ncomp];
     for (x, &c) in comp.iter().enumerate() {
         members[c as usize].push(x);
     }
-    for states in &members {
-        if !fair_cycle_blocked(sp, g, &comp, states, inv) {
-            return false;
-        }
-    }
-    true
+    members
+}
+
+/// Whether component `states` has an edge inside it.
+fn internal(g: &Graph, comp: &[u32], states: &[usize]) -> bool {
+    let c = comp[states[0]];
+    states.iter().any(|&x| {
+        g.out(x)
+            .iter()
+            .any(|e| e.kind & FINITE == 0 && comp[e.to as usize] == c)
+    })
+}
+
+/// The weak rule on the lift of component `states` of the sorted product.
+fn lifted_passes(
+    sp: &Space,
+    g: &Graph,
+    comp: &[u32],
+    states: &[usize],
+    inv: bool,
+    max_states: usize,
+) -> Result<bool, KernelError> {
+    let c = comp[states[0]];
+    let roots = states.iter().map(|&x| sp.decode(&g.states[x])).collect();
+    let mut buf = Vec::new();
+    let lift = explore(sp, roots, max_states, false, |label, t| {
+        let mut k = t.clone();
+        sp.canonicalize(&mut k);
+        sp.encode(&k, &mut buf);
+        !label.finite
+            && g.index
+                .get(&buf[..])
+                .is_some_and(|&y| comp[y as usize] == c)
+    })?;
+    let lc = components(&lift);
+    Ok(members(&lc)
+        .iter()
+        .all(|s| fair_cycle_blocked(sp, &lift, &lc, s, inv)))
 }
 
 /// Whether component `states` has no internal edge, or is blocked by a

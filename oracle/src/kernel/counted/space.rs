@@ -54,15 +54,15 @@ pub struct Space<'a> {
     pub w: usize,
     pub n: usize,
     s: usize,
-    loc_base: Vec<usize>,
+    pub(super) loc_base: Vec<usize>,
     cells: usize,
     /// Each workgroup's code block.
-    code: Vec<usize>,
+    pub(super) code: Vec<usize>,
     /// Per code block and pc (END included): the live registers, and
     /// whether an id is read at or after it.
     live: Vec<Vec<(u8, bool)>>,
     /// Per code block: the loop heads of its cut (docs/KERNEL.md §8.2).
-    heads: Vec<u64>,
+    pub(super) heads: Vec<u64>,
     /// Where the program only compares ids with constants: the ids
     /// that start a region of ids no comparison tells apart, so that a
     /// record keeps its region's first id ([`id_regions`]).
@@ -70,10 +70,16 @@ pub struct Space<'a> {
     /// Explore one class's local step or waiting arrival alone where
     /// there is one (§8.10).
     pub reduce: bool,
+    /// Workgroups are interchangeable: states are kept with their
+    /// workgroups sorted ([`Space::canonicalize`]).
+    pub sym: bool,
 }
 
 impl<'a> Space<'a> {
-    pub fn new(p: &'a Program, model: ScopedModel, reduce: bool) -> Space<'a> {
+    /// `sym`: the workgroups are interchangeable
+    /// ([`super::symmetry::workgroups_interchangeable`]) and symmetry is
+    /// asked for.
+    pub fn new(p: &'a Program, model: ScopedModel, reduce: bool, sym: bool) -> Space<'a> {
         let mut loc_base = Vec::new();
         let mut cells = 0;
         for l in &p.locations {
@@ -93,6 +99,7 @@ impl<'a> Space<'a> {
             heads: p.codes.iter().map(|c| proviso::cut(c).0).collect(),
             regions: id_regions(p),
             reduce: reduce && model.device != Sched::Priority,
+            sym,
         }
     }
 
@@ -227,7 +234,7 @@ impl<'a> Space<'a> {
         (0..st.wgs.len()).all(|w| Self::wg_done(st, w))
     }
 
-    fn terminated(&self, st: &St) -> u16 {
+    pub(super) fn terminated(&self, st: &St) -> u16 {
         (0..self.w)
             .filter(|&w| Self::wg_done(st, w))
             .fold(0, |a, w| a | 1 << w)
@@ -265,56 +272,20 @@ impl<'a> Space<'a> {
         out
     }
 
-    /// The moves explored from `st`: every mover's, or where the
-    /// reduction applies, the first pending Terminate (with no occupancy
-    /// bound below W, a Terminate changes nobody else's moves), else the
-    /// first mover whose step is local or an arrival that waits (not
-    /// from a loop head, leaving F as it is), alone (§8.2, §8.7).
-    pub fn explored(&self, st: &St) -> Vec<(usize, usize)> {
-        let all = self.movers(st);
-        if self.reduce {
-            let admits = self.model.occupancy.is_some_and(|k| (k as usize) < self.w);
-            let pending = |&&(w, ci): &&(usize, usize)| {
-                st.wgs[w][ci].0[0] as usize >= self.p.codes[self.code[w]].instrs.len()
-            };
-            if let Some(&m) = all.iter().find(pending).filter(|_| !admits) {
-                return vec![m];
-            }
-            if let Some(&m) = all.iter().find(|&&(w, ci)| self.goes_first(st, w, ci)) {
-                return vec![m];
-            }
-        }
-        all
-    }
-
-    fn goes_first(&self, st: &St, w: usize, ci: usize) -> bool {
-        let (r, count) = &st.wgs[w][ci];
-        let pc = r[0] as usize;
-        let code = &self.p.codes[self.code[w]];
-        if pc >= code.instrs.len() || self.heads[self.code[w]] >> pc & 1 == 1 {
-            return false;
-        }
-        if self.w > 1 {
-            let f = scopes::after_step(self.model.device, st.f, w, self.terminated(st));
-            if f != st.f {
-                return false;
-            }
-        }
-        match code.instrs[pc] {
-            ref i if i.is_local() => true,
-            Instr::Barrier => {
-                *count > 1
-                    || st.wgs[w]
-                        .iter()
-                        .enumerate()
-                        .any(|(k, (o, _))| k != ci && !(o[1] & WAIT != 0 && o[0] as usize == pc))
-            }
-            _ => false,
-        }
-    }
-
-    /// The successors of mover `(w, ci)` of `st` with their labels.
-    pub fn step(&self, st: &St, w: usize, ci: usize) -> Result<Vec<(Label, St)>, KernelError> {
+    /// The successors of `times` members of class `ci` of `w` of `st`
+    /// stepping one after the other, with the first step's label.
+    /// `times` > 1 only for a Terminate, a local step other than a
+    /// `choose`, or an arrival that waits ([`Space::explored`]): those
+    /// read no memory, so every member's step gives the same record, and
+    /// only the last could end the workgroup (its F update is made
+    /// then), so the members move together.
+    pub fn steps(
+        &self,
+        st: &St,
+        w: usize,
+        ci: usize,
+        times: u16,
+    ) -> Result<Vec<(Label, St)>, KernelError> {
         let rec = st.wgs[w][ci].0.clone();
         let pc = rec[0] as usize;
         let code = &self.p.codes[self.code[w]];
@@ -326,11 +297,11 @@ impl<'a> Space<'a> {
             finite,
         };
         let mut t = st.clone();
-        take_one(&mut t.wgs[w], ci);
+        take(&mut t.wgs[w], ci, times);
         if pc >= len {
             let mut r = rec.clone();
             r[1] |= DONE;
-            put(&mut t.wgs[w], r);
+            put(&mut t.wgs[w], r, times);
             if self.w > 1 && Self::wg_done(&t, w) {
                 let term = self.terminated(&t);
                 t.f = scopes::after_terminate(self.model.device, t.f, w, self.w, term);
@@ -348,13 +319,13 @@ impl<'a> Space<'a> {
                 let mut j = rec.clone();
                 j[0] = target.pc(len) as u8;
                 self.clear_dead(w, &mut j);
-                put(&mut u.wgs[w], j);
+                put(&mut u.wgs[w], j, 1);
                 out.push((label(false, finite), u));
                 r[0] += 1;
             }
             Instr::Barrier => {
                 r[1] |= WAIT;
-                put(&mut t.wgs[w], r);
+                put(&mut t.wgs[w], r, times);
                 self.release(&mut t, w, pc);
                 out.push((label(false, false), t));
                 return Ok(out);
@@ -362,7 +333,7 @@ impl<'a> Space<'a> {
             _ => r[0] = self.execute(&mut t.cells, w, &mut r, pc)? as u8,
         }
         self.clear_dead(w, &mut r);
-        put(&mut t.wgs[w], r);
+        put(&mut t.wgs[w], r, times);
         out.insert(0, (label(false, false), t));
         Ok(out)
     }
@@ -635,18 +606,18 @@ fn merge(classes: &mut Vec<Class>) {
     *classes = out;
 }
 
-/// Takes one invocation out of class `ci`.
-fn take_one(classes: &mut Vec<Class>, ci: usize) {
-    classes[ci].1 -= 1;
+/// Takes `k` invocations out of class `ci`.
+fn take(classes: &mut Vec<Class>, ci: usize, k: u16) {
+    classes[ci].1 -= k;
     if classes[ci].1 == 0 {
         classes.remove(ci);
     }
 }
 
-/// Adds one invocation with record `r`, keeping the classes sorted.
-fn put(classes: &mut Vec<Class>, r: Vec<u8>) {
+/// Adds `n` invocations with record `r`, keeping the classes sorted.
+fn put(classes: &mut Vec<Class>, r: Vec<u8>, n: u16) {
     match classes.binary_search_by(|(q, _)| q.as_slice().cmp(&r)) {
-        Ok(k) => classes[k].1 += 1,
-        Err(k) => classes.insert(k, (r, 1)),
+        Ok(k) => classes[k].1 += n,
+        Err(k) => classes.insert(k, (r, n)),
     }
 }
