@@ -143,3 +143,19 @@ fn a_fault_in_a_large_workgroup_is_refused_not_decided() {
         .to_string();
     assert!(e.contains("index 3 is out of bounds"), "{e}");
 }
+
+/// Ids read as data make every invocation of a workgroup a class of its
+/// own: at 8 workgroups of 256 the counted product explored for minutes
+/// before the budget stopped it. It is refused at once, saying why.
+#[test]
+fn a_large_workgroup_reading_ids_as_data_is_refused_at_once() {
+    let src = "values 256;\nworkgroups 8;\nworkgroup_size 256;\nglobal a[2];\n\nkernel {\n  0: r = local_id & 1;\n  1: a[r] = 1;\n  2: barrier();\n}\n";
+    let p = litmus::parse(src).unwrap();
+    let e = decide_both(&p, &ScopedModel::parse("OBE").unwrap(), opts(true))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("reading ids as data makes each of its 256 invocations a class of its own"),
+        "{e}"
+    );
+}

@@ -36,7 +36,7 @@ use super::{Decision, KernelError, Options};
 use progress_litmus::axb::space::OutOfMemory;
 use progress_litmus::kernel::budget::budget;
 use progress_litmus::kernel::model::Mode;
-use progress_litmus::kernel::program::{Instr, Program};
+use progress_litmus::kernel::program::{Instr, Program, MAX_WG_SIZE};
 use progress_litmus::kernel::{Sched, ScopedModel};
 use progress_litmus::Verdict;
 use space::{Space, St};
@@ -75,6 +75,12 @@ pub fn supports(program: &Program, model: &ScopedModel) -> Result<(), String> {
     });
     if s > 1 && collective {
         return why("takes subgroup collectives only in subgroups of one invocation");
+    }
+    if program.workgroup_size as usize > MAX_WG_SIZE && space::id_regions(program).is_none() {
+        return why(&format!(
+            "counts a workgroup of more than {MAX_WG_SIZE} only where every read of an id compares it with a constant, in subgroups of one invocation: reading ids as data makes each of its {} invocations a class of its own",
+            program.workgroup_size
+        ));
     }
     if program.codes.iter().any(|c| c.regs.len() > 8) {
         return why("takes at most 8 registers per code block");
@@ -195,8 +201,13 @@ fn explore(
             add(&mut g, &buf, max_states, limit)?;
         }
     }
-    let mut i = 0;
+    let (mut i, mut told) = (0, 0);
     while i < g.states.len() {
+        if i % 1024 == 0 {
+            // Stored states for the progress line (issue 43 item 5).
+            progress_litmus::progress::stored((g.states.len() - told) as u64);
+            told = g.states.len();
+        }
         let st: St = sp.decode(&g.states[i]);
         for (w, ci, times) in sp.explored(&st) {
             for (label, mut t) in sp.steps(&st, w, ci, times)? {
@@ -230,6 +241,7 @@ fn explore(
         g.off.push(g.edges.len());
         i += 1;
     }
+    progress_litmus::progress::stored((g.states.len() - told) as u64);
     Ok(g)
 }
 

@@ -35,10 +35,13 @@ impl Space<'_> {
                     .map(|(w, ci)| (w, ci, st.wgs[w][ci].1))
                     .collect();
             }
+            // Without symmetry the first such move is taken: stop there.
+            let take = if self.sym { usize::MAX } else { 1 };
             let first: Vec<_> = all
                 .iter()
                 .copied()
                 .filter(|&(w, ci)| self.goes_first(st, w, ci))
+                .take(take)
                 .collect();
             if !first.is_empty() {
                 let ms = self.least(st, first);

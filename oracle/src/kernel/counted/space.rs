@@ -518,7 +518,7 @@ impl<'a> Space<'a> {
 /// points `c` and `c + 1` of every constant `c`, sorted. Two ids between
 /// the same cut points compare alike with every constant, so the
 /// invocations that hold them have the same futures.
-fn id_regions(p: &Program) -> Option<Vec<u16>> {
+pub(super) fn id_regions(p: &Program) -> Option<Vec<u16>> {
     let mut cuts = vec![0u16];
     let is_id = |o: Operand| {
         matches!(

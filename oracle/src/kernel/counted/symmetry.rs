@@ -82,8 +82,9 @@ impl Space<'_> {
         if !self.sym {
             return vec![first[0]];
         }
-        let key = |&(w, ci): &(usize, usize)| (self.wg_key(st, w), st.wgs[w][ci].0.clone());
+        let keys: Vec<Vec<u8>> = (0..self.w).map(|w| self.wg_key(st, w)).collect();
+        let key = |&(w, ci): &(usize, usize)| (&keys[w], &st.wgs[w][ci].0);
         let least = first.iter().map(key).min().expect("some move goes first");
-        first.into_iter().filter(|m| key(m) == least).collect()
+        first.iter().copied().filter(|m| key(m) == least).collect()
     }
 }
