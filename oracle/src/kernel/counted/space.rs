@@ -247,26 +247,30 @@ impl<'a> Space<'a> {
 
     /// The movers of `st` in order (workgroup, class index): every class
     /// of a resident workgroup that neither waits nor has signalled
-    /// Terminate, only the lowest such workgroup's under the priority
-    /// scheduler.
+    /// Terminate; under the priority scheduler only the lowest such
+    /// workgroup's steps, and every pending Terminate (§3.4: Terminates
+    /// are not restricted).
     pub fn movers(&self, st: &St) -> Vec<(usize, usize)> {
         let term = self.terminated(st);
         let admitted = match self.model.occupancy {
             None => self.w,
             Some(k) => (k as usize + term.count_ones() as usize).min(self.w),
         };
+        let priority = self.model.device == Sched::Priority;
         let mut out = Vec::new();
+        let mut lowest = None;
         for w in 0..admitted {
             if term >> w & 1 == 1 {
                 continue;
             }
+            let len = self.p.codes[self.code[w]].instrs.len();
             for (ci, (r, _)) in st.wgs[w].iter().enumerate() {
                 if r[1] & (DONE | WAIT) == 0 {
-                    out.push((w, ci));
+                    let lowest = *lowest.get_or_insert(w);
+                    if !priority || lowest == w || r[0] as usize >= len {
+                        out.push((w, ci));
+                    }
                 }
-            }
-            if self.model.device == Sched::Priority && out.first().is_some_and(|m| m.0 == w) {
-                break;
             }
         }
         out
